@@ -1,0 +1,144 @@
+/*
+ * explore_add - the search behind rungs 7 and 8 (docs/ladder.md): the
+ * block-tile kernel at K = 1, 2, 4, 8 float4 per input per thread, each with
+ * default, streaming (.cs) and no-allocate (.nc.L1::no_allocate) accesses,
+ * the bulk-copy kernel, and CUB, at each size. Every configuration is
+ * verified bit for bit once, then timed in interleaved rounds (all configs
+ * in round 1, then all in round 2, ...) so that clock drift hits each alike;
+ * the table gives the median over all rounds and the ratio to CUB.
+ *
+ * usage: explore_add [--sizes LIST] [--rounds R] [--trials T]
+ */
+#include "cuda_check.h"
+#include "harness.h"
+#include "sizes.h"
+#include "stats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct config {
+    char name[24];
+    int kind; /* 0 cub, 1 tile, 2 bulk */
+    int k, hint;
+} config;
+
+static sl_status launch(const config *c, const sl_args *x)
+{
+    if (c->kind == 0)
+        return sl_cuda_peer_cub_add(x);
+    if (c->kind == 2)
+        return sl_cuda_add_bulk(x);
+    return sl_cuda_add_tile_cfg(x, c->k, c->hint);
+}
+
+int main(int argc, char **argv)
+{
+    const char *sizes_arg = "10M,100M,200M,2^28";
+    int rounds = 5, trials = 20;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--sizes"))
+            sizes_arg = argv[i + 1];
+        else if (!strcmp(argv[i], "--rounds"))
+            rounds = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--trials"))
+            trials = atoi(argv[i + 1]);
+        else {
+            fprintf(stderr, "usage: explore_add [--sizes LIST] [--rounds R] [--trials T]\n");
+            return 2;
+        }
+    }
+    uint64_t sizes[16];
+    char why[200];
+    int nsizes = sl_parse_count_list(sizes_arg, sizes, 16, why, sizeof why);
+    if (nsizes < 0 || rounds < 1 || trials < 1) {
+        fprintf(stderr, "explore_add: %s\n", nsizes < 0 ? why : "rounds and trials must be >= 1");
+        return 2;
+    }
+    sl_ctx *ctx;
+    if (sl_ctx_create(0, &ctx) != SL_OK) {
+        fprintf(stderr, "explore_add: needs a GPU: %s\n", sl_last_error());
+        return 1;
+    }
+    config cfgs[32];
+    int nc = 0;
+    cfgs[nc++] = (config){"cub", 0, 0, 0};
+    static const char *hint_name[] = {"", ".cs", ".nc"};
+    for (int k = 1; k <= 8; k *= 2)
+        for (int h = 0; h < 3; h++) {
+            config c = {"", 1, k, h};
+            snprintf(c.name, sizeof c.name, "tile%d%s", k, hint_name[h]);
+            cfgs[nc++] = c;
+        }
+    cfgs[nc++] = (config){"bulk", 2, 0, 0};
+    const sl_variant *add_sem = sl_registry_api(SL_OP_ADD, SL_BACKEND_CUDA); /* add semantics for sl_verify */
+
+    printf("explore_add on %s: median of %d rounds x %d trials, interleaved; GB/s counts 12 B/element\n",
+           ctx->info.name, rounds, trials);
+    printf("%-6s %-10s %9s %9s %7s\n", "n", "config", "GB/s", "sd", "xCUB");
+    for (int s = 0; s < nsizes; s++) {
+        size_t n = sizes[s];
+        sl_run_config rc = {.op = SL_OP_ADD, .dtype = SL_F32};
+        if (sl_harness_check_fit(ctx, &rc, n) != SL_OK) {
+            fprintf(stderr, "explore_add: %s\n", sl_last_error());
+            return 2;
+        }
+        void *a, *b, *c;
+        ctx->ops->alloc(ctx, n * 4, &a);
+        ctx->ops->alloc(ctx, n * 4, &b);
+        ctx->ops->alloc(ctx, n * 4, &c);
+        ctx->ops->fill_random(ctx, SL_F32, a, n, 1000 + s);
+        ctx->ops->fill_random(ctx, SL_F32, b, n, 2000 + s);
+        sl_args x = {.n = n, .a = a, .b = b, .c = c, .stream = ctx->stream, .dtype = SL_F32};
+        double *t = calloc((size_t)nc * rounds * trials, sizeof *t);
+        for (int i = 0; i < nc; i++) {
+            sl_check chk;
+            ctx->ops->poison(ctx, c, n * 4);
+            sl_status st = launch(&cfgs[i], &x);
+            if (st == SL_OK)
+                st = ctx->ops->sync(ctx);
+            if (st == SL_OK)
+                st = sl_verify(ctx, add_sem, SL_F32, n, c, 1000 + s, 0, 2000 + s, 0, &chk);
+            if (st != SL_OK || chk.mismatches) {
+                fprintf(stderr, "explore_add: %s n=%zu: %s %llu mismatches\n", cfgs[i].name, n, sl_last_error(),
+                        (unsigned long long)chk.mismatches);
+                return 1;
+            }
+            for (int w = 0; w < 3; w++)
+                launch(&cfgs[i], &x);
+        }
+        for (int r = 0; r < rounds; r++)
+            for (int i = 0; i < nc; i++)
+                for (int j = 0; j < trials; j++) {
+                    ctx->ops->timer_start(ctx);
+                    launch(&cfgs[i], &x);
+                    if (ctx->ops->timer_stop(ctx, &t[((size_t)i * rounds + r) * trials + j]) != SL_OK) {
+                        fprintf(stderr, "explore_add: %s\n", sl_last_error());
+                        return 1;
+                    }
+                }
+        double cub_gbs = 0;
+        char n_s[32];
+        sl_format_count(n, n_s, sizeof n_s);
+        for (int i = 0; i < nc; i++) {
+            sl_stats st;
+            size_t m = (size_t)rounds * trials;
+            double *g = malloc(m * sizeof *g);
+            for (size_t j = 0; j < m; j++)
+                g[j] = 12.0 * n / (t[(size_t)i * m + j] * 1e6);
+            sl_stats_compute(g, m, &st);
+            if (i == 0)
+                cub_gbs = st.median;
+            printf("%-6s %-10s %9.1f %9.1f %7.3f\n", n_s, cfgs[i].name, st.median, st.sd, st.median / cub_gbs);
+            free(g);
+        }
+        fflush(stdout);
+        free(t);
+        ctx->ops->free(ctx, a);
+        ctx->ops->free(ctx, b);
+        ctx->ops->free(ctx, c);
+    }
+    sl_ctx_destroy(ctx);
+    return 0;
+}

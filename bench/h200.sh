@@ -1,0 +1,78 @@
+#!/bin/bash
+# bench/h200.sh - everything the GPU issues need from the device, in one call:
+# build for sm_90 (warnings as errors, ptxas resource report), SASS of the
+# add kernels, the full ctest suite (GPU tests included), compute-sanitizer
+# memcheck on the GPU tests, `streamlab list`, the main job with JSON and
+# Markdown results, and the rung-7/8 exploration.
+#
+# Run through the device tool from the repository root:
+#   run(command="bash bench/h200.sh", carry=[".deps"])
+# where .deps holds libcjson1 and libcjson-dev .debs (apt-get download ...),
+# since the device machine cannot reach a package registry.
+# Results land in $OUT (or ./bench-out when OUT is unset):
+#   build.log tests.log list.txt explore.txt h200-DATE.json h200-DATE.md
+# Stages can be skipped: SKIP="memcheck explore" bash bench/h200.sh
+set -uo pipefail
+OUT=${OUT:-$PWD/bench-out}
+mkdir -p "$OUT"
+DATE=$(date +%F)
+SKIP=${SKIP:-}
+RUN_ARGS=${RUN_ARGS:-"--trials 30 --warmup 5"}
+t0=$(date +%s)
+stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+skip() { case " $SKIP " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# cJSON: use the system's, else unpack the carried Debian packages.
+PREFIX_ARGS=""
+if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
+    mkdir -p /tmp/deps
+    for deb in .deps/*.deb; do
+        if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$deb" /tmp/deps
+        else (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
+    done
+    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
+    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
+
+stage "device" | tee "$OUT/build.log"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,ecc.mode.current,power.draw --format=csv >> "$OUT/build.log" 2>&1
+nvcc --version | tail -2 >> "$OUT/build.log"
+
+stage "build" | tee -a "$OUT/build.log"
+BUILD=build-h200
+cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON $PREFIX_ARGS \
+    >> "$OUT/build.log" 2>&1 || { echo "cmake failed"; tail -30 "$OUT/build.log"; exit 1; }
+cmake --build $BUILD -j 16 >> "$OUT/build.log" 2>&1 || { echo "build failed"; grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
+echo "ptxas resource usage (sm_90):" >> "$OUT/build.log"
+grep -E "Compiling entry|registers|spill" "$OUT/build.log" | grep -v "^--" > /tmp/ptxas.txt || true
+stage "sass" | tee -a "$OUT/build.log"
+if command -v cuobjdump >/dev/null; then
+    cuobjdump --dump-sass $BUILD/libstreamlab.a 2>/dev/null \
+        | grep -E "Function :|LDG|STG|LDS|UBLKCP|SYNCS|LDGSTS|\.L1::" >> "$OUT/build.log"
+fi
+
+stage "ctest" | tee "$OUT/tests.log"
+ctest --test-dir $BUILD --output-on-failure -V >> "$OUT/tests.log" 2>&1
+ctest_rc=$?
+grep -E "tests passed|Test +#|SKIPPED|FAILED" "$OUT/tests.log" | tail -20
+
+if ! skip memcheck && command -v compute-sanitizer >/dev/null; then
+    stage "memcheck" | tee -a "$OUT/tests.log"
+    timeout 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+        $BUILD/tests/test_gpu_add >> "$OUT/tests.log" 2>&1
+    echo "memcheck exit: $?" | tee -a "$OUT/tests.log"
+    grep -E "ERROR SUMMARY|LEAK SUMMARY" "$OUT/tests.log" | tail -3
+fi
+
+stage "list"
+$BUILD/streamlab list > "$OUT/list.txt" 2>&1
+cat "$OUT/list.txt"
+
+stage "run"
+$BUILD/streamlab run $RUN_ARGS --json "$OUT/h200-$DATE.json" --md "$OUT/h200-$DATE.md" 2>&1 | tee "$OUT/run.txt"
+
+if ! skip explore; then
+    stage "explore"
+    $BUILD/explore_add --rounds 5 --trials 20 2>&1 | tee "$OUT/explore.txt"
+fi
+stage "done (ctest exit $ctest_rc)"

@@ -1,0 +1,171 @@
+/*
+ * streamlab.h - the public C API of streamlab.
+ *
+ * streamlab exposes the fastest verified kernel of each memory-bound op it
+ * benchmarks. Every function returns an sl_status; sl_status_string() names
+ * it and sl_last_error() gives the detail (file, line, CUDA error) of the
+ * most recent failure on the calling thread.
+ *
+ * Ownership: the library owns an sl_ctx from sl_ctx_create() until
+ * sl_ctx_destroy(). It never owns, frees or retains the data pointers you
+ * pass to an op; they must stay valid until the op completes (on the stream
+ * you passed, for a CUDA context).
+ *
+ * Thread safety: one sl_ctx may be used from one thread at a time.
+ * Different contexts may be used concurrently.
+ *
+ * C11. No CUDA header is needed to use this file: streams are passed as
+ * void * (a cudaStream_t, or NULL for the legacy default stream).
+ */
+#ifndef STREAMLAB_H
+#define STREAMLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SL_VERSION_MAJOR 0
+#define SL_VERSION_MINOR 1
+#define SL_VERSION_PATCH 0
+#define SL_VERSION_STRING "0.1.0"
+
+/* Status codes. SL_OK is 0; every error is non-zero. */
+typedef enum sl_status {
+    SL_OK = 0,
+    SL_ERR_INVALID_ARG,   /* NULL context or pointer, bad enum value, size overflow */
+    SL_ERR_MISALIGNED,    /* a data pointer is not aligned to its element size */
+    SL_ERR_OVERLAP,       /* output partially overlaps an input (exact aliasing is allowed) */
+    SL_ERR_UNSUPPORTED,   /* dtype or op not (yet) supported by this backend */
+    SL_ERR_NO_MEMORY,     /* an allocation failed (host or device) */
+    SL_ERR_NO_DEVICE,     /* no CUDA device, or a CPU-only build */
+    SL_ERR_BAD_DEVICE,    /* device index out of range */
+    SL_ERR_BAD_POINTER,   /* pointer not accessible by the context's device */
+    SL_ERR_CUDA,          /* a CUDA runtime call failed; the context is still usable */
+    SL_ERR_CUDA_FAULT,    /* a sticky CUDA error (e.g. illegal address): the context is lost */
+    SL_ERR_VERIFY,        /* a result differed from the CPU reference */
+    SL_ERR_IO,            /* a file could not be written or read */
+    SL_ERR_INTERRUPTED,   /* stopped by a signal */
+    SL_ERR_INTERNAL       /* a bug in streamlab; please report it */
+} sl_status;
+
+/* Element types. Storage sizes are sl_dtype_size(). Arithmetic is always
+ * done in fp32 with round-to-nearest-even on the store. Only SL_F32 is
+ * implemented in 0.1; the others return SL_ERR_UNSUPPORTED for now. */
+typedef enum sl_dtype {
+    SL_F32 = 0,
+    SL_F16,
+    SL_BF16,
+    SL_FP8_E4M3,
+    SL_FP8_E5M2,
+    SL_DTYPE_COUNT
+} sl_dtype;
+
+/* Which hardware a context drives. */
+typedef enum sl_backend {
+    SL_BACKEND_CPU = 0,   /* OpenMP threads on the host */
+    SL_BACKEND_CUDA = 1   /* one CUDA device */
+} sl_backend;
+
+/* Device selectors for sl_ctx_create(). Non-negative values are CUDA
+ * device indices as the CUDA runtime numbers them. */
+#define SL_DEVICE_CPU  (-1)  /* the OpenMP backend */
+#define SL_DEVICE_AUTO (-2)  /* CUDA device 0 if present, else the CPU */
+
+typedef struct sl_ctx sl_ctx;
+
+/* What a context knows about its device. Unknown values are 0 (numbers)
+ * or -1 (clocks read through NVML). */
+typedef struct sl_device_info {
+    sl_backend backend;
+    int device;                 /* CUDA index, or SL_DEVICE_CPU */
+    char name[128];             /* "NVIDIA H200", or the CPU model name */
+    int cc_major, cc_minor;     /* compute capability; 0.0 on the CPU */
+    int sm_count;               /* SMs, or OpenMP threads on the CPU */
+    int max_threads_per_sm;
+    int max_blocks_per_sm;
+    int regs_per_sm;
+    size_t smem_per_sm;         /* bytes */
+    size_t l2_bytes;            /* L2 (GPU) or last-level cache (CPU), bytes */
+    size_t mem_total, mem_free; /* device (or host) memory, bytes */
+    int mem_clock_khz;          /* cudaDevAttrMemoryClockRate */
+    int bus_width_bits;         /* cudaDevAttrGlobalMemoryBusWidth */
+    int sm_clock_khz;           /* cudaDevAttrClockRate (maximum boost) */
+    double peak_gbs;            /* mem_clock x bus width x 2 (DDR), 1e9 B/s; 0 on the CPU (unknown) */
+    int nvml_sm_clock_mhz;      /* current SM clock (NVML), -1 if unavailable */
+    int nvml_mem_clock_mhz;     /* current memory clock (NVML), -1 if unavailable */
+    int nvml_power_mw;          /* current board power (NVML), -1 if unavailable */
+    int ecc_enabled;            /* 1, 0, or -1 if unknown */
+} sl_device_info;
+
+/* sl_status_string: a short constant English name for a status
+ * ("misaligned pointer"). Never NULL; unknown values give "unknown status". */
+const char *sl_status_string(sl_status s);
+
+/* sl_last_error: the detailed message of the most recent failing call on
+ * this thread (which check failed, the CUDA error name, file:line), or ""
+ * if none failed yet. The string is thread-local and valid until the next
+ * failing call on this thread. */
+const char *sl_last_error(void);
+
+/* sl_dtype_size: storage bytes per element (4, 2, 2, 1, 1), 0 for an
+ * invalid value. */
+size_t sl_dtype_size(sl_dtype dt);
+
+/* sl_dtype_name: "f32", "f16", "bf16", "fp8e4m3", "fp8e5m2", or NULL. */
+const char *sl_dtype_name(sl_dtype dt);
+
+/* sl_ctx_create: open a context on `device` (a CUDA index >= 0,
+ * SL_DEVICE_CPU or SL_DEVICE_AUTO) and store it in *out.
+ * With SL_DEVICE_AUTO a CUDA build that finds no usable GPU returns a CPU
+ * context; sl_ctx_info() tells which one you got.
+ * Errors: SL_ERR_INVALID_ARG (out is NULL), SL_ERR_NO_DEVICE (a CUDA index
+ * was asked for but the build has no CUDA or no GPU is present),
+ * SL_ERR_BAD_DEVICE (index >= device count), SL_ERR_NO_MEMORY,
+ * SL_ERR_CUDA. On error *out is set to NULL.
+ * The caller owns the context and frees it with sl_ctx_destroy(). */
+sl_status sl_ctx_create(int device, sl_ctx **out);
+
+/* sl_ctx_destroy: free a context. NULL is a no-op. Does not reset the
+ * device or free memory the caller allocated. */
+void sl_ctx_destroy(sl_ctx *ctx);
+
+/* sl_ctx_info: copy the context's device description into *out.
+ * Clocks read through NVML are sampled now, on every call.
+ * Errors: SL_ERR_INVALID_ARG (NULL argument). */
+sl_status sl_ctx_info(const sl_ctx *ctx, sl_device_info *out);
+
+/* sl_add: c[i] = a[i] + b[i] for i in [0, n), elementwise, computed in fp32
+ * and rounded to nearest-even into dtype (bit-exact IEEE for SL_F32).
+ *
+ * Shapes and units: a, b and c each hold n elements of `dtype`, contiguous.
+ * n may be any value from 0 (a no-op that accepts NULL pointers) up to what
+ * fits in memory, including n >= 2^31.
+ * Memory: for a CUDA context, device (or managed) pointers on the
+ * context's device; for a CPU context, host pointers.
+ * Alignment: each pointer must be aligned to the element size. Nothing
+ * more is required: an unaligned head and tail are handled separately, and
+ * pointers whose offsets differ modulo 16 bytes take a slower scalar path
+ * (see docs/ladder.md, "sl_add dispatch").
+ * Aliasing: c == a and/or c == b (in place) is allowed. Any other overlap
+ * of c with a or b gives SL_ERR_OVERLAP. a and b may overlap freely.
+ * Stream: for a CUDA context the kernel is enqueued on `stream` (a
+ * cudaStream_t, NULL for the default stream) and the call returns without
+ * waiting; errors of the kernel itself surface on later synchronisation.
+ * For a CPU context `stream` is ignored and the call is synchronous.
+ * Errors: SL_ERR_INVALID_ARG (NULL ctx, NULL pointer with n > 0, n * size
+ * overflows), SL_ERR_UNSUPPORTED (dtype not implemented), SL_ERR_MISALIGNED,
+ * SL_ERR_OVERLAP, SL_ERR_BAD_POINTER (host memory passed to a CUDA
+ * context), SL_ERR_CUDA / SL_ERR_CUDA_FAULT (launch failed).
+ * Source: seed 000 ("A Deeper Dive into Vector Addition"); the kernel is
+ * the registry entry marked `api` (streamlab list). */
+sl_status sl_add(sl_ctx *ctx, sl_dtype dtype, size_t n,
+                 const void *a, const void *b, void *c, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STREAMLAB_H */

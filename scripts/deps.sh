@@ -1,0 +1,37 @@
+#!/bin/sh
+# Check what streamlab needs to build and, where we can (root or sudo with
+# apt-get), install what is missing from Debian/Ubuntu packages. Prints the
+# exact command otherwise. nvcc is optional: without it the build is CPU-only.
+set -u
+missing=""
+command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
+command -v cc >/dev/null 2>&1 || missing="$missing gcc"
+command -v make >/dev/null 2>&1 || missing="$missing make"
+found_cjson=0
+for d in /usr/include /usr/local/include ${CMAKE_PREFIX_PATH:+$(echo "$CMAKE_PREFIX_PATH" | tr ':' ' ' | sed 's|\([^ ]*\)|\1/include|g')}; do
+    [ -f "$d/cjson/cJSON.h" ] && found_cjson=1
+done
+[ $found_cjson = 1 ] || missing="$missing libcjson-dev"
+[ -z "$missing" ] && exit 0
+
+echo "streamlab: missing build dependencies:$missing"
+if command -v apt-get >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+        SUDO=""
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        SUDO="sudo -n"
+    else
+        echo "streamlab: install them with: sudo apt-get install -y$missing"
+        exit 1
+    fi
+    echo "streamlab: installing with apt-get:$missing"
+    $SUDO apt-get update -qq >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null || {
+        echo "streamlab: apt-get install failed; install by hand:$missing"
+        exit 1
+    }
+    exit 0
+fi
+echo "streamlab: no apt-get here: install$missing with your package manager, or point CMAKE_PREFIX_PATH at cJSON"
+exit 1

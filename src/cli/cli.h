@@ -1,0 +1,35 @@
+/*
+ * cli.h - what the subcommands share. Exit codes: 0 success, 1 a run that
+ * failed (a wrong result, a CUDA fault, an I/O error), 2 a usage error (bad
+ * flag, size, variant or device; a size that does not fit), 130 interrupted.
+ */
+#ifndef SL_CLI_H
+#define SL_CLI_H
+
+#include "streamlab.h"
+
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+
+int cmd_run(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Print "streamlab <cmd>: <message>" and a hint to stderr; return 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Parse --device: "cpu", "auto" or a CUDA index >= 0. Returns 0 or -1. */
+int cli_parse_device(const char *s, int *device);
+
+/* Open a context; with SL_DEVICE_AUTO and no usable GPU, say so in one
+ * line on stderr. On failure prints the reason and returns the exit code
+ * (2 for a bad or missing device), else 0. */
+int cli_open_ctx(const char *cmd, int device, sl_ctx **ctx);
+
+/* Parse a non-negative int option value within [lo, hi]. */
+int cli_parse_int(const char *s, int lo, int hi, int *out);
+
+#endif /* SL_CLI_H */

@@ -1,0 +1,135 @@
+/*
+ * main.c - the streamlab command: dispatch to a subcommand.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: streamlab <command> [options]\n"
+            "\n"
+            "A lab for memory-bound GPU kernels: every rung of each kernel ladder,\n"
+            "verified against a CPU reference and timed beside the copy ceiling and CUB.\n"
+            "\n"
+            "commands:\n"
+            "  run      verify and time the add ladder (the main job; see run --help)\n"
+            "  list     print the kernel registry, with registers per thread\n"
+            "  info     print the device and its theoretical peak bandwidth\n"
+            "  help     print this help, or a command's: streamlab help run\n"
+            "  version  print the version\n"
+            "\n"
+            "exit codes: 0 ok, 1 a run failed (wrong result, CUDA fault, I/O),\n"
+            "            2 usage error, 130 interrupted\n");
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "streamlab%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'streamlab %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+    return EXIT_USAGE;
+}
+
+int cli_parse_int(const char *s, int lo, int hi, int *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int cli_parse_device(const char *s, int *device)
+{
+    if (strcmp(s, "cpu") == 0) {
+        *device = SL_DEVICE_CPU;
+        return 0;
+    }
+    if (strcmp(s, "auto") == 0) {
+        *device = SL_DEVICE_AUTO;
+        return 0;
+    }
+    return cli_parse_int(s, 0, INT_MAX, device);
+}
+
+int cli_open_ctx(const char *cmd, int device, sl_ctx **ctx)
+{
+    sl_status st = sl_ctx_create(device, ctx);
+    if (st == SL_ERR_NO_DEVICE || st == SL_ERR_BAD_DEVICE) {
+        fprintf(stderr, "streamlab %s: %s; use --device cpu for the CPU backend\n", cmd, sl_last_error());
+        return EXIT_USAGE;
+    }
+    if (st != SL_OK) {
+        fprintf(stderr, "streamlab %s: cannot open device: %s: %s\n", cmd, sl_status_string(st), sl_last_error());
+        return EXIT_RUN_FAILED;
+    }
+    if (device == SL_DEVICE_AUTO) {
+        sl_device_info info;
+        sl_ctx_info(*ctx, &info);
+        if (info.backend == SL_BACKEND_CPU) {
+#ifdef SL_HAVE_CUDA
+            char why[256] = "no CUDA device";
+            int count = 0;
+            sl_cuda_device_count(&count, why, sizeof why);
+            fprintf(stderr, "streamlab: no usable GPU (%s): running on the CPU backend (%d OpenMP threads)\n", why,
+                    info.sm_count);
+#else
+            fprintf(stderr, "streamlab: built without CUDA: running on the CPU backend (%d OpenMP threads)\n",
+                    info.sm_count);
+#endif
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "list") == 0)
+        return cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "info") == 0)
+        return cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("streamlab %s\n", SL_VERSION_STRING);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        if (argc > 2 && strcmp(cmd, "help") == 0) {
+            char *sub[] = {argv[2], "--help", NULL};
+            if (strcmp(argv[2], "run") == 0)
+                return cmd_run(2, sub);
+            if (strcmp(argv[2], "list") == 0)
+                return cmd_list(2, sub);
+            if (strcmp(argv[2], "info") == 0)
+                return cmd_info(2, sub);
+            return cli_usage_error(NULL, "no command '%s'", argv[2]);
+        }
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "streamlab: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,129 @@
+/*
+ * api.c - contexts and the public ops: argument checks, then the registry
+ * entry marked `api` for the context's backend.
+ */
+#include "internal.h"
+#include "registry.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+sl_status sl_ctx_create(int device, sl_ctx **out)
+{
+    if (!out)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_ctx_create: out is NULL");
+    *out = NULL;
+    if (device < SL_DEVICE_AUTO)
+        return sl_fail(SL_ERR_BAD_DEVICE, "sl_ctx_create: device %d is not a CUDA index, SL_DEVICE_CPU or SL_DEVICE_AUTO",
+                       device);
+    sl_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return sl_fail(SL_ERR_NO_MEMORY, "sl_ctx_create: out of host memory");
+    sl_status st;
+#ifdef SL_HAVE_CUDA
+    int count = 0;
+    if (device == SL_DEVICE_AUTO) {
+        sl_cuda_device_count(&count, NULL, 0);
+        device = count > 0 ? 0 : SL_DEVICE_CPU;
+    }
+    if (device >= 0)
+        st = sl_cuda_ctx_init(ctx, device);
+    else
+        st = sl_cpu_ctx_init(ctx);
+#else
+    if (device >= 0)
+        st = sl_fail(SL_ERR_NO_DEVICE, "device %d asked for, but this streamlab was built without CUDA (CPU only)",
+                     device);
+    else
+        st = sl_cpu_ctx_init(ctx);
+#endif
+    if (st != SL_OK) {
+        sl_ctx_destroy(ctx);
+        return st;
+    }
+    *out = ctx;
+    return SL_OK;
+}
+
+void sl_ctx_destroy(sl_ctx *ctx)
+{
+    if (!ctx)
+        return;
+#ifdef SL_HAVE_CUDA
+    if (ctx->info.backend == SL_BACKEND_CUDA)
+        sl_cuda_ctx_fini(ctx);
+#endif
+    if (ctx->info.backend == SL_BACKEND_CPU)
+        free(ctx->state);
+    free(ctx);
+}
+
+sl_status sl_ctx_info(const sl_ctx *ctx, sl_device_info *out)
+{
+    if (!ctx || !out)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_ctx_info: NULL %s", ctx ? "out" : "ctx");
+    if (ctx->ops && ctx->ops->refresh_info)
+        ctx->ops->refresh_info((sl_ctx *)ctx);
+    *out = ctx->info;
+    return SL_OK;
+}
+
+/* [p, p + bytes) and [q, q + bytes) share at least one byte. */
+static int ranges_overlap(const void *p, const void *q, size_t bytes)
+{
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+    return a < b + bytes && b < a + bytes;
+}
+
+sl_status sl_check_binary_args(const sl_ctx *ctx, sl_dtype dt, size_t n, const void *a, const void *b,
+                               const void *c)
+{
+    (void)ctx;
+    size_t es = sl_dtype_size(dt);
+    if (es == 0)
+        return sl_fail(SL_ERR_INVALID_ARG, "dtype %d is not an sl_dtype", (int)dt);
+    if (n == 0)
+        return SL_OK;
+    if (!a || !b || !c)
+        return sl_fail(SL_ERR_INVALID_ARG, "NULL pointer with n = %zu: a=%p b=%p c=%p", n, a, b, c);
+    if (n > SIZE_MAX / es)
+        return sl_fail(SL_ERR_INVALID_ARG, "n = %zu elements of %zu bytes overflows size_t", n, es);
+    const void *ptrs[3] = {a, b, c};
+    const char *names = "abc";
+    for (int i = 0; i < 3; i++)
+        if ((uintptr_t)ptrs[i] % es)
+            return sl_fail(SL_ERR_MISALIGNED, "%c = %p is not aligned to its %zu-byte %s elements", names[i],
+                           ptrs[i], es, sl_dtype_name(dt));
+    size_t bytes = n * es;
+    if (c != a && ranges_overlap(c, a, bytes))
+        return sl_fail(SL_ERR_OVERLAP, "c = %p overlaps a = %p over %zu bytes without being equal to it", c, a,
+                       bytes);
+    if (c != b && ranges_overlap(c, b, bytes))
+        return sl_fail(SL_ERR_OVERLAP, "c = %p overlaps b = %p over %zu bytes without being equal to it", c, b,
+                       bytes);
+    return SL_OK;
+}
+
+sl_status sl_add(sl_ctx *ctx, sl_dtype dtype, size_t n, const void *a, const void *b, void *c, void *stream)
+{
+    if (!ctx)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_add: ctx is NULL");
+    sl_status st = sl_check_binary_args(ctx, dtype, n, a, b, c);
+    if (st != SL_OK)
+        return st;
+    if (dtype != SL_F32)
+        return sl_fail(SL_ERR_UNSUPPORTED, "sl_add: dtype %s is not implemented yet (f32 only in %s)",
+                       sl_dtype_name(dtype), SL_VERSION_STRING);
+    if (n == 0)
+        return SL_OK;
+    const void *ptrs[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if ((st = ctx->ops->check_pointer(ctx, ptrs[i])) != SL_OK)
+            return st;
+    const sl_variant *v = sl_registry_api(SL_OP_ADD, ctx->info.backend);
+    if (!v)
+        return sl_fail(SL_ERR_INTERNAL, "sl_add: no api entry in the registry for backend %s", ctx->ops->name);
+    sl_args args = {.n = n, .a = a, .b = b, .c = c, .stream = stream, .dtype = dtype};
+    return v->launch(&args);
+}

@@ -1,0 +1,91 @@
+/*
+ * registry.h - the one table of kernel variants.
+ *
+ * Every kernel streamlab runs (ladder rungs, library peers, the copy
+ * ceiling) is one sl_variant in src/core/registry.c. The CLI, the harness,
+ * the tests and the benchmark scripts loop over that table; nothing else
+ * keeps a list or a count of variants. Byte counts come from the entry and
+ * sizeof(element), never from a constant typed elsewhere.
+ */
+#ifndef SL_REGISTRY_H
+#define SL_REGISTRY_H
+
+#include "streamlab.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ladders. A run benchmarks one op; its rows are that op's entries. */
+typedef enum sl_op { SL_OP_ADD = 0, SL_OP_COUNT } sl_op;
+
+typedef enum sl_kind {
+    SL_KIND_CEILING = 0,  /* a copy (cudaMemcpy, memcpy): the measured bandwidth ceiling */
+    SL_KIND_PEER,         /* a library doing the same op (CUB): the bar to beat */
+    SL_KIND_RUNG,         /* one of ours */
+    SL_KIND_API           /* the public entry point (sl_add): dispatch + the best rung */
+} sl_kind;
+
+/* Arguments of one launch. The pointers belong to the backend (device
+ * memory for CUDA). For a ceiling entry, c receives a copy of a and b is
+ * unused. */
+typedef struct sl_args {
+    size_t n;
+    const void *a;
+    const void *b;
+    void *c;
+    void *stream;      /* cudaStream_t, or NULL */
+    sl_dtype dtype;
+} sl_args;
+
+typedef sl_status (*sl_launch_fn)(const sl_args *args);
+
+/* What the compiler and the occupancy API say about a CUDA kernel
+ * (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
+typedef struct sl_kernel_attrs {
+    int regs;           /* registers per thread */
+    int local_bytes;    /* local memory (spills, stack) per thread */
+    int static_smem;    /* static shared memory per block, bytes */
+    int block;          /* threads per block the launcher uses */
+    int blocks_per_sm;  /* resident blocks per SM at that block size */
+} sl_kernel_attrs;
+
+typedef sl_status (*sl_attrs_fn)(sl_kernel_attrs *out);
+
+typedef struct sl_variant {
+    const char *name;          /* CLI name, unique per backend */
+    sl_op op;
+    sl_backend backend;
+    sl_kind kind;
+    const char *technique;     /* one line, field-standard terms */
+    unsigned char reads;       /* arrays read per element */
+    unsigned char writes;      /* arrays written per element */
+    unsigned char flops;       /* floating-point operations per element */
+    unsigned char fma;         /* 1 if those flops are fused multiply-adds */
+    unsigned char loads_in_flight; /* independent loads per thread per input before first use */
+    unsigned char access_bytes;    /* bytes per thread per global load/store instruction (f32) */
+    const char *seed;          /* where it comes from: seed file and section */
+    sl_launch_fn launch;
+    sl_attrs_fn attrs;         /* NULL where not a CUDA kernel of ours */
+} sl_variant;
+
+size_t sl_registry_count(void);
+const sl_variant *sl_registry_at(size_t i);
+/* Entry by name for a backend, or NULL. */
+const sl_variant *sl_registry_find(sl_backend b, const char *name);
+/* The SL_KIND_API entry for (op, backend): what sl_add calls. NULL if none. */
+const sl_variant *sl_registry_api(sl_op op, sl_backend b);
+
+const char *sl_op_name(sl_op op);
+const char *sl_kind_name(sl_kind k);
+/* Bytes moved per element: (reads + writes) * sizeof(dtype). */
+size_t sl_variant_bytes_per_elem(const sl_variant *v, sl_dtype dt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SL_REGISTRY_H */

@@ -1,0 +1,208 @@
+/*
+ * sizes.c - see sizes.h. Exact integer arithmetic throughout: "2.5e6" is
+ * 25 x 10^5, never a double that might round.
+ */
+#include "sizes.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static int mul_ok(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (a != 0 && b > UINT64_MAX / a)
+        return 0;
+    *out = a * b;
+    return 1;
+}
+
+static int fail(char *why, size_t len, const char *msg)
+{
+    if (why && len)
+        snprintf(why, len, "%s", msg);
+    return -1;
+}
+
+/* Parse a run of decimal digits into *v. Returns 0 if the value would
+ * pass 2^64 - 1. */
+static int digits(const char **p, uint64_t *v, int *count)
+{
+    *v = 0;
+    *count = 0;
+    while (isdigit((unsigned char)**p)) {
+        uint64_t d = (uint64_t)(**p - '0');
+        if (*v > (UINT64_MAX - d) / 10)
+            return 0;
+        *v = *v * 10 + d;
+        (*p)++;
+        (*count)++;
+    }
+    return 1;
+}
+
+static int parse_power(const char *s, const char *caret, uint64_t *out, char *why, size_t len)
+{
+    const char *p = s;
+    uint64_t base, expo;
+    int nb, ne;
+    if (!digits(&p, &base, &nb))
+        return fail(why, len, "too large: above 2^64 - 1");
+    if (nb == 0 || p != caret)
+        return fail(why, len, "the base of a power must be a plain integer, as in 2^28");
+    p = caret + 1;
+    if (!digits(&p, &expo, &ne) || ne == 0 || *p)
+        return fail(why, len, "the exponent of a power must be a plain integer, as in 2^28");
+    uint64_t v = 1;
+    for (uint64_t i = 0; i < expo; i++) {
+        if (!mul_ok(v, base, &v))
+            return fail(why, len, "too large: above 2^64 - 1");
+        if (v == 0 || v == 1)
+            break; /* 0^k and 1^k: no need to loop k times */
+    }
+    *out = v;
+    return 0;
+}
+
+int sl_parse_count(const char *s, uint64_t *out, char *why, size_t len)
+{
+    if (!s || !*s)
+        return fail(why, len, "empty size");
+    const char *caret = strchr(s, '^');
+    uint64_t v;
+    if (caret) {
+        if (parse_power(s, caret, &v, why, len) != 0)
+            return -1;
+    } else {
+        const char *p = s;
+        uint64_t ip, fp = 0;
+        int ni, nf = 0;
+        if (!digits(&p, &ip, &ni))
+            return fail(why, len, "too large: above 2^64 - 1");
+        if (*p == '.') {
+            p++;
+            if (!digits(&p, &fp, &nf) || nf > 19)
+                return fail(why, len, "too many digits after the decimal point");
+        }
+        if (ni + nf == 0)
+            return fail(why, len, "not a number (expected forms: 100000, 10M, 64Ki, 2^28, 1e6)");
+        /* mantissa = all digits as one integer, scaled by 10^-nf */
+        uint64_t mant = ip, pow10 = 1;
+        for (int i = 0; i < nf; i++)
+            pow10 *= 10;
+        if (!mul_ok(mant, pow10, &mant) || mant > UINT64_MAX - fp)
+            return fail(why, len, "too large: above 2^64 - 1");
+        mant += fp;
+        int scale = -nf;
+        if (*p == 'e' || *p == 'E') {
+            p++;
+            int neg = 0;
+            if (*p == '+' || *p == '-')
+                neg = *p++ == '-';
+            uint64_t e;
+            int ne;
+            if (!digits(&p, &e, &ne) || ne == 0 || e > 40)
+                return fail(why, len, "bad exponent after 'e' (expected e.g. 1e6)");
+            scale += neg ? -(int)e : (int)e;
+        }
+        uint64_t bin = 1;
+        if (*p) {
+            char u = (char)toupper((unsigned char)*p);
+            int k = u == 'K' ? 1 : u == 'M' ? 2 : u == 'G' ? 3 : u == 'T' ? 4 : 0;
+            if (!k)
+                return fail(why, len, "unknown suffix (use K, M, G, T for 10^3.., Ki, Mi, Gi, Ti for 2^10..)");
+            p++;
+            if (*p == 'i' || *p == 'I') {
+                bin = (uint64_t)1 << (10 * k);
+                p++;
+            } else {
+                scale += 3 * k;
+            }
+            if (*p)
+                return fail(why, len, "unexpected characters after the suffix");
+        }
+        if (!mul_ok(mant, bin, &v))
+            return fail(why, len, "too large: above 2^64 - 1");
+        for (; scale > 0; scale--)
+            if (!mul_ok(v, 10, &v))
+                return fail(why, len, "too large: above 2^64 - 1");
+        for (; scale < 0; scale++) {
+            if (v % 10)
+                return fail(why, len, "not a whole number of elements");
+            v /= 10;
+        }
+    }
+    if (v < 1)
+        return fail(why, len, "a size must be at least 1 element");
+    *out = v;
+    return 0;
+}
+
+int sl_parse_count_list(const char *s, uint64_t *out, int max, char *why, size_t len)
+{
+    if (!s || !*s)
+        return fail(why, len, "empty size list");
+    int count = 0;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t item_len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[64], reason[160];
+        if (item_len == 0 || item_len >= sizeof item) {
+            if (why && len)
+                snprintf(why, len, "bad size '%.*s': %s", (int)(item_len < 40 ? item_len : 40), p,
+                         item_len ? "too long" : "empty item in the list");
+            return -1;
+        }
+        memcpy(item, p, item_len);
+        item[item_len] = 0;
+        if (count == max) {
+            if (why && len)
+                snprintf(why, len, "too many sizes (at most %d)", max);
+            return -1;
+        }
+        if (sl_parse_count(item, &out[count], reason, sizeof reason) != 0) {
+            if (why && len)
+                snprintf(why, len, "bad size '%s': %s", item, reason);
+            return -1;
+        }
+        count++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return count;
+}
+
+void sl_format_count(uint64_t n, char *buf, size_t len)
+{
+    static const struct { uint64_t unit; const char *suffix; } dec[] = {
+        {1000000000000ull, "T"}, {1000000000ull, "G"}, {1000000ull, "M"}, {1000ull, "K"}};
+    for (size_t i = 0; i < sizeof dec / sizeof dec[0]; i++) {
+        if (n >= dec[i].unit && n % dec[i].unit == 0) {
+            snprintf(buf, len, "%llu%s", (unsigned long long)(n / dec[i].unit), dec[i].suffix);
+            return;
+        }
+    }
+    if (n >= 1024 && (n & (n - 1)) == 0) {
+        int k = 0;
+        while ((1ull << k) != n)
+            k++;
+        snprintf(buf, len, "2^%d", k);
+        return;
+    }
+    snprintf(buf, len, "%llu", (unsigned long long)n);
+}
+
+void sl_format_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 4) {
+        bytes /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%.0f %s", bytes, units[u]);
+    else
+        snprintf(buf, len, "%.*f %s", bytes < 10 ? 2 : bytes < 100 ? 1 : 0, bytes, units[u]);
+}

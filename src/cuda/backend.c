@@ -1,0 +1,323 @@
+/*
+ * backend.c - the CUDA backend: device query, memory, events, and the
+ * operations table the harness drives (see internal.h). Host code, C11.
+ */
+#include "cuda_check.h"
+#include "nvml.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cuda_state {
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    void *flush_buf;
+    size_t flush_bytes;
+    sl_nvml *nvml;
+} cuda_state;
+
+/* Strip the build's absolute prefix so messages name "src/cuda/x.cu:12". */
+static const char *short_path(const char *file)
+{
+    const char *s = strstr(file, "src/");
+    return s ? s : file;
+}
+
+int sl_cuda_error_is_sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorUnknown:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+sl_status sl_cuda_fail(cudaError_t e, const char *expr, const char *file, int line)
+{
+    sl_status s = SL_ERR_CUDA;
+    if (sl_cuda_error_is_sticky(e))
+        s = SL_ERR_CUDA_FAULT;
+    else if (e == cudaErrorMemoryAllocation)
+        s = SL_ERR_NO_MEMORY;
+    return sl_fail(s, "%s (%s) from %s at %s:%d", cudaGetErrorName(e), cudaGetErrorString(e), expr,
+                   short_path(file), line);
+}
+
+sl_status sl_cuda_device_count(int *count, char *why, size_t why_len)
+{
+    *count = 0;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        /* No driver, no device, or a driver too old for this runtime: a
+         * CPU fallback situation, not an error of ours. */
+        if (why)
+            snprintf(why, why_len, "%s", cudaGetErrorString(e));
+        (void)cudaGetLastError();
+        return SL_OK;
+    }
+    *count = n;
+    return SL_OK;
+}
+
+static int attr(enum cudaDeviceAttr a, int dev)
+{
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, a, dev) != cudaSuccess)
+        return 0;
+    return v;
+}
+
+static void cuda_refresh_info(sl_ctx *ctx)
+{
+    cuda_state *s = ctx->state;
+    sl_nvml_sample(s->nvml, &ctx->info.nvml_sm_clock_mhz, &ctx->info.nvml_mem_clock_mhz,
+                   &ctx->info.nvml_power_mw);
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+        ctx->info.mem_free = free_b;
+        ctx->info.mem_total = total_b;
+    }
+}
+
+sl_status sl_cuda_ctx_init(sl_ctx *ctx, int dev)
+{
+    int count = 0;
+    sl_cuda_device_count(&count, NULL, 0);
+    if (count == 0)
+        return sl_fail(SL_ERR_NO_DEVICE, "no CUDA device is present (asked for device %d)", dev);
+    if (dev < 0 || dev >= count)
+        return sl_fail(SL_ERR_BAD_DEVICE, "device %d does not exist: this machine has %d CUDA device%s (0..%d)",
+                       dev, count, count == 1 ? "" : "s", count - 1);
+    SL_CUDA_TRY(cudaSetDevice(dev));
+
+    cuda_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for the CUDA context");
+    ctx->state = s;
+    ctx->ops = &sl_cuda_ops;
+
+    struct cudaDeviceProp p;
+    SL_CUDA_TRY(cudaGetDeviceProperties(&p, dev));
+    sl_device_info *d = &ctx->info;
+    d->backend = SL_BACKEND_CUDA;
+    d->device = dev;
+    /* cudaDeviceProp.name is 256 bytes; names are far shorter. */
+    memcpy(d->name, p.name, sizeof d->name - 1);
+    d->name[sizeof d->name - 1] = 0;
+    d->cc_major = p.major;
+    d->cc_minor = p.minor;
+    d->sm_count = p.multiProcessorCount;
+    d->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    d->max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+    d->regs_per_sm = p.regsPerMultiprocessor;
+    d->smem_per_sm = p.sharedMemPerMultiprocessor;
+    d->l2_bytes = (size_t)p.l2CacheSize;
+    /* CUDA 13 removed memoryClockRate, memoryBusWidth and clockRate from
+     * cudaDeviceProp; the attributes remain. */
+    d->mem_clock_khz = attr(cudaDevAttrMemoryClockRate, dev);
+    d->bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth, dev);
+    d->sm_clock_khz = attr(cudaDevAttrClockRate, dev);
+    d->ecc_enabled = attr(cudaDevAttrEccEnabled, dev);
+    /* Theoretical DRAM bandwidth: clock x bus bytes x 2 transfers per clock
+     * (DDR), as the seed computes it (seed 000, "Benchmark Methodology"). */
+    d->peak_gbs = (double)d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) * 2.0 / 1e9;
+
+    char bus_id[32] = "";
+    if (cudaDeviceGetPCIBusId(bus_id, (int)sizeof bus_id, dev) == cudaSuccess)
+        s->nvml = sl_nvml_open(bus_id);
+
+    SL_CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    SL_CUDA_TRY(cudaEventCreate(&s->start));
+    SL_CUDA_TRY(cudaEventCreate(&s->stop));
+    ctx->stream = s->stream;
+    cuda_refresh_info(ctx);
+    return SL_OK;
+}
+
+void sl_cuda_ctx_fini(sl_ctx *ctx)
+{
+    cuda_state *s = ctx->state;
+    if (!s)
+        return;
+    /* Best effort: after a sticky fault these calls fail, and that is fine. */
+    if (s->flush_buf)
+        cudaFree(s->flush_buf);
+    if (s->start)
+        cudaEventDestroy(s->start);
+    if (s->stop)
+        cudaEventDestroy(s->stop);
+    if (s->stream)
+        cudaStreamDestroy(s->stream);
+    sl_nvml_close(s->nvml);
+    free(s);
+    ctx->state = NULL;
+    (void)cudaGetLastError();
+}
+
+static sl_status cuda_alloc(sl_ctx *ctx, size_t bytes, void **out)
+{
+    (void)ctx;
+    *out = NULL;
+    cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return sl_fail(SL_ERR_NO_MEMORY, "cudaMalloc of %zu bytes failed: out of device memory", bytes);
+    }
+    SL_CUDA_TRY(e);
+    return SL_OK;
+}
+
+static void cuda_free(sl_ctx *ctx, void *p)
+{
+    (void)ctx;
+    if (p)
+        cudaFree(p);
+}
+
+static sl_status cuda_fill_random(sl_ctx *ctx, sl_dtype dt, void *p, size_t n, uint64_t seed)
+{
+    return sl_cuda_fill_random(dt, p, n, seed, (cudaStream_t)ctx->stream);
+}
+
+static sl_status cuda_poison(sl_ctx *ctx, void *p, size_t bytes)
+{
+    SL_CUDA_TRY(cudaMemsetAsync(p, 0xff, bytes, (cudaStream_t)ctx->stream));
+    return SL_OK;
+}
+
+static sl_status cuda_download(sl_ctx *ctx, void *host, const void *src, size_t bytes)
+{
+    SL_CUDA_TRY(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)ctx->stream));
+    SL_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)ctx->stream));
+    return SL_OK;
+}
+
+/* Writing a buffer twice the L2's size through L2 evicts whatever the last
+ * trial left there (dirty lines are written back now, not in the next
+ * timed region). */
+static sl_status cuda_flush_cache(sl_ctx *ctx)
+{
+    cuda_state *s = ctx->state;
+    if (!s->flush_buf) {
+        size_t bytes = 2 * (ctx->info.l2_bytes ? ctx->info.l2_bytes : (64u << 20));
+        sl_status st = cuda_alloc(ctx, bytes, &s->flush_buf);
+        if (st != SL_OK)
+            return st;
+        s->flush_bytes = bytes;
+    }
+    SL_CUDA_TRY(cudaMemsetAsync(s->flush_buf, 0x5a, s->flush_bytes, s->stream));
+    return SL_OK;
+}
+
+static sl_status cuda_timer_start(sl_ctx *ctx)
+{
+    cuda_state *s = ctx->state;
+    SL_CUDA_TRY(cudaEventRecord(s->start, s->stream));
+    return SL_OK;
+}
+
+static sl_status cuda_timer_stop(sl_ctx *ctx, double *ms)
+{
+    cuda_state *s = ctx->state;
+    float f = 0.0f;
+    SL_CUDA_TRY(cudaEventRecord(s->stop, s->stream));
+    SL_CUDA_TRY(cudaEventSynchronize(s->stop));
+    SL_CUDA_TRY(cudaEventElapsedTime(&f, s->start, s->stop));
+    *ms = f;
+    return SL_OK;
+}
+
+static sl_status cuda_sync(sl_ctx *ctx)
+{
+    SL_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)ctx->stream));
+    return SL_OK;
+}
+
+static size_t cuda_mem_available(sl_ctx *ctx)
+{
+    (void)ctx;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+        return 0;
+    return free_b;
+}
+
+static sl_status cuda_check_pointer(const sl_ctx *ctx, const void *p)
+{
+    struct cudaPointerAttributes pa;
+    cudaError_t e = cudaPointerGetAttributes(&pa, p);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return sl_fail(SL_ERR_BAD_POINTER, "pointer %p: %s", p, cudaGetErrorString(e));
+    }
+    if (pa.type == cudaMemoryTypeDevice && pa.device != ctx->info.device)
+        return sl_fail(SL_ERR_BAD_POINTER, "pointer %p belongs to device %d, the context is on device %d",
+                       p, pa.device, ctx->info.device);
+    if (pa.type == cudaMemoryTypeUnregistered || (pa.type == cudaMemoryTypeHost && !pa.devicePointer))
+        return sl_fail(SL_ERR_BAD_POINTER,
+                       "pointer %p is host memory the GPU cannot read; pass device (cudaMalloc) or managed memory",
+                       p);
+    return SL_OK;
+}
+
+static sl_status cuda_inject_fault(sl_ctx *ctx)
+{
+    return sl_cuda_launch_fault((cudaStream_t)ctx->stream);
+}
+
+const sl_backend_ops sl_cuda_ops = {
+    .name = "cuda",
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .fill_random = cuda_fill_random,
+    .poison = cuda_poison,
+    .download = cuda_download,
+    .flush_cache = cuda_flush_cache,
+    .timer_start = cuda_timer_start,
+    .timer_stop = cuda_timer_stop,
+    .sync = cuda_sync,
+    .mem_available = cuda_mem_available,
+    .check_pointer = cuda_check_pointer,
+    .inject_fault = cuda_inject_fault,
+    .refresh_info = cuda_refresh_info,
+};
+
+/* The copy ceiling: a device-to-device cudaMemcpyAsync of the same bytes as
+ * one input array (it moves n * size bytes in and n * size out). */
+sl_status sl_cuda_ceiling_copy(const sl_args *x)
+{
+    if (x->n == 0)
+        return SL_OK;
+    SL_CUDA_TRY(cudaMemcpyAsync(x->c, x->a, x->n * sl_dtype_size(x->dtype), cudaMemcpyDeviceToDevice,
+                                (cudaStream_t)x->stream));
+    return SL_OK;
+}
+
+/* sl_add's CUDA dispatch: the bulk-copy rung on sm_90+, tile4 before
+ * (bulk copies need Hopper). Both fall back to the scalar ILP kernel when
+ * the pointers differ modulo 16 bytes. The choice follows the measurements
+ * in docs/ladder.md ("sl_add dispatch"). */
+sl_status sl_cuda_add_api(const sl_args *x)
+{
+    if (x->dtype != SL_F32)
+        return sl_fail(SL_ERR_UNSUPPORTED, "sl_add: dtype %s is not implemented on CUDA yet",
+                       sl_dtype_name(x->dtype));
+    int cc;
+    sl_status st = sl_cuda_current_cc(&cc);
+    if (st != SL_OK)
+        return st;
+    return cc >= 90 ? sl_cuda_add_bulk(x) : sl_cuda_add_tile4(x);
+}

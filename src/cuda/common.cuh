@@ -1,0 +1,93 @@
+/*
+ * common.cuh - what every CUDA file of streamlab shares: the error-check
+ * macros, occupancy helpers, and the head/body/tail split used by the
+ * vectorized rungs.
+ */
+#ifndef SL_CUDA_COMMON_CUH
+#define SL_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "cuda_check.h"
+
+#define SL_MAX_DEVICES 64
+
+/* Fill out with the compiler's and the occupancy API's view of func at a
+ * block size of `block` threads and `dyn_smem` bytes of dynamic shared memory. */
+sl_status sl_cuda_kernel_attrs(const void *func, int block, size_t dyn_smem, sl_kernel_attrs *out);
+
+/* A persistent grid: SMs x resident blocks per SM for func at `block`
+ * threads (cudaOccupancyMaxActiveBlocksPerMultiprocessor), the grid the
+ * seed's grid-stride kernels use. Cached per device in *cache, so the
+ * occupancy query stays out of timed regions after the first launch. */
+typedef struct sl_grid_cache { int grid[SL_MAX_DEVICES]; } sl_grid_cache;
+sl_status sl_cuda_persistent_grid(sl_grid_cache *cache, const void *func, int block,
+                                  size_t dyn_smem, int *grid);
+
+/* A scalar head and tail around a 16-byte-aligned vector body:
+ *   [0, head)                 scalar
+ *   [head, head + 4 * nvec)   float4 body, aligned in a, b and c
+ *   [tail_start, n)           scalar, fewer than 4 elements
+ * The edges are at most 3 + 3 elements and are done by the first threads
+ * of the grid, in parallel, inside the main kernel (the seed did its tail
+ * serially on thread 0). */
+typedef struct sl_edges {
+    size_t head;
+    size_t tail_start;
+    size_t tail;
+} sl_edges;
+
+/* Split [0, n) of f32 arrays a, b, c into head, float4 body and tail.
+ * Returns false when the three pointers differ modulo 16 bytes: then no
+ * single shift aligns all three and the caller must take a scalar path. */
+static inline bool sl_split_f32x4(const void *a, const void *b, const void *c, size_t n,
+                                  sl_edges *e, size_t *nvec)
+{
+    uintptr_t ua = (uintptr_t)a, ub = (uintptr_t)b, uc = (uintptr_t)c;
+    if (((ua ^ uc) & 15u) || ((ub ^ uc) & 15u))
+        return false;
+    size_t head = ((16u - (uc & 15u)) & 15u) / sizeof(float);
+    if (head > n)
+        head = n;
+    *nvec = (n - head) / 4;
+    e->head = head;
+    e->tail_start = head + 4 * *nvec;
+    e->tail = n - e->tail_start;
+    return true;
+}
+
+/* Threads 0 .. head+tail-1 of the grid each do one edge element. */
+static __device__ __forceinline__ void sl_add_edges_f32(const float *a, const float *b, float *c,
+                                                        sl_edges e)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < e.head) {
+        c[t] = a[t] + b[t];
+    } else if (t - e.head < e.tail) {
+        size_t i = e.tail_start + (t - e.head);
+        c[i] = a[i] + b[i];
+    }
+}
+
+static __device__ __forceinline__ float4 sl_add4(float4 x, float4 y)
+{
+    return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+}
+
+/* Blocks needed to cover `items` with `per_block` each, checked against the
+ * grid's x limit (2^31 - 1). */
+static inline sl_status sl_grid_for(size_t items, size_t per_block, const char *who,
+                                    unsigned *grid)
+{
+    size_t g = (items + per_block - 1) / per_block;
+    if (g == 0)
+        g = 1;
+    if (g > 0x7fffffffu)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: %zu items need %zu blocks, above the grid limit 2^31-1",
+                       who, items, g);
+    *grid = (unsigned)g;
+    return SL_OK;
+}
+
+#endif /* SL_CUDA_COMMON_CUH */

@@ -1,0 +1,26 @@
+/*
+ * Rung 5: grid-stride + float4 + ILP = 2.
+ *
+ * Source: seed 000, "Kernels Implemented" ('ILP2VectorizedGridVectorSum')
+ * and "Testing the Theory".
+ * Change from rung 4: two float4 per input are loaded before the first add
+ * (4 independent 16-byte loads in flight per thread), with bounds checked
+ * per access.
+ *
+ * Expectation: twice the bytes in flight per thread at a few more registers.
+ * If rung 4 was short of bytes in flight this gains; if it was already at
+ * the DRAM roof it ties (the seed: 0.16% apart on an RTX 4060).
+ */
+#include "grid_vec4_ilp.cuh"
+
+static sl_grid_cache ilp2_grid;
+
+extern "C" sl_status sl_cuda_add_ilp2(const sl_args *x)
+{
+    return launch_grid_vec4_ilp<2>(x, &ilp2_grid);
+}
+
+extern "C" sl_status sl_cuda_add_ilp2_attrs(sl_kernel_attrs *out)
+{
+    return attrs_grid_vec4_ilp<2>(out);
+}

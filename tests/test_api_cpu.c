@@ -1,0 +1,83 @@
+/*
+ * The public API on the CPU backend: sl_add with odd n, element offsets,
+ * in place, and every argument error with its status.
+ */
+#include "check.h"
+#include "rng.h"
+#include "streamlab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void expect_add(sl_ctx *ctx, size_t n, int oa, int ob, int oc, int alias)
+{
+    size_t len = n + 8;
+    float *A = malloc(len * 4), *B = malloc(len * 4), *C = malloc(len * 4), *W = malloc(len * 4 + 4);
+    for (size_t i = 0; i < len; i++) {
+        A[i] = sl_rand_f32(21, i);
+        B[i] = sl_rand_f32(22, i);
+        C[i] = -0.0f;
+    }
+    float *a = A + oa, *b = B + ob, *c = alias == 1 ? a : alias == 2 ? b : C + oc;
+    for (size_t i = 0; i < n; i++)
+        W[i] = a[i] + b[i];
+    sl_status st = sl_add(ctx, SL_F32, n, a, b, c, NULL);
+    CHECK(st == SL_OK, "sl_add n=%zu: %s", n, sl_last_error());
+    CHECK(memcmp(c, W, n * 4) == 0, "sl_add n=%zu offsets %d,%d,%d alias %d: wrong result", n, oa, ob, oc, alias);
+    free(A);
+    free(B);
+    free(C);
+    free(W);
+}
+
+int main(void)
+{
+    sl_ctx *ctx = NULL;
+    CHECK(sl_ctx_create(SL_DEVICE_CPU, &ctx) == SL_OK && ctx, "create cpu: %s", sl_last_error());
+    sl_device_info info;
+    CHECK(sl_ctx_info(ctx, &info) == SL_OK && info.backend == SL_BACKEND_CPU, "info");
+    CHECK(info.peak_gbs == 0.0, "the CPU's peak is unknown, not invented");
+
+    const size_t sizes[] = {1, 3, 7, 1023, 65537, (1u << 20) + 3};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int o = 0; o < 8; o++) {
+            expect_add(ctx, sizes[s], o, (o + 3) % 8, (o + 6) % 8, 0);
+            expect_add(ctx, sizes[s], o, 7 - o, 0, 1);
+            expect_add(ctx, sizes[s], o, 7 - o, 0, 2);
+        }
+
+    float buf[64];
+    for (int i = 0; i < 64; i++)
+        buf[i] = (float)i + 1.0f;
+    /* n = 0 is a no-op that accepts NULL. */
+    CHECK(sl_add(ctx, SL_F32, 0, NULL, NULL, NULL, NULL) == SL_OK, "n=0 with NULL");
+    CHECK(sl_add(NULL, SL_F32, 4, buf, buf, buf, NULL) == SL_ERR_INVALID_ARG, "NULL ctx");
+    CHECK(sl_add(ctx, SL_F32, 4, NULL, buf, buf + 8, NULL) == SL_ERR_INVALID_ARG, "NULL a");
+    CHECK(strstr(sl_last_error(), "NULL") != NULL, "message names NULL: %s", sl_last_error());
+    CHECK(sl_add(ctx, SL_F32, 4, buf, buf + 8, NULL, NULL) == SL_ERR_INVALID_ARG, "NULL c");
+    CHECK(sl_add(ctx, (sl_dtype)99, 4, buf, buf, buf, NULL) == SL_ERR_INVALID_ARG, "bad dtype");
+    CHECK(sl_add(ctx, SL_BF16, 4, buf, buf + 8, buf + 16, NULL) == SL_ERR_UNSUPPORTED, "bf16 not yet");
+    CHECK(strstr(sl_last_error(), "bf16") != NULL, "message names the dtype: %s", sl_last_error());
+    char *bytes = (char *)buf;
+    CHECK(sl_add(ctx, SL_F32, 4, bytes + 1, buf + 8, buf + 16, NULL) == SL_ERR_MISALIGNED, "a misaligned");
+    CHECK(sl_add(ctx, SL_F32, 4, buf, buf + 8, bytes + 66, NULL) == SL_ERR_MISALIGNED, "c misaligned");
+    CHECK(strstr(sl_last_error(), "c = ") != NULL, "message names c: %s", sl_last_error());
+    /* Partial overlap is rejected; exact aliasing and a/b overlap are fine. */
+    CHECK(sl_add(ctx, SL_F32, 8, buf, buf + 16, buf + 1, NULL) == SL_ERR_OVERLAP, "c overlaps a by 7");
+    CHECK(sl_add(ctx, SL_F32, 8, buf + 16, buf, buf + 7, NULL) == SL_ERR_OVERLAP, "c overlaps b by 1");
+    CHECK(sl_add(ctx, SL_F32, 8, buf, buf + 2, buf + 32, NULL) == SL_OK, "a and b may overlap");
+    CHECK(sl_add(ctx, SL_F32, 8, buf, buf + 8, buf + 8, NULL) == SL_OK, "c == b");
+    CHECK(sl_add(ctx, SL_F32, (size_t)-1 / 2, buf, buf, buf, NULL) == SL_ERR_INVALID_ARG, "n * 4 overflows");
+
+    for (int s = SL_OK; s <= SL_ERR_INTERNAL; s++)
+        CHECK(strcmp(sl_status_string((sl_status)s), "unknown status") != 0, "status %d has a name", s);
+    CHECK(strcmp(sl_status_string((sl_status)1234), "unknown status") == 0, "unknown status");
+    CHECK(sl_dtype_size(SL_BF16) == 2 && sl_dtype_size(SL_FP8_E4M3) == 1, "dtype sizes");
+
+    sl_ctx *bad = (sl_ctx *)&buf;
+    CHECK(sl_ctx_create(-7, &bad) == SL_ERR_BAD_DEVICE && bad == NULL, "device -7");
+    CHECK(sl_ctx_create(0, NULL) == SL_ERR_INVALID_ARG, "NULL out");
+    sl_ctx_destroy(NULL);
+    sl_ctx_destroy(ctx);
+    return check_exit("test_api_cpu");
+}

@@ -1,0 +1,108 @@
+#!/bin/sh
+# The CLI's exit codes and messages, and its result files, on the CPU
+# backend. Usage: test_cli.sh STREAMLAB JSON_CHECK TMPDIR
+set -u
+SL=$1
+JC=$2
+T=$3
+mkdir -p "$T"
+fails=0
+checks=0
+
+# expect CODE PATTERN -- ARGS...: exit code and a pattern in stdout+stderr
+# (an empty pattern checks the exit code only).
+expect() {
+    code=$1
+    pattern=$2
+    shift 3
+    checks=$((checks + 1))
+    out=$("$SL" "$@" 2>&1)
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        echo "FAILED: streamlab $* exited $rc, want $code; output:"
+        echo "$out" | head -20
+        fails=$((fails + 1))
+    elif [ -n "$pattern" ] && ! printf '%s' "$out" | grep -q -- "$pattern"; then
+        echo "FAILED: streamlab $*: output lacks '$pattern':"
+        echo "$out" | head -20
+        fails=$((fails + 1))
+    fi
+}
+
+jcheck() {
+    checks=$((checks + 1))
+    if ! "$JC" "$@"; then
+        echo "FAILED: json_check $*"
+        fails=$((fails + 1))
+    fi
+}
+
+expect 2 "usage: streamlab" -- 
+expect 2 "unknown command 'bogus'" -- bogus
+expect 0 "usage: streamlab" -- --help
+expect 0 "usage: streamlab run" -- run --help
+expect 0 "usage: streamlab run" -- help run
+expect 0 "streamlab 0" -- version
+expect 2 "unknown option '--bogus'" -- run --bogus
+expect 2 "needs a value" -- run --sizes
+expect 2 "bad size '10Q'" -- run --sizes 10M,10Q
+expect 2 "whole number" -- run --sizes 1.5
+expect 2 "at least 1" -- run --sizes 0
+expect 2 "--trials wants" -- run --trials 0
+expect 2 "--warmup wants" -- run --warmup -1
+expect 2 "--device wants" -- run --device banana
+expect 2 "unknown variant 'nope'" -- run --device cpu --variants omp,nope
+expect 2 "not implemented yet" -- run --dtype bf16
+expect 2 "not implemented" -- run --op softmax
+expect 2 "unexpected argument" -- run extra
+expect 2 "largest n that fits" -- run --device cpu --sizes 2^50
+expect 2 "cannot write" -- run --device cpu --sizes 1000 --json "$T/no/such/dir/x.json"
+expect 2 "device 99" -- run --device 99 --sizes 1000
+expect 2 "device 99" -- info --device 99
+expect 0 "theoretical peak" -- info --device cpu
+expect 0 "serial" -- list --device cpu
+expect 2 "unknown option" -- list --bogus
+
+# A small run: table on stdout, three files, all rows verified.
+expect 0 "status: complete" -- run --device cpu --sizes 1000,3 --trials 3 --warmup 1 \
+    --json "$T/ok.json" --csv "$T/ok.csv" --md "$T/ok.md"
+jcheck "$T/ok.json" complete 8 8
+checks=$((checks + 1))
+if [ "$(wc -l < "$T/ok.csv")" -ne 9 ] || ! grep -q "^cpu,-1,add,f32,omp,rung,1000," "$T/ok.csv"; then
+    echo "FAILED: ok.csv has not 8 rows + header with the omp row:"; cat "$T/ok.csv"; fails=$((fails + 1))
+fi
+checks=$((checks + 1))
+if ! grep -qF "| 1K* | omp | rung |" "$T/ok.md"; then
+    echo "FAILED: ok.md lacks the omp row:"; cat "$T/ok.md"; fails=$((fails + 1))
+fi
+
+# --variants keeps the ceiling and orders nothing differently.
+expect 0 "" -- run --device cpu --sizes 100 --trials 2 --variants omp --json "$T/sel.json" --quiet
+jcheck "$T/sel.json" complete 2 2 omp=ok
+
+# A failing variant: the run goes on, exits 1, and the file says so.
+export STREAMLAB_INJECT_FAULT=omp
+expect 1 "failed" -- run --device cpu --sizes 1000,2000 --trials 2 \
+    --json "$T/fail.json" --quiet
+jcheck "$T/fail.json" failed 8 8 omp=ERROR
+unset STREAMLAB_INJECT_FAULT
+
+# An interrupted sweep leaves a valid file with what it finished.
+"$SL" run --device cpu --sizes 20M --trials 100000 --variants serial --json "$T/int.json" --quiet \
+    > "$T/int.out" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+checks=$((checks + 1))
+if [ $rc -ne 130 ]; then
+    echo "FAILED: interrupted run exited $rc, want 130"; cat "$T/int.out"; fails=$((fails + 1))
+fi
+jcheck "$T/int.json" interrupted 0 2
+
+if [ $fails -ne 0 ]; then
+    echo "test_cli: $fails of $checks checks failed"
+    exit 1
+fi
+echo "test_cli: all $checks checks passed"
