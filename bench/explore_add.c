@@ -1,8 +1,7 @@
 /*
- * explore_add - the search behind rungs 7 and 8 (docs/ladder.md): the
- * block-tile kernel at K = 1, 2, 4, 8 float4 per input per thread, each with
- * default, streaming (.cs) and no-allocate (.nc.L1::no_allocate) accesses,
- * the bulk-copy kernel, and CUB, at each size. Every configuration is
+ * explore_add - the search behind rungs 7 to 9 (docs/ladder.md): CUB, the
+ * registry's add rungs, and the tile / bulk / bulk-pipeline templates at the
+ * configurations in explore_kernels.cu, at each size. Every configuration is
  * verified bit for bit once, then timed in interleaved rounds (all configs
  * in round 1, then all in round 2, ...) so that clock drift hits each alike;
  * the table gives the median over all rounds and the ratio to CUB.
@@ -18,19 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* explore_kernels.cu */
+int explore_count(void);
+const char *explore_name(int i);
+sl_status explore_launch(int i, const sl_args *x);
+
 typedef struct config {
-    char name[24];
-    int kind; /* 0 cub, 1 tile, 2 bulk */
-    int k, hint;
+    const char *name;
+    const sl_variant *v; /* a registry entry, or NULL for explore instance `index` */
+    int index;
 } config;
 
 static sl_status launch(const config *c, const sl_args *x)
 {
-    if (c->kind == 0)
-        return sl_cuda_peer_cub_add(x);
-    if (c->kind == 2)
-        return sl_cuda_add_bulk(x);
-    return sl_cuda_add_tile_cfg(x, c->k, c->hint);
+    return c->v ? c->v->launch(x) : explore_launch(c->index, x);
 }
 
 int main(int argc, char **argv)
@@ -61,17 +61,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "explore_add: needs a GPU: %s\n", sl_last_error());
         return 1;
     }
-    config cfgs[32];
+    config cfgs[64];
     int nc = 0;
-    cfgs[nc++] = (config){"cub", 0, 0, 0};
-    static const char *hint_name[] = {"", ".cs", ".nc"};
-    for (int k = 1; k <= 8; k *= 2)
-        for (int h = 0; h < 3; h++) {
-            config c = {"", 1, k, h};
-            snprintf(c.name, sizeof c.name, "tile%d%s", k, hint_name[h]);
-            cfgs[nc++] = c;
-        }
-    cfgs[nc++] = (config){"bulk", 2, 0, 0};
+    for (size_t i = 0; i < sl_registry_count(); i++) { /* the peer first: it is the ratio's denominator */
+        const sl_variant *v = sl_registry_at(i);
+        if (v->backend == SL_BACKEND_CUDA && v->kind == SL_KIND_PEER)
+            cfgs[nc++] = (config){v->name, v, 0};
+    }
+    for (size_t i = 0; i < sl_registry_count(); i++) {
+        const sl_variant *v = sl_registry_at(i);
+        if (v->backend == SL_BACKEND_CUDA && (v->kind == SL_KIND_RUNG || v->kind == SL_KIND_API) &&
+            v->access_bytes == 16)
+            cfgs[nc++] = (config){v->name, v, 0};
+    }
+    for (int i = 0; i < explore_count() && nc < 64; i++)
+        cfgs[nc++] = (config){explore_name(i), NULL, i};
     const sl_variant *add_sem = sl_registry_api(SL_OP_ADD, SL_BACKEND_CUDA); /* add semantics for sl_verify */
 
     printf("explore_add on %s: median of %d rounds x %d trials, interleaved; GB/s counts 12 B/element\n",

@@ -11,7 +11,8 @@
 # since the device machine cannot reach a package registry.
 # Results land in $OUT (or ./bench-out when OUT is unset):
 #   build.log tests.log list.txt explore.txt h200-DATE.json h200-DATE.md
-# Stages can be skipped: SKIP="memcheck explore" bash bench/h200.sh
+# Stages can be skipped: SKIP="memcheck explore" bash bench/h200.sh; CTEST_ARGS
+# passes options to ctest (e.g. CTEST_ARGS="-E huge"); RUN_ARGS to streamlab run.
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 mkdir -p "$OUT"
@@ -52,7 +53,7 @@ if command -v cuobjdump >/dev/null; then
 fi
 
 stage "ctest" | tee "$OUT/tests.log"
-ctest --test-dir $BUILD --output-on-failure -V >> "$OUT/tests.log" 2>&1
+ctest --test-dir $BUILD --output-on-failure -V ${CTEST_ARGS:-} >> "$OUT/tests.log" 2>&1
 ctest_rc=$?
 grep -E "tests passed|Test +#|SKIPPED|FAILED" "$OUT/tests.log" | tail -20
 

@@ -49,7 +49,6 @@ sl_status sl_cuda_add_ilp4(const sl_args *x);
 sl_status sl_cuda_add_tile4(const sl_args *x);
 sl_status sl_cuda_add_bulk(const sl_args *x);
 sl_status sl_cuda_add_scalar_ilp(const sl_args *x);
-sl_status sl_cuda_add_tile_cfg(const sl_args *x, int k, int hint);
 sl_status sl_cuda_add_api(const sl_args *x);
 sl_status sl_cuda_peer_cub_add(const sl_args *x);
 sl_status sl_cuda_ceiling_copy(const sl_args *x);

@@ -1,0 +1,60 @@
+/*
+ * explore_kernels.cu - the instances bench/explore_add.c times: the tile
+ * and bulk templates (tile.cuh and bulk.cuh in src/cuda/kernels/add) at configurations that are
+ * not registry rungs. Built only into explore_add.
+ */
+#include "../src/cuda/kernels/add/bulk.cuh"
+#include "../src/cuda/kernels/add/tile.cuh"
+
+typedef sl_status (*explore_fn)(const sl_args *);
+
+static sl_grid_cache pipe_grids[8];
+
+#define PIPE(I, B, V, S) \
+    static sl_status pipe_##B##_##V##_##S(const sl_args *x) { return launch_bulk_pipe<B, V, S>(x, &pipe_grids[I]); }
+PIPE(0, 256, 2, 4)
+PIPE(1, 256, 4, 3)
+PIPE(2, 128, 4, 4)
+PIPE(3, 512, 2, 4)
+PIPE(4, 256, 1, 8)
+#undef PIPE
+
+static const struct {
+    const char *name;
+    explore_fn fn;
+} configs[] = {
+    {"t256x1", launch_tile<256, 1, HINT_DEFAULT>},
+    {"t256x1.cs", launch_tile<256, 1, HINT_STREAMING>},
+    {"t128x1", launch_tile<128, 1, HINT_DEFAULT>},
+    {"t512x1", launch_tile<512, 1, HINT_DEFAULT>},
+    {"t1024x1", launch_tile<1024, 1, HINT_DEFAULT>},
+    {"t256x2", launch_tile<256, 2, HINT_DEFAULT>},
+    {"t256x2.cs", launch_tile<256, 2, HINT_STREAMING>},
+    {"t256x4", launch_tile<256, 4, HINT_DEFAULT>},
+    {"b256x1", launch_bulk_tile<256, 1, false>},
+    {"b128x2", launch_bulk_tile<128, 2, false>},
+    {"b256x2", launch_bulk_tile<256, 2, false>},
+    {"b256x4", launch_bulk_tile<256, 4, false>},
+    {"b256x1.st", launch_bulk_tile<256, 1, true>},
+    {"b256x2.st", launch_bulk_tile<256, 2, true>},
+    {"p256x2s4", pipe_256_2_4},
+    {"p256x4s3", pipe_256_4_3},
+    {"p128x4s4", pipe_128_4_4},
+    {"p512x2s4", pipe_512_2_4},
+    {"p256x1s8", pipe_256_1_8},
+};
+
+extern "C" int explore_count(void)
+{
+    return (int)(sizeof configs / sizeof configs[0]);
+}
+
+extern "C" const char *explore_name(int i)
+{
+    return configs[i].name;
+}
+
+extern "C" sl_status explore_launch(int i, const sl_args *x)
+{
+    return configs[i].fn(x);
+}
