@@ -10,7 +10,7 @@
 # where .deps holds libcjson1 and libcjson-dev .debs (apt-get download ...),
 # since the device machine cannot reach a package registry.
 # Results land in $OUT (or ./bench-out when OUT is unset):
-#   build.log tests.log list.txt explore.txt h200-DATE.json h200-DATE.md
+#   build.log tests.log list.txt explore.txt h200-DATE.{json,md} h200-DATE-pow2.{json,md}
 # Stages can be skipped: SKIP="memcheck explore" bash bench/h200.sh; CTEST_ARGS
 # passes options to ctest (e.g. CTEST_ARGS="-E huge"); RUN_ARGS to streamlab run.
 set -uo pipefail
@@ -44,8 +44,6 @@ BUILD=build-h200
 cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON $PREFIX_ARGS \
     >> "$OUT/build.log" 2>&1 || { echo "cmake failed"; tail -30 "$OUT/build.log"; exit 1; }
 cmake --build $BUILD -j 16 >> "$OUT/build.log" 2>&1 || { echo "build failed"; grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
-echo "ptxas resource usage (sm_90):" >> "$OUT/build.log"
-grep -E "Compiling entry|registers|spill" "$OUT/build.log" | grep -v "^--" > /tmp/ptxas.txt || true
 stage "sass" | tee -a "$OUT/build.log"
 if command -v cuobjdump >/dev/null; then
     cuobjdump --dump-sass $BUILD/libstreamlab.a 2>/dev/null \
@@ -70,10 +68,18 @@ $BUILD/streamlab list > "$OUT/list.txt" 2>&1
 cat "$OUT/list.txt"
 
 stage "run"
-$BUILD/streamlab run $RUN_ARGS --json "$OUT/h200-$DATE.json" --md "$OUT/h200-$DATE.md" 2>&1 | tee "$OUT/run.txt"
+$BUILD/streamlab run $RUN_ARGS --json "$OUT/h200-$DATE.json" --md "$OUT/h200-$DATE.md" 2>&1
+
+if ! skip pow2; then
+    # DESIGN.md's peer sizes; --cold so that 2^20 (12 MiB, inside L2) measures DRAM.
+    stage "run pow2"
+    $BUILD/streamlab run --sizes 2^20,2^24,2^28 --cold $RUN_ARGS --json "$OUT/h200-$DATE-pow2.json" \
+        --md "$OUT/h200-$DATE-pow2.md" --quiet 2>&1
+    grep -E "^\| (2\^|n )" "$OUT/h200-$DATE-pow2.md"
+fi
 
 if ! skip explore; then
     stage "explore"
-    $BUILD/explore_add --rounds 5 --trials 20 2>&1 | tee "$OUT/explore.txt"
+    $BUILD/explore_add --sizes 2^20,2^24,10M,100M,200M,2^28 --rounds 5 --trials 20 2>&1 | tee "$OUT/explore.txt"
 fi
 stage "done (ctest exit $ctest_rc)"

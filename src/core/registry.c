@@ -60,11 +60,11 @@ static const sl_variant table[] = {
      .seed = "ours; seed 000 What I Would Do Differently (bytes in flight)", .launch = sl_cuda_add_tile4,
      .attrs = sl_cuda_add_tile4_attrs},
     {.name = "bulk", .op = SL_OP_ADD, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
-     .technique = "cp.async.bulk 16 KiB tiles to shared memory + mbarrier (sm_90)",
+     .technique = "cp.async.bulk 4 KiB tiles to shared memory + mbarrier (sm_90)",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1, .access_bytes = 16,
      .seed = "ours; HOPPER.md (bulk copy engine)", .launch = sl_cuda_add_bulk, .attrs = sl_cuda_add_bulk_attrs},
     {.name = "sl_add", .op = SL_OP_ADD, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_add(): bulk on sm_90+, tile4 before, scalar ILP if misaligned",
+     .technique = "public sl_add(): bulk on sm_90+, vec4 before, scalar ILP if misaligned",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1, .access_bytes = 16,
      .seed = "issue 2", .launch = sl_cuda_add_api},
 #endif

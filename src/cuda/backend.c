@@ -306,10 +306,11 @@ sl_status sl_cuda_ceiling_copy(const sl_args *x)
     return SL_OK;
 }
 
-/* sl_add's CUDA dispatch: the bulk-copy rung on sm_90+, tile4 before
- * (bulk copies need Hopper). Both fall back to the scalar ILP kernel when
- * the pointers differ modulo 16 bytes. The choice follows the measurements
- * in docs/ladder.md ("sl_add dispatch"). */
+/* sl_add's CUDA dispatch: the bulk-copy rung on sm_90+, vec4 before
+ * (bulk copies need Hopper; vec4 was the best LDG rung on the H200, within
+ * 1% of bulk). Both fall back to the scalar ILP kernel when the pointers
+ * differ modulo 16 bytes. The choice follows the measurements in
+ * docs/ladder.md ("sl_add dispatch"). */
 sl_status sl_cuda_add_api(const sl_args *x)
 {
     if (x->dtype != SL_F32)
@@ -319,5 +320,5 @@ sl_status sl_cuda_add_api(const sl_args *x)
     sl_status st = sl_cuda_current_cc(&cc);
     if (st != SL_OK)
         return st;
-    return cc >= 90 ? sl_cuda_add_bulk(x) : sl_cuda_add_tile4(x);
+    return cc >= 90 ? sl_cuda_add_bulk(x) : sl_cuda_add_vec4(x);
 }

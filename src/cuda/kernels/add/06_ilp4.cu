@@ -7,9 +7,11 @@
  * the most of the seed's ladder.
  *
  * Expectation: ties rung 5 once DRAM is saturated; the seed saw LG-throttle
- * stalls here. Registers rise (the seed: 40 per thread) but 2048 threads per
- * SM still fit under Hopper's 64 K registers at <= 32 each... or not: check
- * `streamlab list` for the count and the resident blocks.
+ * stalls here. Registers rise to 40 per thread (ptxas, sm_90; the seed had
+ * 40 on sm_89), so only 6 blocks of 256 fit per SM (1536 threads, 75%
+ * occupancy): 6 x 256 x 128 B = 192 KiB in flight per SM, still plenty.
+ * Measured on the H200: 0.93 x CUB, the same as rungs 4 and 5, so the
+ * grid-stride loop, not bytes in flight, is what holds rungs 4-6 back.
  */
 #include "grid_vec4_ilp.cuh"
 

@@ -10,8 +10,9 @@
  * Prediction (written before the first H200 run): 128 bytes in flight per
  * thread, far above the ~48 KiB per SM that Little's law asks, so DRAM-bound
  * and within 2% of CUB. Measured (docs/ladder.md): 0.985 x CUB at 34
- * registers (6 blocks/SM). The kernel is now capped at 32 registers
- * (tile.cuh) so 8 blocks fit; the ladder records both.
+ * registers (6 blocks/SM), and 0.984 after capping it at 32 registers
+ * (8 blocks/SM): not occupancy. K = 1 (the vec4 rung, or this template at
+ * K = 1) reaches 0.99-1.00 x CUB; more float4 per thread costs ~1.5%.
  */
 #include "tile.cuh"
 

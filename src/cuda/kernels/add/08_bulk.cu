@@ -12,8 +12,10 @@
  *
  * First version: 16 KiB tiles per input (V = 4), 6 blocks/SM by shared
  * memory: 0.985 x CUB at 200M. CUB sizes its tile to just reach 48 KiB in
- * flight per SM at full occupancy (3 KiB per input); see docs/ladder.md for
- * the tile sweep behind the configuration below. Needs sm_90.
+ * flight per SM at full occupancy (3 KiB per input). With V = 1 (4 KiB per
+ * input, 8 KiB of shared memory, 15 registers) 8 blocks of 256 fit per SM,
+ * 64 KiB in flight: 0.998-1.000 x CUB at 100M-200M (docs/ladder.md, the
+ * tile sweep). Needs sm_90.
  */
 #include "bulk.cuh"
 

@@ -6,8 +6,8 @@
  * Block j owns float4 [j * BLOCK * K, (j + 1) * BLOCK * K); thread t loads
  * t, t + BLOCK, ... (coalesced per k), all K per input before the first add.
  * __launch_bounds__(BLOCK, 2048 / BLOCK) caps registers at 32 so a full SM
- * (2048 threads) stays resident: the first exploration (docs/ladder.md)
- * showed tile4 at 34 registers losing to vec4 at 18 through occupancy.
+ * (2048 threads) stays resident. (The cap was a hypothesis for tile4's 1.5%
+ * loss to vec4; it did not move tile4, see docs/ladder.md.)
  */
 #ifndef SL_TILE_CUH
 #define SL_TILE_CUH
