@@ -13,6 +13,20 @@
 
 #define SL_MAX_DEVICES 64
 
+/* Resident threads per SM of the architecture being compiled, for
+ * __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK): "fill the SM" without
+ * asking sm_75 (1024) or sm_86/89/120 (1536) for more than they have (CUDA
+ * C++ Programming Guide, "Compute Capabilities", table of technical
+ * specifications). The host pass sees 2048; it ignores launch bounds. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define SL_THREADS_PER_SM 1024
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+                                 __CUDA_ARCH__ >= 1200)
+#define SL_THREADS_PER_SM 1536
+#else
+#define SL_THREADS_PER_SM 2048
+#endif
+
 /* Fill out with the compiler's and the occupancy API's view of func at a
  * block size of `block` threads and `dyn_smem` bytes of dynamic shared memory. */
 sl_status sl_cuda_kernel_attrs(const void *func, int block, size_t dyn_smem, sl_kernel_attrs *out);

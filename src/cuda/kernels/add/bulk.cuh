@@ -20,7 +20,7 @@
 #include "../../common.cuh"
 
 template <int BLOCK, int V, bool BULK_STORE>
-static __global__ void __launch_bounds__(BLOCK, 2048 / BLOCK)
+static __global__ void __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK)
 add_bulk_tile(const float4 *a4, const float4 *b4, float4 *c4, size_t nvec, const float *a, const float *b, float *c,
               sl_edges e)
 {

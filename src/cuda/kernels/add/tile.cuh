@@ -5,7 +5,7 @@
  *
  * Block j owns float4 [j * BLOCK * K, (j + 1) * BLOCK * K); thread t loads
  * t, t + BLOCK, ... (coalesced per k), all K per input before the first add.
- * __launch_bounds__(BLOCK, 2048 / BLOCK) caps registers at 32 so a full SM
+ * __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK) caps registers at 32 so a full SM
  * (2048 threads) stays resident. (The cap was a hypothesis for tile4's 1.5%
  * loss to vec4; it did not move tile4, see docs/ladder.md.)
  */
@@ -41,7 +41,7 @@ static __device__ __forceinline__ void tile_store(float4 *p, float4 v)
 }
 
 template <int BLOCK, int K, int HINT>
-static __global__ void __launch_bounds__(BLOCK, 2048 / BLOCK)
+static __global__ void __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK)
 add_tile(const float4 *a4, const float4 *b4, float4 *c4, size_t nvec, const float *a, const float *b, float *c,
          sl_edges e)
 {
