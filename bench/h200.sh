@@ -10,18 +10,27 @@
 # where .deps holds libcjson1 and libcjson-dev .debs (apt-get download ...),
 # since the device machine cannot reach a package registry.
 # Results land in $OUT (or ./bench-out when OUT is unset):
-#   build.log tests.log list.txt explore.txt h200-DATE.{json,md} h200-DATE-pow2.{json,md}
-# Stages can be skipped: SKIP="memcheck explore" bash bench/h200.sh; CTEST_ARGS
-# passes options to ctest (e.g. CTEST_ARGS="-E huge"); RUN_ARGS to streamlab run.
+#   ladder:  build.log tests.log list.txt explore.txt h200-DATE.{json,md} h200-DATE-pow2.{json,md}
+#   probe:   h200-probe-DATE.md, NVIDIA-H200.profile.json, ceilings-alone.json
+#   model:   h200-model-DATE.{json,md} (run + explain with the probe's profile)
+# STAGES picks what runs (default: the ladder stages, "build tests memcheck list
+# run pow2 explore"); e.g. STAGES="build tests probe model". SKIP removes
+# stages from the default. CTEST_ARGS passes options to ctest (e.g. "-E huge");
+# RUN_ARGS to streamlab run.
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 mkdir -p "$OUT"
 DATE=$(date +%F)
 SKIP=${SKIP:-}
+STAGES=${STAGES:-"build tests memcheck list run pow2 explore"}
 RUN_ARGS=${RUN_ARGS:-"--trials 30 --warmup 5"}
 t0=$(date +%s)
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
-skip() { case " $SKIP " in *" $1 "*) return 0 ;; esac; return 1; }
+skip() {
+    case " $SKIP " in *" $1 "*) return 0 ;; esac
+    case " $STAGES " in *" $1 "*) return 1 ;; esac
+    return 0
+}
 
 # cJSON: use the system's, else unpack the carried Debian packages.
 PREFIX_ARGS=""
@@ -50,10 +59,13 @@ if command -v cuobjdump >/dev/null; then
         | grep -E "Function :|LDG|STG|LDS|UBLKCP|SYNCS|LDGSTS|\.L1::" >> "$OUT/build.log"
 fi
 
-stage "ctest" | tee "$OUT/tests.log"
-ctest --test-dir $BUILD --output-on-failure -V ${CTEST_ARGS:-} >> "$OUT/tests.log" 2>&1
-ctest_rc=$?
-grep -E "tests passed|Test +#|SKIPPED|FAILED" "$OUT/tests.log" | tail -20
+ctest_rc=-
+if ! skip tests; then
+    stage "ctest" | tee "$OUT/tests.log"
+    ctest --test-dir $BUILD --output-on-failure -V ${CTEST_ARGS:-} >> "$OUT/tests.log" 2>&1
+    ctest_rc=$?
+    grep -E "tests passed|Test +#|SKIPPED|FAILED" "$OUT/tests.log" | tail -20
+fi
 
 if ! skip memcheck && command -v compute-sanitizer >/dev/null; then
     stage "memcheck" | tee -a "$OUT/tests.log"
@@ -63,12 +75,16 @@ if ! skip memcheck && command -v compute-sanitizer >/dev/null; then
     grep -E "ERROR SUMMARY|LEAK SUMMARY" "$OUT/tests.log" | tail -3
 fi
 
-stage "list"
-$BUILD/streamlab list > "$OUT/list.txt" 2>&1
-cat "$OUT/list.txt"
+if ! skip list; then
+    stage "list"
+    $BUILD/streamlab list > "$OUT/list.txt" 2>&1
+    cat "$OUT/list.txt"
+fi
 
-stage "run"
-$BUILD/streamlab run $RUN_ARGS --json "$OUT/h200-$DATE.json" --md "$OUT/h200-$DATE.md" 2>&1
+if ! skip run; then
+    stage "run"
+    $BUILD/streamlab run $RUN_ARGS --json "$OUT/h200-$DATE.json" --md "$OUT/h200-$DATE.md" 2>&1
+fi
 
 if ! skip pow2; then
     # DESIGN.md's peer sizes; --cold so that 2^20 (12 MiB, inside L2) measures DRAM.
@@ -81,5 +97,37 @@ fi
 if ! skip explore; then
     stage "explore"
     $BUILD/explore_add --sizes 2^20,2^24,10M,100M,200M,2^28 --rounds 5 --trials 20 2>&1 | tee "$OUT/explore.txt"
+fi
+if ! skip probe; then
+    # The device profile, then the ceilings probe alone, to compare the two.
+    stage "probe"
+    mkdir -p profiles
+    $BUILD/streamlab probe --json "$OUT/NVIDIA-H200.profile.json" --md "$OUT/h200-probe-$DATE.md" 2>&1
+    cp "$OUT/NVIDIA-H200.profile.json" profiles/
+    stage "probe: ceilings alone"
+    $BUILD/streamlab probe --only ceilings --json "$OUT/ceilings-alone.json" 2>&1 | grep -A8 "GB/s (read"
+    if command -v compute-sanitizer >/dev/null; then
+        stage "probe under memcheck (quick)"
+        compute-sanitizer --tool memcheck --error-exitcode 9 $BUILD/streamlab probe --quick --trials 1 \
+            --json /tmp/quick.profile.json > /tmp/probe-memcheck.log 2>&1
+        echo "probe memcheck exit: $?"; grep -E "ERROR SUMMARY" /tmp/probe-memcheck.log
+    fi
+fi
+
+if ! skip model; then
+    # Model beside measurement: run with the profile, and explain's tables.
+    stage "model"
+    P=profiles/NVIDIA-H200.profile.json
+    $BUILD/streamlab run --sizes 2^16,100M,200M $RUN_ARGS --profile $P --json "$OUT/h200-model-$DATE.json" \
+        --md "$OUT/h200-model-$DATE.md" 2>&1
+    {
+        echo; echo '## streamlab explain (same profile)'; echo
+        for args in "--n 200M" "--n 200M --variant naive" "--n 200M --variant bulk" "--n 2^16 --variant sl_add" \
+                    "--n 2^16"; do
+            echo '```'; echo "\$ streamlab explain $args --profile $P"
+            $BUILD/streamlab explain $args --profile $P 2>&1; echo '```'
+        done
+    } >> "$OUT/h200-model-$DATE.md"
+    tail -60 "$OUT/h200-model-$DATE.md"
 fi
 stage "done (ctest exit $ctest_rc)"

@@ -1,10 +1,12 @@
 #!/bin/sh
 # The CLI's exit codes and messages, and its result files, on the CPU
-# backend. Usage: test_cli.sh STREAMLAB JSON_CHECK TMPDIR
+# backend. Usage: test_cli.sh STREAMLAB JSON_CHECK TMPDIR TEST_PROFILE HW_DIR
 set -u
 SL=$1
 JC=$2
 T=$3
+TP=$4
+HW=$5
 mkdir -p "$T"
 fails=0
 checks=0
@@ -100,6 +102,32 @@ if [ $rc -ne 130 ]; then
     echo "FAILED: interrupted run exited $rc, want 130"; cat "$T/int.out"; fails=$((fails + 1))
 fi
 jcheck "$T/int.json" interrupted 0 2
+
+# probe: usage errors, a quick CPU run that writes a readable profile, and
+# --only updating that profile in place.
+expect 2 "unknown probe 'bogus'" -- probe --only bogus
+expect 2 "--trials wants" -- probe --trials 0
+expect 0 "pointer chase" -- probe --help
+expect 0 "profile written to" -- probe --device cpu --quick --trials 2 --json "$T/cpu.profile.json" \
+    --md "$T/cpu.probe.md"
+checks=$((checks + 1))
+"$TP" --check "$T/cpu.profile.json" || fails=$((fails + 1))
+expect 0 "updating" -- probe --device cpu --quick --trials 2 --only latency --json "$T/cpu.profile.json"
+checks=$((checks + 1))
+"$TP" --check "$T/cpu.profile.json" || { echo "FAILED: --only latency lost the ceilings"; fails=$((fails + 1)); }
+checks=$((checks + 1))
+grep -q "== latency" "$T/cpu.probe.md" || { echo "FAILED: probe --md lacks the latency table"; fails=$((fails + 1)); }
+
+# explain: the model with a described GPU (seed 000's RTX 4060), and its errors.
+expect 0 "DRAM bandwidth               8.8235 ms   <- limiter" -- explain --hw "$HW/rtx4060.json" --variant naive
+expect 0 "fp8 output" -- explain --hw "$HW/rtx4060.json" --variant naive
+expect 0 "sl_add" -- explain --hw "$HW/rtx4060.json" --n 2^16 --json "$T/explain.json"
+checks=$((checks + 1))
+grep -q '"limiter"' "$T/explain.json" || { echo "FAILED: explain --json lacks limiters"; fails=$((fails + 1)); }
+expect 2 "unknown variant 'nope'" -- explain --hw "$HW/rtx4060.json" --variant nope
+expect 2 "cannot read" -- explain --hw "$T/no-such.json"
+expect 2 "--n '10Q'" -- explain --hw "$HW/rtx4060.json" --n 10Q
+expect 2 "--dtype" -- explain --hw "$HW/rtx4060.json" --dtype f64
 
 if [ $fails -ne 0 ]; then
     echo "test_cli: $fails of $checks checks failed"

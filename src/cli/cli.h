@@ -13,6 +13,8 @@ enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 
 /* Print "streamlab <cmd>: <message>" and a hint to stderr; return 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include "../core/harness.h"
+#include "../core/hw.h"
 #include "../core/internal.h"
 #include "../core/registry.h"
 #include "../core/results.h"
@@ -48,6 +49,8 @@ static void help(FILE *f)
             "  --json FILE       also write everything as JSON (schema streamlab.run/1)\n"
             "  --md FILE         also write the table as Markdown\n"
             "  --quiet           no table on stdout (files and errors only)\n"
+            "  --profile FILE    measured parameters for the model columns (default: the device's\n"
+            "                    <name>.profile.json in . or profiles/, if present)\n"
             "  -h, --help        this help\n"
             "\n"
             "Files are rewritten after every row: an interrupted or failing run leaves\n"
@@ -133,7 +136,7 @@ static int select_variants(sl_backend backend, sl_op op, const char *list, const
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
-           OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET };
+           OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE };
     static const struct option opts[] = {
         {"sizes", required_argument, 0, OPT_SIZES},   {"variants", required_argument, 0, OPT_VARIANTS},
         {"trials", required_argument, 0, OPT_TRIALS}, {"warmup", required_argument, 0, OPT_WARMUP},
@@ -141,12 +144,13 @@ int cmd_run(int argc, char **argv)
         {"op", required_argument, 0, OPT_OP},         {"dtype", required_argument, 0, OPT_DTYPE},
         {"seed", required_argument, 0, OPT_SEED},     {"csv", required_argument, 0, OPT_CSV},
         {"json", required_argument, 0, OPT_JSON},     {"md", required_argument, 0, OPT_MD},
-        {"quiet", no_argument, 0, OPT_QUIET},         {"help", no_argument, 0, 'h'},
+        {"quiet", no_argument, 0, OPT_QUIET},         {"profile", required_argument, 0, OPT_PROFILE},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
 
     char cmdline[2048];
     join_args(argc, argv, cmdline, sizeof cmdline);
-    const char *sizes_arg = DEFAULT_SIZES, *variants_arg = NULL;
+    const char *sizes_arg = DEFAULT_SIZES, *variants_arg = NULL, *profile_arg = NULL;
     int trials = 10, warmup = 5, device = SL_DEVICE_AUTO, cold = 0, quiet = 0;
     uint64_t seed = sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
     sl_report_opts ropts = {0};
@@ -192,6 +196,7 @@ int cmd_run(int argc, char **argv)
         case OPT_JSON: ropts.json_path = optarg; break;
         case OPT_MD: ropts.md_path = optarg; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_PROFILE: profile_arg = optarg; break;
         case 'h': help(stdout); return 0;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
@@ -241,6 +246,23 @@ int cmd_run(int argc, char **argv)
 
     ropts.quiet = quiet;
     ropts.command_line = cmdline;
+    /* The model columns: queried + arch table, and a probe profile if one
+     * exists for this device. CPU rows get none. */
+    sl_hw hw;
+    char hw_note[600] = "", prof_used[512] = "";
+    if (ctx->info.backend == SL_BACKEND_CUDA && sl_hw_from_ctx(ctx, &hw) == SL_OK) {
+        int found = 0;
+        if (sl_hw_load_profile(&hw, profile_arg, &found, prof_used, sizeof prof_used) != SL_OK) {
+            fprintf(stderr, "streamlab run: %s\n", sl_last_error());
+            sl_ctx_destroy(ctx);
+            return EXIT_USAGE;
+        }
+        snprintf(hw_note, sizeof hw_note, "%s%s", found ? "measured parameters from " : "no probe profile: datasheet "
+                                                                                        "and arch-table parameters",
+                 found ? prof_used : "");
+        ropts.hw = &hw;
+        ropts.hw_note = hw_note;
+    }
     sl_report *rep;
     if (sl_report_open(ctx, &cfg, &ropts, &rep) != SL_OK) {
         fprintf(stderr, "streamlab run: %s\n", sl_last_error());

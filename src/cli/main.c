@@ -24,6 +24,8 @@ static void usage(FILE *f)
             "  run      verify and time the add ladder (the main job; see run --help)\n"
             "  list     print the kernel registry, with registers per thread\n"
             "  info     print the device and its theoretical peak bandwidth\n"
+            "  probe    measure the memory system (ceilings, latency, bytes in flight, ...)\n"
+            "  explain  predict a kernel's time and limiter with the bottleneck model\n"
             "  help     print this help, or a command's: streamlab help run\n"
             "  version  print the version\n"
             "\n"
@@ -111,6 +113,10 @@ int main(int argc, char **argv)
         return cmd_list(argc - 1, argv + 1);
     if (strcmp(cmd, "info") == 0)
         return cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "probe") == 0)
+        return cmd_probe(argc - 1, argv + 1);
+    if (strcmp(cmd, "explain") == 0)
+        return cmd_explain(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("streamlab %s\n", SL_VERSION_STRING);
         return 0;
@@ -124,6 +130,10 @@ int main(int argc, char **argv)
                 return cmd_list(2, sub);
             if (strcmp(argv[2], "info") == 0)
                 return cmd_info(2, sub);
+            if (strcmp(argv[2], "probe") == 0)
+                return cmd_probe(2, sub);
+            if (strcmp(argv[2], "explain") == 0)
+                return cmd_explain(2, sub);
             return cli_usage_error(NULL, "no command '%s'", argv[2]);
         }
         usage(stdout);

@@ -23,6 +23,15 @@ sl_status sl_fail(sl_status s, const char *fmt, ...)
 #endif
     ;
 
+/* Replace the file at path with text (plus a final newline if it lacks
+ * one): write path.tmp, then rename.
+ * SL_ERR_IO with the path and errno's message on failure. */
+sl_status sl_write_atomic(const char *path, const char *text);
+
+/* The whole file, NUL-terminated, in a malloc'd buffer (the caller frees),
+ * its length in *len; NULL with errno set if it cannot be read. */
+char *sl_read_file(const char *path, size_t *len);
+
 /* Operations the harness needs from a backend. Every pointer is a buffer of
  * the backend's own memory (device memory for CUDA, host memory for the
  * CPU). Functions that enqueue work use the context's stream and do not
@@ -38,6 +47,8 @@ typedef struct sl_backend_ops {
     sl_status (*poison)(sl_ctx *ctx, void *p, size_t bytes);
     /* Copy bytes to host memory; waits. */
     sl_status (*download)(sl_ctx *ctx, void *host, const void *src, size_t bytes);
+    /* Copy bytes from host memory; waits. */
+    sl_status (*upload)(sl_ctx *ctx, void *dst, const void *host, size_t bytes);
     /* Evict the data caches (L2 on a GPU), outside any timed region. */
     sl_status (*flush_cache)(sl_ctx *ctx);
     /* Timed region: start, enqueue work, stop. stop waits and returns ms. */

@@ -67,6 +67,11 @@ typedef struct sl_variant {
     unsigned char fma;         /* 1 if those flops are fused multiply-adds */
     unsigned char loads_in_flight; /* independent loads per thread per input before first use */
     unsigned char access_bytes;    /* bytes per thread per global load/store instruction (f32) */
+    unsigned char elems_per_thread; /* elements a thread handles per step: sizes the grid for small n */
+    unsigned char smem_bytes_per_elem; /* shared-memory bytes written + read per element */
+    bool async_reads;              /* inputs arrive by bulk copy, not through the load/store units */
+    float insts_per_elem;          /* SASS instructions per element per thread: an estimate from the
+                                    * disassembly until hardware counters (issue 5) measure it */
     const char *seed;          /* where it comes from: seed file and section */
     sl_launch_fn launch;
     sl_attrs_fn attrs;         /* NULL where not a CUDA kernel of ours */

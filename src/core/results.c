@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "results.h"
 
+#include "model.h"
 #include "sizes.h"
 
 #include <cjson/cJSON.h>
@@ -23,7 +24,7 @@
 /* What the table and the Markdown file show of a row. */
 typedef struct row_cells {
     char n[40], variant[24], kind[10], bpe[8], time[48], min[16], median[16], gbs[16], peak[12], copy[12],
-        peer[12], check[8];
+        peer[12], check[8], pred[16], limiter[12], ratio[12];
 } row_cells;
 
 struct sl_report {
@@ -48,23 +49,6 @@ static void iso_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static sl_status write_atomic(const char *path, const char *text)
-{
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return sl_fail(SL_ERR_IO, "path too long: %s", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return sl_fail(SL_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    int ok = fputs(text, f) >= 0;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        return sl_fail(SL_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    }
-    return SL_OK;
-}
-
 /* v with `decimals` digits, or "-" when v < 0 (not measured). */
 static void fmt_or_dash(char *buf, size_t len, int decimals, double v)
 {
@@ -83,6 +67,16 @@ static const char *check_word(const sl_result *r)
     case SL_ERR_INTERRUPTED: return "stop";
     default: return "ERROR";
     }
+}
+
+/* The model's prediction for a row, with the occupancy the kernel really
+ * has. Returns 0 when the model does not apply (CPU rows). */
+static int predict(const sl_report *rep, const sl_result *r, sl_model *m)
+{
+    if (!rep->opts.hw || r->v->backend != SL_BACKEND_CUDA)
+        return 0;
+    return sl_model_predict(rep->opts.hw, r->v, r->has_attrs ? &r->attrs : NULL, rep->cfg->dtype, r->n,
+                            rep->cfg->cold, m) == SL_OK;
 }
 
 static void make_cells(const sl_report *rep, const sl_result *r, row_cells *c)
@@ -104,6 +98,16 @@ static void make_cells(const sl_report *rep, const sl_result *r, row_cells *c)
         snprintf(c->median, sizeof c->median, "-");
         snprintf(c->gbs, sizeof c->gbs, "-");
     }
+    snprintf(c->pred, sizeof c->pred, "-");
+    snprintf(c->limiter, sizeof c->limiter, "-");
+    snprintf(c->ratio, sizeof c->ratio, "-");
+    sl_model m;
+    if (rep->opts.hw && predict(rep, r, &m)) {
+        snprintf(c->pred, sizeof c->pred, "%.4f", m.pred_ms);
+        snprintf(c->limiter, sizeof c->limiter, "%s", sl_bound_short(m.limiter));
+        if (r->trials > 0 && r->st.median > 0)
+            snprintf(c->ratio, sizeof c->ratio, "%.3f", r->st.median / m.pred_ms);
+    }
     fmt_or_dash(c->peak, sizeof c->peak, 1, r->pct_peak);
     fmt_or_dash(c->copy, sizeof c->copy, 1, r->pct_copy);
     fmt_or_dash(c->peer, sizeof c->peer, 3, r->x_peer);
@@ -112,16 +116,22 @@ static void make_cells(const sl_report *rep, const sl_result *r, row_cells *c)
 
 static void print_table_header(const sl_report *rep, FILE *f)
 {
-    fprintf(f, "%-9s %-12s %-8s %4s  %-21s %9s %10s %9s %6s %6s %6s  %s\n", "n", "variant", "kind", "B/el",
+    fprintf(f, "%-9s %-12s %-8s %4s  %-21s %9s %10s %9s %6s %6s %6s  %-5s", "n", "variant", "kind", "B/el",
             "time ms (mean ± sd)", "min ms", "median ms", "GB/s", "%peak", "%copy", rep->peer_name ? "xCUB" : "xpeer",
             "check");
+    if (rep->opts.hw)
+        fprintf(f, " %9s %-8s %9s", "pred ms", "limiter", "meas/pred");
+    fprintf(f, "\n");
 }
 
-static void print_row(const row_cells *c, FILE *f)
+static void print_row(const sl_report *rep, const row_cells *c, FILE *f)
 {
     /* "±" is two bytes in UTF-8 and one column: pad by hand. */
-    fprintf(f, "%-9s %-12s %-8s %4s  %-22s %9s %10s %9s %6s %6s %6s  %s\n", c->n, c->variant, c->kind, c->bpe,
+    fprintf(f, "%-9s %-12s %-8s %4s  %-22s %9s %10s %9s %6s %6s %6s  %-5s", c->n, c->variant, c->kind, c->bpe,
             c->time, c->min, c->median, c->gbs, c->peak, c->copy, c->peer, c->check);
+    if (rep->opts.hw)
+        fprintf(f, " %9s %-8s %9s", c->pred, c->limiter, c->ratio);
+    fprintf(f, "\n");
 }
 
 static void device_line(const sl_ctx *ctx, char *buf, size_t len)
@@ -249,6 +259,21 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     add_num_or_null(o, "pct_peak", r->pct_peak);
     add_num_or_null(o, "pct_copy", r->pct_copy);
     add_num_or_null(o, "x_peer", r->x_peer);
+    sl_model m;
+    if (predict(rep, r, &m)) {
+        cJSON *mo = cJSON_AddObjectToObject(o, "model");
+        cJSON_AddNumberToObject(mo, "pred_ms", m.pred_ms);
+        cJSON_AddStringToObject(mo, "limiter", sl_bound_name(m.limiter));
+        if (r->trials > 0 && r->st.median > 0)
+            cJSON_AddNumberToObject(mo, "meas_over_pred", r->st.median / m.pred_ms);
+        cJSON *b = cJSON_AddObjectToObject(mo, "bounds_ms");
+        for (int i = 0; i < SL_B_COUNT; i++)
+            add_num_or_null(b, sl_bound_short((sl_bound)i), m.ms[i]);
+        add_num_or_null(mo, "latency_efficiency", m.latency_eff);
+        cJSON_AddNumberToObject(mo, "bytes_in_flight_per_sm", m.bif_per_sm);
+        cJSON_AddNumberToObject(mo, "bytes_in_flight_needed_per_sm", m.bif_needed_per_sm);
+        cJSON_AddBoolToObject(mo, "l2_resident", m.l2_resident);
+    }
     if (r->has_attrs) {
         cJSON *k = cJSON_AddObjectToObject(o, "kernel");
         cJSON_AddNumberToObject(k, "registers", r->attrs.regs);
@@ -281,13 +306,20 @@ static char *markdown(const sl_report *rep)
         MD("- %s\n", nv);
     MD("- %d warm-ups, %d trials per row, %s; GB/s = (bytes read + written) / median time\n", rep->cfg->warmup,
        rep->cfg->trials, rep->cfg->cold ? "L2 flushed before every trial (--cold)" : "warm cache");
-    MD("- status: %s\n\n", cJSON_IsString(status) ? status->valuestring : "?");
-    MD("| n | variant | kind | B/el | time ms (mean ± sd) | min ms | median ms | GB/s | %% peak | %% copy | × CUB | "
-       "check |\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+    MD("- status: %s\n", cJSON_IsString(status) ? status->valuestring : "?");
+    if (rep->opts.hw)
+        MD("- model: predicted ms, limiter and measured/predicted from `streamlab explain`'s model (docs/model.md)%s%s\n",
+           rep->opts.hw_note ? "; " : "", rep->opts.hw_note ? rep->opts.hw_note : "");
+    MD("\n| n | variant | kind | B/el | time ms (mean ± sd) | min ms | median ms | GB/s | %% peak | %% copy | × CUB | "
+       "check |%s\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|%s\n",
+       rep->opts.hw ? " pred ms | limiter | meas/pred |" : "", rep->opts.hw ? "--:|---|--:|" : "");
     for (int i = 0; i < rep->nrows && used + 512 < cap; i++) {
         const row_cells *c = &rep->cells[i];
-        MD("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c->n, c->variant, c->kind, c->bpe,
+        MD("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", c->n, c->variant, c->kind, c->bpe,
            c->time, c->min, c->median, c->gbs, c->peak, c->copy, c->peer, c->check);
+        if (rep->opts.hw)
+            MD(" %s | %s | %s |", c->pred, c->limiter, c->ratio);
+        MD("\n");
     }
     if (rep->any_l2)
         MD("\n\\* the working set fits in L2: the row measures the cache, not DRAM (use --cold).\n");
@@ -305,21 +337,14 @@ static sl_status write_files(sl_report *rep)
         char *text = cJSON_Print(rep->root);
         if (!text)
             return sl_fail(SL_ERR_NO_MEMORY, "out of memory serialising JSON");
-        size_t len = strlen(text);
-        char *with_nl = realloc(text, len + 2);
-        if (with_nl) {
-            text = with_nl;
-            text[len] = '\n';
-            text[len + 1] = 0;
-        }
-        st = write_atomic(rep->opts.json_path, text);
+        st = sl_write_atomic(rep->opts.json_path, text);
         free(text);
     }
     if (st == SL_OK && rep->opts.md_path) {
         char *text = markdown(rep);
         if (!text)
             return sl_fail(SL_ERR_NO_MEMORY, "out of memory writing Markdown");
-        st = write_atomic(rep->opts.md_path, text);
+        st = sl_write_atomic(rep->opts.md_path, text);
         free(text);
     }
     return st;
@@ -403,8 +428,12 @@ sl_status sl_report_open(sl_ctx *ctx, const sl_run_config *cfg, const sl_report_
                cfg->cold ? "L2 flushed before every trial" : "warm cache (--cold flushes L2 before each trial)",
                (unsigned long long)cfg->seed);
         printf("GB/s = (bytes read + written) / median time; %%copy and x%s compare with the copy and %s rows of "
-               "the same n\n\n",
+               "the same n\n",
                rep->peer_name ? "CUB" : "peer", rep->peer_name ? rep->peer_name : "peer");
+        if (opts->hw)
+            printf("model: pred ms, limiter, measured/predicted (streamlab explain; docs/model.md)%s%s\n",
+                   opts->hw_note ? "; " : "", opts->hw_note ? opts->hw_note : "");
+        printf("\n");
         print_table_header(rep, stdout);
         fflush(stdout);
     }
@@ -431,7 +460,7 @@ void sl_report_row(void *report, const sl_result *r)
     if (!rep->opts.quiet) {
         if (rep->nrows > 1 && r->n != rep->last_n)
             printf("\n");
-        print_row(c, stdout);
+        print_row(rep, c, stdout);
         if (r->status != SL_OK)
             printf("          %s\n", r->message);
         fflush(stdout);

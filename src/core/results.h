@@ -7,6 +7,7 @@
 #define SL_RESULTS_H
 
 #include "harness.h"
+#include "hw.h"
 
 #include <stdio.h>
 
@@ -16,6 +17,8 @@ typedef struct sl_report_opts {
     const char *md_path;
     bool quiet;               /* no table on stdout */
     const char *command_line; /* recorded in the files */
+    const sl_hw *hw;          /* the model's hardware; NULL: no model columns */
+    const char *hw_note;      /* where its measured parameters came from, for the header */
 } sl_report_opts;
 
 typedef struct sl_report sl_report;

@@ -6,6 +6,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_stats {
     size_t count;
     double mean;
@@ -18,5 +22,9 @@ typedef struct sl_stats {
 /* Summarise x[0..n). x is not modified. n == 0 gives all zeros.
  * Returns 0, or -1 if a scratch allocation failed. */
 int sl_stats_compute(const double *x, size_t n, sl_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SL_STATS_H */

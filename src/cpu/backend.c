@@ -159,6 +159,14 @@ static sl_status cpu_download(sl_ctx *ctx, void *host, const void *src, size_t b
     return SL_OK;
 }
 
+static sl_status cpu_upload(sl_ctx *ctx, void *dst, const void *host, size_t bytes)
+{
+    (void)ctx;
+    if (dst != host)
+        memcpy(dst, host, bytes);
+    return SL_OK;
+}
+
 static sl_status cpu_flush_cache(sl_ctx *ctx)
 {
     cpu_state *s = ctx->state;
@@ -217,6 +225,7 @@ const sl_backend_ops sl_cpu_ops = {
     .fill_random = cpu_fill_random,
     .poison = cpu_poison,
     .download = cpu_download,
+    .upload = cpu_upload,
     .flush_cache = cpu_flush_cache,
     .timer_start = cpu_timer_start,
     .timer_stop = cpu_timer_stop,

@@ -208,6 +208,13 @@ static sl_status cuda_download(sl_ctx *ctx, void *host, const void *src, size_t 
 /* Writing a buffer twice the L2's size through L2 evicts whatever the last
  * trial left there (dirty lines are written back now, not in the next
  * timed region). */
+static sl_status cuda_upload(sl_ctx *ctx, void *dst, const void *host, size_t bytes)
+{
+    SL_CUDA_TRY(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, (cudaStream_t)ctx->stream));
+    SL_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)ctx->stream));
+    return SL_OK;
+}
+
 static sl_status cuda_flush_cache(sl_ctx *ctx)
 {
     cuda_state *s = ctx->state;
@@ -285,6 +292,7 @@ const sl_backend_ops sl_cuda_ops = {
     .fill_random = cuda_fill_random,
     .poison = cuda_poison,
     .download = cuda_download,
+    .upload = cuda_upload,
     .flush_cache = cuda_flush_cache,
     .timer_start = cuda_timer_start,
     .timer_stop = cuda_timer_stop,

@@ -1,0 +1,313 @@
+/*
+ * cmd_explain.c - `streamlab explain`: the bottleneck model's table for one
+ * kernel (or every rung of an op) at one size, before or instead of
+ * running it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include "../core/hw.h"
+#include "../core/internal.h"
+#include "../core/model.h"
+#include "../core/registry.h"
+#include "../core/sizes.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *f)
+{
+    fprintf(f, "usage: streamlab explain [options]\n"
+               "\n"
+               "Predict a kernel's time from the analytic bottleneck model (seed 000, \"What I\n"
+               "Would Do Differently\"): the time each resource alone would need (DRAM, latency,\n"
+               "L2, compute, issue, load/store units, shared memory, PCIe, launch), the largest\n"
+               "of them, and what would move it. No kernel is run.\n"
+               "\n"
+               "options:\n"
+               "  --op add         the op (default add)\n"
+               "  --n SIZE         elements (default 200M; 10M, 2^28, 1e6 ...)\n"
+               "  --variant NAME   one registry entry in detail (default: every rung, in a table)\n"
+               "  --dtype T        f32, f16, bf16, fp8e4m3, fp8e5m2 (the model needs no kernel)\n"
+               "  --hw FILE        describe a GPU instead of querying one (e.g. hw/rtx4060.json)\n"
+               "  --profile FILE   measured parameters from `streamlab probe` (default: the\n"
+               "                   device's <name>.profile.json in . or profiles/, if present)\n"
+               "  --no-profile     ignore profiles: queried and arch-table values only\n"
+               "  --device N       the GPU to describe (default 0)\n"
+               "  --cold           caches start empty (else a working set that fits in L2 stays there)\n"
+               "  --json FILE      also write the parameters and bounds as JSON\n"
+               "  -h, --help       this help\n"
+               "\n"
+               "Every hardware parameter is printed with its source: queried, arch-table, probe\n"
+               "or user. Equations and their sources: docs/model.md.\n");
+}
+
+static int parse_dtype(const char *s, sl_dtype *dt)
+{
+    for (int i = 0; i < SL_DTYPE_COUNT; i++)
+        if (strcmp(s, sl_dtype_name((sl_dtype)i)) == 0) {
+            *dt = (sl_dtype)i;
+            return 0;
+        }
+    return -1;
+}
+
+static void print_hw(const sl_hw *hw)
+{
+    printf("%-20s %14s %-7s %-10s %s\n", "parameter", "value", "unit", "source", "reference");
+    for (int k = 0; k < HW_NKEYS; k++) {
+        const sl_param *p = &hw->p[k];
+        if (p->src == SL_SRC_NONE)
+            continue;
+        char v[32];
+        if (k == HW_L2_BYTES)
+            sl_format_bytes(p->v, v, sizeof v);
+        else
+            snprintf(v, sizeof v, p->v >= 100 ? "%.0f" : "%.3g", p->v);
+        printf("%-20s %14s %-7s %-10s %s\n", sl_hw_key_name((sl_hw_key)k), v,
+               k == HW_L2_BYTES ? "" : sl_hw_key_unit((sl_hw_key)k), sl_src_name(p->src), p->ref);
+    }
+}
+
+static void print_detail(const sl_hw *hw, const sl_variant *v, sl_dtype dt, uint64_t n, const sl_model *m,
+                         int have_attrs)
+{
+    printf("\n%-28s %s\n", "bottleneck", "estimated duration or efficiency");
+    for (int b = 0; b < SL_B_COUNT; b++) {
+        char val[160];
+        if (b == SL_B_LATENCY) {
+            if (m->latency_eff < 0) {
+                snprintf(val, sizeof val, "%s", m->l2_resident ? "n/a: the working set stays in L2"
+                                                                : "n/a: bytes in flight unknown for this kernel");
+            } else {
+                char have[32], need[32];
+                sl_format_bytes(m->bif_per_sm, have, sizeof have);
+                sl_format_bytes(m->bif_needed_per_sm, need, sizeof need);
+                snprintf(val, sizeof val, "%.0f%% (%s in flight per SM, %s needed) -> %.4f ms", 100 * m->latency_eff,
+                         have, need, m->ms[b]);
+            }
+        } else if (m->ms[b] < 0) {
+            snprintf(val, sizeof val, "n/a (parameter unknown)");
+        } else if (b == SL_B_PCIE && m->ms[b] == 0) {
+            snprintf(val, sizeof val, "0 (no host <-> device transfer in this op)");
+        } else if (b == SL_B_SMEM && m->ms[b] == 0) {
+            snprintf(val, sizeof val, "0 (no shared memory)");
+        } else if (b == SL_B_DRAM && m->l2_resident) {
+            snprintf(val, sizeof val, "0 (the working set fits in L2 and is warm; --cold to change that)");
+        } else {
+            snprintf(val, sizeof val, "%.4f ms", m->ms[b]);
+        }
+        int is_lim = (sl_bound)b == m->limiter;
+        printf("%-28s %s%s\n", sl_bound_name((sl_bound)b), val, is_lim ? "   <- limiter" : "");
+    }
+    double bytes = (double)(v->reads + v->writes) * n * sl_dtype_size(dt);
+    printf("\npredicted: %.4f ms = %.4f launch + %.4f body; %.0f GB/s; limiter: %s\n", m->pred_ms,
+           m->ms[SL_B_LAUNCH], m->body_ms, bytes / (m->pred_ms * 1e6), sl_bound_name(m->limiter));
+    if (!have_attrs && v->attrs)
+        printf("(occupancy assumed full: no GPU to ask for this kernel's registers and blocks per SM)\n");
+    char lines[8][256];
+    int k = sl_model_advice(hw, v, dt, n, m, lines, 8);
+    if (k) {
+        printf("to move the limiter:\n");
+        for (int i = 0; i < k; i++)
+            printf("  - %s\n", lines[i]);
+    }
+}
+
+static cJSON *model_json(const sl_variant *v, const sl_model *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "variant", v->name);
+    cJSON_AddNumberToObject(o, "pred_ms", m->pred_ms);
+    cJSON_AddNumberToObject(o, "body_ms", m->body_ms);
+    cJSON_AddStringToObject(o, "limiter", sl_bound_name(m->limiter));
+    cJSON *b = cJSON_AddObjectToObject(o, "bounds_ms");
+    for (int i = 0; i < SL_B_COUNT; i++) {
+        if (m->ms[i] >= 0)
+            cJSON_AddNumberToObject(b, sl_bound_short((sl_bound)i), m->ms[i]);
+        else
+            cJSON_AddNullToObject(b, sl_bound_short((sl_bound)i));
+    }
+    if (m->latency_eff >= 0) {
+        cJSON_AddNumberToObject(o, "latency_efficiency", m->latency_eff);
+        cJSON_AddNumberToObject(o, "bytes_in_flight_per_sm", m->bif_per_sm);
+        cJSON_AddNumberToObject(o, "bytes_in_flight_needed_per_sm", m->bif_needed_per_sm);
+    }
+    cJSON_AddBoolToObject(o, "l2_resident", m->l2_resident);
+    return o;
+}
+
+int cmd_explain(int argc, char **argv)
+{
+    enum { OPT_OP = 256, OPT_N, OPT_VARIANT, OPT_DTYPE, OPT_HW, OPT_PROFILE, OPT_NOPROFILE, OPT_DEVICE, OPT_COLD,
+           OPT_JSON };
+    static const struct option opts[] = {
+        {"op", required_argument, 0, OPT_OP},           {"n", required_argument, 0, OPT_N},
+        {"variant", required_argument, 0, OPT_VARIANT}, {"dtype", required_argument, 0, OPT_DTYPE},
+        {"hw", required_argument, 0, OPT_HW},           {"profile", required_argument, 0, OPT_PROFILE},
+        {"no-profile", no_argument, 0, OPT_NOPROFILE},  {"device", required_argument, 0, OPT_DEVICE},
+        {"cold", no_argument, 0, OPT_COLD},             {"json", required_argument, 0, OPT_JSON},
+        {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0}};
+    const char *variant = NULL, *hw_path = NULL, *prof_path = NULL, *json = NULL;
+    uint64_t n = 200000000ull;
+    sl_dtype dt = SL_F32;
+    int device = 0, cold = 0, no_profile = 0, c;
+    char why[200];
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_OP:
+            if (strcmp(optarg, "add") != 0)
+                return cli_usage_error("explain", "--op '%s' is not implemented (available: add)", optarg);
+            break;
+        case OPT_N:
+            if (sl_parse_count(optarg, &n, why, sizeof why) != 0)
+                return cli_usage_error("explain", "--n '%s': %s", optarg, why);
+            break;
+        case OPT_VARIANT: variant = optarg; break;
+        case OPT_DTYPE:
+            if (parse_dtype(optarg, &dt))
+                return cli_usage_error("explain", "--dtype '%s' is not one of f32, f16, bf16, fp8e4m3, fp8e5m2",
+                                       optarg);
+            break;
+        case OPT_HW: hw_path = optarg; break;
+        case OPT_PROFILE: prof_path = optarg; break;
+        case OPT_NOPROFILE: no_profile = 1; break;
+        case OPT_DEVICE:
+            if (cli_parse_int(optarg, 0, 1 << 20, &device))
+                return cli_usage_error("explain", "--device wants a CUDA index, not '%s'", optarg);
+            break;
+        case OPT_COLD: cold = 1; break;
+        case OPT_JSON: json = optarg; break;
+        case 'h': help(stdout); return 0;
+        case ':': return cli_usage_error("explain", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("explain", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("explain", "unexpected argument '%s'", argv[optind]);
+
+    sl_hw hw;
+    sl_ctx *ctx = NULL;
+    int have_gpu = 0;
+    if (hw_path) {
+        if (sl_hw_read_file(hw_path, &hw) != SL_OK) {
+            fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
+            return EXIT_USAGE;
+        }
+    } else {
+        sl_status st = sl_ctx_create(device, &ctx);
+        if (st != SL_OK) {
+            fprintf(stderr, "streamlab explain: %s; describe a GPU with --hw FILE (e.g. hw/rtx4060.json)\n",
+                    sl_last_error());
+            return EXIT_USAGE;
+        }
+        if (sl_hw_from_ctx(ctx, &hw) != SL_OK) {
+            fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
+            sl_ctx_destroy(ctx);
+            return EXIT_USAGE;
+        }
+        have_gpu = 1;
+    }
+    char used[512] = "";
+    int found = 0;
+    if (!no_profile && sl_hw_load_profile(&hw, prof_path, &found, used, sizeof used) != SL_OK) {
+        fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
+        sl_ctx_destroy(ctx);
+        return EXIT_USAGE;
+    }
+    const sl_variant *one = NULL;
+    if (variant && !(one = sl_registry_find(SL_BACKEND_CUDA, variant))) {
+        int rc = cli_usage_error("explain", "unknown variant '%s' (see streamlab list)", variant);
+        sl_ctx_destroy(ctx);
+        return rc;
+    }
+
+    char n_s[32], bytes_s[32];
+    sl_format_count(n, n_s, sizeof n_s);
+    printf("streamlab explain: %s %s, n = %s, on %s%s\n", "add", sl_dtype_name(dt), n_s, hw.name,
+           cold ? ", cold caches" : "");
+    if (found)
+        printf("measured parameters: %s (source: probe)\n", used);
+    else if (!no_profile && !hw_path)
+        printf("no probe profile found: run `streamlab probe` to replace datasheet numbers with measured ones\n");
+    printf("\n");
+    print_hw(&hw);
+
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "streamlab.explain/1");
+    cJSON_AddStringToObject(root, "hardware", hw.name);
+    cJSON_AddNumberToObject(root, "n", (double)n);
+    cJSON_AddStringToObject(root, "dtype", sl_dtype_name(dt));
+    cJSON *params = cJSON_AddObjectToObject(root, "params");
+    for (int k = 0; k < HW_NKEYS; k++) {
+        if (hw.p[k].src == SL_SRC_NONE)
+            continue;
+        cJSON *p = cJSON_AddObjectToObject(params, sl_hw_key_name((sl_hw_key)k));
+        cJSON_AddNumberToObject(p, "value", hw.p[k].v);
+        cJSON_AddStringToObject(p, "source", sl_src_name(hw.p[k].src));
+        cJSON_AddStringToObject(p, "ref", hw.p[k].ref);
+    }
+    cJSON *arr = cJSON_AddArrayToObject(root, "kernels");
+    int rc = 0;
+    if (one) {
+        sl_kernel_attrs a;
+        int have_attrs = have_gpu && one->attrs && one->attrs(&a) == SL_OK;
+        sl_model m;
+        if (sl_model_predict(&hw, one, have_attrs ? &a : NULL, dt, n, cold, &m) != SL_OK) {
+            fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
+            rc = EXIT_USAGE;
+        } else {
+            sl_format_bytes((double)(one->reads + one->writes) * n * sl_dtype_size(dt), bytes_s, sizeof bytes_s);
+            printf("\nkernel: %s (%s): %d read%s + %d write%s of %zu B, %d flop%s per element; %s moved\n",
+                   one->name, one->technique, one->reads, one->reads == 1 ? "" : "s", one->writes,
+                   one->writes == 1 ? "" : "s", sl_dtype_size(dt), one->flops, one->flops == 1 ? "" : "s", bytes_s);
+            print_detail(&hw, one, dt, n, &m, have_attrs);
+            cJSON_AddItemToArray(arr, model_json(one, &m));
+        }
+    } else {
+        printf("\n%-12s %11s %9s %-10s %8s %12s  %s\n", "variant", "pred ms", "GB/s", "limiter", "lat.eff",
+               "in flight/SM", "next");
+        for (size_t i = 0; i < sl_registry_count(); i++) {
+            const sl_variant *v = sl_registry_at(i);
+            if (v->backend != SL_BACKEND_CUDA)
+                continue;
+            sl_kernel_attrs a;
+            int have_attrs = have_gpu && v->attrs && v->attrs(&a) == SL_OK;
+            sl_model m;
+            if (sl_model_predict(&hw, v, have_attrs ? &a : NULL, dt, n, cold, &m) != SL_OK) {
+                fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
+                rc = EXIT_USAGE;
+                break;
+            }
+            double bytes = (double)(v->reads + v->writes) * n * sl_dtype_size(dt);
+            char eff[16] = "-", bif[32] = "-";
+            if (m.latency_eff >= 0) {
+                snprintf(eff, sizeof eff, "%.0f%%", 100 * m.latency_eff);
+                sl_format_bytes(m.bif_per_sm, bif, sizeof bif);
+            }
+            char lines[4][256];
+            int k = sl_model_advice(&hw, v, dt, n, &m, lines, 4);
+            const char *next = k ? strstr(lines[k - 1], "removed: ") : NULL;
+            printf("%-12s %11.4f %9.0f %-10s %8s %12s  %s\n", v->name, m.pred_ms, bytes / (m.pred_ms * 1e6),
+                   sl_bound_short(m.limiter), eff, bif, next ? next + 9 : "");
+            cJSON_AddItemToArray(arr, model_json(v, &m));
+        }
+        printf("\n`--variant NAME` prints one kernel's full table and what would move its limiter.\n");
+    }
+    if (json && rc == 0) {
+        char *text = cJSON_Print(root);
+        if (!text || sl_write_atomic(json, text) != SL_OK) {
+            fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
+            rc = EXIT_RUN_FAILED;
+        }
+        free(text);
+    }
+    cJSON_Delete(root);
+    sl_ctx_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,169 @@
+/*
+ * cmd_probe.c - `streamlab probe`: run the microbenchmarks and write the
+ * device profile the bottleneck model reads.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include "../core/internal.h"
+#include "../core/probe.h"
+#include "../core/profile.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void help(FILE *f)
+{
+    fprintf(f, "usage: streamlab probe [options]\n"
+               "\n"
+               "Measure the memory system's real ceilings and reproduce the seeds' memory\n"
+               "experiments, then write a device profile (JSON) that `streamlab explain` and the\n"
+               "model columns of `streamlab run` use in place of datasheet numbers.\n"
+               "\n"
+               "options:\n"
+               "  --only LIST     probes to run, comma-separated (default: all); an existing\n"
+               "                  profile for the same device is updated, not replaced\n"
+               "  --json FILE     the profile to write (default: <device-name>.profile.json)\n"
+               "  --md FILE       also write the tables as Markdown\n"
+               "  --device N|cpu  CUDA device index, or cpu (default: GPU 0 if present)\n"
+               "  --trials N      timed runs per point (default 10)\n"
+               "  --quick         few, small points (tests; the numbers are not ceilings)\n"
+               "  -h, --help      this help\n"
+               "\n"
+               "probes:\n");
+    for (int i = 0; i < sl_probe_count(); i++)
+        fprintf(f, "  %-9s %s\n", sl_probe_name(i), sl_probe_what(i));
+    fprintf(f, "\nEvery probe checks its own result (checksums, mismatch counts, the chase's end\n"
+               "node) and stops the run with exit 1 if a check fails. exit 2: usage error.\n");
+}
+
+static int known_probe(const char *name)
+{
+    for (int i = 0; i < sl_probe_count(); i++)
+        if (strcmp(sl_probe_name(i), name) == 0)
+            return 1;
+    return 0;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+    enum { OPT_ONLY = 256, OPT_JSON, OPT_MD, OPT_DEVICE, OPT_TRIALS, OPT_QUICK };
+    static const struct option opts[] = {
+        {"only", required_argument, 0, OPT_ONLY},   {"json", required_argument, 0, OPT_JSON},
+        {"md", required_argument, 0, OPT_MD},       {"device", required_argument, 0, OPT_DEVICE},
+        {"trials", required_argument, 0, OPT_TRIALS}, {"quick", no_argument, 0, OPT_QUICK},
+        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+    const char *only = NULL, *json = NULL, *md_path = NULL;
+    int device = SL_DEVICE_AUTO, trials = 10, quick = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_ONLY: only = optarg; break;
+        case OPT_JSON: json = optarg; break;
+        case OPT_MD: md_path = optarg; break;
+        case OPT_DEVICE:
+            if (cli_parse_device(optarg, &device))
+                return cli_usage_error("probe", "--device wants a CUDA index, 'cpu' or 'auto', not '%s'", optarg);
+            break;
+        case OPT_TRIALS:
+            if (cli_parse_int(optarg, 1, 64, &trials))
+                return cli_usage_error("probe", "--trials wants an integer from 1 to 64, not '%s'", optarg);
+            break;
+        case OPT_QUICK: quick = 1; break;
+        case 'h': help(stdout); return 0;
+        case ':': return cli_usage_error("probe", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("probe", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("probe", "unexpected argument '%s'", argv[optind]);
+    if (only) {
+        char *copy = strdup(only), *save = NULL;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (!known_probe(tok)) {
+                int rc = cli_usage_error("probe", "unknown probe '%s' (see streamlab probe --help)", tok);
+                free(copy);
+                return rc;
+            }
+        }
+        free(copy);
+    }
+
+    sl_ctx *ctx = NULL;
+    int rc = cli_open_ctx("probe", device, &ctx);
+    if (rc)
+        return rc;
+    char path[512];
+    if (json)
+        snprintf(path, sizeof path, "%s", json);
+    else
+        sl_profile_default_name(ctx->info.name, path, sizeof path);
+
+    /* Start from the existing profile of this device, so --only updates it. */
+    sl_profile prof;
+    if (access(path, F_OK) == 0 && sl_profile_read(path, &prof) == SL_OK && strcmp(prof.device, ctx->info.name) == 0) {
+        fprintf(stderr, "streamlab probe: updating %s\n", path);
+    } else {
+        sl_profile_init(&prof);
+    }
+    snprintf(prof.device, sizeof prof.device, "%s", ctx->info.name);
+    snprintf(prof.backend, sizeof prof.backend, "%s", ctx->info.backend == SL_BACKEND_CUDA ? "cuda" : "cpu");
+    prof.cc_major = ctx->info.cc_major;
+    prof.cc_minor = ctx->info.cc_minor;
+    prof.sm_count = ctx->info.sm_count;
+    prof.peak_gbs = ctx->info.peak_gbs > 0 ? ctx->info.peak_gbs : -1;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(prof.created, sizeof prof.created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+    FILE *md = NULL;
+    if (md_path && !(md = fopen(md_path, "w"))) {
+        fprintf(stderr, "streamlab probe: cannot write %s\n", md_path);
+        sl_ctx_destroy(ctx);
+        return EXIT_USAGE;
+    }
+    if (md) {
+        fprintf(md, "# streamlab probe on %s\n\n- command: `streamlab", ctx->info.name);
+        for (int i = 1; i < argc; i++)
+            fprintf(md, " %s", argv[i]);
+        fprintf(md, "`\n- date: %s; streamlab %s\n- %d SMs, L2 %zu MiB, theoretical peak %.0f GB/s\n", prof.created,
+                SL_VERSION_STRING, ctx->info.sm_count, ctx->info.l2_bytes >> 20, ctx->info.peak_gbs);
+    }
+    printf("streamlab %s probe on %s (%s)%s\n", SL_VERSION_STRING, ctx->info.name,
+           ctx->info.backend == SL_BACKEND_CUDA ? "CUDA" : "CPU backend", quick ? ", quick" : "");
+
+    cJSON *points = cJSON_CreateObject();
+    sl_probe_config cfg = {.only = only, .quick = quick, .trials = trials, .progress = isatty(STDERR_FILENO)};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sl_status st = sl_probe_run(ctx, &cfg, &prof, points, stdout, md);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (st != SL_OK) {
+        fprintf(stderr, "streamlab probe: %s: %s\n", sl_status_string(st), sl_last_error());
+        rc = EXIT_RUN_FAILED;
+    }
+    /* What finished is kept, even after a failing probe. */
+    sl_status wst = sl_profile_write(path, &prof, points);
+    if (wst != SL_OK) {
+        fprintf(stderr, "streamlab probe: %s\n", sl_last_error());
+        rc = rc ? rc : EXIT_RUN_FAILED;
+    } else {
+        printf("\nprofile written to %s (%.1f s)\n", path, secs);
+    }
+    if (md) {
+        fprintf(md, "\nprofile: `%s`; the probes took %.1f s.\n", path, secs);
+        fclose(md);
+    }
+    cJSON_Delete(points);
+    if (st != SL_ERR_CUDA_FAULT)
+        sl_ctx_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,78 @@
+/*
+ * probe.h - `streamlab probe`: microbenchmarks of the memory system whose
+ * results form a device profile (profile.h) for the bottleneck model.
+ *
+ * The probes themselves (what to sweep, how to check, what to report) are
+ * backend-independent and live in probe.c; a backend supplies the few
+ * primitive kernels below. The CPU backend implements the ones that make
+ * sense on a CPU (copy, read, write, strided copy, pointer chase); probes
+ * that need the rest report "needs a GPU" and are skipped.
+ */
+#ifndef SL_PROBE_H
+#define SL_PROBE_H
+
+#include "internal.h"
+#include "profile.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Primitives. Pointers are backend memory; each call enqueues on the
+ * context's stream (the CPU runs it at once) unless it says it waits. */
+typedef struct sl_probe_ops {
+    /* Wrapping 32-bit sum of src[0..words) into *sum (backend memory).
+     * vec: words per load (1, 2, 4); ilp: independent loads per thread
+     * (1, 2, 4, 8); warps_per_sm: 0 = one pass with a thread per ilp x vec
+     * words (the ceiling), else a persistent grid of that many resident
+     * warps per SM; *warps_used (may be NULL) gets what occupancy allowed.
+     * `passes` repeats the traversal (for cache-resident working sets). */
+    sl_status (*read)(sl_ctx *ctx, const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
+                      uint32_t *sum, int *warps_used);
+    /* dst[i * stride] = value for i < count (stride 1: vectorized). */
+    sl_status (*write)(sl_ctx *ctx, void *dst, size_t count, size_t stride, uint32_t value);
+    /* dst[0..words) = src[0..words), an SM copy kernel (16-byte accesses). */
+    sl_status (*copy)(sl_ctx *ctx, void *dst, const void *src, size_t words);
+    /* dst[i] = src[offset + i * stride] for i < count, 4 bytes per thread. */
+    sl_status (*copy_strided)(sl_ctx *ctx, void *dst, const void *src, size_t count, size_t stride, size_t offset);
+    /* Count i < count with dst[i * dst_stride] != src[src_offset + i * src_stride]
+     * (or != value when src is NULL). Waits. */
+    sl_status (*mismatches)(sl_ctx *ctx, const void *dst, size_t dst_stride, const void *src, size_t src_stride,
+                            size_t src_offset, size_t count, uint32_t value, uint64_t *bad);
+    /* Chase `steps` hops from `start` through next (node i's successor at
+     * word i * node_words); returns the end node, the SM cycles (or -1) and
+     * the elapsed ms. Waits. */
+    sl_status (*chase)(sl_ctx *ctx, const void *next, uint32_t start, uint64_t steps, uint32_t node_words,
+                       uint32_t *end, double *cycles, double *ms);
+    /* Launch overhead of an empty kernel in us: mode 0 event-timed one at a
+     * time (median of count), 1 back to back, 2 CUDA graph replay. Waits. */
+    sl_status (*launch)(sl_ctx *ctx, int mode, int count, double *us);
+} sl_probe_ops;
+
+extern const sl_probe_ops sl_cpu_probe_ops;
+#ifdef SL_HAVE_CUDA
+extern const sl_probe_ops sl_cuda_probe_ops;
+#endif
+
+typedef struct sl_probe_config {
+    const char *only;      /* comma list of probe names, NULL for all */
+    bool quick;            /* fewer and smaller points (tests, CPUs) */
+    int trials;            /* timed runs per point */
+    bool progress;
+} sl_probe_config;
+
+/* Names and one-line descriptions, for --help and --only validation. */
+int sl_probe_count(void);
+const char *sl_probe_name(int i);
+const char *sl_probe_what(int i);
+const char *sl_probe_seed(int i);
+
+/* Run the selected probes, printing a table per probe to `out` (and to
+ * `md`, Markdown, if not NULL), filling *prof (fields it measures) and
+ * adding raw points to `points` (a cJSON object). A probe whose check fails
+ * stops the run with SL_ERR_VERIFY; a probe the backend cannot run is
+ * reported and skipped. */
+struct cJSON;
+sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof, struct cJSON *points, FILE *out,
+                       FILE *md);
+
+#endif /* SL_PROBE_H */

@@ -1,0 +1,173 @@
+/*
+ * profile.c - see profile.h. The field table below is the one place that
+ * names the JSON keys: reader and writer both walk it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "profile.h"
+
+#include "internal.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct field {
+    const char *section;
+    const char *key;
+    size_t offset;
+} field;
+
+#define F(sec, key, member) {sec, key, offsetof(sl_profile, member)}
+static const field fields[] = {
+    F("ceilings", "copy_memcpy_gbs", copy_memcpy_gbs), F("ceilings", "copy_sm_gbs", copy_sm_gbs),
+    F("ceilings", "read_gbs", read_gbs),               F("ceilings", "write_gbs", write_gbs),
+    F("ceilings", "add_gbs", add_gbs),                 F("latency", "l1_ns", lat_l1_ns),
+    F("latency", "l2_ns", lat_l2_ns),                  F("latency", "dram_ns", lat_dram_ns),
+    F("latency", "l1_cycles", lat_l1_cycles),          F("latency", "l2_cycles", lat_l2_cycles),
+    F("latency", "dram_cycles", lat_dram_cycles),      F("littles_law", "knee_bif_per_sm", knee_bif_per_sm),
+    F("littles_law", "knee_latency_ns", knee_latency_ns), F("littles_law", "knee_gbs", knee_gbs),
+    F("launch", "event_us", launch_event_us),          F("launch", "back_to_back_us", launch_b2b_us),
+    F("launch", "graph_us", launch_graph_us),          F("l2", "read_gbs", l2_read_gbs),
+    F("write_validate", "coalesced_gbs", wv_coalesced_gbs),
+    F("write_validate", "stride8_gbs", wv_stride8_gbs),
+};
+#undef F
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static double *member(sl_profile *p, const field *f)
+{
+    return (double *)((char *)p + f->offset);
+}
+
+void sl_profile_init(sl_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    for (size_t i = 0; i < NFIELDS; i++)
+        *member(p, &fields[i]) = -1.0;
+    p->peak_gbs = -1.0;
+}
+
+void sl_profile_default_name(const char *device, char *buf, size_t len)
+{
+    size_t j = 0;
+    for (size_t i = 0; device[i] && j + 1 < len; i++) {
+        char ch = device[i];
+        buf[j++] = (ch == ' ' || ch == '/' || ch == '\\' || ch == ':') ? '-' : ch;
+    }
+    buf[j] = 0;
+    strncat(buf, ".profile.json", len - j - 1);
+}
+
+static void copy_string(const cJSON *o, const char *key, char *dst, size_t len)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (cJSON_IsString(s))
+        snprintf(dst, len, "%s", s->valuestring);
+}
+
+sl_status sl_profile_read(const char *path, sl_profile *out)
+{
+    sl_profile_init(out);
+    size_t len = 0;
+    char *text = sl_read_file(path, &len);
+    if (!text)
+        return sl_fail(SL_ERR_IO, "profile %s: cannot read: %s", path, strerror(errno));
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        size_t at = end ? (size_t)(end - text) : 0;
+        sl_status st = sl_fail(SL_ERR_IO, "profile %s: not valid JSON (parsing stopped at byte %zu of %zu%s)", path,
+                               at, len, at >= len ? ": the file looks truncated" : "");
+        free(text);
+        return st;
+    }
+    sl_status st = SL_OK;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, SL_PROFILE_SCHEMA) != 0) {
+        st = sl_fail(SL_ERR_IO, "profile %s: schema is %s%s%s, expected \"%s\"", path,
+                     cJSON_IsString(schema) ? "\"" : "", cJSON_IsString(schema) ? schema->valuestring : "missing",
+                     cJSON_IsString(schema) ? "\"" : "", SL_PROFILE_SCHEMA);
+        goto done;
+    }
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
+    if (!cJSON_IsObject(dev)) {
+        st = sl_fail(SL_ERR_IO, "profile %s: no \"device\" object", path);
+        goto done;
+    }
+    copy_string(dev, "name", out->device, sizeof out->device);
+    copy_string(dev, "backend", out->backend, sizeof out->backend);
+    copy_string(root, "created", out->created, sizeof out->created);
+    if (!out->device[0]) {
+        st = sl_fail(SL_ERR_IO, "profile %s: device.name is missing", path);
+        goto done;
+    }
+    const cJSON *v;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(dev, "sm_count")))
+        out->sm_count = v->valueint;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(dev, "peak_gbs")))
+        out->peak_gbs = v->valuedouble;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(dev, "compute_capability")))
+        sscanf(v->valuestring, "%d.%d", &out->cc_major, &out->cc_minor);
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, fields[i].section);
+        if (!sec)
+            continue;
+        if (!cJSON_IsObject(sec)) {
+            st = sl_fail(SL_ERR_IO, "profile %s: \"%s\" is not an object", path, fields[i].section);
+            goto done;
+        }
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(sec, fields[i].key);
+        if (!x || cJSON_IsNull(x))
+            continue; /* not measured */
+        if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble < 0) {
+            st = sl_fail(SL_ERR_IO, "profile %s: %s.%s must be a non-negative number", path, fields[i].section,
+                         fields[i].key);
+            goto done;
+        }
+        *member(out, &fields[i]) = x->valuedouble;
+    }
+done:
+    cJSON_Delete(root);
+    free(text);
+    return st;
+}
+
+sl_status sl_profile_write(const char *path, const sl_profile *p, const struct cJSON *points)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", SL_PROFILE_SCHEMA);
+    cJSON_AddStringToObject(root, "streamlab_version", SL_VERSION_STRING);
+    cJSON_AddStringToObject(root, "created", p->created);
+    cJSON *dev = cJSON_AddObjectToObject(root, "device");
+    cJSON_AddStringToObject(dev, "name", p->device);
+    cJSON_AddStringToObject(dev, "backend", p->backend);
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", p->cc_major, p->cc_minor);
+    cJSON_AddStringToObject(dev, "compute_capability", cc);
+    cJSON_AddNumberToObject(dev, "sm_count", p->sm_count);
+    if (p->peak_gbs > 0)
+        cJSON_AddNumberToObject(dev, "peak_gbs", p->peak_gbs);
+    for (size_t i = 0; i < NFIELDS; i++) {
+        cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, fields[i].section);
+        if (!sec)
+            sec = cJSON_AddObjectToObject(root, fields[i].section);
+        double x = *member((sl_profile *)p, &fields[i]);
+        if (x >= 0)
+            cJSON_AddNumberToObject(sec, fields[i].key, x);
+        else
+            cJSON_AddNullToObject(sec, fields[i].key);
+    }
+    if (points)
+        cJSON_AddItemToObject(root, "points", cJSON_Duplicate(points, 1));
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return sl_fail(SL_ERR_NO_MEMORY, "out of memory serialising the profile");
+    sl_status st = sl_write_atomic(path, text);
+    free(text);
+    return st;
+}

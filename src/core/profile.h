@@ -1,0 +1,54 @@
+/*
+ * profile.h - a device profile: what `streamlab probe` measured on one GPU
+ * (or CPU), stored as JSON (schema "streamlab.profile/1") and read back by
+ * the bottleneck model, whose parameters it overrides (source "probe").
+ */
+#ifndef SL_PROFILE_H
+#define SL_PROFILE_H
+
+#include "streamlab.h"
+
+#define SL_PROFILE_SCHEMA "streamlab.profile/1"
+
+/* Every measurement is < 0 when it was not measured. */
+typedef struct sl_profile {
+    char device[128];      /* device name as the driver reports it */
+    char backend[8];       /* "cuda" or "cpu" */
+    char created[32];      /* ISO 8601 UTC */
+    int cc_major, cc_minor;
+    int sm_count;
+    double peak_gbs;       /* theoretical, for reference */
+    /* ceilings: best sustained GB/s (bytes read + written) over working sets 4 x L2 .. 4 GiB */
+    double copy_memcpy_gbs, copy_sm_gbs, read_gbs, write_gbs, add_gbs;
+    /* pointer-chase latency plateaus */
+    double lat_l1_ns, lat_l2_ns, lat_dram_ns;
+    double lat_l1_cycles, lat_l2_cycles, lat_dram_cycles;
+    /* Little's law: bytes in flight per SM for 90% of the copy ceiling, and
+     * the latency it implies (bytes in flight on the chip / bandwidth there) */
+    double knee_bif_per_sm, knee_latency_ns, knee_gbs;
+    /* launch overhead, microseconds */
+    double launch_event_us, launch_b2b_us, launch_graph_us;
+    /* L2 read bandwidth, working set well inside L2 */
+    double l2_read_gbs;
+    /* write-validate: useful-byte bandwidth of coalesced and stride-8 writes */
+    double wv_coalesced_gbs, wv_stride8_gbs;
+} sl_profile;
+
+/* All measurements set to -1, strings empty. */
+void sl_profile_init(sl_profile *p);
+
+/* Read and validate a profile. Errors (SL_ERR_IO with a message naming the
+ * file): unreadable file, not JSON (with the byte offset where parsing
+ * stopped, which catches truncation), wrong or missing schema, a known
+ * field that is not a number, a negative or non-finite bandwidth/latency. */
+sl_status sl_profile_read(const char *path, sl_profile *out);
+
+/* Write p, plus `points` (a cJSON object of raw curves, may be NULL; it is
+ * not consumed), atomically (temporary file, then rename). */
+struct cJSON;
+sl_status sl_profile_write(const char *path, const sl_profile *p, const struct cJSON *points);
+
+/* "NVIDIA H200" -> "NVIDIA-H200.profile.json" (spaces and slashes to '-'). */
+void sl_profile_default_name(const char *device, char *buf, size_t len);
+
+#endif /* SL_PROFILE_H */

@@ -1,0 +1,92 @@
+/*
+ * probe_ops.c - the CUDA backend's probe primitives (probe.h): the kernels
+ * of probes.cu on the context's stream.
+ */
+#include "../cuda_check.h"
+#include "probe.h"
+
+sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
+                             uint32_t *sum, cudaStream_t stream, int *warps_out);
+sl_status sl_cuda_probe_write(void *dst, size_t count, size_t stride, uint32_t value, cudaStream_t stream);
+sl_status sl_cuda_probe_copy(void *dst, const void *src, size_t words, cudaStream_t stream);
+sl_status sl_cuda_probe_copy_strided(void *dst, const void *src, size_t count, size_t stride, size_t offset,
+                                     cudaStream_t stream);
+sl_status sl_cuda_probe_mismatches(const void *dst, size_t dst_stride, const void *src, size_t src_stride,
+                                   size_t src_offset, size_t count, uint32_t value, cudaStream_t stream,
+                                   uint64_t *out);
+sl_status sl_cuda_probe_chase(const void *next, uint32_t start, uint64_t steps, uint32_t node_words, uint32_t *end,
+                              uint64_t *cycles, cudaStream_t stream);
+sl_status sl_cuda_probe_launch(int mode, int count, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
+                               double *us);
+
+static sl_status read_(sl_ctx *ctx, const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
+                       uint32_t *sum, int *warps_used)
+{
+    return sl_cuda_probe_read(src, words, vec, ilp, warps_per_sm, passes, sum, (cudaStream_t)ctx->stream,
+                              warps_used);
+}
+
+static sl_status write_(sl_ctx *ctx, void *dst, size_t count, size_t stride, uint32_t value)
+{
+    return sl_cuda_probe_write(dst, count, stride, value, (cudaStream_t)ctx->stream);
+}
+
+static sl_status copy_(sl_ctx *ctx, void *dst, const void *src, size_t words)
+{
+    return sl_cuda_probe_copy(dst, src, words, (cudaStream_t)ctx->stream);
+}
+
+static sl_status copy_strided_(sl_ctx *ctx, void *dst, const void *src, size_t count, size_t stride, size_t offset)
+{
+    return sl_cuda_probe_copy_strided(dst, src, count, stride, offset, (cudaStream_t)ctx->stream);
+}
+
+static sl_status mismatches_(sl_ctx *ctx, const void *dst, size_t dst_stride, const void *src, size_t src_stride,
+                             size_t src_offset, size_t count, uint32_t value, uint64_t *bad)
+{
+    return sl_cuda_probe_mismatches(dst, dst_stride, src, src_stride, src_offset, count, value,
+                                    (cudaStream_t)ctx->stream, bad);
+}
+
+/* The chase's end index and cycle count come back through a small device
+ * buffer; the elapsed time through the context's events. */
+static sl_status chase_(sl_ctx *ctx, const void *next, uint32_t start, uint64_t steps, uint32_t node_words,
+                        uint32_t *end, double *cycles, double *ms)
+{
+    uint64_t *d = NULL;
+    sl_status st = ctx->ops->alloc(ctx, 2 * sizeof(uint64_t), (void **)&d);
+    if (st != SL_OK)
+        return st;
+    uint64_t h[2] = {0, 0};
+    if ((st = ctx->ops->timer_start(ctx)) == SL_OK &&
+        (st = sl_cuda_probe_chase(next, start, steps, node_words, (uint32_t *)&d[0], &d[1],
+                                  (cudaStream_t)ctx->stream)) == SL_OK &&
+        (st = ctx->ops->timer_stop(ctx, ms)) == SL_OK)
+        st = ctx->ops->download(ctx, h, d, sizeof h);
+    ctx->ops->free(ctx, d);
+    *end = (uint32_t)h[0];
+    *cycles = (double)h[1];
+    return st;
+}
+
+
+static sl_status launch_(sl_ctx *ctx, int mode, int count, double *us)
+{
+    cudaEvent_t a, b;
+    SL_CUDA_TRY(cudaEventCreate(&a));
+    SL_CUDA_TRY(cudaEventCreate(&b));
+    sl_status st = sl_cuda_probe_launch(mode, count, (cudaStream_t)ctx->stream, a, b, us);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return st;
+}
+
+const sl_probe_ops sl_cuda_probe_ops = {
+    .read = read_,
+    .write = write_,
+    .copy = copy_,
+    .copy_strided = copy_strided_,
+    .mismatches = mismatches_,
+    .chase = chase_,
+    .launch = launch_,
+};

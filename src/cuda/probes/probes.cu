@@ -1,0 +1,330 @@
+/*
+ * probes.cu - the microbenchmark kernels behind `streamlab probe`
+ * (src/core/probe.c drives them). Each is the simplest kernel that isolates
+ * one behaviour of the memory system; every one has a check (a checksum,
+ * a mismatch count, a chase end index) so a probe can prove it did the work.
+ */
+#include "../common.cuh"
+#include "stats.h"
+
+/* ---- read: wrapping 32-bit sum of every word (order-independent, so any
+ * traversal gives the same checksum) ------------------------------------ */
+
+template <int VEC>
+struct vec_of;
+template <>
+struct vec_of<1> {
+    typedef uint32_t t;
+};
+template <>
+struct vec_of<2> {
+    typedef uint2 t;
+};
+template <>
+struct vec_of<4> {
+    typedef uint4 t;
+};
+
+static __device__ __forceinline__ uint32_t hsum(uint32_t v) { return v; }
+static __device__ __forceinline__ uint32_t hsum(uint2 v) { return v.x + v.y; }
+static __device__ __forceinline__ uint32_t hsum(uint4 v) { return v.x + v.y + v.z + v.w; }
+
+static __device__ __forceinline__ void warp_sum_to(uint32_t acc, uint32_t *sum)
+{
+    for (int d = 16; d > 0; d /= 2)
+        acc += __shfl_down_sync(0xffffffffu, acc, d);
+    if ((threadIdx.x & 31) == 0)
+        atomicAdd(sum, acc);
+}
+
+/* ILP independent VEC-word loads per thread per step, grid-stride over
+ * nvec vectors, `passes` times. With a grid covering nvec / ILP threads it
+ * is a one-tile-per-thread kernel; with a small grid it is persistent. */
+template <int VEC, int ILP>
+static __global__ void probe_read(const typename vec_of<VEC>::t *src, size_t nvec, int passes, uint32_t *sum)
+{
+    typedef typename vec_of<VEC>::t V;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    uint32_t acc = 0;
+    for (int p = 0; p < passes; p++) {
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += ILP * stride) {
+            V r[ILP];
+#pragma unroll
+            for (int k = 0; k < ILP; k++) {
+                size_t j = i + k * stride;
+                if (j < nvec)
+                    r[k] = src[j];
+                else
+                    memset(&r[k], 0, sizeof r[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < ILP; k++)
+                acc += hsum(r[k]);
+        }
+    }
+    warp_sum_to(acc, sum);
+}
+
+static const void *read_kernel_for(int vec, int ilp)
+{
+#define RK(V, I)                                                                \
+    if (vec == V && ilp == I)                                                   \
+        return (const void *)probe_read<V, I>;
+    RK(1, 1) RK(1, 2) RK(1, 4) RK(1, 8) RK(2, 1) RK(2, 2) RK(2, 4) RK(2, 8)
+    RK(4, 1) RK(4, 2) RK(4, 4) RK(4, 8)
+#undef RK
+    return NULL;
+}
+
+/* words: 32-bit words to read (a multiple of vec); vec: 1, 2 or 4 words per
+ * load; ilp: 1, 2, 4 or 8; warps_per_sm: 0 for a grid of one tile per
+ * thread (the ceiling), else a persistent grid of that many resident warps
+ * per SM (capped by occupancy; *warps_out returns what was used). */
+extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm,
+                                        int passes, uint32_t *sum, cudaStream_t stream, int *warps_out)
+{
+    const void *fn = read_kernel_for(vec, ilp);
+    if (!fn || words % (size_t)vec)
+        return sl_fail(SL_ERR_INVALID_ARG, "probe_read: no kernel for vec %d, ilp %d, words %zu", vec, ilp, words);
+    size_t nvec = words / (size_t)vec;
+    int block = warps_per_sm == 1 ? 32 : warps_per_sm == 0 ? 256 : 64;
+    size_t grid;
+    int dev, sms, per_sm = 0;
+    SL_CUDA_TRY(cudaGetDevice(&dev));
+    SL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, 0));
+    if (warps_per_sm == 0) {
+        grid = (nvec + (size_t)block * ilp - 1) / ((size_t)block * ilp);
+        if (warps_out)
+            *warps_out = per_sm * block / 32;
+    } else {
+        int blocks = (warps_per_sm * 32 + block - 1) / block;
+        if (blocks > per_sm)
+            blocks = per_sm;
+        grid = (size_t)sms * blocks;
+        if (warps_out)
+            *warps_out = blocks * block / 32;
+    }
+    if (grid == 0)
+        grid = 1;
+    if (grid > 0x7fffffffu)
+        return sl_fail(SL_ERR_INVALID_ARG, "probe_read: grid too large");
+    SL_CUDA_TRY(cudaMemsetAsync(sum, 0, sizeof *sum, stream));
+    void *args[] = {(void *)&src, &nvec, &passes, &sum};
+    SL_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)grid), dim3(block), args, 0, stream));
+    return SL_OK;
+}
+
+/* ---- write: a value into every `stride`-th word ------------------------- */
+
+static __global__ void probe_write4(uint4 *dst, size_t n4, uint32_t v)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4)
+        dst[i] = make_uint4(v, v, v, v);
+}
+
+static __global__ void probe_write_strided(uint32_t *dst, size_t count, size_t stride, uint32_t v)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count)
+        dst[i * stride] = v;
+}
+
+/* stride 1 with count % 4 == 0 and a 16-byte-aligned dst uses float4
+ * stores (the write ceiling); anything else one 4-byte store per thread. */
+extern "C" sl_status sl_cuda_probe_write(void *dst, size_t count, size_t stride, uint32_t value, cudaStream_t stream)
+{
+    unsigned grid = 0;
+    sl_status st;
+    if (stride == 1 && count % 4 == 0 && ((uintptr_t)dst & 15) == 0) {
+        if ((st = sl_grid_for(count / 4, 256, "probe_write", &grid)) != SL_OK)
+            return st;
+        probe_write4<<<grid, 256, 0, stream>>>((uint4 *)dst, count / 4, value);
+    } else {
+        if ((st = sl_grid_for(count, 256, "probe_write", &grid)) != SL_OK)
+            return st;
+        probe_write_strided<<<grid, 256, 0, stream>>>((uint32_t *)dst, count, stride, value);
+    }
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
+}
+
+/* ---- copies -------------------------------------------------------------- */
+
+static __global__ void probe_copy4(uint4 *dst, const uint4 *src, size_t n4)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4)
+        dst[i] = src[i];
+}
+
+/* dst[i] = src[offset + i * stride]: one 4-byte load and store per thread,
+ * as in seed 002's offset and strided copies. */
+static __global__ void probe_copy_strided(uint32_t *dst, const uint32_t *src, size_t count, size_t stride,
+                                          size_t offset)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count)
+        dst[i] = src[offset + i * stride];
+}
+
+extern "C" sl_status sl_cuda_probe_copy(void *dst, const void *src, size_t words, cudaStream_t stream)
+{
+    unsigned grid = 0;
+    sl_status st;
+    if (words % 4 || ((uintptr_t)dst & 15) || ((uintptr_t)src & 15))
+        return sl_fail(SL_ERR_INVALID_ARG, "probe_copy: needs 16-byte-aligned buffers of a multiple of 4 words");
+    if ((st = sl_grid_for(words / 4, 256, "probe_copy", &grid)) != SL_OK)
+        return st;
+    probe_copy4<<<grid, 256, 0, stream>>>((uint4 *)dst, (const uint4 *)src, words / 4);
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
+}
+
+extern "C" sl_status sl_cuda_probe_copy_strided(void *dst, const void *src, size_t count, size_t stride,
+                                                size_t offset, cudaStream_t stream)
+{
+    unsigned grid = 0;
+    sl_status st = sl_grid_for(count, 256, "probe_copy_strided", &grid);
+    if (st != SL_OK)
+        return st;
+    probe_copy_strided<<<grid, 256, 0, stream>>>((uint32_t *)dst, (const uint32_t *)src, count, stride, offset);
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
+}
+
+/* ---- checks: count elements that differ from what a probe should have
+ * written, on the device (no multi-gigabyte download) ---------------------- */
+
+static __global__ void probe_mismatch(const uint32_t *dst, size_t dst_stride, const uint32_t *src, size_t src_stride,
+                                      size_t src_offset, size_t count, uint32_t value, int fill,
+                                      unsigned long long *bad)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    unsigned long long mine = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        uint32_t want = fill ? value : src[src_offset + i * src_stride];
+        mine += dst[i * dst_stride] != want;
+    }
+    if (mine)
+        atomicAdd(bad, mine);
+}
+
+/* Mismatches of dst[i * dst_stride] against src[src_offset + i * src_stride]
+ * (or against `value` when src is NULL), i < count; waits for the answer. */
+extern "C" sl_status sl_cuda_probe_mismatches(const void *dst, size_t dst_stride, const void *src, size_t src_stride,
+                                              size_t src_offset, size_t count, uint32_t value, cudaStream_t stream,
+                                              uint64_t *out)
+{
+    unsigned long long *d = NULL;
+    SL_CUDA_TRY(cudaMallocAsync((void **)&d, sizeof *d, stream));
+    SL_CUDA_TRY(cudaMemsetAsync(d, 0, sizeof *d, stream));
+    int dev, sms;
+    SL_CUDA_TRY(cudaGetDevice(&dev));
+    SL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    probe_mismatch<<<sms * 8, 256, 0, stream>>>((const uint32_t *)dst, dst_stride, (const uint32_t *)src, src_stride,
+                                                 src_offset, count, value, src == NULL, d);
+    SL_CUDA_LAUNCHED();
+    unsigned long long h = 0;
+    SL_CUDA_TRY(cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, stream));
+    SL_CUDA_TRY(cudaFreeAsync(d, stream));
+    SL_CUDA_TRY(cudaStreamSynchronize(stream));
+    *out = h;
+    return SL_OK;
+}
+
+/* ---- pointer chase: one thread, each load's address is the previous
+ * load's value, so nothing overlaps and the time per step is the latency ---- */
+
+static __global__ void probe_chase(const uint32_t *next, uint32_t start, unsigned long long steps, uint32_t node_words,
+                                   uint32_t *end, unsigned long long *cycles)
+{
+    uint32_t j = start;
+    long long t0 = clock64();
+    for (unsigned long long s = 0; s < steps; s++)
+        j = next[(size_t)j * node_words];
+    long long t1 = clock64();
+    *end = j;
+    *cycles = (unsigned long long)(t1 - t0);
+}
+
+/* end and cycles are device pointers; the caller times with events. */
+extern "C" sl_status sl_cuda_probe_chase(const void *next, uint32_t start, uint64_t steps, uint32_t node_words,
+                                         uint32_t *end, uint64_t *cycles, cudaStream_t stream)
+{
+    probe_chase<<<1, 1, 0, stream>>>((const uint32_t *)next, start, steps, node_words, end,
+                                      (unsigned long long *)cycles);
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
+}
+
+/* ---- launch overhead -------------------------------------------------------- */
+
+static __global__ void probe_empty(void) {}
+
+/* mode 0: `count` launches, each between its own events (returns the median,
+ * us); mode 1: `count` launches back to back between two events (us per
+ * launch); mode 2: a CUDA graph of `count` launches, replayed between two
+ * events (us per kernel). start/stop are the caller's events. */
+extern "C" sl_status sl_cuda_probe_launch(int mode, int count, cudaStream_t stream, cudaEvent_t start,
+                                          cudaEvent_t stop, double *us)
+{
+    float ms = 0.0f;
+    if (mode == 1) {
+        probe_empty<<<1, 32, 0, stream>>>();
+        SL_CUDA_TRY(cudaEventRecord(start, stream));
+        for (int i = 0; i < count; i++)
+            probe_empty<<<1, 32, 0, stream>>>();
+        SL_CUDA_LAUNCHED();
+        SL_CUDA_TRY(cudaEventRecord(stop, stream));
+        SL_CUDA_TRY(cudaEventSynchronize(stop));
+        SL_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+        *us = 1e3 * ms / count;
+        return SL_OK;
+    }
+    if (mode == 2) {
+        cudaGraph_t graph;
+        cudaGraphExec_t exec;
+        SL_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        for (int i = 0; i < count; i++)
+            probe_empty<<<1, 32, 0, stream>>>();
+        SL_CUDA_TRY(cudaStreamEndCapture(stream, &graph));
+        SL_CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
+        SL_CUDA_TRY(cudaGraphLaunch(exec, stream)); /* warm-up: uploads the graph */
+        SL_CUDA_TRY(cudaEventRecord(start, stream));
+        SL_CUDA_TRY(cudaGraphLaunch(exec, stream));
+        SL_CUDA_TRY(cudaEventRecord(stop, stream));
+        SL_CUDA_TRY(cudaEventSynchronize(stop));
+        SL_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+        SL_CUDA_TRY(cudaGraphExecDestroy(exec));
+        SL_CUDA_TRY(cudaGraphDestroy(graph));
+        *us = 1e3 * ms / count;
+        return SL_OK;
+    }
+    double *t = (double *)malloc((size_t)count * sizeof *t);
+    if (!t)
+        return sl_fail(SL_ERR_NO_MEMORY, "probe_launch: out of host memory");
+    sl_status st = SL_OK;
+    for (int i = 0; i < count && st == SL_OK; i++) {
+        cudaError_t e = cudaEventRecord(start, stream);
+        if (e == cudaSuccess) {
+            probe_empty<<<1, 32, 0, stream>>>();
+            e = cudaGetLastError();
+        }
+        if (e == cudaSuccess)
+            e = cudaEventRecord(stop, stream);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(stop);
+        if (e == cudaSuccess)
+            e = cudaEventElapsedTime(&ms, start, stop);
+        if (e != cudaSuccess)
+            st = sl_cuda_fail(e, "timing an empty kernel", __FILE__, __LINE__);
+        t[i] = 1e3 * ms;
+    }
+    sl_stats s;
+    if (st == SL_OK && sl_stats_compute(t, (size_t)count, &s) == 0)
+        *us = s.median;
+    free(t);
+    return st;
+}

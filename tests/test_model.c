@@ -1,0 +1,203 @@
+/*
+ * The bottleneck model (src/core/model.c, hw.c) on the CPU:
+ * - seed 000's RTX 4060 numbers from its parameters (hw/rtx4060.json):
+ *   T_DRAM = 8.82 ms and T_compute = 0.026 ms for 200M-element fp32 add,
+ *   latency 100%, limiter DRAM;
+ * - Little's law, launch overhead, L2 residency, FMA, advice;
+ * - the arch table, profile overrides and --hw file errors.
+ * Usage: test_model HW_DIR TMP_DIR
+ */
+#include "check.h"
+#include "hw.h"
+#include "model.h"
+#include "registry.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *hw_dir = "hw", *tmp = ".";
+
+static const sl_variant *naive_like(void)
+{
+    /* The seed's naive kernel as the model sees it, whether or not this
+     * build has CUDA rungs in its registry. */
+    static sl_variant v = {.name = "naive", .op = SL_OP_ADD, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+                           .technique = "naive", .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1,
+                           .access_bytes = 4, .elems_per_thread = 1, .insts_per_elem = 12};
+    return &v;
+}
+
+static void test_seed_rtx4060(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/rtx4060.json", hw_dir);
+    sl_hw hw;
+    CHECK(sl_hw_read_file(path, &hw) == SL_OK, "read %s: %s", path, sl_last_error());
+    CHECK(hw.p[HW_SM_COUNT].src == SL_SRC_USER && hw.p[HW_SCHEDULERS_PER_SM].src == SL_SRC_ARCH, "sources");
+    sl_model m;
+    CHECK(sl_model_predict(&hw, naive_like(), NULL, SL_F32, 200000000ull, true, &m) == SL_OK, "predict");
+    CHECK(fabs(m.ms[SL_B_DRAM] - 8.82) < 0.005, "T_DRAM %.4f ms, seed 000: 8.82 ms", m.ms[SL_B_DRAM]);
+    CHECK(fabs(m.ms[SL_B_COMPUTE] - 0.026) < 0.0005, "T_compute %.5f ms, seed 000: 0.026 ms", m.ms[SL_B_COMPUTE]);
+    CHECK(m.latency_eff == 1.0, "latency efficiency %.2f, seed 000: 100%%", m.latency_eff);
+    CHECK(m.limiter == SL_B_DRAM, "limiter %s, seed 000: DRAM", sl_bound_name(m.limiter));
+    char lines[8][256];
+    int k = sl_model_advice(&hw, naive_like(), SL_F32, 200000000ull, &m, lines, 8);
+    int bf16 = 0, fp8 = 0;
+    for (int i = 0; i < k; i++) {
+        bf16 |= strstr(lines[i], "bf16") != NULL && strstr(lines[i], "4.412") != NULL;
+        fp8 |= strstr(lines[i], "fp8") != NULL && strstr(lines[i], "9 instead of 12") != NULL;
+    }
+    CHECK(bf16 && fp8, "advice lacks the bf16 (4.412 ms) or fp8 (9 B) suggestion");
+}
+
+/* An H200-like description, all user values, for the equations' edges. */
+static sl_hw h200_like(void)
+{
+    sl_hw hw;
+    sl_hw_from_arch(90, &hw);
+    snprintf(hw.name, sizeof hw.name, "test");
+    const struct { sl_hw_key k; double v; } vals[] = {
+        {HW_SM_COUNT, 132},        {HW_SM_CLOCK_GHZ, 1.98},        {HW_MAX_THREADS_PER_SM, 2048},
+        {HW_L2_BYTES, 60e6},       {HW_PEAK_DRAM_GBS, 4814},       {HW_DRAM_READ_GBS, 4400},
+        {HW_DRAM_WRITE_GBS, 4200}, {HW_DRAM_LATENCY_NS, 700},      {HW_L2_GBS, 9000},
+        {HW_LAUNCH_US, 4.5}};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        hw.p[vals[i].k].v = vals[i].v;
+        hw.p[vals[i].k].src = SL_SRC_USER;
+    }
+    return hw;
+}
+
+static void test_equations(void)
+{
+    sl_hw hw = h200_like();
+    sl_model m;
+    const double n = 2e8;
+    /* DRAM: reads at 4400, writes at 4200 */
+    sl_model_predict(&hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &m);
+    double want = 1e3 * (8 * n / 4400e9 + 4 * n / 4200e9);
+    CHECK(fabs(m.ms[SL_B_DRAM] - want) < 1e-9, "T_DRAM %.6f, want %.6f", m.ms[SL_B_DRAM], want);
+    /* Little's law: 2048 threads x 8 B = 16 KiB per SM; needed = bw x 700 ns / 132 */
+    double bw = 12 * n / (want * 1e-3);
+    double needed = bw * 700e-9 / 132;
+    CHECK(fabs(m.bif_per_sm - 16384) < 1e-6, "bytes in flight per SM %.1f", m.bif_per_sm);
+    CHECK(fabs(m.bif_needed_per_sm - needed) < 1e-3, "needed per SM %.1f, want %.1f", m.bif_needed_per_sm, needed);
+    CHECK(fabs(m.latency_eff - 16384 / needed) < 1e-9, "efficiency %.4f", m.latency_eff);
+    CHECK(m.limiter == SL_B_LATENCY, "naive on an H200-like GPU should be latency-bound, got %s",
+          sl_bound_name(m.limiter));
+    CHECK(fabs(m.ms[SL_B_LATENCY] - m.ms[SL_B_DRAM] / m.latency_eff) < 1e-9, "T_latency = T_DRAM / eff");
+    CHECK(fabs(m.pred_ms - (m.ms[SL_B_LATENCY] + 4.5e-3)) < 1e-9, "pred = launch + body");
+
+    /* float4 loads: 4x the bytes in flight, enough: DRAM-bound */
+    sl_variant v4 = *naive_like();
+    v4.access_bytes = 16;
+    v4.elems_per_thread = 4;
+    sl_model_predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
+    CHECK(m.limiter == SL_B_DRAM && m.latency_eff == 1.0, "float4: %s, eff %.2f", sl_bound_name(m.limiter),
+          m.latency_eff);
+    /* occupancy from the kernel's attributes: 4 blocks of 256 = 1024 threads, half the bytes in flight */
+    sl_kernel_attrs a = {.regs = 64, .block = 256, .blocks_per_sm = 4};
+    sl_model_predict(&hw, &v4, &a, SL_F32, (uint64_t)n, true, &m);
+    CHECK(fabs(m.bif_per_sm - 1024 * 32) < 1e-6, "attrs occupancy: %.0f B/SM", m.bif_per_sm);
+
+    /* n = 2^16, warm: L2-resident, launch-bound */
+    sl_model_predict(&hw, &v4, NULL, SL_F32, 65536, false, &m);
+    CHECK(m.l2_resident && m.ms[SL_B_DRAM] == 0, "2^16 warm should be L2-resident");
+    CHECK(m.limiter == SL_B_LAUNCH, "2^16: limiter %s, want launch overhead", sl_bound_name(m.limiter));
+    /* the same, cold: DRAM bytes count, a small grid limits bytes in flight */
+    sl_model_predict(&hw, &v4, NULL, SL_F32, 65536, true, &m);
+    CHECK(!m.l2_resident && m.resident_threads == 16384, "2^16 cold: %.0f threads", m.resident_threads);
+
+    /* compute: an FMA counts 2 flops and runs 2 per lane per clock */
+    sl_variant fma = *naive_like(), plain = *naive_like();
+    fma.flops = 2;
+    fma.fma = 1;
+    sl_model mf, mp;
+    sl_model_predict(&hw, &fma, NULL, SL_F32, (uint64_t)n, true, &mf);
+    sl_model_predict(&hw, &plain, NULL, SL_F32, (uint64_t)n, true, &mp);
+    CHECK(fabs(mf.ms[SL_B_COMPUTE] - mp.ms[SL_B_COMPUTE]) < 1e-12, "FMA rate");
+    /* bf16 halves the bytes */
+    sl_model mb;
+    sl_model_predict(&hw, &v4, NULL, SL_BF16, (uint64_t)n, true, &mb);
+    sl_model_predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
+    CHECK(fabs(mb.ms[SL_B_DRAM] * 2 - m.ms[SL_B_DRAM]) < 1e-9, "bf16 T_DRAM is half of f32's");
+    /* missing parameters are an error, not a division by zero */
+    sl_hw empty;
+    memset(&empty, 0, sizeof empty);
+    CHECK(sl_model_predict(&empty, &v4, NULL, SL_F32, 1000, true, &m) == SL_ERR_INVALID_ARG, "empty hw");
+}
+
+static void test_arch_and_profile(void)
+{
+    const int ccs[] = {70, 75, 80, 86, 89, 90, 100, 120};
+    for (size_t i = 0; i < sizeof ccs / sizeof ccs[0]; i++) {
+        sl_hw hw;
+        CHECK(sl_hw_from_arch(ccs[i], &hw) == SL_OK, "sm_%d missing from the arch table", ccs[i]);
+        CHECK(hw.p[HW_FP32_LANES_PER_SM].v >= 64 && hw.p[HW_SCHEDULERS_PER_SM].v == 4, "sm_%d values", ccs[i]);
+        CHECK(hw.p[HW_FP32_LANES_PER_SM].ref[0] != 0, "sm_%d lacks a citation", ccs[i]);
+    }
+    sl_hw hw;
+    CHECK(sl_hw_from_arch(87, &hw) == SL_ERR_UNSUPPORTED && hw.p[HW_FP32_LANES_PER_SM].v == 128,
+          "sm_87 falls back to the sm_86 row");
+    CHECK(strstr(sl_last_error(), "sm_86") != NULL, "fallback named: %s", sl_last_error());
+    CHECK(sl_hw_from_arch(60, &hw) == SL_ERR_UNSUPPORTED, "sm_60 is not covered");
+
+    hw = h200_like();
+    hw.p[HW_DRAM_READ_GBS].src = SL_SRC_QUERIED; /* not user-given: a probe may override */
+    hw.p[HW_DRAM_LATENCY_NS].src = SL_SRC_ARCH;
+    sl_profile prof;
+    sl_profile_init(&prof);
+    prof.read_gbs = 4464;
+    prof.knee_latency_ns = 650;
+    prof.launch_event_us = 4.3; /* launch_us is user-given above: must stay 4.5 */
+    sl_hw_apply_profile(&hw, &prof, "x.profile.json");
+    CHECK(hw.p[HW_DRAM_READ_GBS].v == 4464 && hw.p[HW_DRAM_READ_GBS].src == SL_SRC_PROBE, "probe read bw");
+    CHECK(hw.p[HW_DRAM_LATENCY_NS].v == 650 && hw.p[HW_DRAM_LATENCY_NS].src == SL_SRC_PROBE, "probe latency");
+    CHECK(hw.p[HW_LAUNCH_US].v == 4.5 && hw.p[HW_LAUNCH_US].src == SL_SRC_USER, "user beats probe");
+    CHECK(hw.p[HW_DRAM_WRITE_GBS].v == 4200, "an unmeasured field keeps its value");
+    CHECK(strcmp(sl_src_name(SL_SRC_PROBE), "probe") == 0 && strcmp(sl_src_name(SL_SRC_ARCH), "arch-table") == 0,
+          "source names");
+}
+
+static void expect_hw_error(const char *name, const char *text, const char *part)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.hw.json", tmp, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    sl_hw hw;
+    CHECK(sl_hw_read_file(path, &hw) == SL_ERR_IO, "%s accepted", name);
+    CHECK(strstr(sl_last_error(), part) != NULL, "%s: '%s' lacks '%s'", name, sl_last_error(), part);
+}
+
+static void test_hw_file_errors(void)
+{
+    sl_hw hw;
+    CHECK(sl_hw_read_file("/nonexistent.json", &hw) == SL_ERR_IO, "missing file");
+    expect_hw_error("notjson", "{", "not valid JSON");
+    expect_hw_error("schema", "{\"schema\": \"x\", \"cc\": \"8.9\", \"params\": {}}", "schema");
+    expect_hw_error("cc", "{\"schema\": \"streamlab.hw/1\", \"cc\": 89, \"params\": {}}", "\"cc\"");
+    expect_hw_error("typo",
+                    "{\"schema\": \"streamlab.hw/1\", \"cc\": \"8.9\", \"params\": {\"sm_cont\": 24}}",
+                    "unknown parameter \"sm_cont\"");
+    expect_hw_error("string",
+                    "{\"schema\": \"streamlab.hw/1\", \"cc\": \"8.9\", \"params\": {\"sm_count\": \"24\"}}",
+                    "positive number");
+    expect_hw_error("required", "{\"schema\": \"streamlab.hw/1\", \"cc\": \"8.9\", \"params\": {\"sm_count\": 24}}",
+                    "required");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        hw_dir = argv[1];
+    if (argc > 2)
+        tmp = argv[2];
+    test_seed_rtx4060();
+    test_equations();
+    test_arch_and_profile();
+    test_hw_file_errors();
+    return check_exit("test_model");
+}

@@ -1,0 +1,122 @@
+/*
+ * The profile reader and writer (src/core/profile.c): a round trip, and
+ * every malformed file gets SL_ERR_IO with a message that says what is
+ * wrong. With a path argument, instead check that a profile written by
+ * `streamlab probe` reads back with its ceilings and latency measured.
+ */
+#include "check.h"
+#include "internal.h"
+#include "profile.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *dir = ".";
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static void expect_error(const char *name, const char *text, const char *message_part)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/bad_%s.profile.json", dir, name);
+    write_text(path, text);
+    sl_profile p;
+    sl_status st = sl_profile_read(path, &p);
+    CHECK(st == SL_ERR_IO, "%s: status %d", name, st);
+    CHECK(strstr(sl_last_error(), message_part) != NULL, "%s: message '%s' lacks '%s'", name, sl_last_error(),
+          message_part);
+    CHECK(strstr(sl_last_error(), path) != NULL, "%s: message does not name the file", name);
+}
+
+static void round_trip(void)
+{
+    sl_profile p, q;
+    sl_profile_init(&p);
+    CHECK(p.read_gbs < 0 && p.lat_dram_ns < 0, "init marks fields unmeasured");
+    snprintf(p.device, sizeof p.device, "NVIDIA H200");
+    snprintf(p.backend, sizeof p.backend, "cuda");
+    snprintf(p.created, sizeof p.created, "2026-11-20T00:00:00Z");
+    p.cc_major = 9;
+    p.sm_count = 132;
+    p.peak_gbs = 4814.0;
+    p.copy_memcpy_gbs = 4184.5;
+    p.read_gbs = 4464.25;
+    p.lat_dram_ns = 612.5;
+    p.knee_latency_ns = 700.0;
+    p.launch_event_us = 4.25;
+    cJSON *pts = cJSON_CreateObject();
+    cJSON_AddNumberToObject(pts, "x", 1);
+    char path[512];
+    snprintf(path, sizeof path, "%s/round.profile.json", dir);
+    CHECK(sl_profile_write(path, &p, pts) == SL_OK, "write: %s", sl_last_error());
+    cJSON_Delete(pts);
+    CHECK(sl_profile_read(path, &q) == SL_OK, "read back: %s", sl_last_error());
+    CHECK(strcmp(q.device, "NVIDIA H200") == 0 && strcmp(q.backend, "cuda") == 0, "strings");
+    CHECK(q.cc_major == 9 && q.sm_count == 132 && q.peak_gbs == 4814.0, "device numbers");
+    CHECK(q.copy_memcpy_gbs == 4184.5 && q.read_gbs == 4464.25 && q.lat_dram_ns == 612.5, "measurements");
+    CHECK(q.knee_latency_ns == 700.0 && q.launch_event_us == 4.25, "more measurements");
+    CHECK(q.write_gbs < 0 && q.l2_read_gbs < 0, "unmeasured fields stay unmeasured");
+
+    char name[128];
+    sl_profile_default_name("NVIDIA H200 NVL/x", name, sizeof name);
+    CHECK(strcmp(name, "NVIDIA-H200-NVL-x.profile.json") == 0, "default name '%s'", name);
+
+    /* truncation: the first half of a valid file */
+    FILE *f = fopen(path, "r");
+    char buf[8192];
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len / 2] = 0;
+    expect_error("truncated", buf, "truncated");
+}
+
+static void malformed(void)
+{
+    sl_profile p;
+    CHECK(sl_profile_read("/nonexistent/x.profile.json", &p) == SL_ERR_IO, "missing file");
+    CHECK(strstr(sl_last_error(), "cannot read") != NULL, "missing file message: %s", sl_last_error());
+    expect_error("notjson", "this is not json", "not valid JSON");
+    expect_error("empty", "", "not valid JSON");
+    expect_error("schema", "{\"schema\": \"streamlab.profile/2\", \"device\": {\"name\": \"x\"}}", "schema");
+    expect_error("noschema", "{\"device\": {\"name\": \"x\"}}", "schema is missing");
+    expect_error("nodevice", "{\"schema\": \"streamlab.profile/1\"}", "device");
+    expect_error("noname", "{\"schema\": \"streamlab.profile/1\", \"device\": {}}", "device.name");
+    expect_error("string",
+                 "{\"schema\": \"streamlab.profile/1\", \"device\": {\"name\": \"x\"}, "
+                 "\"ceilings\": {\"read_gbs\": \"fast\"}}",
+                 "ceilings.read_gbs");
+    expect_error("negative",
+                 "{\"schema\": \"streamlab.profile/1\", \"device\": {\"name\": \"x\"}, "
+                 "\"latency\": {\"dram_ns\": -5}}",
+                 "latency.dram_ns");
+    expect_error("section",
+                 "{\"schema\": \"streamlab.profile/1\", \"device\": {\"name\": \"x\"}, \"launch\": 3}", "launch");
+    /* null means not measured, and is fine */
+    char path[512];
+    snprintf(path, sizeof path, "%s/nulls.profile.json", dir);
+    write_text(path, "{\"schema\": \"streamlab.profile/1\", \"device\": {\"name\": \"x\"}, "
+                     "\"ceilings\": {\"read_gbs\": null}}");
+    CHECK(sl_profile_read(path, &p) == SL_OK && p.read_gbs < 0, "null field: %s", sl_last_error());
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2 && strcmp(argv[1], "--check") == 0) {
+        sl_profile p;
+        CHECK(sl_profile_read(argv[2], &p) == SL_OK, "%s", sl_last_error());
+        CHECK(p.copy_sm_gbs > 0 && p.read_gbs > 0 && p.write_gbs > 0, "ceilings missing from %s", argv[2]);
+        CHECK(p.lat_l1_ns > 0, "L1 latency missing from %s", argv[2]);
+        return check_exit("test_profile --check");
+    }
+    if (argc > 1)
+        dir = argv[1];
+    round_trip();
+    malformed();
+    return check_exit("test_profile");
+}
