@@ -128,6 +128,40 @@ static void test_equations(void)
     CHECK(sl_model_predict(&empty, &v4, NULL, SL_F32, 1000, true, &m) == SL_ERR_INVALID_ARG, "empty hw");
 }
 
+/* With the probe's bandwidth-vs-bytes-in-flight curve, the latency term
+ * reads the curve's upper envelope at the kernel's bytes in flight. */
+static void test_curve(void)
+{
+    sl_hw hw = h200_like();
+    const double x[] = {512, 4096, 16384, 16384, 32768, 65536, 262144};
+    const double y[] = {170, 1300, 3000, 3400, 3900, 4000, 3800};
+    hw.bif_n = 7;
+    memcpy(hw.bif_x, x, sizeof x);
+    memcpy(hw.bif_y, y, sizeof y);
+    sl_model m;
+    /* naive: 2048 x 8 B = 16 KiB per SM -> best at <= 16 KiB is 3400 of 4000 */
+    sl_model_predict(&hw, naive_like(), NULL, SL_F32, 200000000ull, true, &m);
+    CHECK(fabs(m.latency_eff - 0.85) < 1e-12, "curve efficiency %.4f, want 0.85", m.latency_eff);
+    CHECK(m.limiter == SL_B_LATENCY, "naive with the curve: %s", sl_bound_name(m.limiter));
+    CHECK(m.bif_needed_per_sm == 32768, "95%% of the top first at 32 KiB, got %.0f", m.bif_needed_per_sm);
+    /* 64 KiB per SM: the envelope has reached the top: DRAM */
+    sl_variant v4 = *naive_like();
+    v4.access_bytes = 16;
+    v4.elems_per_thread = 4;
+    sl_model_predict(&hw, &v4, NULL, SL_F32, 200000000ull, true, &m);
+    CHECK(m.latency_eff == 1.0 && m.limiter == SL_B_DRAM, "float4 with the curve: eff %.3f, %s", m.latency_eff,
+          sl_bound_name(m.limiter));
+    /* below the smallest point: linear in bytes in flight */
+    sl_kernel_attrs one_warp = {.block = 32, .blocks_per_sm = 1};
+    sl_model_predict(&hw, naive_like(), &one_warp, SL_F32, 200000000ull, true, &m);
+    CHECK(fabs(m.latency_eff - (170.0 * 256 / 512) / 4000) < 1e-12, "extrapolated efficiency %.5f", m.latency_eff);
+    /* a warm 2^16 still costs two L2 round trips */
+    hw.p[HW_L2_LATENCY_NS].v = 150;
+    sl_model_predict(&hw, &v4, NULL, SL_F32, 65536, false, &m);
+    CHECK(fabs(m.body_ms - 300e-6) < 1e-12 && m.limiter == SL_B_LAUNCH, "floor %.6f ms, limiter %s", m.body_ms,
+          sl_bound_name(m.limiter));
+}
+
 static void test_arch_and_profile(void)
 {
     const int ccs[] = {70, 75, 80, 86, 89, 90, 100, 120};
@@ -149,11 +183,13 @@ static void test_arch_and_profile(void)
     sl_profile prof;
     sl_profile_init(&prof);
     prof.read_gbs = 4464;
-    prof.knee_latency_ns = 650;
+    prof.lat_dram_ns = 341;
+    prof.knee_latency_ns = 1112; /* reported, not used as the chase latency */
     prof.launch_event_us = 4.3; /* launch_us is user-given above: must stay 4.5 */
     sl_hw_apply_profile(&hw, &prof, "x.profile.json");
     CHECK(hw.p[HW_DRAM_READ_GBS].v == 4464 && hw.p[HW_DRAM_READ_GBS].src == SL_SRC_PROBE, "probe read bw");
-    CHECK(hw.p[HW_DRAM_LATENCY_NS].v == 650 && hw.p[HW_DRAM_LATENCY_NS].src == SL_SRC_PROBE, "probe latency");
+    CHECK(hw.p[HW_DRAM_LATENCY_NS].v == 341 && hw.p[HW_DRAM_LATENCY_NS].src == SL_SRC_PROBE, "probe latency");
+    CHECK(hw.knee_latency_ns == 1112, "knee kept for reports");
     CHECK(hw.p[HW_LAUNCH_US].v == 4.5 && hw.p[HW_LAUNCH_US].src == SL_SRC_USER, "user beats probe");
     CHECK(hw.p[HW_DRAM_WRITE_GBS].v == 4200, "an unmeasured field keeps its value");
     CHECK(strcmp(sl_src_name(SL_SRC_PROBE), "probe") == 0 && strcmp(sl_src_name(SL_SRC_ARCH), "arch-table") == 0,
@@ -197,6 +233,7 @@ int main(int argc, char **argv)
         tmp = argv[2];
     test_seed_rtx4060();
     test_equations();
+    test_curve();
     test_arch_and_profile();
     test_hw_file_errors();
     return check_exit("test_model");

@@ -51,7 +51,13 @@ static void round_trip(void)
     p.knee_latency_ns = 700.0;
     p.launch_event_us = 4.25;
     cJSON *pts = cJSON_CreateObject();
-    cJSON_AddNumberToObject(pts, "x", 1);
+    cJSON *curve = cJSON_AddArrayToObject(pts, "bytes_in_flight");
+    for (int i = 1; i <= 3; i++) {
+        cJSON *pt = cJSON_CreateObject();
+        cJSON_AddNumberToObject(pt, "bytes_in_flight_per_sm", 1024.0 * i);
+        cJSON_AddNumberToObject(pt, "gbs", 1000.0 * i);
+        cJSON_AddItemToArray(curve, pt);
+    }
     char path[512];
     snprintf(path, sizeof path, "%s/round.profile.json", dir);
     CHECK(sl_profile_write(path, &p, pts) == SL_OK, "write: %s", sl_last_error());
@@ -62,6 +68,7 @@ static void round_trip(void)
     CHECK(q.copy_memcpy_gbs == 4184.5 && q.read_gbs == 4464.25 && q.lat_dram_ns == 612.5, "measurements");
     CHECK(q.knee_latency_ns == 700.0 && q.launch_event_us == 4.25, "more measurements");
     CHECK(q.write_gbs < 0 && q.l2_read_gbs < 0, "unmeasured fields stay unmeasured");
+    CHECK(q.bif_n == 3 && q.bif_x[2] == 3072 && q.bif_y[1] == 2000, "the bytes-in-flight curve: %d points", q.bif_n);
 
     char name[128];
     sl_profile_default_name("NVIDIA H200 NVL/x", name, sizeof name);
@@ -95,6 +102,10 @@ static void malformed(void)
                  "{\"schema\": \"streamlab.profile/1\", \"device\": {\"name\": \"x\"}, "
                  "\"latency\": {\"dram_ns\": -5}}",
                  "latency.dram_ns");
+    expect_error("curve",
+                 "{\"schema\": \"streamlab.profile/1\", \"device\": {\"name\": \"x\"}, \"points\": "
+                 "{\"bytes_in_flight\": [{\"bytes_in_flight_per_sm\": 1024, \"gbs\": \"fast\"}]}}",
+                 "bytes_in_flight");
     expect_error("section",
                  "{\"schema\": \"streamlab.profile/1\", \"device\": {\"name\": \"x\"}, \"launch\": 3}", "launch");
     /* null means not measured, and is fine */

@@ -57,6 +57,14 @@ static int parse_dtype(const char *s, sl_dtype *dt)
 
 static void print_hw(const sl_hw *hw)
 {
+    if (hw->bif_n > 0) {
+        char k[32] = "?";
+        if (hw->knee_bif_per_sm > 0)
+            sl_format_bytes(hw->knee_bif_per_sm, k, sizeof k);
+        printf("Little's law: the measured bandwidth-vs-bytes-in-flight curve (%d points, %s); knee %s per SM at "
+               "%.0f ns\n\n",
+               hw->bif_n, hw->bif_ref, k, hw->knee_latency_ns);
+    }
     printf("%-20s %14s %-7s %-10s %s\n", "parameter", "value", "unit", "source", "reference");
     for (int k = 0; k < HW_NKEYS; k++) {
         const sl_param *p = &hw->p[k];
@@ -100,9 +108,13 @@ static void print_detail(const sl_hw *hw, const sl_variant *v, sl_dtype dt, uint
         } else {
             snprintf(val, sizeof val, "%.4f ms", m->ms[b]);
         }
-        int is_lim = (sl_bound)b == m->limiter;
+        int is_lim = (sl_bound)b == m->limiter && !(b == SL_B_LATENCY && m->body_ms == m->floor_ms);
         printf("%-28s %s%s\n", sl_bound_name((sl_bound)b), val, is_lim ? "   <- limiter" : "");
     }
+    if (m->floor_ms > 0)
+        printf("%-28s %.4f ms (two dependent %s latencies)%s\n", "round-trip floor", m->floor_ms,
+               m->l2_resident ? "L2" : "DRAM",
+               m->limiter == SL_B_LATENCY && m->body_ms == m->floor_ms ? "   <- limiter" : "");
     double bytes = (double)(v->reads + v->writes) * n * sl_dtype_size(dt);
     printf("\npredicted: %.4f ms = %.4f launch + %.4f body; %.0f GB/s; limiter: %s\n", m->pred_ms,
            m->ms[SL_B_LAUNCH], m->body_ms, bytes / (m->pred_ms * 1e6), sl_bound_name(m->limiter));

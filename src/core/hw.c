@@ -22,7 +22,8 @@ static const struct {
     [HW_PEAK_DRAM_GBS] = {"peak_dram_gbs", "GB/s", "theoretical DRAM bandwidth (memory clock x bus x 2)"},
     [HW_DRAM_READ_GBS] = {"dram_read_gbs", "GB/s", "achievable DRAM read bandwidth"},
     [HW_DRAM_WRITE_GBS] = {"dram_write_gbs", "GB/s", "achievable DRAM write bandwidth"},
-    [HW_DRAM_LATENCY_NS] = {"dram_latency_ns", "ns", "DRAM latency under load, for Little's law"},
+    [HW_DRAM_LATENCY_NS] = {"dram_latency_ns", "ns", "DRAM latency of a dependent load (pointer chase)"},
+    [HW_L2_LATENCY_NS] = {"l2_latency_ns", "ns", "L2 hit latency of a dependent load"},
     [HW_L2_GBS] = {"l2_gbs", "GB/s", "L2 bandwidth"},
     [HW_FP32_LANES_PER_SM] = {"fp32_lanes_per_sm", "lanes", "FP32 lanes per SM (CUDA cores / SMs)"},
     [HW_SCHEDULERS_PER_SM] = {"schedulers_per_sm", "/SM", "warp schedulers per SM"},
@@ -88,19 +89,19 @@ const char *sl_src_name(sl_src s)
 typedef struct arch_row {
     int cc;
     const char *arch;
-    double fp32, sched, lsu, banks, bank_bytes, l2_bytes_per_clk, dram_latency_ns, launch_us, pcie_gbs;
+    double fp32, sched, lsu, banks, bank_bytes, l2_bytes_per_clk, dram_latency_ns, l2_latency_ns, launch_us, pcie_gbs;
     const char *ref_sm, *ref_l2;
 } arch_row;
 
 static const arch_row arch_table[] = {
-    {70, "Volta", 64, 4, 32, 32, 4, 2048, 450, 5.0, 12.6, "V100 whitepaper [V]", "A100 whitepaper [A] (V100 row)"},
-    {75, "Turing", 64, 4, 16, 32, 4, 1024, 500, 5.0, 12.6, "Turing whitepaper [T]", "est. (half of V100)"},
-    {80, "Ampere", 64, 4, 32, 32, 4, 5120, 480, 5.0, 25.2, "A100 whitepaper [A]", "A100 whitepaper [A]"},
-    {86, "Ampere", 128, 4, 16, 32, 4, 2048, 450, 5.0, 25.2, "GA102 whitepaper [GA]", "est."},
-    {89, "Ada", 128, 4, 16, 32, 4, 2048, 450, 5.0, 25.2, "Ada whitepaper [AD]", "est."},
-    {90, "Hopper", 128, 4, 32, 32, 4, 5120, 500, 4.4, 50.4, "H100 whitepaper [H]", "est. (A100's 5120 B/clk)"},
-    {100, "Blackwell", 128, 4, 32, 32, 4, 5120, 550, 4.4, 50.4, "Blackwell brief [B]", "est."},
-    {120, "Blackwell", 128, 4, 16, 32, 4, 2048, 450, 5.0, 50.4, "Blackwell brief [B]", "est."},
+    {70, "Volta", 64, 4, 32, 32, 4, 2048, 450, 200, 5.0, 12.6, "V100 whitepaper [V]", "A100 whitepaper [A] (V100 row)"},
+    {75, "Turing", 64, 4, 16, 32, 4, 1024, 500, 200, 5.0, 12.6, "Turing whitepaper [T]", "est. (half of V100)"},
+    {80, "Ampere", 64, 4, 32, 32, 4, 5120, 480, 200, 5.0, 25.2, "A100 whitepaper [A]", "A100 whitepaper [A]"},
+    {86, "Ampere", 128, 4, 16, 32, 4, 2048, 450, 150, 5.0, 25.2, "GA102 whitepaper [GA]", "est."},
+    {89, "Ada", 128, 4, 16, 32, 4, 2048, 450, 150, 5.0, 25.2, "Ada whitepaper [AD]", "est."},
+    {90, "Hopper", 128, 4, 32, 32, 4, 5120, 500, 200, 4.4, 50.4, "H100 whitepaper [H]", "est. (A100's 5120 B/clk)"},
+    {100, "Blackwell", 128, 4, 32, 32, 4, 5120, 550, 200, 4.4, 50.4, "Blackwell brief [B]", "est."},
+    {120, "Blackwell", 128, 4, 16, 32, 4, 2048, 450, 150, 5.0, 50.4, "Blackwell brief [B]", "est."},
 };
 #define NARCH ((int)(sizeof arch_table / sizeof arch_table[0]))
 
@@ -128,6 +129,8 @@ sl_status sl_hw_from_arch(int cc, sl_hw *hw)
     set(hw, HW_SMEM_BANKS, r->banks, SL_SRC_ARCH, r->ref_sm);
     set(hw, HW_SMEM_BANK_BYTES, r->bank_bytes, SL_SRC_ARCH, r->ref_sm);
     set(hw, HW_DRAM_LATENCY_NS, r->dram_latency_ns, SL_SRC_ARCH, "unloaded, approx. [CC]");
+    set(hw, HW_L2_LATENCY_NS, r->l2_latency_ns, SL_SRC_ARCH, "approx. [CC]");
+    hw->knee_bif_per_sm = hw->knee_latency_ns = -1;
     set(hw, HW_LAUNCH_US, r->launch_us, SL_SRC_ARCH, r->cc == 90 ? "DESIGN.md [D]" : "typical, est.");
     set(hw, HW_PCIE_GBS, r->pcie_gbs, SL_SRC_ARCH, "80% of the x16 link rate [PCI]");
     /* L2 bytes per clock become GB/s once the clock is known: stored as a
@@ -193,9 +196,19 @@ void sl_hw_apply_profile(sl_hw *hw, const sl_profile *prof, const char *path)
         set(hw, HW_DRAM_READ_GBS, prof->read_gbs, SL_SRC_PROBE, ref);
     if (prof->write_gbs > 0 && hw->p[HW_DRAM_WRITE_GBS].src != SL_SRC_USER)
         set(hw, HW_DRAM_WRITE_GBS, prof->write_gbs, SL_SRC_PROBE, ref);
-    /* Little's law wants the latency at the operating point: the knee's. */
-    if (prof->knee_latency_ns > 0 && hw->p[HW_DRAM_LATENCY_NS].src != SL_SRC_USER)
-        set(hw, HW_DRAM_LATENCY_NS, prof->knee_latency_ns, SL_SRC_PROBE, ref);
+    if (prof->lat_dram_ns > 0 && hw->p[HW_DRAM_LATENCY_NS].src != SL_SRC_USER)
+        set(hw, HW_DRAM_LATENCY_NS, prof->lat_dram_ns, SL_SRC_PROBE, ref);
+    if (prof->lat_l2_ns > 0 && hw->p[HW_L2_LATENCY_NS].src != SL_SRC_USER)
+        set(hw, HW_L2_LATENCY_NS, prof->lat_l2_ns, SL_SRC_PROBE, ref);
+    /* Little's law from the measured curve (see model.c). */
+    if (prof->bif_n > 0) {
+        hw->bif_n = prof->bif_n;
+        memcpy(hw->bif_x, prof->bif_x, sizeof hw->bif_x);
+        memcpy(hw->bif_y, prof->bif_y, sizeof hw->bif_y);
+        snprintf(hw->bif_ref, sizeof hw->bif_ref, "%s", ref);
+    }
+    hw->knee_bif_per_sm = prof->knee_bif_per_sm;
+    hw->knee_latency_ns = prof->knee_latency_ns;
     if (prof->l2_read_gbs > 0 && hw->p[HW_L2_GBS].src != SL_SRC_USER)
         set(hw, HW_L2_GBS, prof->l2_read_gbs, SL_SRC_PROBE, ref);
     if (prof->launch_event_us > 0 && hw->p[HW_LAUNCH_US].src != SL_SRC_USER)

@@ -32,7 +32,8 @@ typedef enum sl_hw_key {
     HW_PEAK_DRAM_GBS,       /* theoretical DRAM bandwidth: memory clock x bus width x 2, GB/s */
     HW_DRAM_READ_GBS,       /* achievable read bandwidth, GB/s */
     HW_DRAM_WRITE_GBS,      /* achievable write bandwidth, GB/s */
-    HW_DRAM_LATENCY_NS,     /* DRAM latency for Little's law, ns */
+    HW_DRAM_LATENCY_NS,     /* DRAM latency of one dependent load (pointer chase), ns */
+    HW_L2_LATENCY_NS,       /* L2 hit latency of one dependent load, ns */
     HW_L2_GBS,              /* L2 bandwidth, GB/s */
     HW_FP32_LANES_PER_SM,   /* FP32 lanes ("CUDA cores") per SM */
     HW_SCHEDULERS_PER_SM,   /* warp schedulers per SM, one warp instruction each per clock */
@@ -48,6 +49,12 @@ typedef struct sl_hw {
     char name[128];
     int cc;                 /* compute capability x 10 (90), 0 if unknown */
     sl_param p[HW_NKEYS];
+    /* Measured bandwidth vs bytes in flight per SM (probe "bif"); when
+     * present the model's latency term reads it instead of one latency. */
+    int bif_n;
+    double bif_x[SL_PROFILE_MAX_BIF], bif_y[SL_PROFILE_MAX_BIF];
+    double knee_bif_per_sm, knee_latency_ns; /* for reports; < 0 if unknown */
+    char bif_ref[96];
 } sl_hw;
 
 /* Key name ("sm_count"), unit ("GHz") and one-line meaning. */

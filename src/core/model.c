@@ -32,6 +32,42 @@ const char *sl_bound_short(sl_bound b)
     return b < SL_B_COUNT ? s[b] : "?";
 }
 
+/* The measured curve's upper envelope: the best GB/s any probe point
+ * reached with at most x bytes in flight per SM. Below the smallest point,
+ * bandwidth scales linearly with bytes in flight (the latency-bound end of
+ * Little's law). */
+static double curve_at(const sl_hw *hw, double x)
+{
+    double best = 0, x0 = 0, y0 = 0;
+    for (int i = 0; i < hw->bif_n; i++) {
+        if (hw->bif_x[i] <= x && hw->bif_y[i] > best)
+            best = hw->bif_y[i];
+        if (x0 == 0 || hw->bif_x[i] < x0 || (hw->bif_x[i] == x0 && hw->bif_y[i] > y0)) {
+            x0 = hw->bif_x[i];
+            y0 = hw->bif_y[i];
+        }
+    }
+    return best > 0 ? best : (x0 > 0 ? y0 * x / x0 : 0);
+}
+
+static double curve_top(const sl_hw *hw)
+{
+    double top = 0;
+    for (int i = 0; i < hw->bif_n; i++)
+        top = hw->bif_y[i] > top ? hw->bif_y[i] : top;
+    return top;
+}
+
+/* Smallest bytes in flight per SM whose envelope reaches frac of the top. */
+static double curve_reach(const sl_hw *hw, double frac)
+{
+    double top = curve_top(hw), best = -1;
+    for (int i = 0; i < hw->bif_n; i++)
+        if (hw->bif_y[i] >= frac * top && (best < 0 || hw->bif_x[i] < best))
+            best = hw->bif_x[i];
+    return best;
+}
+
 /* Bytes the load/store units move for a warp-wide access are served at
  * 128 B per clock per SM when all 32 lanes are present (the L1 data path of
  * Volta and later: V100 and A100 whitepapers), scaled by lanes / 32. */
@@ -62,9 +98,14 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_variant *v, const sl_kernel
     m->ms[SL_B_DRAM] = 1e3 * t_dram;
 
     /* C. Latency (seed 000 section C; Little's law, seed 001 2.2, seed 004):
-     * bytes in flight = resident threads x independent loads x bytes each;
-     * needed = bandwidth x latency; efficiency = in flight / needed (<= 1);
-     * the DRAM time stretches by 1 / efficiency. */
+     * bytes in flight = resident threads x independent loads x bytes each.
+     * With the probe's bandwidth-vs-bytes-in-flight curve, the efficiency
+     * is the best bandwidth the probe reached with at most that many bytes
+     * in flight per SM, over the best it reached at all: latency measured
+     * at the kernel's own load, since it grows with load (the probe's
+     * curve: ~0.5 us in the latency-bound region, 1.1 us at the knee on the
+     * H200). Without the curve: efficiency = in flight / (bandwidth x
+     * latency), the seed's formula, with the pointer-chase latency. */
     double per_sm = attrs && attrs->blocks_per_sm > 0 ? (double)attrs->blocks_per_sm * attrs->block
                                                       : hw->p[HW_MAX_THREADS_PER_SM].v;
     double ept = v->elems_per_thread ? v->elems_per_thread : 1;
@@ -73,14 +114,19 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_variant *v, const sl_kernel
     double bif_thread = (double)v->reads * v->loads_in_flight * v->access_bytes;
     double lat = hw->p[HW_DRAM_LATENCY_NS].v * 1e-9;
     m->latency_eff = -1;
-    if (bif_thread > 0 && lat > 0 && !m->l2_resident && t_dram > 0) {
-        double bw_mix = bytes / t_dram; /* the kernel's own read/write mix */
-        double needed = bw_mix * lat;
+    if (bif_thread > 0 && !m->l2_resident && t_dram > 0) {
         double have = m->resident_threads * bif_thread;
         m->bif_per_sm = have / sms;
-        m->bif_needed_per_sm = needed / sms;
-        m->latency_eff = fmin(1.0, have / needed);
-        m->ms[SL_B_LATENCY] = 1e3 * t_dram / m->latency_eff;
+        if (hw->bif_n > 0) {
+            m->latency_eff = fmin(1.0, curve_at(hw, m->bif_per_sm) / curve_top(hw));
+            m->bif_needed_per_sm = curve_reach(hw, 0.95);
+        } else if (lat > 0) {
+            double needed = bytes / t_dram * lat; /* the kernel's own read/write mix x latency */
+            m->bif_needed_per_sm = needed / sms;
+            m->latency_eff = fmin(1.0, have / needed);
+        }
+        if (m->latency_eff > 0)
+            m->ms[SL_B_LATENCY] = 1e3 * t_dram / m->latency_eff;
     }
 
     /* D. L2 (seed 000 section D): every byte passes through L2. */
@@ -122,21 +168,32 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_variant *v, const sl_kernel
      * two events, so that small n is predicted too. */
     m->ms[SL_B_LAUNCH] = hw->p[HW_LAUNCH_US].v > 0 ? hw->p[HW_LAUNCH_US].v * 1e-3 : 0;
 
-    /* I. T_kernel = max of the bounds (seed 003 section I), plus launch. */
+    /* I. T_kernel = max of the bounds (seed 003 section I), plus launch.
+     * The latency term only takes the name when it stretches the DRAM time
+     * by more than the probe curve's own noise (5%); below that the two are
+     * the same resource. */
     sl_bound body_lim = SL_B_DRAM;
     double body = 0;
     for (int b = 0; b < SL_B_COUNT; b++) {
         if (b == SL_B_LAUNCH || m->ms[b] < 0)
             continue;
-        if (m->ms[b] > body || (b == SL_B_LATENCY && m->ms[b] >= body && m->latency_eff < 1)) {
+        if (m->ms[b] > body) {
             body = m->ms[b];
             body_lim = (sl_bound)b;
         }
     }
-    /* With enough bytes in flight the latency term equals the DRAM term;
-     * name the resource, not the tie. */
-    if (body_lim == SL_B_LATENCY && m->latency_eff >= 1)
+    if (body_lim == SL_B_LATENCY && m->ms[SL_B_LATENCY] <= 1.05 * m->ms[SL_B_DRAM])
         body_lim = SL_B_DRAM;
+    /* A kernel cannot finish faster than one dependent round trip: its
+     * loads must return before its stores go out, and the stores must land.
+     * Two latencies of the level that serves the data (L2 or DRAM). */
+    double rt = m->l2_resident ? hw->p[HW_L2_LATENCY_NS].v : hw->p[HW_DRAM_LATENCY_NS].v;
+    double floor_ms = rt > 0 ? 2e-6 * rt : 0;
+    if (floor_ms > body) {
+        body = floor_ms;
+        body_lim = SL_B_LATENCY;
+    }
+    m->floor_ms = floor_ms;
     m->body_ms = body;
     m->pred_ms = body + m->ms[SL_B_LAUNCH];
     m->limiter = m->ms[SL_B_LAUNCH] > body ? SL_B_LAUNCH : body_lim;

@@ -7,7 +7,7 @@
  * kernel body, add the launch overhead, and name the limiter:
  *
  *   T_kernel = T_launch + max(T_DRAM / latency efficiency, T_L2, T_compute,
- *                             T_issue, T_LSU, T_SMEM, T_PCIe)
+ *                             T_issue, T_LSU, T_SMEM, T_PCIe, 2 x latency)
  *
  * docs/model.md gives every equation with its source, parameters and blind
  * spots.
@@ -42,6 +42,7 @@ typedef struct sl_model {
     double bytes;              /* DRAM bytes (0 when L2-resident) */
     double l2_bytes;           /* bytes through L2 */
     bool fits_l2, l2_resident;
+    double floor_ms;           /* two dependent latencies: no kernel body is shorter */
     double body_ms, pred_ms;
     sl_bound limiter;          /* the largest term, launch included */
 } sl_model;

@@ -149,7 +149,7 @@ typedef struct rw_job {
     void *dst;
     const void *src;
     size_t words, stride, offset;
-    int vec, ilp, warps, passes;
+    int vec, ilp, warps, passes, cg;
     uint32_t *sum;
     int warps_used;
     const sl_variant *v; /* registry entry for memcpy / add */
@@ -159,7 +159,8 @@ typedef struct rw_job {
 static sl_status job_read(env *e, void *arg)
 {
     rw_job *j = arg;
-    return e->ops->read(e->ctx, j->src, j->words, j->vec, j->ilp, j->warps, j->passes, j->sum, &j->warps_used);
+    return e->ops->read(e->ctx, j->src, j->words, j->vec, j->ilp, j->warps, j->passes, j->cg, j->sum,
+                        &j->warps_used);
 }
 
 static sl_status job_write(env *e, void *arg)
@@ -352,7 +353,9 @@ static sl_status probe_latency(env *e)
 {
     sl_ctx *ctx = e->ctx;
     const size_t l2 = l2_or_default(e);
-    size_t top = e->cfg->quick ? 16 * MIB : 4 * l2;
+    size_t top = 16 * KIB;
+    while (top < (e->cfg->quick ? 16 * MIB : 4 * l2))
+        top *= 2; /* the first power of two at or past 4 x L2 */
     size_t cap = max_working_set(e, 0.25);
     if (top > cap)
         top = cap;
@@ -455,6 +458,7 @@ static sl_status probe_bif(env *e)
     const int *W = e->cfg->quick ? warps_quick : warps_full, *I = e->cfg->quick ? ilps_quick : ilps_full,
               *V = e->cfg->quick ? vecs_quick : vecs_full;
     int nW = e->cfg->quick ? 3 : 8, nI = e->cfg->quick ? 2 : 4, nV = e->cfg->quick ? 1 : 2;
+    e->prof->bif_n = 0; /* a fresh curve replaces an older one */
     double x[128], y[128];
     int wu[128], il[128], ve[128], n = 0;
     void *A = NULL;
@@ -529,6 +533,11 @@ static sl_status probe_bif(env *e)
             cJSON_AddNumberToObject(p, "bytes_in_flight_per_sm", x[i]);
             cJSON_AddNumberToObject(p, "gbs", y[i]);
             cJSON_AddItemToArray(pts, p);
+            if (e->prof->bif_n < SL_PROFILE_MAX_BIF) {
+                e->prof->bif_x[e->prof->bif_n] = x[i];
+                e->prof->bif_y[e->prof->bif_n] = y[i];
+                e->prof->bif_n++;
+            }
         }
         if (knee >= 0) {
             e->prof->knee_bif_per_sm = x[knee];
@@ -614,7 +623,7 @@ static sl_status probe_l2(env *e)
         progress(e, "L2: %zu bytes x %d", words * 4, passes);
         if ((st = ctx->ops->fill_random(ctx, SL_F32, A, words, 0x12)) != SL_OK)
             goto done;
-        rw_job j = {.src = A, .words = words, .vec = 4, .ilp = 2, .warps = 64, .passes = passes, .sum = sum};
+        rw_job j = {.src = A, .words = words, .vec = 4, .ilp = 2, .warps = 64, .passes = passes, .cg = 1, .sum = sum};
         double ms;
         uint32_t got = 0, want = (uint32_t)(expected_sum(0x12, words) * (uint32_t)passes);
         if ((st = time_job(e, job_read, &j, 1, e->cfg->quick ? 2 : 5, &ms)) != SL_OK ||

@@ -25,17 +25,18 @@ typedef struct sl_probe_ops {
      * (1, 2, 4, 8); warps_per_sm: 0 = one pass with a thread per ilp x vec
      * words (the ceiling), else a persistent grid of that many resident
      * warps per SM; *warps_used (may be NULL) gets what occupancy allowed.
-     * `passes` repeats the traversal (for cache-resident working sets). */
+     * `passes` repeats the traversal (for cache-resident working sets);
+     * cg loads past L1 (ld.global.cg), so a re-read measures L2, not L1. */
     sl_status (*read)(sl_ctx *ctx, const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
-                      uint32_t *sum, int *warps_used);
-    /* dst[i * stride] = value for i < count (stride 1: vectorized). */
+                      int cg, uint32_t *sum, int *warps_used);
+    /* dst[i * stride] = value + i for i < count (stride 1: vectorized). */
     sl_status (*write)(sl_ctx *ctx, void *dst, size_t count, size_t stride, uint32_t value);
     /* dst[0..words) = src[0..words), an SM copy kernel (16-byte accesses). */
     sl_status (*copy)(sl_ctx *ctx, void *dst, const void *src, size_t words);
     /* dst[i] = src[offset + i * stride] for i < count, 4 bytes per thread. */
     sl_status (*copy_strided)(sl_ctx *ctx, void *dst, const void *src, size_t count, size_t stride, size_t offset);
     /* Count i < count with dst[i * dst_stride] != src[src_offset + i * src_stride]
-     * (or != value when src is NULL). Waits. */
+     * (or != value + i when src is NULL: what write wrote). Waits. */
     sl_status (*mismatches)(sl_ctx *ctx, const void *dst, size_t dst_stride, const void *src, size_t src_stride,
                             size_t src_offset, size_t count, uint32_t value, uint64_t *bad);
     /* Chase `steps` hops from `start` through next (node i's successor at

@@ -130,6 +130,25 @@ sl_status sl_profile_read(const char *path, sl_profile *out)
         }
         *member(out, &fields[i]) = x->valuedouble;
     }
+    /* The bytes-in-flight curve, for the model's latency term. */
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "points"),
+                                                        "bytes_in_flight");
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, pts)
+    {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(pt, "bytes_in_flight_per_sm");
+        const cJSON *y = cJSON_GetObjectItemCaseSensitive(pt, "gbs");
+        if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y) || x->valuedouble <= 0 || y->valuedouble <= 0) {
+            st = sl_fail(SL_ERR_IO, "profile %s: points.bytes_in_flight needs positive bytes_in_flight_per_sm and gbs",
+                         path);
+            goto done;
+        }
+        if (out->bif_n < SL_PROFILE_MAX_BIF) {
+            out->bif_x[out->bif_n] = x->valuedouble;
+            out->bif_y[out->bif_n] = y->valuedouble;
+            out->bif_n++;
+        }
+    }
 done:
     cJSON_Delete(root);
     free(text);

@@ -9,6 +9,7 @@
 #include "streamlab.h"
 
 #define SL_PROFILE_SCHEMA "streamlab.profile/1"
+#define SL_PROFILE_MAX_BIF 128
 
 /* Every measurement is < 0 when it was not measured. */
 typedef struct sl_profile {
@@ -32,6 +33,10 @@ typedef struct sl_profile {
     double l2_read_gbs;
     /* write-validate: useful-byte bandwidth of coalesced and stride-8 writes */
     double wv_coalesced_gbs, wv_stride8_gbs;
+    /* the bandwidth-vs-bytes-in-flight curve (points.bytes_in_flight):
+     * bytes in flight per SM, GB/s */
+    int bif_n;
+    double bif_x[SL_PROFILE_MAX_BIF], bif_y[SL_PROFILE_MAX_BIF];
 } sl_profile;
 
 /* All measurements set to -1, strings empty. */

@@ -11,9 +11,10 @@
 #include <time.h>
 
 static sl_status read_(sl_ctx *ctx, const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
-                       uint32_t *sum, int *warps_used)
+                       int cg, uint32_t *sum, int *warps_used)
 {
     (void)ctx;
+    (void)cg;
     (void)vec;
     (void)ilp;
     (void)warps_per_sm;
@@ -36,7 +37,7 @@ static sl_status write_(sl_ctx *ctx, void *dst, size_t count, size_t stride, uin
     uint32_t *w = dst;
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < count; i++)
-        w[i * stride] = value;
+        w[i * stride] = value + (uint32_t)i;
     return SL_OK;
 }
 
@@ -70,7 +71,7 @@ static sl_status mismatches_(sl_ctx *ctx, const void *dst, size_t dst_stride, co
     uint64_t n = 0;
 #pragma omp parallel for reduction(+ : n) schedule(static)
     for (size_t i = 0; i < count; i++)
-        n += d[i * dst_stride] != (s ? s[src_offset + i * src_stride] : value);
+        n += d[i * dst_stride] != (s ? s[src_offset + i * src_stride] : value + (uint32_t)i);
     *bad = n;
     return SL_OK;
 }

@@ -5,7 +5,7 @@
 #include "../cuda_check.h"
 #include "probe.h"
 
-sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
+sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes, int cg,
                              uint32_t *sum, cudaStream_t stream, int *warps_out);
 sl_status sl_cuda_probe_write(void *dst, size_t count, size_t stride, uint32_t value, cudaStream_t stream);
 sl_status sl_cuda_probe_copy(void *dst, const void *src, size_t words, cudaStream_t stream);
@@ -20,9 +20,9 @@ sl_status sl_cuda_probe_launch(int mode, int count, cudaStream_t stream, cudaEve
                                double *us);
 
 static sl_status read_(sl_ctx *ctx, const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
-                       uint32_t *sum, int *warps_used)
+                       int cg, uint32_t *sum, int *warps_used)
 {
-    return sl_cuda_probe_read(src, words, vec, ilp, warps_per_sm, passes, sum, (cudaStream_t)ctx->stream,
+    return sl_cuda_probe_read(src, words, vec, ilp, warps_per_sm, passes, cg, sum, (cudaStream_t)ctx->stream,
                               warps_used);
 }
 

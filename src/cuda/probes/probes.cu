@@ -29,19 +29,40 @@ static __device__ __forceinline__ uint32_t hsum(uint32_t v) { return v; }
 static __device__ __forceinline__ uint32_t hsum(uint2 v) { return v.x + v.y; }
 static __device__ __forceinline__ uint32_t hsum(uint4 v) { return v.x + v.y + v.z + v.w; }
 
-static __device__ __forceinline__ void warp_sum_to(uint32_t acc, uint32_t *sum)
+/* Block-wide wrapping sum into partial[blockIdx.x]: one store per block,
+ * no atomics (a single-address atomicAdd per warp serialised the first
+ * version of this probe at ~1 TB/s). */
+static __device__ __forceinline__ void block_sum_to(uint32_t acc, uint32_t *partial)
 {
+    __shared__ uint32_t warp_sums[32];
     for (int d = 16; d > 0; d /= 2)
         acc += __shfl_down_sync(0xffffffffu, acc, d);
-    if ((threadIdx.x & 31) == 0)
-        atomicAdd(sum, acc);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0)
+        warp_sums[warp] = acc;
+    __syncthreads();
+    if (warp == 0) {
+        acc = lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0;
+        for (int d = 16; d > 0; d /= 2)
+            acc += __shfl_down_sync(0xffffffffu, acc, d);
+        if (lane == 0)
+            partial[blockIdx.x] = acc;
+    }
+}
+
+template <typename V, bool CG>
+static __device__ __forceinline__ V load_vec(const V *p)
+{
+    if (CG)
+        return __ldcg(p); /* ld.global.cg: cached in L2 only, so a re-read cannot hit L1 */
+    return *p;
 }
 
 /* ILP independent VEC-word loads per thread per step, grid-stride over
  * nvec vectors, `passes` times. With a grid covering nvec / ILP threads it
  * is a one-tile-per-thread kernel; with a small grid it is persistent. */
-template <int VEC, int ILP>
-static __global__ void probe_read(const typename vec_of<VEC>::t *src, size_t nvec, int passes, uint32_t *sum)
+template <int VEC, int ILP, bool CG>
+static __global__ void probe_read(const typename vec_of<VEC>::t *src, size_t nvec, int passes, uint32_t *partial)
 {
     typedef typename vec_of<VEC>::t V;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -53,7 +74,7 @@ static __global__ void probe_read(const typename vec_of<VEC>::t *src, size_t nve
             for (int k = 0; k < ILP; k++) {
                 size_t j = i + k * stride;
                 if (j < nvec)
-                    r[k] = src[j];
+                    r[k] = load_vec<V, CG>(src + j);
                 else
                     memset(&r[k], 0, sizeof r[k]);
             }
@@ -62,14 +83,32 @@ static __global__ void probe_read(const typename vec_of<VEC>::t *src, size_t nve
                 acc += hsum(r[k]);
         }
     }
-    warp_sum_to(acc, sum);
+    block_sum_to(acc, partial);
 }
 
-static const void *read_kernel_for(int vec, int ilp)
+/* The partial sums of one read into *sum: one block, grid-stride. */
+static __global__ void probe_reduce(const uint32_t *partial, size_t n, uint32_t *sum)
+{
+    uint32_t acc = 0;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+        acc += partial[i];
+    __shared__ uint32_t tmp[1024];
+    tmp[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            tmp[threadIdx.x] += tmp[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *sum = tmp[0];
+}
+
+static const void *read_kernel_for(int vec, int ilp, int cg)
 {
 #define RK(V, I)                                                                \
     if (vec == V && ilp == I)                                                   \
-        return (const void *)probe_read<V, I>;
+        return cg ? (const void *)probe_read<V, I, true> : (const void *)probe_read<V, I, false>;
     RK(1, 1) RK(1, 2) RK(1, 4) RK(1, 8) RK(2, 1) RK(2, 2) RK(2, 4) RK(2, 8)
     RK(4, 1) RK(4, 2) RK(4, 4) RK(4, 8)
 #undef RK
@@ -79,11 +118,13 @@ static const void *read_kernel_for(int vec, int ilp)
 /* words: 32-bit words to read (a multiple of vec); vec: 1, 2 or 4 words per
  * load; ilp: 1, 2, 4 or 8; warps_per_sm: 0 for a grid of one tile per
  * thread (the ceiling), else a persistent grid of that many resident warps
- * per SM (capped by occupancy; *warps_out returns what was used). */
+ * per SM (capped by occupancy; *warps_out returns what was used); cg: load
+ * with ld.global.cg (bypass L1). The per-block partials live in a
+ * stream-ordered scratch allocation. */
 extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm,
-                                        int passes, uint32_t *sum, cudaStream_t stream, int *warps_out)
+                                        int passes, int cg, uint32_t *sum, cudaStream_t stream, int *warps_out)
 {
-    const void *fn = read_kernel_for(vec, ilp);
+    const void *fn = read_kernel_for(vec, ilp, cg);
     if (!fn || words % (size_t)vec)
         return sl_fail(SL_ERR_INVALID_ARG, "probe_read: no kernel for vec %d, ilp %d, words %zu", vec, ilp, words);
     size_t nvec = words / (size_t)vec;
@@ -109,30 +150,39 @@ extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, 
         grid = 1;
     if (grid > 0x7fffffffu)
         return sl_fail(SL_ERR_INVALID_ARG, "probe_read: grid too large");
-    SL_CUDA_TRY(cudaMemsetAsync(sum, 0, sizeof *sum, stream));
-    void *args[] = {(void *)&src, &nvec, &passes, &sum};
+    uint32_t *partial = NULL;
+    SL_CUDA_TRY(cudaMallocAsync((void **)&partial, grid * sizeof *partial, stream));
+    void *args[] = {(void *)&src, &nvec, &passes, &partial};
     SL_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)grid), dim3(block), args, 0, stream));
+    probe_reduce<<<1, 1024, 0, stream>>>(partial, grid, sum);
+    SL_CUDA_LAUNCHED();
+    SL_CUDA_TRY(cudaFreeAsync(partial, stream));
     return SL_OK;
 }
 
 /* ---- write: a value into every `stride`-th word ------------------------- */
 
+/* Word i gets value + i: data that differs everywhere, so no memory-side
+ * compression or constant detection can flatter the write ceiling. */
 static __global__ void probe_write4(uint4 *dst, size_t n4, uint32_t v)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n4)
-        dst[i] = make_uint4(v, v, v, v);
+    if (i < n4) {
+        uint32_t w = v + (uint32_t)(4 * i);
+        dst[i] = make_uint4(w, w + 1, w + 2, w + 3);
+    }
 }
 
 static __global__ void probe_write_strided(uint32_t *dst, size_t count, size_t stride, uint32_t v)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count)
-        dst[i * stride] = v;
+        dst[i * stride] = v + (uint32_t)i;
 }
 
-/* stride 1 with count % 4 == 0 and a 16-byte-aligned dst uses float4
- * stores (the write ceiling); anything else one 4-byte store per thread. */
+/* dst[i * stride] = value + i. stride 1 with count % 4 == 0 and a
+ * 16-byte-aligned dst uses 16-byte stores (the write ceiling); anything else
+ * one 4-byte store per thread. */
 extern "C" sl_status sl_cuda_probe_write(void *dst, size_t count, size_t stride, uint32_t value, cudaStream_t stream)
 {
     unsigned grid = 0;
@@ -204,7 +254,7 @@ static __global__ void probe_mismatch(const uint32_t *dst, size_t dst_stride, co
     size_t stride = (size_t)gridDim.x * blockDim.x;
     unsigned long long mine = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-        uint32_t want = fill ? value : src[src_offset + i * src_stride];
+        uint32_t want = fill ? value + (uint32_t)i : src[src_offset + i * src_stride];
         mine += dst[i * dst_stride] != want;
     }
     if (mine)
@@ -212,7 +262,8 @@ static __global__ void probe_mismatch(const uint32_t *dst, size_t dst_stride, co
 }
 
 /* Mismatches of dst[i * dst_stride] against src[src_offset + i * src_stride]
- * (or against `value` when src is NULL), i < count; waits for the answer. */
+ * (or against value + i, what probe_write wrote, when src is NULL), i <
+ * count; waits for the answer. */
 extern "C" sl_status sl_cuda_probe_mismatches(const void *dst, size_t dst_stride, const void *src, size_t src_stride,
                                               size_t src_offset, size_t count, uint32_t value, cudaStream_t stream,
                                               uint64_t *out)
