@@ -58,12 +58,14 @@ static int parse_dtype(const char *s, sl_dtype *dt)
 static void print_hw(const sl_hw *hw)
 {
     if (hw->bif_n > 0) {
-        char k[32] = "?";
-        if (hw->knee_bif_per_sm > 0)
+        printf("Little's law: the measured bandwidth-vs-bytes-in-flight curve (%d points, %s)", hw->bif_n,
+               hw->bif_ref);
+        if (hw->knee_bif_per_sm > 0) {
+            char k[32];
             sl_format_bytes(hw->knee_bif_per_sm, k, sizeof k);
-        printf("Little's law: the measured bandwidth-vs-bytes-in-flight curve (%d points, %s); knee %s per SM at "
-               "%.0f ns\n\n",
-               hw->bif_n, hw->bif_ref, k, hw->knee_latency_ns);
+            printf("; knee %s per SM, %.0f ns there", k, hw->knee_latency_ns);
+        }
+        printf("\n\n");
     }
     printf("%-20s %14s %-7s %-10s %s\n", "parameter", "value", "unit", "source", "reference");
     for (int k = 0; k < HW_NKEYS; k++) {

@@ -221,7 +221,7 @@ static sl_status probe_ceilings(env *e)
     sl_status st;
     if ((st = ctx->ops->alloc(ctx, maxb, &A)) != SL_OK || (st = ctx->ops->alloc(ctx, maxb / 2, &B)) != SL_OK ||
         (st = ctx->ops->alloc(ctx, maxb / 3 + 64, &C)) != SL_OK ||
-        (st = ctx->ops->alloc(ctx, sizeof *sum, (void **)&sum)) != SL_OK)
+        (st = ctx->ops->alloc(ctx, SL_PROBE_SUM_WORDS * sizeof *sum, (void **)&sum)) != SL_OK)
         goto done;
 
     enum { K_MEMCPY, K_SMCOPY, K_READ, K_WRITE, K_ADD, NK };
@@ -465,7 +465,7 @@ static sl_status probe_bif(env *e)
     uint32_t *sum = NULL;
     sl_status st;
     if ((st = ctx->ops->alloc(ctx, words * 4, &A)) != SL_OK ||
-        (st = ctx->ops->alloc(ctx, sizeof *sum, (void **)&sum)) != SL_OK ||
+        (st = ctx->ops->alloc(ctx, SL_PROBE_SUM_WORDS * sizeof *sum, (void **)&sum)) != SL_OK ||
         (st = ctx->ops->fill_random(ctx, SL_F32, A, words, 0xb1f)) != SL_OK)
         goto done;
     uint32_t want = expected_sum(0xb1f, words);
@@ -610,7 +610,7 @@ static sl_status probe_l2(env *e)
     uint32_t *sum = NULL;
     sl_status st;
     if ((st = ctx->ops->alloc(ctx, maxw * 4, &A)) != SL_OK ||
-        (st = ctx->ops->alloc(ctx, sizeof *sum, (void **)&sum)) != SL_OK)
+        (st = ctx->ops->alloc(ctx, SL_PROBE_SUM_WORDS * sizeof *sum, (void **)&sum)) != SL_OK)
         goto done;
     say(e, "%12s %8s %10s\n", "working set", "passes", "GB/s");
     double best = -1;

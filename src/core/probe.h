@@ -17,10 +17,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* Words of backend memory a read's `sum` argument must point to: the
+ * checksum in sum[0], scratch after it. */
+#define SL_PROBE_SUM_WORDS (1 + 4096)
+
 /* Primitives. Pointers are backend memory; each call enqueues on the
  * context's stream (the CPU runs it at once) unless it says it waits. */
 typedef struct sl_probe_ops {
-    /* Wrapping 32-bit sum of src[0..words) into *sum (backend memory).
+    /* Wrapping 32-bit sum of src[0..words) into sum[0] (sum: backend memory
+     * of SL_PROBE_SUM_WORDS words).
      * vec: words per load (1, 2, 4); ilp: independent loads per thread
      * (1, 2, 4, 8); warps_per_sm: 0 = one pass with a thread per ilp x vec
      * words (the ceiling), else a persistent grid of that many resident

@@ -29,10 +29,12 @@ static __device__ __forceinline__ uint32_t hsum(uint32_t v) { return v; }
 static __device__ __forceinline__ uint32_t hsum(uint2 v) { return v.x + v.y; }
 static __device__ __forceinline__ uint32_t hsum(uint4 v) { return v.x + v.y + v.z + v.w; }
 
-/* Block-wide wrapping sum into partial[blockIdx.x]: one store per block,
- * no atomics (a single-address atomicAdd per warp serialised the first
- * version of this probe at ~1 TB/s). */
-static __device__ __forceinline__ void block_sum_to(uint32_t acc, uint32_t *partial)
+/* Block-wide wrapping sum, added into one of SL_PROBE_SPREAD counters
+ * (picked by block index) so that atomics from a million blocks spread over
+ * many L2 slices instead of queueing on one address: one atomicAdd per warp
+ * on a single address held the first version of this probe to ~1 TB/s. */
+#define SL_PROBE_SPREAD 4096
+static __device__ __forceinline__ void block_sum_to(uint32_t acc, uint32_t *counters)
 {
     __shared__ uint32_t warp_sums[32];
     for (int d = 16; d > 0; d /= 2)
@@ -46,7 +48,7 @@ static __device__ __forceinline__ void block_sum_to(uint32_t acc, uint32_t *part
         for (int d = 16; d > 0; d /= 2)
             acc += __shfl_down_sync(0xffffffffu, acc, d);
         if (lane == 0)
-            partial[blockIdx.x] = acc;
+            atomicAdd(&counters[blockIdx.x % SL_PROBE_SPREAD], acc);
     }
 }
 
@@ -62,7 +64,7 @@ static __device__ __forceinline__ V load_vec(const V *p)
  * nvec vectors, `passes` times. With a grid covering nvec / ILP threads it
  * is a one-tile-per-thread kernel; with a small grid it is persistent. */
 template <int VEC, int ILP, bool CG>
-static __global__ void probe_read(const typename vec_of<VEC>::t *src, size_t nvec, int passes, uint32_t *partial)
+static __global__ void probe_read(const typename vec_of<VEC>::t *src, size_t nvec, int passes, uint32_t *counters)
 {
     typedef typename vec_of<VEC>::t V;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -83,10 +85,10 @@ static __global__ void probe_read(const typename vec_of<VEC>::t *src, size_t nve
                 acc += hsum(r[k]);
         }
     }
-    block_sum_to(acc, partial);
+    block_sum_to(acc, counters);
 }
 
-/* The partial sums of one read into *sum: one block, grid-stride. */
+/* The counters of one read into *sum: one block. */
 static __global__ void probe_reduce(const uint32_t *partial, size_t n, uint32_t *sum)
 {
     uint32_t acc = 0;
@@ -119,8 +121,8 @@ static const void *read_kernel_for(int vec, int ilp, int cg)
  * load; ilp: 1, 2, 4 or 8; warps_per_sm: 0 for a grid of one tile per
  * thread (the ceiling), else a persistent grid of that many resident warps
  * per SM (capped by occupancy; *warps_out returns what was used); cg: load
- * with ld.global.cg (bypass L1). The per-block partials live in a
- * stream-ordered scratch allocation. */
+ * with ld.global.cg (bypass L1). sum: SL_PROBE_SUM_WORDS words of device
+ * memory; the checksum lands in sum[0]. */
 extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm,
                                         int passes, int cg, uint32_t *sum, cudaStream_t stream, int *warps_out)
 {
@@ -150,13 +152,13 @@ extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, 
         grid = 1;
     if (grid > 0x7fffffffu)
         return sl_fail(SL_ERR_INVALID_ARG, "probe_read: grid too large");
-    uint32_t *partial = NULL;
-    SL_CUDA_TRY(cudaMallocAsync((void **)&partial, grid * sizeof *partial, stream));
-    void *args[] = {(void *)&src, &nvec, &passes, &partial};
+    /* scratch: sum[0] the result, sum[1 ..] the spread counters */
+    uint32_t *counters = sum + 1;
+    SL_CUDA_TRY(cudaMemsetAsync(counters, 0, SL_PROBE_SPREAD * sizeof *counters, stream));
+    void *args[] = {(void *)&src, &nvec, &passes, &counters};
     SL_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)grid), dim3(block), args, 0, stream));
-    probe_reduce<<<1, 1024, 0, stream>>>(partial, grid, sum);
+    probe_reduce<<<1, 1024, 0, stream>>>(counters, SL_PROBE_SPREAD, sum);
     SL_CUDA_LAUNCHED();
-    SL_CUDA_TRY(cudaFreeAsync(partial, stream));
     return SL_OK;
 }
 
