@@ -812,7 +812,7 @@ static const probe_def probes[] = {
      "seed 000 Benchmark Results; DESIGN.md peer figures", probe_ceilings, 0},
     {"latency", "pointer chase over random cyclic permutations, 16 KiB .. 4 x L2: L1, L2, DRAM latency",
      "seed 004 (latency); seed 001 section 2.2", probe_latency, 0},
-    {"bif", "read bandwidth vs bytes in flight per SM (warps x ILP x bytes per load); Little's-law knee",
+    {"bif", "read bandwidth vs bytes in flight per SM (resident warps x ILP x bytes per load); Little's-law knee",
      "seed 001 section 2.2; seed 004 (Little's law, ~6 KB/SM on Volta)", probe_bif, 2},
     {"launch", "empty kernel: event-timed, back-to-back, CUDA graph replay", "DESIGN.md (4.2-4.5 us, 3.1 us)",
      probe_launch, 1},
