@@ -111,6 +111,7 @@ if ! skip probe; then
         compute-sanitizer --tool memcheck --error-exitcode 9 $BUILD/streamlab probe --quick --trials 1 \
             --json /tmp/quick.profile.json > /tmp/probe-memcheck.log 2>&1
         echo "probe memcheck exit: $?"; grep -E "ERROR SUMMARY" /tmp/probe-memcheck.log
+        grep -B2 -A8 "=== *Program hit\|Invalid\|Error" /tmp/probe-memcheck.log | head -40
     fi
 fi
 

@@ -124,8 +124,11 @@ static const void *read_kernel_for(int vec, int ilp, int cg)
 static sl_status smem_search(const void *fn, int block, int target, size_t *smem, int *got)
 {
     int dev, max_smem = 0, occ = 0;
+    cudaFuncAttributes fa;
     SL_CUDA_TRY(cudaGetDevice(&dev));
     SL_CUDA_TRY(cudaDeviceGetAttribute(&max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    SL_CUDA_TRY(cudaFuncGetAttributes(&fa, fn));
+    max_smem -= (int)fa.sharedSizeBytes; /* the opt-in limit covers static + dynamic */
     SL_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
     SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, block, 0));
     if (occ <= target) {
