@@ -29,8 +29,9 @@ typedef struct sl_probe_ops {
      * vec: words per load (1, 2, 4); ilp: independent loads per thread
      * (1, 2, 4, 8); every thread reads ilp x vec words once per pass.
      * warps_per_sm: 0 lets occupancy be what it is (the ceiling), W > 0
-     * holds W warps resident per SM (the CUDA backend reserves shared
-     * memory to do so); *warps_used (may be NULL) gets what was granted.
+     * holds W warps resident per SM (a persistent grid of that many warps
+     * walking contiguous tiles); *warps_used (may be NULL) gets what was
+     * granted.
      * `passes` repeats the traversal (for cache-resident working sets);
      * cg loads past L1 (ld.global.cg), so a re-read measures L2, not L1. */
     sl_status (*read)(sl_ctx *ctx, const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,

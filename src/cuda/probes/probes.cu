@@ -60,21 +60,27 @@ static __device__ __forceinline__ V load_vec(const V *p)
     return *p;
 }
 
-/* ILP independent VEC-word loads per thread per step, grid-stride over
- * nvec vectors, `passes` times. With a grid covering nvec / ILP threads it
- * is a one-tile-per-thread kernel; with a small grid it is persistent. */
+/* Tiles of blockDim.x x ILP vectors; thread t of a tile loads t, t +
+ * blockDim.x, ... (ILP independent loads, 16 B apart across the warp and
+ * blockDim.x vectors apart between loads, so a thread's loads sit in
+ * neighbouring DRAM rows). Block b takes tiles b, b + gridDim.x, ..., so at
+ * any moment the resident blocks cover one compact window of tiles. With a
+ * grid of one block per tile this is the ceiling kernel; with SMs x k
+ * blocks it is a persistent kernel holding k blocks per SM. */
 template <int VEC, int ILP, bool CG>
 static __global__ void probe_read(const typename vec_of<VEC>::t *src, size_t nvec, int passes, uint32_t *counters)
 {
     typedef typename vec_of<VEC>::t V;
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    const size_t tile = (size_t)blockDim.x * ILP;
+    const size_t ntiles = (nvec + tile - 1) / tile;
     uint32_t acc = 0;
     for (int p = 0; p < passes; p++) {
-        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += ILP * stride) {
+        for (size_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+            const size_t base = t * tile + threadIdx.x;
             V r[ILP];
 #pragma unroll
             for (int k = 0; k < ILP; k++) {
-                size_t j = i + k * stride;
+                size_t j = base + (size_t)k * blockDim.x;
                 if (j < nvec)
                     r[k] = load_vec<V, CG>(src + j);
                 else
@@ -117,82 +123,15 @@ static const void *read_kernel_for(int vec, int ilp, int cg)
     return NULL;
 }
 
-/* Dynamic shared memory that leaves exactly `target` blocks of fn resident
- * per SM (or as close from below as the hardware allows): the smallest
- * reservation whose occupancy is <= target. Occupancy falls as the
- * reservation grows, so a binary search over [0, max] finds it. */
-static sl_status smem_search(const void *fn, int block, int target, size_t *smem, int *got)
-{
-    int dev, max_smem = 0, occ = 0;
-    cudaFuncAttributes fa;
-    SL_CUDA_TRY(cudaGetDevice(&dev));
-    SL_CUDA_TRY(cudaDeviceGetAttribute(&max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    SL_CUDA_TRY(cudaFuncGetAttributes(&fa, fn));
-    max_smem -= (int)fa.sharedSizeBytes; /* the opt-in limit covers static + dynamic */
-    SL_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
-    SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, block, 0));
-    if (occ <= target) {
-        *smem = 0;
-        *got = occ;
-        return SL_OK;
-    }
-    size_t lo = 0, hi = (size_t)max_smem; /* occupancy(lo) > target >= occupancy(hi) */
-    while (hi - lo > 128) {
-        size_t mid = (lo + hi) / 2 / 128 * 128;
-        if (mid <= lo)
-            mid = lo + 128;
-        SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, block, mid));
-        if (occ > target)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, block, hi));
-    *smem = hi;
-    *got = occ;
-    return SL_OK;
-}
-
-/* smem_search, remembered: the search and the attribute call stay out of
- * the timed region after a point's first (warm-up) launch. */
-static sl_status smem_for_blocks(const void *fn, int block, int target, size_t *smem, int *got)
-{
-    static struct {
-        const void *fn;
-        int block, target, dev, got;
-        size_t smem;
-    } memo[256];
-    static int nmemo;
-    int dev;
-    SL_CUDA_TRY(cudaGetDevice(&dev));
-    for (int i = 0; i < nmemo; i++)
-        if (memo[i].fn == fn && memo[i].block == block && memo[i].target == target && memo[i].dev == dev) {
-            *smem = memo[i].smem;
-            *got = memo[i].got;
-            return SL_OK;
-        }
-    sl_status st = smem_search(fn, block, target, smem, got);
-    if (st == SL_OK && nmemo < 256) {
-        memo[nmemo].fn = fn;
-        memo[nmemo].block = block;
-        memo[nmemo].target = target;
-        memo[nmemo].dev = dev;
-        memo[nmemo].smem = *smem;
-        memo[nmemo].got = *got;
-        nmemo++;
-    }
-    return st;
-}
-
 /* words: 32-bit words to read (a multiple of vec); vec: 1, 2 or 4 words per
- * load; ilp: 1, 2, 4 or 8. The grid gives every thread ilp vectors once
- * (one tile per thread: persistent grids lose 6-10% on the H200, see
- * docs/ladder.md), `passes` times over. warps_per_sm: 0 leaves occupancy to
- * the hardware (the ceiling); W > 0 holds W warps resident per SM by
- * reserving shared memory, so bytes in flight per SM = W x 32 x ilp x vec x
- * 4 (*warps_out returns what the occupancy API granted). cg: load with
- * ld.global.cg (bypass L1). sum: SL_PROBE_SUM_WORDS words of device memory;
- * the checksum lands in sum[0]. */
+ * load; ilp: 1, 2, 4 or 8. warps_per_sm: 0 launches one block per tile
+ * (the ceiling: no persistence, which loses 6-10% on the H200, see
+ * docs/ladder.md); W > 0 launches SMs x W/2 blocks of 64 threads (32 for
+ * W = 1), capped by occupancy, that walk the tiles: bytes in flight per SM
+ * = W x 32 x ilp x vec x 4 (*warps_out returns the warps granted). Tiny
+ * blocks in a one-tile-per-block grid would measure the block scheduler,
+ * not memory. cg: load with ld.global.cg (bypass L1). sum:
+ * SL_PROBE_SUM_WORDS words of device memory; the checksum lands in sum[0]. */
 extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm,
                                         int passes, int cg, uint32_t *sum, cudaStream_t stream, int *warps_out)
 {
@@ -201,17 +140,21 @@ extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, 
         return sl_fail(SL_ERR_INVALID_ARG, "probe_read: no kernel for vec %d, ilp %d, words %zu", vec, ilp, words);
     size_t nvec = words / (size_t)vec;
     int block = warps_per_sm == 1 ? 32 : warps_per_sm == 0 ? 256 : 64;
-    size_t smem = 0;
-    int per_sm = 0;
-    sl_status st;
-    if (warps_per_sm == 0) {
-        SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, 0));
-    } else if ((st = smem_for_blocks(fn, block, (warps_per_sm * 32 + block - 1) / block, &smem, &per_sm)) != SL_OK) {
-        return st;
+    int dev, sms, per_sm = 0;
+    SL_CUDA_TRY(cudaGetDevice(&dev));
+    SL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, 0));
+    size_t ntiles = (nvec + (size_t)block * ilp - 1) / ((size_t)block * ilp);
+    size_t grid = ntiles;
+    if (warps_per_sm > 0) {
+        int blocks = (warps_per_sm * 32 + block - 1) / block;
+        if (blocks > per_sm)
+            blocks = per_sm;
+        grid = (size_t)sms * blocks;
+        per_sm = blocks;
     }
     if (warps_out)
         *warps_out = per_sm * block / 32;
-    size_t grid = (nvec + (size_t)block * ilp - 1) / ((size_t)block * ilp);
     if (grid == 0)
         grid = 1;
     if (grid > 0x7fffffffu)
@@ -220,7 +163,7 @@ extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, 
     uint32_t *counters = sum + 1;
     SL_CUDA_TRY(cudaMemsetAsync(counters, 0, SL_PROBE_SPREAD * sizeof *counters, stream));
     void *args[] = {(void *)&src, &nvec, &passes, &counters};
-    SL_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)grid), dim3(block), args, smem, stream));
+    SL_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)grid), dim3(block), args, 0, stream));
     probe_reduce<<<1, 1024, 0, stream>>>(counters, SL_PROBE_SPREAD, sum);
     SL_CUDA_LAUNCHED();
     return SL_OK;
