@@ -472,6 +472,12 @@ static sl_status probe_bif(env *e)
     for (int a = 0; a < nW; a++)
         for (int b = 0; b < nI; b++)
             for (int c = 0; c < nV; c++) {
+                /* Each block must bring >= 2 KiB, else the block scheduler
+                 * (~1 block per 80 ns per SM on the H200), not memory, sets
+                 * the pace; see sl_cuda_probe_read. */
+                int block = W[a] < 8 ? 32 * W[a] : 256;
+                if ((size_t)block * I[b] * V[c] * 4 < 2048 && W[a] >= 8)
+                    continue;
                 progress(e, "bytes in flight: %d warps/SM, ILP %d, %d B loads", W[a], I[b], 4 * V[c]);
                 rw_job j = {.src = A, .words = words, .vec = V[c], .ilp = I[b], .warps = W[a], .passes = 1,
                             .sum = sum};

@@ -123,14 +123,82 @@ static const void *read_kernel_for(int vec, int ilp, int cg)
     return NULL;
 }
 
+/* Dynamic shared memory that leaves exactly `target` blocks of fn resident
+ * per SM (or as close from below as the hardware allows): the smallest
+ * reservation whose occupancy is <= target. Occupancy falls as the
+ * reservation grows, so a binary search over [0, max] finds it. */
+static sl_status smem_search(const void *fn, int block, int target, size_t *smem, int *got)
+{
+    int dev, max_smem = 0, occ = 0;
+    cudaFuncAttributes fa;
+    SL_CUDA_TRY(cudaGetDevice(&dev));
+    SL_CUDA_TRY(cudaDeviceGetAttribute(&max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    SL_CUDA_TRY(cudaFuncGetAttributes(&fa, fn));
+    max_smem -= (int)fa.sharedSizeBytes; /* the opt-in limit covers static + dynamic */
+    SL_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+    SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, block, 0));
+    if (occ <= target) {
+        *smem = 0;
+        *got = occ;
+        return SL_OK;
+    }
+    size_t lo = 0, hi = (size_t)max_smem; /* occupancy(lo) > target >= occupancy(hi) */
+    while (hi - lo > 128) {
+        size_t mid = (lo + hi) / 2 / 128 * 128;
+        if (mid <= lo)
+            mid = lo + 128;
+        SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, block, mid));
+        if (occ > target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, block, hi));
+    *smem = hi;
+    *got = occ;
+    return SL_OK;
+}
+
+/* smem_search, remembered: the search and the attribute call stay out of
+ * the timed region after a point's first (warm-up) launch. */
+static sl_status smem_for_blocks(const void *fn, int block, int target, size_t *smem, int *got)
+{
+    static struct {
+        const void *fn;
+        int block, target, dev, got;
+        size_t smem;
+    } memo[256];
+    static int nmemo;
+    int dev;
+    SL_CUDA_TRY(cudaGetDevice(&dev));
+    for (int i = 0; i < nmemo; i++)
+        if (memo[i].fn == fn && memo[i].block == block && memo[i].target == target && memo[i].dev == dev) {
+            *smem = memo[i].smem;
+            *got = memo[i].got;
+            return SL_OK;
+        }
+    sl_status st = smem_search(fn, block, target, smem, got);
+    if (st == SL_OK && nmemo < 256) {
+        memo[nmemo].fn = fn;
+        memo[nmemo].block = block;
+        memo[nmemo].target = target;
+        memo[nmemo].dev = dev;
+        memo[nmemo].smem = *smem;
+        memo[nmemo].got = *got;
+        nmemo++;
+    }
+    return st;
+}
+
 /* words: 32-bit words to read (a multiple of vec); vec: 1, 2 or 4 words per
- * load; ilp: 1, 2, 4 or 8. warps_per_sm: 0 launches one block per tile
- * (the ceiling: no persistence, which loses 6-10% on the H200, see
- * docs/ladder.md); W > 0 launches SMs x W/2 blocks of 64 threads (32 for
- * W = 1), capped by occupancy, that walk the tiles: bytes in flight per SM
- * = W x 32 x ilp x vec x 4 (*warps_out returns the warps granted). Tiny
- * blocks in a one-tile-per-block grid would measure the block scheduler,
- * not memory. cg: load with ld.global.cg (bypass L1). sum:
+ * load; ilp: 1, 2, 4 or 8. Always one tile per block (blockDim x ilp
+ * vectors), dispatched in order, so the resident blocks cover one compact
+ * address window: persistent grids spread it over tens of MB and lose
+ * 10-20% to DRAM row conflicts on the H200 (docs/probes.md).
+ * warps_per_sm: 0 leaves occupancy to the hardware (the ceiling); W > 0
+ * holds W warps per SM by reserving shared memory (blocks of 32 W threads
+ * for W < 8, else 256): bytes in flight per SM = W x 32 x ilp x vec x 4.
+ * *warps_out returns the warps granted. cg: ld.global.cg (bypass L1). sum:
  * SL_PROBE_SUM_WORDS words of device memory; the checksum lands in sum[0]. */
 extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm,
                                         int passes, int cg, uint32_t *sum, cudaStream_t stream, int *warps_out)
@@ -139,22 +207,18 @@ extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, 
     if (!fn || words % (size_t)vec)
         return sl_fail(SL_ERR_INVALID_ARG, "probe_read: no kernel for vec %d, ilp %d, words %zu", vec, ilp, words);
     size_t nvec = words / (size_t)vec;
-    int block = warps_per_sm == 1 ? 32 : warps_per_sm == 0 ? 256 : 64;
-    int dev, sms, per_sm = 0;
-    SL_CUDA_TRY(cudaGetDevice(&dev));
-    SL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, 0));
-    size_t ntiles = (nvec + (size_t)block * ilp - 1) / ((size_t)block * ilp);
-    size_t grid = ntiles;
-    if (warps_per_sm > 0) {
-        int blocks = (warps_per_sm * 32 + block - 1) / block;
-        if (blocks > per_sm)
-            blocks = per_sm;
-        grid = (size_t)sms * blocks;
-        per_sm = blocks;
+    int block = warps_per_sm == 0 ? 256 : warps_per_sm < 8 ? 32 * warps_per_sm : 256;
+    size_t smem = 0;
+    int per_sm = 0;
+    sl_status st;
+    if (warps_per_sm == 0) {
+        SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, 0));
+    } else if ((st = smem_for_blocks(fn, block, warps_per_sm * 32 / block, &smem, &per_sm)) != SL_OK) {
+        return st;
     }
     if (warps_out)
         *warps_out = per_sm * block / 32;
+    size_t grid = (nvec + (size_t)block * ilp - 1) / ((size_t)block * ilp);
     if (grid == 0)
         grid = 1;
     if (grid > 0x7fffffffu)
@@ -163,7 +227,7 @@ extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, 
     uint32_t *counters = sum + 1;
     SL_CUDA_TRY(cudaMemsetAsync(counters, 0, SL_PROBE_SPREAD * sizeof *counters, stream));
     void *args[] = {(void *)&src, &nvec, &passes, &counters};
-    SL_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)grid), dim3(block), args, 0, stream));
+    SL_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)grid), dim3(block), args, smem, stream));
     probe_reduce<<<1, 1024, 0, stream>>>(counters, SL_PROBE_SPREAD, sum);
     SL_CUDA_LAUNCHED();
     return SL_OK;
