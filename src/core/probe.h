@@ -17,15 +17,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Words of backend memory a read's `sum` argument must point to: the
- * checksum in sum[0], scratch after it. */
+/* Words of backend memory a read's `sum` accumulator takes. */
 #define SL_PROBE_SUM_WORDS (1 + 4096)
 
 /* Primitives. Pointers are backend memory; each call enqueues on the
  * context's stream (the CPU runs it at once) unless it says it waits. */
 typedef struct sl_probe_ops {
-    /* Wrapping 32-bit sum of src[0..words) into sum[0] (sum: backend memory
-     * of SL_PROBE_SUM_WORDS words).
+    /* Add the wrapping 32-bit sum of src[0..words) to the accumulator sum
+     * (backend memory of SL_PROBE_SUM_WORDS words, zeroed by read_collect).
+     * Enqueues the read alone, so that it can be timed alone.
      * vec: words per load (1, 2, 4); ilp: independent loads per thread
      * (1, 2, 4, 8); every thread reads ilp x vec words once per pass.
      * warps_per_sm: 0 lets occupancy be what it is (the ceiling), W > 0
@@ -36,6 +36,8 @@ typedef struct sl_probe_ops {
      * cg loads past L1 (ld.global.cg), so a re-read measures L2, not L1. */
     sl_status (*read)(sl_ctx *ctx, const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
                       int cg, uint32_t *sum, int *warps_used);
+    /* The accumulated sum since the last collect; resets it. Waits. */
+    sl_status (*read_collect)(sl_ctx *ctx, uint32_t *sum, uint32_t *total);
     /* dst[i * stride] = value + i for i < count (stride 1: vectorized). */
     sl_status (*write)(sl_ctx *ctx, void *dst, size_t count, size_t stride, uint32_t value);
     /* dst[0..words) = src[0..words), an SM copy kernel (16-byte accesses). */

@@ -25,9 +25,17 @@ static sl_status read_(sl_ctx *ctx, const void *src, size_t words, int vec, int 
         for (size_t i = 0; i < words; i++)
             acc += w[i];
     }
-    *sum = acc;
+    *sum += acc;
     if (warps_used)
         *warps_used = 0;
+    return SL_OK;
+}
+
+static sl_status read_collect_(sl_ctx *ctx, uint32_t *sum, uint32_t *total)
+{
+    (void)ctx;
+    *total = *sum;
+    *sum = 0;
     return SL_OK;
 }
 
@@ -95,6 +103,7 @@ static sl_status chase_(sl_ctx *ctx, const void *next, uint32_t start, uint64_t 
 
 const sl_probe_ops sl_cpu_probe_ops = {
     .read = read_,
+    .read_collect = read_collect_,
     .write = write_,
     .copy = copy_,
     .copy_strided = copy_strided_,

@@ -7,6 +7,7 @@
 
 sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes, int cg,
                              uint32_t *sum, cudaStream_t stream, int *warps_out);
+sl_status sl_cuda_probe_read_collect(uint32_t *sum, cudaStream_t stream, uint32_t *total);
 sl_status sl_cuda_probe_write(void *dst, size_t count, size_t stride, uint32_t value, cudaStream_t stream);
 sl_status sl_cuda_probe_copy(void *dst, const void *src, size_t words, cudaStream_t stream);
 sl_status sl_cuda_probe_copy_strided(void *dst, const void *src, size_t count, size_t stride, size_t offset,
@@ -24,6 +25,11 @@ static sl_status read_(sl_ctx *ctx, const void *src, size_t words, int vec, int 
 {
     return sl_cuda_probe_read(src, words, vec, ilp, warps_per_sm, passes, cg, sum, (cudaStream_t)ctx->stream,
                               warps_used);
+}
+
+static sl_status read_collect_(sl_ctx *ctx, uint32_t *sum, uint32_t *total)
+{
+    return sl_cuda_probe_read_collect(sum, (cudaStream_t)ctx->stream, total);
 }
 
 static sl_status write_(sl_ctx *ctx, void *dst, size_t count, size_t stride, uint32_t value)
@@ -83,6 +89,7 @@ static sl_status launch_(sl_ctx *ctx, int mode, int count, double *us)
 
 const sl_probe_ops sl_cuda_probe_ops = {
     .read = read_,
+    .read_collect = read_collect_,
     .write = write_,
     .copy = copy_,
     .copy_strided = copy_strided_,

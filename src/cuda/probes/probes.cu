@@ -199,7 +199,9 @@ static sl_status smem_for_blocks(const void *fn, int block, int target, size_t *
  * holds W warps per SM by reserving shared memory (blocks of 32 W threads
  * for W < 8, else 256): bytes in flight per SM = W x 32 x ilp x vec x 4.
  * *warps_out returns the warps granted. cg: ld.global.cg (bypass L1). sum:
- * SL_PROBE_SUM_WORDS words of device memory; the checksum lands in sum[0]. */
+ * SL_PROBE_SUM_WORDS words of device memory whose counters the launch adds
+ * into; sl_cuda_probe_read_collect reads them out. Only the read kernel is
+ * enqueued, so a timed region holds nothing else. */
 extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm,
                                         int passes, int cg, uint32_t *sum, cudaStream_t stream, int *warps_out)
 {
@@ -223,13 +225,22 @@ extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, 
         grid = 1;
     if (grid > 0x7fffffffu)
         return sl_fail(SL_ERR_INVALID_ARG, "probe_read: grid too large");
-    /* scratch: sum[0] the result, sum[1 ..] the spread counters */
+    /* sum[1 ..]: the spread counters; every launch adds into them */
     uint32_t *counters = sum + 1;
-    SL_CUDA_TRY(cudaMemsetAsync(counters, 0, SL_PROBE_SPREAD * sizeof *counters, stream));
     void *args[] = {(void *)&src, &nvec, &passes, &counters};
     SL_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)grid), dim3(block), args, smem, stream));
-    probe_reduce<<<1, 1024, 0, stream>>>(counters, SL_PROBE_SPREAD, sum);
+    return SL_OK;
+}
+
+/* The wrapping sum of everything read since the last collect, into *total;
+ * resets the counters. Waits. */
+extern "C" sl_status sl_cuda_probe_read_collect(uint32_t *sum, cudaStream_t stream, uint32_t *total)
+{
+    probe_reduce<<<1, 1024, 0, stream>>>(sum + 1, SL_PROBE_SPREAD, sum);
     SL_CUDA_LAUNCHED();
+    SL_CUDA_TRY(cudaMemcpyAsync(total, sum, sizeof *total, cudaMemcpyDeviceToHost, stream));
+    SL_CUDA_TRY(cudaMemsetAsync(sum, 0, (1 + SL_PROBE_SPREAD) * sizeof *sum, stream));
+    SL_CUDA_TRY(cudaStreamSynchronize(stream));
     return SL_OK;
 }
 
