@@ -60,7 +60,7 @@ static sl_hw h200_like(void)
     const struct { sl_hw_key k; double v; } vals[] = {
         {HW_SM_COUNT, 132},        {HW_SM_CLOCK_GHZ, 1.98},        {HW_MAX_THREADS_PER_SM, 2048},
         {HW_L2_BYTES, 60e6},       {HW_PEAK_DRAM_GBS, 4814},       {HW_DRAM_READ_GBS, 4400},
-        {HW_DRAM_WRITE_GBS, 4200}, {HW_DRAM_LATENCY_NS, 700},      {HW_L2_GBS, 9000},
+        {HW_DRAM_WRITE_GBS, 4200}, {HW_DRAM_LATENCY_NS, 1000},     {HW_L2_GBS, 9000},
         {HW_LAUNCH_US, 4.5}};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         hw.p[vals[i].k].v = vals[i].v;
@@ -78,16 +78,18 @@ static void test_equations(void)
     sl_model_predict(&hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &m);
     double want = 1e3 * (8 * n / 4400e9 + 4 * n / 4200e9);
     CHECK(fabs(m.ms[SL_B_DRAM] - want) < 1e-9, "T_DRAM %.6f, want %.6f", m.ms[SL_B_DRAM], want);
-    /* Little's law: 2048 threads x 8 B = 16 KiB per SM; needed = bw x 700 ns / 132 */
-    double bw = 12 * n / (want * 1e-3);
-    double needed = bw * 700e-9 / 132;
+    /* Little's law on the read stream: 2048 threads x 8 B = 16 KiB per SM
+     * in flight; reads stream at (in flight) / 1000 ns; needed per SM =
+     * the read rate DRAM could take x latency / SMs */
+    double have = 132.0 * 2048 * 8, rate = have / 1000e-9, t_lat = 1e3 * 8 * n / rate;
+    double need = (8 * n / (want * 1e-3)) * 1000e-9 / 132;
     CHECK(fabs(m.bif_per_sm - 16384) < 1e-6, "bytes in flight per SM %.1f", m.bif_per_sm);
-    CHECK(fabs(m.bif_needed_per_sm - needed) < 1e-3, "needed per SM %.1f, want %.1f", m.bif_needed_per_sm, needed);
-    CHECK(fabs(m.latency_eff - 16384 / needed) < 1e-9, "efficiency %.4f", m.latency_eff);
+    CHECK(fabs(m.bif_needed_per_sm - need) < 1e-3, "needed per SM %.1f, want %.1f", m.bif_needed_per_sm, need);
+    CHECK(fabs(m.ms[SL_B_LATENCY] - t_lat) < 1e-9, "T_latency %.6f, want %.6f", m.ms[SL_B_LATENCY], t_lat);
+    CHECK(fabs(m.latency_eff - want / t_lat) < 1e-9, "efficiency %.4f", m.latency_eff);
     CHECK(m.limiter == SL_B_LATENCY, "naive on an H200-like GPU should be latency-bound, got %s",
           sl_bound_name(m.limiter));
-    CHECK(fabs(m.ms[SL_B_LATENCY] - m.ms[SL_B_DRAM] / m.latency_eff) < 1e-9, "T_latency = T_DRAM / eff");
-    CHECK(fabs(m.pred_ms - (m.ms[SL_B_LATENCY] + 4.5e-3)) < 1e-9, "pred = launch + body");
+    CHECK(fabs(m.pred_ms - (t_lat + 4.5e-3)) < 1e-9, "pred = launch + body");
 
     /* float4 loads: 4x the bytes in flight, enough: DRAM-bound */
     sl_variant v4 = *naive_like();
@@ -134,27 +136,31 @@ static void test_curve(void)
 {
     sl_hw hw = h200_like();
     const double x[] = {512, 4096, 16384, 16384, 32768, 65536, 262144};
-    const double y[] = {170, 1300, 3000, 3400, 3900, 4000, 3800};
+    const double y[] = {170, 1300, 2000, 2200, 3900, 4500, 4300};
     hw.bif_n = 7;
     memcpy(hw.bif_x, x, sizeof x);
     memcpy(hw.bif_y, y, sizeof y);
     sl_model m;
-    /* naive: 2048 x 8 B = 16 KiB per SM -> best at <= 16 KiB is 3400 of 4000 */
-    sl_model_predict(&hw, naive_like(), NULL, SL_F32, 200000000ull, true, &m);
-    CHECK(fabs(m.latency_eff - 0.85) < 1e-12, "curve efficiency %.4f, want 0.85", m.latency_eff);
+    const double n = 2e8, t_dram = 1e3 * (8 * n / 4400e9 + 4 * n / 4200e9);
+    /* naive: 16 KiB per SM -> the best read rate at <= 16 KiB is 2200 GB/s */
+    sl_model_predict(&hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &m);
+    double t_lat = 1e3 * 8 * n / 2200e9;
+    CHECK(fabs(m.ms[SL_B_LATENCY] - t_lat) < 1e-9, "T_latency %.6f, want %.6f", m.ms[SL_B_LATENCY], t_lat);
+    CHECK(fabs(m.latency_eff - t_dram / t_lat) < 1e-9, "efficiency %.4f", m.latency_eff);
     CHECK(m.limiter == SL_B_LATENCY, "naive with the curve: %s", sl_bound_name(m.limiter));
-    CHECK(m.bif_needed_per_sm == 32768, "95%% of the top first at 32 KiB, got %.0f", m.bif_needed_per_sm);
-    /* 64 KiB per SM: the envelope has reached the top: DRAM */
+    /* to keep up, reads must stream at 8n / T_DRAM: first reached at 32 KiB */
+    CHECK(m.bif_needed_per_sm == 32768, "needed %.0f, want 32768", m.bif_needed_per_sm);
+    /* 64 KiB per SM: 4500 GB/s of reads is more than DRAM takes: DRAM */
     sl_variant v4 = *naive_like();
     v4.access_bytes = 16;
     v4.elems_per_thread = 4;
-    sl_model_predict(&hw, &v4, NULL, SL_F32, 200000000ull, true, &m);
+    sl_model_predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
     CHECK(m.latency_eff == 1.0 && m.limiter == SL_B_DRAM, "float4 with the curve: eff %.3f, %s", m.latency_eff,
           sl_bound_name(m.limiter));
-    /* below the smallest point: linear in bytes in flight */
+    /* below the smallest point: linear in bytes in flight (256 B/SM -> 85 GB/s) */
     sl_kernel_attrs one_warp = {.block = 32, .blocks_per_sm = 1};
-    sl_model_predict(&hw, naive_like(), &one_warp, SL_F32, 200000000ull, true, &m);
-    CHECK(fabs(m.latency_eff - (170.0 * 256 / 512) / 4000) < 1e-12, "extrapolated efficiency %.5f", m.latency_eff);
+    sl_model_predict(&hw, naive_like(), &one_warp, SL_F32, (uint64_t)n, true, &m);
+    CHECK(fabs(m.ms[SL_B_LATENCY] - 1e3 * 8 * n / 85e9) < 1e-6, "extrapolated T_latency %.4f", m.ms[SL_B_LATENCY]);
     /* a warm 2^16 still costs two L2 round trips */
     hw.p[HW_L2_LATENCY_NS].v = 150;
     sl_model_predict(&hw, &v4, NULL, SL_F32, 65536, false, &m);

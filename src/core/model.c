@@ -58,12 +58,13 @@ static double curve_top(const sl_hw *hw)
     return top;
 }
 
-/* Smallest bytes in flight per SM whose envelope reaches frac of the top. */
-static double curve_reach(const sl_hw *hw, double frac)
+/* Smallest bytes in flight per SM at which the curve reaches `gbs` (or
+ * its top, when it never does). */
+static double curve_reach_rate(const sl_hw *hw, double gbs)
 {
-    double top = curve_top(hw), best = -1;
+    double target = fmin(gbs, curve_top(hw)), best = -1;
     for (int i = 0; i < hw->bif_n; i++)
-        if (hw->bif_y[i] >= frac * top && (best < 0 || hw->bif_x[i] < best))
+        if (hw->bif_y[i] >= target && (best < 0 || hw->bif_x[i] < best))
             best = hw->bif_x[i];
     return best;
 }
@@ -97,15 +98,18 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_variant *v, const sl_kernel
     double t_dram = m->l2_resident ? 0 : rbytes / rd_bw + wbytes / wr_bw;
     m->ms[SL_B_DRAM] = 1e3 * t_dram;
 
-    /* C. Latency (seed 000 section C; Little's law, seed 001 2.2, seed 004):
-     * bytes in flight = resident threads x independent loads x bytes each.
-     * With the probe's bandwidth-vs-bytes-in-flight curve, the efficiency
-     * is the best bandwidth the probe reached with at most that many bytes
-     * in flight per SM, over the best it reached at all: latency measured
-     * at the kernel's own load, since it grows with load (the probe's
-     * curve: ~0.5 us in the latency-bound region, 1.1 us at the knee on the
-     * H200). Without the curve: efficiency = in flight / (bandwidth x
-     * latency), the seed's formula, with the pointer-chase latency. */
+    /* C. Latency (seed 000 section C; Little's law, seed 001 2.2, seed 004).
+     * Loads hold a thread until they return; stores are posted. So Little's
+     * law bounds the read stream: reads in flight = resident threads x
+     * independent loads x bytes each, and the reads can stream no faster
+     * than (in flight) / latency. With the probe's bandwidth-vs-bytes-in-
+     * flight curve, that rate is read off the curve at the kernel's own
+     * bytes in flight per SM (latency measured at the load the kernel puts
+     * on the memory system: ~0.9 us in the latency-bound region, 1.5 us at
+     * the knee on the H200); without it, the pointer-chase latency gives an
+     * optimistic rate. T_latency = read bytes / that rate; the efficiency
+     * reported is T_DRAM / T_latency (<= 1), the seed's "bytes in flight
+     * over bytes in flight needed". */
     double per_sm = attrs && attrs->blocks_per_sm > 0 ? (double)attrs->blocks_per_sm * attrs->block
                                                       : hw->p[HW_MAX_THREADS_PER_SM].v;
     double ept = v->elems_per_thread ? v->elems_per_thread : 1;
@@ -114,19 +118,22 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_variant *v, const sl_kernel
     double bif_thread = (double)v->reads * v->loads_in_flight * v->access_bytes;
     double lat = hw->p[HW_DRAM_LATENCY_NS].v * 1e-9;
     m->latency_eff = -1;
-    if (bif_thread > 0 && !m->l2_resident && t_dram > 0) {
+    if (bif_thread > 0 && !m->l2_resident && t_dram > 0 && rbytes > 0) {
         double have = m->resident_threads * bif_thread;
+        double need_rate = rbytes / t_dram; /* the read rate that keeps up with DRAM */
+        double rate = 0;
         m->bif_per_sm = have / sms;
         if (hw->bif_n > 0) {
-            m->latency_eff = fmin(1.0, curve_at(hw, m->bif_per_sm) / curve_top(hw));
-            m->bif_needed_per_sm = curve_reach(hw, 0.95);
+            rate = curve_at(hw, m->bif_per_sm) * 1e9;
+            m->bif_needed_per_sm = curve_reach_rate(hw, need_rate / 1e9);
         } else if (lat > 0) {
-            double needed = bytes / t_dram * lat; /* the kernel's own read/write mix x latency */
-            m->bif_needed_per_sm = needed / sms;
-            m->latency_eff = fmin(1.0, have / needed);
+            rate = have / lat;
+            m->bif_needed_per_sm = need_rate * lat / sms;
         }
-        if (m->latency_eff > 0)
-            m->ms[SL_B_LATENCY] = 1e3 * t_dram / m->latency_eff;
+        if (rate > 0) {
+            m->ms[SL_B_LATENCY] = 1e3 * rbytes / rate;
+            m->latency_eff = fmin(1.0, t_dram / (rbytes / rate));
+        }
     }
 
     /* D. L2 (seed 000 section D): every byte passes through L2. */
