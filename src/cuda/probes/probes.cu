@@ -188,7 +188,8 @@ static sl_status smem_for_blocks(const void *fn, int block, int target, size_t *
  * load; ilp: 1, 2, 4 or 8. Always one tile per block (blockDim x ilp
  * vectors), dispatched in order, so the resident blocks cover one compact
  * address window: persistent grids spread it over tens of MB and lose
- * 10-20% to DRAM row conflicts on the H200 (docs/probes.md).
+ * 10-20% on the H200 (docs/probes.md). With passes > 1 the grid is
+ * persistent, so that each pass sweeps the whole working set.
  * warps_per_sm: 0 leaves occupancy to the hardware (the ceiling); W > 0
  * holds W warps per SM by reserving shared memory (blocks of 32 W threads
  * for W < 8, else 256): bytes in flight per SM = W x 32 x ilp x vec x 4.
@@ -215,6 +216,16 @@ extern "C" sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, 
     if (warps_out)
         *warps_out = per_sm * block / 32;
     size_t grid = (nvec + (size_t)block * ilp - 1) / ((size_t)block * ilp);
+    if (passes > 1) {
+        /* Re-reads must sweep the whole working set between visits to a
+         * tile (one tile per block would re-read it at once, from cache,
+         * whatever the working set): a persistent grid, every SM full. */
+        int dev, sms;
+        SL_CUDA_TRY(cudaGetDevice(&dev));
+        SL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        size_t persistent = (size_t)sms * per_sm;
+        grid = grid < persistent ? grid : persistent;
+    }
     if (grid == 0)
         grid = 1;
     if (grid > 0x7fffffffu)
