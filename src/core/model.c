@@ -69,9 +69,8 @@ static double curve_reach_rate(const sl_hw *hw, double gbs)
     return best;
 }
 
-/* Bytes the load/store units move for a warp-wide access are served at
- * 128 B per clock per SM when all 32 lanes are present (the L1 data path of
- * Volta and later: V100 and A100 whitepapers), scaled by lanes / 32. */
+/* The L1 data path moves 128 B per clock per SM (Volta and later: V100 and
+ * A100 whitepapers). */
 #define LSU_BYTES_PER_CLK 128.0
 
 sl_status sl_model_predict(const sl_hw *hw, const sl_variant *v, const sl_kernel_attrs *attrs, sl_dtype dt,
@@ -150,13 +149,18 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_variant *v, const sl_kernel
     if (hw->p[HW_SCHEDULERS_PER_SM].v > 0 && v->insts_per_elem > 0)
         m->ms[SL_B_ISSUE] = 1e3 * (N * v->insts_per_elem / 32.0) / (hw->p[HW_SCHEDULERS_PER_SM].v * sms * clk);
 
-    /* F. Load/store units (seed 000 section F, in bytes: a warp access of b
-     * bytes per thread takes 32 b / 128 clocks of the L1 data path). Bulk
-     * copies bypass the LSU for the inputs. */
+    /* F. Load/store units (seed 000 section F). Two limits, the larger
+     * wins: address throughput, warp memory instructions / (lanes / 32 x SMs
+     * x clock), i.e. 32 lanes take one warp instruction per clock; and the
+     * L1 data path, bytes / (128 B x SMs x clock). Bulk copies bypass both
+     * for the inputs. */
     if (hw->p[HW_LSU_LANES_PER_SM].v > 0) {
-        double lsu_bytes = (v->async_reads ? wbytes : bytes);
-        m->ms[SL_B_LSU] =
-            1e3 * lsu_bytes / (LSU_BYTES_PER_CLK * hw->p[HW_LSU_LANES_PER_SM].v / 32.0 * sms * clk);
+        double arrays = v->async_reads ? v->writes : v->reads + v->writes;
+        double per_access = v->access_bytes ? v->access_bytes / es : 1; /* elements per thread access */
+        double warp_insts = N * arrays / (per_access > 1 ? per_access : 1) / 32.0;
+        double t_addr = warp_insts / (hw->p[HW_LSU_LANES_PER_SM].v / 32.0 * sms * clk);
+        double t_data = arrays * N * es / (LSU_BYTES_PER_CLK * sms * clk);
+        m->ms[SL_B_LSU] = 1e3 * fmax(t_addr, t_data);
     }
 
     /* G. Shared memory (seed 000 section G): bytes / (banks x bytes per bank
