@@ -8,6 +8,8 @@
 
 #include "streamlab.h"
 
+#include <stdio.h>
+
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 
 int cmd_run(int argc, char **argv);
@@ -30,6 +32,10 @@ int cli_parse_device(const char *s, int *device);
  * line on stderr. On failure prints the reason and returns the exit code
  * (2 for a bad or missing device), else 0. */
 int cli_open_ctx(const char *cmd, int device, sl_ctx **ctx);
+
+/* Parse the options of a command that takes only --device and --help
+ * (list, info). Returns -1 to go on, or the exit code (0 after --help). */
+int cli_device_only(const char *cmd, int argc, char **argv, void (*help)(FILE *), int *device);
 
 /* Parse a non-negative int option value within [lo, hi]. */
 int cli_parse_int(const char *s, int lo, int hi, int *out);

@@ -7,7 +7,6 @@
 #include "../core/internal.h"
 #include "../core/registry.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,26 +23,12 @@ static void help(FILE *f)
 
 int cmd_list(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"device", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int device = SL_DEVICE_AUTO, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            if (cli_parse_device(optarg, &device))
-                return cli_usage_error("list", "--device wants a CUDA index, 'cpu' or 'auto', not '%s'", optarg);
-            break;
-        case 'h': help(stdout); return 0;
-        case ':': return cli_usage_error("list", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("list", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
+    int device = SL_DEVICE_AUTO;
+    int rc = cli_device_only("list", argc, argv, help, &device);
+    if (rc >= 0)
+        return rc;
     sl_ctx *ctx = NULL;
-    int rc = cli_open_ctx("list", device, &ctx);
+    rc = cli_open_ctx("list", device, &ctx);
     if (rc)
         return rc;
     int on_gpu = ctx->info.backend == SL_BACKEND_CUDA;

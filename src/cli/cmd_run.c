@@ -77,21 +77,6 @@ static int kind_rank(sl_kind k)
     return k == SL_KIND_CEILING ? 0 : k == SL_KIND_PEER ? 1 : 2;
 }
 
-/* Is `name` one of the items of the comma-separated `list`? */
-static int list_has(const char *list, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        size_t item = strcspn(p, ",");
-        if (item == len && strncmp(p, name, len) == 0)
-            return 1;
-        p += item;
-        if (*p == ',')
-            p++;
-    }
-    return 0;
-}
-
 /* Resolve --variants against the registry for this backend. Ceilings and
  * peers always run (every ratio needs them) and come first. */
 static int select_variants(sl_backend backend, sl_op op, const char *list, const sl_variant **out, int *count)
@@ -126,7 +111,7 @@ static int select_variants(sl_backend backend, sl_op op, const char *list, const
             const sl_variant *v = sl_registry_at(i);
             if (v->backend != backend || v->op != op || kind_rank(v->kind) != rank)
                 continue;
-            if (want_all || rank < 2 || list_has(list, v->name))
+            if (want_all || rank < 2 || sl_list_has(list, v->name))
                 out[(*count)++] = v;
         }
     }

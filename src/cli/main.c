@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,6 +56,29 @@ int cli_parse_int(const char *s, int lo, int hi, int *out)
         return -1;
     *out = (int)v;
     return 0;
+}
+
+int cli_device_only(const char *cmd, int argc, char **argv, void (*help)(FILE *), int *device)
+{
+    static const struct option opts[] = {
+        {"device", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (cli_parse_device(optarg, device))
+                return cli_usage_error(cmd, "--device wants a CUDA index, 'cpu' or 'auto', not '%s'", optarg);
+            break;
+        case 'h': help(stdout); return 0;
+        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return -1;
 }
 
 int cli_parse_device(const char *s, int *device)

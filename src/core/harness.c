@@ -144,6 +144,16 @@ static sl_status time_trials(sl_ctx *ctx, const sl_run_config *cfg, const sl_var
     return st;
 }
 
+/* Mark the row failed and keep the first mismatches for the report. */
+static void record_mismatches(sl_result *r, const sl_check *chk, const char *when)
+{
+    char detail[600];
+    sl_check_format(chk, detail, sizeof detail);
+    r->status = SL_ERR_VERIFY;
+    snprintf(r->message, sizeof r->message, "%s, %llu of %llu elements differ from the CPU reference:\n%s", when,
+             (unsigned long long)chk->mismatches, (unsigned long long)r->n, detail);
+}
+
 /* Fill in one row: check, warm up, time, check again. Returns an error
  * only for failures that must stop the sweep (a lost CUDA context, no
  * memory, an interrupt); a wrong result, a failed launch or a skipped
@@ -171,11 +181,7 @@ static sl_status run_one(sl_ctx *ctx, const sl_run_config *cfg, const sl_variant
     if (st != SL_OK)
         goto failed;
     if (r->before.mismatches) {
-        char detail[600];
-        sl_check_format(&r->before, detail, sizeof detail);
-        r->status = SL_ERR_VERIFY;
-        snprintf(r->message, sizeof r->message, "%llu of %llu elements differ from the CPU reference:\n%s",
-                 (unsigned long long)r->before.mismatches, (unsigned long long)r->n, detail);
+        record_mismatches(r, &r->before, "before timing");
         return SL_OK; /* a wrong kernel is not timed */
     }
 
@@ -191,13 +197,8 @@ static sl_status run_one(sl_ctx *ctx, const sl_run_config *cfg, const sl_variant
     st = launch_and_check(ctx, cfg, v, args, r, &r->after, false);
     if (st != SL_OK)
         goto failed;
-    if (r->after.mismatches) {
-        char detail[600];
-        sl_check_format(&r->after, detail, sizeof detail);
-        r->status = SL_ERR_VERIFY;
-        snprintf(r->message, sizeof r->message, "after timing, %llu of %llu elements differ:\n%s",
-                 (unsigned long long)r->after.mismatches, (unsigned long long)r->n, detail);
-    }
+    if (r->after.mismatches)
+        record_mismatches(r, &r->after, "after timing");
     r->pct_peak = ctx->info.peak_gbs > 0 ? 100.0 * r->gbs / ctx->info.peak_gbs : -1.0;
     r->pct_copy = copy_gbs > 0 ? 100.0 * r->gbs / copy_gbs : -1.0;
     r->x_peer = peer_gbs > 0 ? r->gbs / peer_gbs : -1.0;

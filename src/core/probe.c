@@ -849,22 +849,6 @@ const char *sl_probe_seed(int i)
     return i >= 0 && i < NPROBES ? probes[i].seed : NULL;
 }
 
-static int selected(const char *only, const char *name)
-{
-    if (!only)
-        return 1;
-    size_t len = strlen(name);
-    for (const char *p = only; *p;) {
-        size_t item = strcspn(p, ",");
-        if (item == len && strncmp(p, name, len) == 0)
-            return 1;
-        p += item;
-        if (*p == ',')
-            p++;
-    }
-    return 0;
-}
-
 sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof, cJSON *points, FILE *out,
                        FILE *md)
 {
@@ -877,7 +861,7 @@ sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof
     int is_gpu = ctx->info.backend == SL_BACKEND_CUDA;
     for (int i = 0; i < NPROBES; i++) {
         const probe_def *p = &probes[i];
-        if (!selected(cfg->only, p->name))
+        if (cfg->only && !sl_list_has(cfg->only, p->name))
             continue;
         say(&e, "\n== %s: %s\n   (%s)\n", p->name, p->what, p->seed);
         if (md)

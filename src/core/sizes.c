@@ -173,6 +173,20 @@ int sl_parse_count_list(const char *s, uint64_t *out, int max, char *why, size_t
     return count;
 }
 
+int sl_list_has(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t item = strcspn(p, ",");
+        if (item == len && strncmp(p, name, len) == 0)
+            return 1;
+        p += item;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
 void sl_format_count(uint64_t n, char *buf, size_t len)
 {
     static const struct { uint64_t unit; const char *suffix; } dec[] = {

@@ -22,6 +22,9 @@ int sl_parse_count(const char *s, uint64_t *out, char *why, size_t why_len);
  * number parsed, or -1 with a reason naming the bad item. */
 int sl_parse_count_list(const char *s, uint64_t *out, int max, char *why, size_t why_len);
 
+/* 1 if `name` is one of the items of the comma-separated `list`. */
+int sl_list_has(const char *list, const char *name);
+
 /* Format n the way the seed writes sizes: "10M", "2^28", "1000003". */
 void sl_format_count(uint64_t n, char *buf, size_t len);
 

@@ -71,6 +71,22 @@ static inline bool sl_split_f32x4(const void *a, const void *b, const void *c, s
     return true;
 }
 
+/* The start of every vectorized add launcher: nothing to do for n = 0, and
+ * the scalar ILP kernel when the pointers cannot share one 16-byte
+ * alignment. Returns 1 when the caller should launch its vector kernel on
+ * (e, nvec), 0 when *st holds the launcher's answer. */
+static inline int sl_add_vec_prologue(const sl_args *x, sl_edges *e, size_t *nvec, sl_status *st)
+{
+    *st = SL_OK;
+    if (x->n == 0)
+        return 0;
+    if (!sl_split_f32x4(x->a, x->b, x->c, x->n, e, nvec)) {
+        *st = sl_cuda_add_scalar_ilp(x);
+        return 0;
+    }
+    return 1;
+}
+
 /* Threads 0 .. head+tail-1 of the grid each do one edge element. */
 static __device__ __forceinline__ void sl_add_edges_f32(const float *a, const float *b, float *c,
                                                         sl_edges e)

@@ -30,15 +30,14 @@ static __global__ void add_vec4(const float4 *a4, const float4 *b4, float4 *c4, 
 
 extern "C" sl_status sl_cuda_add_vec4(const sl_args *x)
 {
-    if (x->n == 0)
-        return SL_OK;
     sl_edges e;
     size_t nvec;
-    if (!sl_split_f32x4(x->a, x->b, x->c, x->n, &e, &nvec))
-        return sl_cuda_add_scalar_ilp(x);
+    sl_status st;
+    if (!sl_add_vec_prologue(x, &e, &nvec, &st))
+        return st;
     size_t items = nvec > e.head + e.tail ? nvec : e.head + e.tail;
     unsigned grid = 0;
-    sl_status st = sl_grid_for(items, VEC4_BLOCK, "vec4", &grid);
+    st = sl_grid_for(items, VEC4_BLOCK, "vec4", &grid);
     if (st != SL_OK)
         return st;
     const float *a = (const float *)x->a, *b = (const float *)x->b;

@@ -134,25 +134,20 @@ add_bulk_pipe(const float4 *a4, const float4 *b4, float4 *c4, size_t nvec, const
 #endif
 }
 
-/* Shared launcher checks: sm_90, n, co-alignment. Returns 1 when the caller
- * should launch the bulk kernel on (e, nvec), 0 when *st holds the answer. */
+/* sl_add_vec_prologue plus the sm_90 check the bulk copy engine needs. */
 static inline int bulk_prologue(const sl_args *x, const char *who, sl_edges *e, size_t *nvec, sl_status *st)
 {
-    *st = SL_OK;
-    if (x->n == 0)
-        return 0;
-    int cc = 0;
-    if ((*st = sl_cuda_current_cc(&cc)) != SL_OK)
-        return 0;
-    if (cc < 90) {
-        *st = sl_fail(SL_ERR_UNSUPPORTED, "%s: needs sm_90 or newer (cp.async.bulk); this device is sm_%d", who, cc);
-        return 0;
+    if (x->n > 0) {
+        int cc = 0;
+        if ((*st = sl_cuda_current_cc(&cc)) != SL_OK)
+            return 0;
+        if (cc < 90) {
+            *st = sl_fail(SL_ERR_UNSUPPORTED, "%s: needs sm_90 or newer (cp.async.bulk); this device is sm_%d", who,
+                          cc);
+            return 0;
+        }
     }
-    if (!sl_split_f32x4(x->a, x->b, x->c, x->n, e, nvec)) {
-        *st = sl_cuda_add_scalar_ilp(x);
-        return 0;
-    }
-    return 1;
+    return sl_add_vec_prologue(x, e, nvec, st);
 }
 
 template <int BLOCK, int V, bool BULK_STORE>

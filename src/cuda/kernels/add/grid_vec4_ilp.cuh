@@ -43,14 +43,13 @@ static __global__ void add_grid_vec4_ilp(const float4 *a4, const float4 *b4, flo
 template <int ILP>
 static sl_status launch_grid_vec4_ilp(const sl_args *x, sl_grid_cache *cache)
 {
-    if (x->n == 0)
-        return SL_OK;
     sl_edges e;
     size_t nvec;
-    if (!sl_split_f32x4(x->a, x->b, x->c, x->n, &e, &nvec))
-        return sl_cuda_add_scalar_ilp(x);
+    sl_status st;
+    if (!sl_add_vec_prologue(x, &e, &nvec, &st))
+        return st;
     int grid = 0;
-    sl_status st = sl_cuda_persistent_grid(cache, (const void *)add_grid_vec4_ilp<ILP>,
+    st = sl_cuda_persistent_grid(cache, (const void *)add_grid_vec4_ilp<ILP>,
                                            GRID_VEC4_BLOCK, 0, &grid);
     if (st != SL_OK)
         return st;

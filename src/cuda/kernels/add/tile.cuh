@@ -71,14 +71,13 @@ add_tile(const float4 *a4, const float4 *b4, float4 *c4, size_t nvec, const floa
 template <int BLOCK, int K, int HINT>
 static sl_status launch_tile(const sl_args *x)
 {
-    if (x->n == 0)
-        return SL_OK;
     sl_edges e;
     size_t nvec;
-    if (!sl_split_f32x4(x->a, x->b, x->c, x->n, &e, &nvec))
-        return sl_cuda_add_scalar_ilp(x);
+    sl_status st;
+    if (!sl_add_vec_prologue(x, &e, &nvec, &st))
+        return st;
     unsigned grid = 0;
-    sl_status st = sl_grid_for(nvec, (size_t)BLOCK * K, "tile", &grid);
+    st = sl_grid_for(nvec, (size_t)BLOCK * K, "tile", &grid);
     if (st != SL_OK)
         return st;
     const float *a = (const float *)x->a, *b = (const float *)x->b;
