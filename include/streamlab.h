@@ -119,8 +119,11 @@ const char *sl_dtype_name(sl_dtype dt);
 
 /* sl_ctx_create: open a context on `device` (a CUDA index >= 0,
  * SL_DEVICE_CPU or SL_DEVICE_AUTO) and store it in *out.
- * With SL_DEVICE_AUTO a CUDA build that finds no usable GPU returns a CPU
- * context; sl_ctx_info() tells which one you got.
+ * With SL_DEVICE_AUTO a CUDA build that finds no GPU, or cannot open GPU 0,
+ * returns a CPU context; sl_ctx_info() tells which one you got.
+ * A CUDA context's device becomes current on the calling thread (as
+ * cudaSetDevice would); later calls with the context switch to its device
+ * for their duration and restore the caller's, from any thread.
  * Errors: SL_ERR_INVALID_ARG (out is NULL), SL_ERR_NO_DEVICE (a CUDA index
  * was asked for but the build has no CUDA or no GPU is present),
  * SL_ERR_BAD_DEVICE (index >= device count), SL_ERR_NO_MEMORY,

@@ -116,6 +116,9 @@ expect 0 "updating" -- probe --device cpu --quick --trials 2 --only latency --js
 checks=$((checks + 1))
 "$TP" --check "$T/cpu.profile.json" || { echo "FAILED: --only latency lost the ceilings"; fails=$((fails + 1)); }
 checks=$((checks + 1))
+grep -q '"offset":' "$T/cpu.profile.json" || { echo "FAILED: --only latency lost the other probes' points"; fails=$((fails + 1)); }
+expect 2 "largest n that fits" -- run --device cpu --sizes 1537228672809129301
+checks=$((checks + 1))
 grep -q "== latency" "$T/cpu.probe.md" || { echo "FAILED: probe --md lacks the latency table"; fails=$((fails + 1)); }
 
 # explain: the model with a described GPU (seed 000's RTX 4060), and its errors.

@@ -1,7 +1,8 @@
 /*
  * cli.h - what the subcommands share. Exit codes: 0 success, 1 a run that
- * failed (a wrong result, a CUDA fault, an I/O error), 2 a usage error (bad
- * flag, size, variant or device; a size that does not fit), 130 interrupted.
+ * failed (a wrong result, a CUDA fault, a write failing mid-run), 2 a usage
+ * error (bad flag, size, variant or device; a size that does not fit; an
+ * output file that cannot be created at the start), 130 interrupted.
  */
 #ifndef SL_CLI_H
 #define SL_CLI_H

@@ -107,11 +107,15 @@ int cmd_probe(int argc, char **argv)
 
     /* Start from the existing profile of this device, so --only updates it. */
     sl_profile prof;
+    cJSON *points = NULL;
     if (access(path, F_OK) == 0 && sl_profile_read(path, &prof) == SL_OK && strcmp(prof.device, ctx->info.name) == 0) {
         fprintf(stderr, "streamlab probe: updating %s\n", path);
+        points = sl_profile_read_points(path); /* keep the curves of probes not re-run */
     } else {
         sl_profile_init(&prof);
     }
+    if (!points)
+        points = cJSON_CreateObject();
     snprintf(prof.device, sizeof prof.device, "%s", ctx->info.name);
     snprintf(prof.backend, sizeof prof.backend, "%s", ctx->info.backend == SL_BACKEND_CUDA ? "cuda" : "cpu");
     prof.cc_major = ctx->info.cc_major;
@@ -139,7 +143,6 @@ int cmd_probe(int argc, char **argv)
     printf("streamlab %s probe on %s (%s)%s\n", SL_VERSION_STRING, ctx->info.name,
            ctx->info.backend == SL_BACKEND_CUDA ? "CUDA" : "CPU backend", quick ? ", quick" : "");
 
-    cJSON *points = cJSON_CreateObject();
     sl_probe_config cfg = {.only = only, .quick = quick, .trials = trials, .progress = isatty(STDERR_FILENO)};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

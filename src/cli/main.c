@@ -30,8 +30,10 @@ static void usage(FILE *f)
             "  help     print this help, or a command's: streamlab help run\n"
             "  version  print the version\n"
             "\n"
-            "exit codes: 0 ok, 1 a run failed (wrong result, CUDA fault, I/O),\n"
-            "            2 usage error, 130 interrupted\n");
+            "exit codes: 0 ok, 1 a run failed (wrong result, CUDA fault, a write\n"
+            "            failing mid-run), 2 usage error (bad flag, size, variant or\n"
+            "            device; a size that does not fit; an output file that cannot\n"
+            "            be created), 130 interrupted\n");
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -105,22 +107,9 @@ int cli_open_ctx(const char *cmd, int device, sl_ctx **ctx)
         fprintf(stderr, "streamlab %s: cannot open device: %s: %s\n", cmd, sl_status_string(st), sl_last_error());
         return EXIT_RUN_FAILED;
     }
-    if (device == SL_DEVICE_AUTO) {
-        sl_device_info info;
-        sl_ctx_info(*ctx, &info);
-        if (info.backend == SL_BACKEND_CPU) {
-#ifdef SL_HAVE_CUDA
-            char why[256] = "no CUDA device";
-            int count = 0;
-            sl_cuda_device_count(&count, why, sizeof why);
-            fprintf(stderr, "streamlab: no usable GPU (%s): running on the CPU backend (%d OpenMP threads)\n", why,
-                    info.sm_count);
-#else
-            fprintf(stderr, "streamlab: built without CUDA: running on the CPU backend (%d OpenMP threads)\n",
-                    info.sm_count);
-#endif
-        }
-    }
+    if (device == SL_DEVICE_AUTO && (*ctx)->info.backend == SL_BACKEND_CPU)
+        fprintf(stderr, "streamlab: no usable GPU (%s): running on the CPU backend (%d OpenMP threads)\n",
+                (*ctx)->fallback_reason, (*ctx)->info.sm_count);
     return 0;
 }
 

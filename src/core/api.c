@@ -6,6 +6,7 @@
 #include "registry.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,20 +24,37 @@ sl_status sl_ctx_create(int device, sl_ctx **out)
     sl_status st;
 #ifdef SL_HAVE_CUDA
     int count = 0;
-    if (device == SL_DEVICE_AUTO) {
-        sl_cuda_device_count(&count, NULL, 0);
+    int auto_pick = device == SL_DEVICE_AUTO;
+    if (auto_pick) {
+        char why[200] = "no CUDA device";
+        sl_cuda_device_count(&count, why, sizeof why);
         device = count > 0 ? 0 : SL_DEVICE_CPU;
+        if (count == 0)
+            snprintf(ctx->fallback_reason, sizeof ctx->fallback_reason, "%s", why);
     }
-    if (device >= 0)
+    if (device >= 0) {
         st = sl_cuda_ctx_init(ctx, device);
-    else
+        if (st != SL_OK && auto_pick && st != SL_ERR_CUDA_FAULT) {
+            /* A GPU is there but cannot be opened (exclusive mode, no
+             * memory): AUTO promises the CPU then, with the reason. */
+            snprintf(ctx->fallback_reason, sizeof ctx->fallback_reason, "device 0 cannot be opened: %s",
+                     sl_last_error());
+            sl_cuda_ctx_fini(ctx);
+            memset(&ctx->info, 0, sizeof ctx->info);
+            st = sl_cpu_ctx_init(ctx);
+        }
+    } else {
         st = sl_cpu_ctx_init(ctx);
+    }
 #else
-    if (device >= 0)
+    if (device >= 0) {
         st = sl_fail(SL_ERR_NO_DEVICE, "device %d asked for, but this streamlab was built without CUDA (CPU only)",
                      device);
-    else
+    } else {
+        if (device == SL_DEVICE_AUTO)
+            snprintf(ctx->fallback_reason, sizeof ctx->fallback_reason, "built without CUDA");
         st = sl_cpu_ctx_init(ctx);
+    }
 #endif
     if (st != SL_OK) {
         sl_ctx_destroy(ctx);
@@ -51,8 +69,13 @@ void sl_ctx_destroy(sl_ctx *ctx)
     if (!ctx)
         return;
 #ifdef SL_HAVE_CUDA
-    if (ctx->info.backend == SL_BACKEND_CUDA)
-        sl_cuda_ctx_fini(ctx);
+    if (ctx->info.backend == SL_BACKEND_CUDA) {
+        int token = -1;
+        sl_status st = ctx->ops->bind(ctx, &token);
+        sl_cuda_ctx_fini(ctx); /* its stream and events live on its device */
+        if (st == SL_OK)
+            ctx->ops->unbind(token);
+    }
 #endif
     if (ctx->info.backend == SL_BACKEND_CPU)
         free(ctx->state);
@@ -63,8 +86,11 @@ sl_status sl_ctx_info(const sl_ctx *ctx, sl_device_info *out)
 {
     if (!ctx || !out)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_ctx_info: NULL %s", ctx ? "out" : "ctx");
-    if (ctx->ops && ctx->ops->refresh_info)
+    int token;
+    if (ctx->ops && ctx->ops->refresh_info && ctx->ops->bind(ctx, &token) == SL_OK) {
         ctx->ops->refresh_info((sl_ctx *)ctx);
+        ctx->ops->unbind(token);
+    }
     *out = ctx->info;
     return SL_OK;
 }
@@ -117,13 +143,19 @@ sl_status sl_add(sl_ctx *ctx, sl_dtype dtype, size_t n, const void *a, const voi
                        sl_dtype_name(dtype), SL_VERSION_STRING);
     if (n == 0)
         return SL_OK;
-    const void *ptrs[3] = {a, b, c};
-    for (int i = 0; i < 3; i++)
-        if ((st = ctx->ops->check_pointer(ctx, ptrs[i])) != SL_OK)
-            return st;
     const sl_variant *v = sl_registry_api(SL_OP_ADD, ctx->info.backend);
     if (!v)
         return sl_fail(SL_ERR_INTERNAL, "sl_add: no api entry in the registry for backend %s", ctx->ops->name);
-    sl_args args = {.n = n, .a = a, .b = b, .c = c, .stream = stream, .dtype = dtype};
-    return v->launch(&args);
+    int token;
+    if ((st = ctx->ops->bind(ctx, &token)) != SL_OK)
+        return st;
+    const void *ptrs[3] = {a, b, c};
+    for (int i = 0; i < 3 && st == SL_OK; i++)
+        st = ctx->ops->check_pointer(ctx, ptrs[i]);
+    if (st == SL_OK) {
+        sl_args args = {.n = n, .a = a, .b = b, .c = c, .stream = stream, .dtype = dtype};
+        st = v->launch(&args);
+    }
+    ctx->ops->unbind(token);
+    return st;
 }

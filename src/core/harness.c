@@ -34,11 +34,20 @@ static size_t op_arrays(sl_op op)
     return 3; /* add: a, b read; c written */
 }
 
+/* a + b, or SIZE_MAX when it would wrap */
+static size_t add_sat(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
 size_t sl_harness_bytes_needed(const sl_ctx *ctx, const sl_run_config *cfg, uint64_t n)
 {
-    size_t bytes = op_arrays(cfg->op) * (size_t)n * sl_dtype_size(cfg->dtype);
+    size_t per = op_arrays(cfg->op) * sl_dtype_size(cfg->dtype);
+    if (n > SIZE_MAX / per)
+        return SIZE_MAX;
+    size_t bytes = per * (size_t)n;
     if (cfg->cold)
-        bytes += 2 * ctx->info.l2_bytes;
+        bytes = add_sat(bytes, 2 * ctx->info.l2_bytes);
     return bytes;
 }
 
@@ -51,7 +60,7 @@ sl_status sl_harness_check_fit(sl_ctx *ctx, const sl_run_config *cfg, uint64_t n
     /* Headroom for the runtime, CUB's launch and the verification chunks. */
     size_t margin = ctx->info.backend == SL_BACKEND_CUDA ? (size_t)512 << 20 : avail / 20;
     size_t need = sl_harness_bytes_needed(ctx, cfg, n);
-    if (need + margin <= avail)
+    if (need <= avail && avail - need >= margin)
         return SL_OK;
     size_t usable = avail > margin ? avail - margin : 0;
     size_t fixed = cfg->cold ? 2 * ctx->info.l2_bytes : 0;

@@ -64,10 +64,15 @@ typedef struct sl_backend_ops {
     sl_status (*inject_fault)(sl_ctx *ctx);
     /* Re-read clocks and power (NVML on CUDA). */
     void (*refresh_info)(sl_ctx *ctx);
+    /* Make the context's device current on this thread for one public call;
+     * *token remembers what to restore. unbind restores it. */
+    sl_status (*bind)(const sl_ctx *ctx, int *token);
+    void (*unbind)(int token);
 } sl_backend_ops;
 
 struct sl_ctx {
     sl_device_info info;
+    char fallback_reason[256]; /* SL_DEVICE_AUTO chose the CPU: why */
     const sl_backend_ops *ops;
     void *stream;  /* the harness's stream (cudaStream_t), NULL on the CPU */
     void *state;   /* backend-private */

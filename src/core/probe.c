@@ -215,8 +215,10 @@ static sl_status probe_ceilings(env *e)
     const size_t max_ws = max_working_set(e, 0.45);
     size_t ws_list[16];
     int nws = 0;
-    if (e->cfg->quick) {
-        ws_list[nws++] = 16 * MIB;
+    if (max_ws < MIB) {
+        return sl_fail(SL_ERR_NO_MEMORY, "ceilings: less than 1 MiB of memory free");
+    } else if (e->cfg->quick) {
+        ws_list[nws++] = 16 * MIB < max_ws ? 16 * MIB : max_ws;
         ws_list[nws++] = 64 * MIB < max_ws ? 64 * MIB : max_ws;
     } else {
         for (size_t ws = 4 * l2; ws <= max_ws && nws < 16; ws *= 2)
@@ -467,7 +469,6 @@ static sl_status probe_bif(env *e)
     const int *W = e->cfg->quick ? warps_quick : warps_full, *I = e->cfg->quick ? ilps_quick : ilps_full,
               *V = e->cfg->quick ? vecs_quick : vecs_full;
     int nW = e->cfg->quick ? 3 : 8, nI = e->cfg->quick ? 2 : 4, nV = e->cfg->quick ? 1 : 2;
-    e->prof->bif_n = 0; /* a fresh curve replaces an older one */
     double x[128], y[128];
     int wu[128], il[128], ve[128], n = 0;
     void *A = NULL;
@@ -524,6 +525,7 @@ static sl_status probe_bif(env *e)
                 order[k - 1] = t;
             }
         say(e, "%9s %4s %7s %14s %9s %8s\n", "warps/SM", "ILP", "B/load", "in flight/SM", "GB/s", "%ceiling");
+        e->prof->bif_n = 0; /* the new curve replaces the old one, now that it is complete */
         cJSON *pts = curve(e, "bytes_in_flight");
         double lat_sum[128];
         int nl = 0;
@@ -868,6 +870,11 @@ sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof
             fprintf(md, "\n```\n");
         int can = !((p->needs & 1) && !ops->launch) && !((p->needs & 6) && !is_gpu);
         sl_status st = SL_OK;
+        /* A probe writes its raw points into a fresh object; they replace the
+         * previous run's only if it succeeds, so `--only X` and a failed
+         * probe leave every other curve (and the old X) in the profile. */
+        cJSON *fresh = cJSON_CreateObject();
+        e.points = fresh;
         if (can)
             st = p->run(&e);
         else
@@ -875,8 +882,26 @@ sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof
         if (md)
             fprintf(md, "```\n");
         fflush(out);
-        if (st != SL_OK)
-            return sl_fail(st, "probe %s: %s", p->name, sl_last_error());
+        if (st == SL_OK) {
+            cJSON *item = fresh->child;
+            while (item) {
+                cJSON *next = item->next;
+                char key[64]; /* cJSON frees the item's own name while renaming it */
+                snprintf(key, sizeof key, "%s", item->string);
+                cJSON *moved = cJSON_DetachItemViaPointer(fresh, item);
+                if (cJSON_GetObjectItemCaseSensitive(points, key))
+                    cJSON_ReplaceItemInObjectCaseSensitive(points, key, moved);
+                else
+                    cJSON_AddItemToObject(points, key, moved);
+                item = next;
+            }
+        }
+        cJSON_Delete(fresh);
+        if (st != SL_OK) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", sl_last_error()); /* sl_fail must not format its own buffer */
+            return sl_fail(st, "probe %s: %s", p->name, why);
+        }
     }
     return SL_OK;
 }

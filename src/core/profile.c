@@ -155,6 +155,23 @@ done:
     return st;
 }
 
+cJSON *sl_profile_read_points(const char *path)
+{
+    size_t len = 0;
+    char *text = sl_read_file(path, &len);
+    if (!text)
+        return NULL;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    free(text);
+    cJSON *pts = root ? cJSON_DetachItemFromObjectCaseSensitive(root, "points") : NULL;
+    cJSON_Delete(root);
+    if (pts && !cJSON_IsObject(pts)) {
+        cJSON_Delete(pts);
+        pts = NULL;
+    }
+    return pts;
+}
+
 sl_status sl_profile_write(const char *path, const sl_profile *p, const struct cJSON *points)
 {
     cJSON *root = cJSON_CreateObject();

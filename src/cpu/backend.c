@@ -218,6 +218,18 @@ static sl_status cpu_inject_fault(sl_ctx *ctx)
     return sl_fail(SL_ERR_INTERNAL, "fault injected by STREAMLAB_INJECT_FAULT (CPU backend)");
 }
 
+static sl_status cpu_bind(const sl_ctx *ctx, int *token)
+{
+    (void)ctx;
+    *token = -1;
+    return SL_OK;
+}
+
+static void cpu_unbind(int token)
+{
+    (void)token;
+}
+
 const sl_backend_ops sl_cpu_ops = {
     .name = "cpu",
     .alloc = cpu_alloc,
@@ -234,4 +246,6 @@ const sl_backend_ops sl_cpu_ops = {
     .check_pointer = cpu_check_pointer,
     .inject_fault = cpu_inject_fault,
     .refresh_info = cpu_refresh_info,
+    .bind = cpu_bind,
+    .unbind = cpu_unbind,
 };

@@ -285,6 +285,25 @@ static sl_status cuda_inject_fault(sl_ctx *ctx)
     return sl_cuda_launch_fault((cudaStream_t)ctx->stream);
 }
 
+/* A context may be used from any thread, whatever device that thread has
+ * current: each public call switches to the context's device and back. */
+static sl_status cuda_bind(const sl_ctx *ctx, int *token)
+{
+    int cur = -1;
+    SL_CUDA_TRY(cudaGetDevice(&cur));
+    *token = cur;
+    if (cur != ctx->info.device)
+        SL_CUDA_TRY(cudaSetDevice(ctx->info.device));
+    return SL_OK;
+}
+
+static void cuda_unbind(int token)
+{
+    int cur = -1;
+    if (token >= 0 && cudaGetDevice(&cur) == cudaSuccess && cur != token)
+        cudaSetDevice(token);
+}
+
 const sl_backend_ops sl_cuda_ops = {
     .name = "cuda",
     .alloc = cuda_alloc,
@@ -301,6 +320,8 @@ const sl_backend_ops sl_cuda_ops = {
     .check_pointer = cuda_check_pointer,
     .inject_fault = cuda_inject_fault,
     .refresh_info = cuda_refresh_info,
+    .bind = cuda_bind,
+    .unbind = cuda_unbind,
 };
 
 /* The copy ceiling: a device-to-device cudaMemcpyAsync of the same bytes as
@@ -316,9 +337,10 @@ sl_status sl_cuda_ceiling_copy(const sl_args *x)
 
 /* sl_add's CUDA dispatch: the bulk-copy rung on sm_90+, vec4 before
  * (bulk copies need Hopper; vec4 was the best LDG rung on the H200, within
- * 1% of bulk). Both fall back to the scalar ILP kernel when the pointers
- * differ modulo 16 bytes. The choice follows the measurements in
- * docs/ladder.md ("sl_add dispatch"). */
+ * 1% of bulk), and vec4 too when the binary carries no sm_90 code. Both
+ * fall back to the scalar ILP kernel when the pointers differ modulo 16
+ * bytes. The choice follows the measurements in docs/ladder.md ("sl_add
+ * dispatch"). */
 sl_status sl_cuda_add_api(const sl_args *x)
 {
     if (x->dtype != SL_F32)
@@ -328,5 +350,10 @@ sl_status sl_cuda_add_api(const sl_args *x)
     sl_status st = sl_cuda_current_cc(&cc);
     if (st != SL_OK)
         return st;
-    return cc >= 90 ? sl_cuda_add_bulk(x) : sl_cuda_add_vec4(x);
+    if (cc >= 90) {
+        st = sl_cuda_add_bulk(x);
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
+    return sl_cuda_add_vec4(x);
 }

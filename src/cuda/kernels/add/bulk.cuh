@@ -68,7 +68,11 @@ add_bulk_tile(const float4 *a4, const float4 *b4, float4 *c4, size_t nvec, const
         }
     }
 #else
+    /* Compiled for an architecture without bulk copies: the launcher checks
+     * the loaded code's version first, so reaching this is a bug; fail loudly
+     * rather than return with c unwritten. */
     (void)a4; (void)b4; (void)c4; (void)nvec; (void)a; (void)b; (void)c; (void)e;
+    __trap();
 #endif
 }
 
@@ -131,11 +135,35 @@ add_bulk_pipe(const float4 *a4, const float4 *b4, float4 *c4, size_t nvec, const
     }
 #else
     (void)a4; (void)b4; (void)c4; (void)nvec; (void)a; (void)b; (void)c; (void)e;
+    __trap();
 #endif
 }
 
+/* The code the driver loaded for fn was compiled for sm_90 or newer (a build
+ * for, say, sm_80 that runs on an H200 JITs sm_80 PTX, whose bulk kernels are
+ * empty). Cached per device. */
+static inline sl_status bulk_code_ok(const void *fn, int *cache)
+{
+    int dev;
+    SL_CUDA_TRY(cudaGetDevice(&dev));
+    int *slot = dev >= 0 && dev < SL_MAX_DEVICES ? &cache[dev] : NULL;
+    int v = slot ? __atomic_load_n(slot, __ATOMIC_RELAXED) : 0;
+    if (!v) {
+        cudaFuncAttributes fa;
+        SL_CUDA_TRY(cudaFuncGetAttributes(&fa, fn));
+        v = fa.binaryVersion >= 90 && fa.ptxVersion >= 90 ? 1 : -1;
+        if (slot)
+            __atomic_store_n(slot, v, __ATOMIC_RELAXED);
+    }
+    if (v < 0)
+        return sl_fail(SL_ERR_UNSUPPORTED, "bulk: this binary has no sm_90 code for the device (rebuild with "
+                                           "CMAKE_CUDA_ARCHITECTURES including 90)");
+    return SL_OK;
+}
+
 /* sl_add_vec_prologue plus the sm_90 check the bulk copy engine needs. */
-static inline int bulk_prologue(const sl_args *x, const char *who, sl_edges *e, size_t *nvec, sl_status *st)
+static inline int bulk_prologue(const sl_args *x, const char *who, const void *fn, int *code_cache, sl_edges *e,
+                                size_t *nvec, sl_status *st)
 {
     if (x->n > 0) {
         int cc = 0;
@@ -146,6 +174,8 @@ static inline int bulk_prologue(const sl_args *x, const char *who, sl_edges *e, 
                           cc);
             return 0;
         }
+        if ((*st = bulk_code_ok(fn, code_cache)) != SL_OK)
+            return 0;
     }
     return sl_add_vec_prologue(x, e, nvec, st);
 }
@@ -153,10 +183,11 @@ static inline int bulk_prologue(const sl_args *x, const char *who, sl_edges *e, 
 template <int BLOCK, int V, bool BULK_STORE>
 static sl_status launch_bulk_tile(const sl_args *x)
 {
+    static int code_cache[SL_MAX_DEVICES];
     sl_edges e;
     size_t nvec;
     sl_status st;
-    if (!bulk_prologue(x, "bulk", &e, &nvec, &st))
+    if (!bulk_prologue(x, "bulk", (const void *)add_bulk_tile<BLOCK, V, BULK_STORE>, code_cache, &e, &nvec, &st))
         return st;
     unsigned grid = 0;
     if ((st = sl_grid_for(nvec, (size_t)BLOCK * V, "bulk", &grid)) != SL_OK)
@@ -172,10 +203,11 @@ static sl_status launch_bulk_tile(const sl_args *x)
 template <int BLOCK, int V, int STAGES>
 static sl_status launch_bulk_pipe(const sl_args *x, sl_grid_cache *cache)
 {
+    static int code_cache[SL_MAX_DEVICES];
     sl_edges e;
     size_t nvec;
     sl_status st;
-    if (!bulk_prologue(x, "bulk_pipe", &e, &nvec, &st))
+    if (!bulk_prologue(x, "bulk_pipe", (const void *)add_bulk_pipe<BLOCK, V, STAGES>, code_cache, &e, &nvec, &st))
         return st;
     const size_t smem = (size_t)STAGES * 2 * BLOCK * V * sizeof(float4);
     const void *fn = (const void *)add_bulk_pipe<BLOCK, V, STAGES>;
