@@ -6,29 +6,11 @@
  * row count, and that every verified row has a positive bandwidth.
  */
 #include "check.h"
+#include "internal.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)len + 1);
-    if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[len] = 0;
-    fclose(f);
-    return buf;
-}
 
 int main(int argc, char **argv)
 {
@@ -36,7 +18,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: json_check FILE STATUS MIN_ROWS [MAX_ROWS]\n");
         return 2;
     }
-    char *text = slurp(argv[1]);
+    size_t len = 0;
+    char *text = sl_read_file(argv[1], &len);
     CHECK(text != NULL, "cannot read %s", argv[1]);
     if (!text)
         return check_exit("json_check");

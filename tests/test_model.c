@@ -42,7 +42,7 @@ static void test_seed_rtx4060(void)
     CHECK(m.latency_eff == 1.0, "latency efficiency %.2f, seed 000: 100%%", m.latency_eff);
     CHECK(m.limiter == SL_B_DRAM, "limiter %s, seed 000: DRAM", sl_bound_name(m.limiter));
     char lines[8][256];
-    int k = sl_model_advice(&hw, naive_like(), SL_F32, 200000000ull, &m, lines, 8);
+    int k = sl_model_advice(naive_like(), SL_F32, &m, lines, 8);
     int bf16 = 0, fp8 = 0;
     for (int i = 0; i < k; i++) {
         bf16 |= strstr(lines[i], "bf16") != NULL && strstr(lines[i], "4.412") != NULL;

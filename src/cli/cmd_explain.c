@@ -82,7 +82,7 @@ static void print_hw(const sl_hw *hw)
     }
 }
 
-static void print_detail(const sl_hw *hw, const sl_variant *v, sl_dtype dt, uint64_t n, const sl_model *m,
+static void print_detail(const sl_variant *v, sl_dtype dt, uint64_t n, const sl_model *m,
                          int have_attrs)
 {
     printf("\n%-28s %s\n", "bottleneck", "estimated duration or efficiency");
@@ -123,12 +123,21 @@ static void print_detail(const sl_hw *hw, const sl_variant *v, sl_dtype dt, uint
     if (!have_attrs && v->attrs)
         printf("(occupancy assumed full: no GPU to ask for this kernel's registers and blocks per SM)\n");
     char lines[8][256];
-    int k = sl_model_advice(hw, v, dt, n, m, lines, 8);
+    int k = sl_model_advice(v, dt, m, lines, 8);
     if (k) {
         printf("to move the limiter:\n");
         for (int i = 0; i < k; i++)
             printf("  - %s\n", lines[i]);
     }
+}
+
+/* The model for v, with the kernel's real occupancy when a GPU can say. */
+static sl_status predict(const sl_hw *hw, const sl_variant *v, int have_gpu, sl_dtype dt, uint64_t n, int cold,
+                         sl_model *m, int *have_attrs)
+{
+    sl_kernel_attrs a;
+    *have_attrs = have_gpu && v->attrs && v->attrs(&a) == SL_OK;
+    return sl_model_predict(hw, v, *have_attrs ? &a : NULL, dt, n, cold, m);
 }
 
 static cJSON *model_json(const sl_variant *v, const sl_model *m)
@@ -269,10 +278,9 @@ int cmd_explain(int argc, char **argv)
     cJSON *arr = cJSON_AddArrayToObject(root, "kernels");
     int rc = 0;
     if (one) {
-        sl_kernel_attrs a;
-        int have_attrs = have_gpu && one->attrs && one->attrs(&a) == SL_OK;
+        int have_attrs;
         sl_model m;
-        if (sl_model_predict(&hw, one, have_attrs ? &a : NULL, dt, n, cold, &m) != SL_OK) {
+        if (predict(&hw, one, have_gpu, dt, n, cold, &m, &have_attrs) != SL_OK) {
             fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
             rc = EXIT_USAGE;
         } else {
@@ -280,7 +288,7 @@ int cmd_explain(int argc, char **argv)
             printf("\nkernel: %s (%s): %d read%s + %d write%s of %zu B, %d flop%s per element; %s moved\n",
                    one->name, one->technique, one->reads, one->reads == 1 ? "" : "s", one->writes,
                    one->writes == 1 ? "" : "s", sl_dtype_size(dt), one->flops, one->flops == 1 ? "" : "s", bytes_s);
-            print_detail(&hw, one, dt, n, &m, have_attrs);
+            print_detail(one, dt, n, &m, have_attrs);
             cJSON_AddItemToArray(arr, model_json(one, &m));
         }
     } else {
@@ -290,10 +298,9 @@ int cmd_explain(int argc, char **argv)
             const sl_variant *v = sl_registry_at(i);
             if (v->backend != SL_BACKEND_CUDA)
                 continue;
-            sl_kernel_attrs a;
-            int have_attrs = have_gpu && v->attrs && v->attrs(&a) == SL_OK;
+            int have_attrs;
             sl_model m;
-            if (sl_model_predict(&hw, v, have_attrs ? &a : NULL, dt, n, cold, &m) != SL_OK) {
+            if (predict(&hw, v, have_gpu, dt, n, cold, &m, &have_attrs) != SL_OK) {
                 fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
                 rc = EXIT_USAGE;
                 break;
@@ -305,7 +312,7 @@ int cmd_explain(int argc, char **argv)
                 sl_format_bytes(m.bif_per_sm, bif, sizeof bif);
             }
             char lines[4][256];
-            int k = sl_model_advice(&hw, v, dt, n, &m, lines, 4);
+            int k = sl_model_advice(v, dt, &m, lines, 4);
             const char *next = k ? strstr(lines[k - 1], "removed: ") : NULL;
             printf("%-12s %11.4f %9.0f %-10s %8s %12s  %s\n", v->name, m.pred_ms, bytes / (m.pred_ms * 1e6),
                    sl_bound_short(m.limiter), eff, bif, next ? next + 9 : "");

@@ -211,7 +211,7 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_variant *v, const sl_kernel
     return SL_OK;
 }
 
-int sl_model_advice(const sl_hw *hw, const sl_variant *v, sl_dtype dt, uint64_t n, const sl_model *m,
+int sl_model_advice(const sl_variant *v, sl_dtype dt, const sl_model *m,
                     char lines[][256], int max)
 {
     int k = 0;
@@ -283,8 +283,6 @@ int sl_model_advice(const sl_hw *hw, const sl_variant *v, sl_dtype dt, uint64_t 
     }
     if (next < SL_B_COUNT && second > 0)
         ADVISE("next limiter if this one were removed: %s at %.4f ms", sl_bound_name(next), second);
-    (void)hw;
-    (void)n;
 #undef ADVISE
     return k;
 }

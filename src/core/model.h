@@ -62,7 +62,7 @@ const char *sl_bound_short(sl_bound b);
 
 /* What would move the limiter, one suggestion per line, with numbers (the
  * seed's FP8 discussion generalised). Returns the number of lines. */
-int sl_model_advice(const sl_hw *hw, const sl_variant *v, sl_dtype dt, uint64_t n, const sl_model *m,
+int sl_model_advice(const sl_variant *v, sl_dtype dt, const sl_model *m,
                     char lines[][256], int max_lines);
 
 #endif /* SL_MODEL_H */

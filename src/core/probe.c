@@ -661,6 +661,12 @@ done:
 
 /* ---- offset and stride copies ---------------------------------------------------- */
 
+/* Quick mode measures the sector-aligned offsets and the edges around them. */
+static int offset_measured(const env *e, int off)
+{
+    return !e->cfg->quick || off % 8 == 0 || off == 1 || off == 31 || off == 33;
+}
+
 static sl_status probe_offset(env *e)
 {
     sl_ctx *ctx = e->ctx;
@@ -673,9 +679,10 @@ static sl_status probe_offset(env *e)
         (st = ctx->ops->fill_random(ctx, SL_F32, A, count + max_off, 0x0ff)) != SL_OK)
         goto done;
     double g[129];
+    size_t sectors[129];
     cJSON *pts = curve(e, "offset");
     for (int off = 0; off <= max_off; off++) {
-        if (e->cfg->quick && off % 8 && off != 1 && off != 31 && off != 33)
+        if (!offset_measured(e, off))
             continue;
         progress(e, "offset copy: %d", off);
         rw_job j = {.dst = B, .src = A, .words = count, .stride = 1, .offset = (size_t)off};
@@ -686,10 +693,11 @@ static sl_status probe_offset(env *e)
             (st = check_zero(bad, "offset copy")) != SL_OK)
             goto done;
         g[off] = gbs(2.0 * count * 4, ms);
+        sectors[off] = sl_sectors_touched((size_t)off * 4, 4, 4, 32);
         cJSON *p = cJSON_CreateObject();
         cJSON_AddNumberToObject(p, "offset", off);
         cJSON_AddNumberToObject(p, "gbs", g[off]);
-        cJSON_AddNumberToObject(p, "read_sectors_per_warp", (double)sl_sectors_touched((size_t)off * 4, 4, 4, 32));
+        cJSON_AddNumberToObject(p, "read_sectors_per_warp", (double)sectors[off]);
         cJSON_AddItemToArray(pts, p);
     }
     progress_done(e);
@@ -697,13 +705,13 @@ static sl_status probe_offset(env *e)
     double sum[3] = {0};
     int cnt[3] = {0};
     for (int off = 0; off <= max_off; off++) {
-        if (e->cfg->quick && off % 8 && off != 1 && off != 31 && off != 33)
+        if (!offset_measured(e, off))
             continue;
         int cls = off % 32 == 0 ? 0 : off % 8 == 0 ? 1 : 2;
         sum[cls] += g[off];
         cnt[cls]++;
         if (off <= 33 || off % 16 == 0)
-            say(e, "%7d %10.1f %9.3f %14zu\n", off, g[off], g[off] / g[0], sl_sectors_touched((size_t)off * 4, 4, 4, 32));
+            say(e, "%7d %10.1f %9.3f %14zu\n", off, g[off], g[off] / g[0], sectors[off]);
     }
     say(e, "mean GB/s: offset %% 32 == 0: %.1f; %% 8 == 0 (sector-aligned): %.1f; other: %.1f\n",
         cnt[0] ? sum[0] / cnt[0] : 0, cnt[1] ? sum[1] / cnt[1] : 0, cnt[2] ? sum[2] / cnt[2] : 0);

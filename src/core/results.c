@@ -79,7 +79,7 @@ static int predict(const sl_report *rep, const sl_result *r, sl_model *m)
                             rep->cfg->cold, m) == SL_OK;
 }
 
-static void make_cells(const sl_report *rep, const sl_result *r, row_cells *c)
+static void make_cells(const sl_report *rep, const sl_result *r, const sl_model *m, row_cells *c)
 {
     char n_s[32];
     sl_format_count(r->n, n_s, sizeof n_s);
@@ -101,12 +101,11 @@ static void make_cells(const sl_report *rep, const sl_result *r, row_cells *c)
     snprintf(c->pred, sizeof c->pred, "-");
     snprintf(c->limiter, sizeof c->limiter, "-");
     snprintf(c->ratio, sizeof c->ratio, "-");
-    sl_model m;
-    if (rep->opts.hw && predict(rep, r, &m)) {
-        snprintf(c->pred, sizeof c->pred, "%.4f", m.pred_ms);
-        snprintf(c->limiter, sizeof c->limiter, "%s", sl_bound_short(m.limiter));
+    if (m) {
+        snprintf(c->pred, sizeof c->pred, "%.4f", m->pred_ms);
+        snprintf(c->limiter, sizeof c->limiter, "%s", sl_bound_short(m->limiter));
         if (r->trials > 0 && r->st.median > 0)
-            snprintf(c->ratio, sizeof c->ratio, "%.3f", r->st.median / m.pred_ms);
+            snprintf(c->ratio, sizeof c->ratio, "%.3f", r->st.median / m->pred_ms);
     }
     fmt_or_dash(c->peak, sizeof c->peak, 1, r->pct_peak);
     fmt_or_dash(c->copy, sizeof c->copy, 1, r->pct_copy);
@@ -222,7 +221,7 @@ static cJSON *check_json(const sl_check *c)
     return o;
 }
 
-static cJSON *row_json(const sl_report *rep, const sl_result *r)
+static cJSON *row_json(const sl_report *rep, const sl_result *r, const sl_model *m)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "variant", r->v->name);
@@ -259,20 +258,19 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     add_num_or_null(o, "pct_peak", r->pct_peak);
     add_num_or_null(o, "pct_copy", r->pct_copy);
     add_num_or_null(o, "x_peer", r->x_peer);
-    sl_model m;
-    if (predict(rep, r, &m)) {
+    if (m) {
         cJSON *mo = cJSON_AddObjectToObject(o, "model");
-        cJSON_AddNumberToObject(mo, "pred_ms", m.pred_ms);
-        cJSON_AddStringToObject(mo, "limiter", sl_bound_name(m.limiter));
+        cJSON_AddNumberToObject(mo, "pred_ms", m->pred_ms);
+        cJSON_AddStringToObject(mo, "limiter", sl_bound_name(m->limiter));
         if (r->trials > 0 && r->st.median > 0)
-            cJSON_AddNumberToObject(mo, "meas_over_pred", r->st.median / m.pred_ms);
+            cJSON_AddNumberToObject(mo, "meas_over_pred", r->st.median / m->pred_ms);
         cJSON *b = cJSON_AddObjectToObject(mo, "bounds_ms");
         for (int i = 0; i < SL_B_COUNT; i++)
-            add_num_or_null(b, sl_bound_short((sl_bound)i), m.ms[i]);
-        add_num_or_null(mo, "latency_efficiency", m.latency_eff);
-        cJSON_AddNumberToObject(mo, "bytes_in_flight_per_sm", m.bif_per_sm);
-        cJSON_AddNumberToObject(mo, "bytes_in_flight_needed_per_sm", m.bif_needed_per_sm);
-        cJSON_AddBoolToObject(mo, "l2_resident", m.l2_resident);
+            add_num_or_null(b, sl_bound_short((sl_bound)i), m->ms[i]);
+        add_num_or_null(mo, "latency_efficiency", m->latency_eff);
+        cJSON_AddNumberToObject(mo, "bytes_in_flight_per_sm", m->bif_per_sm);
+        cJSON_AddNumberToObject(mo, "bytes_in_flight_needed_per_sm", m->bif_needed_per_sm);
+        cJSON_AddBoolToObject(mo, "l2_resident", m->l2_resident);
     }
     if (r->has_attrs) {
         cJSON *k = cJSON_AddObjectToObject(o, "kernel");
@@ -447,7 +445,9 @@ void sl_report_row(void *report, const sl_result *r)
     if (rep->nrows == MAX_ROWS)
         return;
     row_cells *c = &rep->cells[rep->nrows];
-    make_cells(rep, r, c);
+    sl_model model;
+    const sl_model *m = predict(rep, r, &model) ? &model : NULL; /* once per row, for table and JSON */
+    make_cells(rep, r, m, c);
     if (r->message[0])
         rep->messages[rep->nrows] = strdup(r->message);
     rep->nrows++;
@@ -467,7 +467,7 @@ void sl_report_row(void *report, const sl_result *r)
     }
     rep->last_n = r->n;
 
-    cJSON_AddItemToArray(rep->rows, row_json(rep, r));
+    cJSON_AddItemToArray(rep->rows, row_json(rep, r, m));
     if (rep->csv) {
         const sl_device_info *d = &rep->ctx->info;
         fprintf(rep->csv, "%s,%d,%s,%s,%s,%s,%llu,%.0f,%d,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%.3f,%.3f,%.4f\n",
