@@ -65,13 +65,13 @@ int main(int argc, char **argv)
     int nc = 0;
     for (size_t i = 0; i < sl_registry_count(); i++) { /* the peer first: it is the ratio's denominator */
         const sl_variant *v = sl_registry_at(i);
-        if (v->backend == SL_BACKEND_CUDA && v->kind == SL_KIND_PEER)
+        if (v->backend == SL_BACKEND_CUDA && v->op == SL_OP_ADD && v->kind == SL_KIND_PEER)
             cfgs[nc++] = (config){v->name, v, 0};
     }
     for (size_t i = 0; i < sl_registry_count(); i++) {
         const sl_variant *v = sl_registry_at(i);
-        if (v->backend == SL_BACKEND_CUDA && (v->kind == SL_KIND_RUNG || v->kind == SL_KIND_API) &&
-            v->access_bytes == 16)
+        if (v->backend == SL_BACKEND_CUDA && v->op == SL_OP_ADD && !v->out_fp8 &&
+            (v->kind == SL_KIND_RUNG || v->kind == SL_KIND_API) && v->access_bytes == 16)
             cfgs[nc++] = (config){v->name, v, 0};
     }
     for (int i = 0; i < explore_count() && nc < 64; i++)
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
             if (st == SL_OK)
                 st = ctx->ops->sync(ctx);
             if (st == SL_OK)
-                st = sl_verify(ctx, add_sem, SL_F32, n, c, 1000 + s, 0, 2000 + s, 0, &chk);
+                st = sl_verify(ctx, add_sem, SL_F32, 0.0f, n, c, 1000 + s, 0, 2000 + s, 0, &chk);
             if (st != SL_OK || chk.mismatches) {
                 fprintf(stderr, "explore_add: %s n=%zu: %s %llu mismatches\n", cfgs[i].name, n, sl_last_error(),
                         (unsigned long long)chk.mismatches);

@@ -8,16 +8,6 @@
 
 typedef sl_status (*explore_fn)(const sl_args *);
 
-static sl_grid_cache pipe_grids[8];
-
-#define PIPE(I, B, V, S) \
-    static sl_status pipe_##B##_##V##_##S(const sl_args *x) { return launch_bulk_pipe<B, V, S>(x, &pipe_grids[I]); }
-PIPE(0, 256, 2, 4)
-PIPE(1, 256, 4, 3)
-PIPE(2, 128, 4, 4)
-PIPE(3, 512, 2, 4)
-PIPE(4, 256, 1, 8)
-#undef PIPE
 
 static const struct {
     const char *name;
@@ -37,11 +27,11 @@ static const struct {
     {"b256x4", launch_bulk_tile<256, 4, false>},
     {"b256x1.st", launch_bulk_tile<256, 1, true>},
     {"b256x2.st", launch_bulk_tile<256, 2, true>},
-    {"p256x2s4", pipe_256_2_4},
-    {"p256x4s3", pipe_256_4_3},
-    {"p128x4s4", pipe_128_4_4},
-    {"p512x2s4", pipe_512_2_4},
-    {"p256x1s8", pipe_256_1_8},
+    {"p256x2s4", launch_bulk_pipe<256, 2, 4>},
+    {"p256x4s3", launch_bulk_pipe<256, 4, 3>},
+    {"p128x4s4", launch_bulk_pipe<128, 4, 4>},
+    {"p512x2s4", launch_bulk_pipe<512, 2, 4>},
+    {"p256x1s8", launch_bulk_pipe<256, 1, 8>},
 };
 
 extern "C" int explore_count(void)

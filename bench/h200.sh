@@ -13,6 +13,9 @@
 #   ladder:  build.log tests.log list.txt explore.txt h200-DATE.{json,md} h200-DATE-pow2.{json,md}
 #   probe:   h200-probe-DATE.md, NVIDIA-H200.profile.json, ceilings-alone.json
 #   model:   h200-model-DATE.{json,md} (run + explain with the probe's profile)
+#   issue 6: h200-axpy-DATE.{json,md}, h200-dtypes-DATE.{json,md}, h200-hints-DATE.{json,md},
+#            h200-misaligned-DATE.json, torch-DATE.json  (stages axpy dtypes hints misaligned torch)
+#   issue 5: h200-counters-DATE.{json,md}, ncu-check.md, h200-l2write-DATE.md  (stage counters)
 # STAGES picks what runs (default: the ladder stages, "build tests memcheck list
 # run pow2 explore"); e.g. STAGES="build tests probe model". SKIP removes
 # stages from the default. CTEST_ARGS passes options to ctest (e.g. "-E huge");
@@ -69,10 +72,12 @@ fi
 
 if ! skip memcheck && command -v compute-sanitizer >/dev/null; then
     stage "memcheck" | tee -a "$OUT/tests.log"
-    timeout 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-        $BUILD/tests/test_gpu_add >> "$OUT/tests.log" 2>&1
-    echo "memcheck exit: $?" | tee -a "$OUT/tests.log"
-    grep -E "ERROR SUMMARY|LEAK SUMMARY" "$OUT/tests.log" | tail -3
+    for t in test_gpu_add test_gpu_axpy; do
+        STREAMLAB_TEST_QUICK=1 STREAMLAB_TEST_SKIP_HUGE=1 timeout 280 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+            $BUILD/tests/$t >> "$OUT/tests.log" 2>&1
+        echo "memcheck $t exit: $?" | tee -a "$OUT/tests.log"
+    done
+    grep -E "ERROR SUMMARY|LEAK SUMMARY" "$OUT/tests.log" | tail -4
 fi
 
 if ! skip list; then
@@ -130,5 +135,47 @@ if ! skip model; then
         done
     } >> "$OUT/h200-model-$DATE.md"
     tail -60 "$OUT/h200-model-$DATE.md"
+fi
+if ! skip axpy; then
+    # Issue 6: the SAXPY ladder beside cuBLAS, f32 / bf16 / f16, at n >= 2^26.
+    stage "axpy"
+    $BUILD/streamlab run --op axpy --dtype f32,bf16,f16 --sizes 2^26,2^28 $RUN_ARGS \
+        --json "$OUT/h200-axpy-$DATE.json" --md "$OUT/h200-axpy-$DATE.md" --quiet 2>&1
+    grep -E "^\| " "$OUT/h200-axpy-$DATE.md" | cut -d'|' -f2-13
+fi
+if ! skip dtypes; then
+    # Issue 6: add in every storage dtype beside CUB, and the FP8-output experiment.
+    stage "dtypes"
+    $BUILD/streamlab run --op add --dtype f32,f16,bf16,fp8e4m3,fp8e5m2 --sizes 2^26,2^28 $RUN_ARGS \
+        --variants vec4,tile4,bulk,fp8out,sl_add --json "$OUT/h200-dtypes-$DATE.json" \
+        --md "$OUT/h200-dtypes-$DATE.md" --quiet 2>&1
+    grep -E "^\| " "$OUT/h200-dtypes-$DATE.md" | cut -d'|' -f2-13
+fi
+if ! skip hints; then
+    # Issue 6: cache-hint rungs beside the same kernel without hints, one run.
+    stage "hints"
+    $BUILD/streamlab run --sizes 100M,2^28 $RUN_ARGS --variants tile1,tile1_cs,tile1_lu,tile1_nc,tile1_ef,vec4,fp8out \
+        --json "$OUT/h200-hints-$DATE.json" --md "$OUT/h200-hints-$DATE.md" --quiet 2>&1
+    grep -E "^\| " "$OUT/h200-hints-$DATE.md" | cut -d'|' -f2-13
+fi
+if ! skip misaligned; then
+    # Issue 6: bf16 haxpy, n = 1e9, every array 3 elements past its allocation.
+    stage "misaligned"
+    $BUILD/streamlab run --op axpy --dtype bf16 --sizes 1e9 --offset 3 --variants v5_vec,tile4,bulk,sl_axpy \
+        $RUN_ARGS --json "$OUT/h200-misaligned-$DATE.json" 2>&1 | grep -E "GB/s|^1G|copy|sl_axpy|cublas"
+fi
+if ! skip torch; then
+    stage "torch"
+    PYTHONUNBUFFERED=1 python3 bench/torch_peer.py --sizes 2^26,2^28 --dtypes f32,bf16,f16 --ops add,axpy \
+        --trials 30 --json "$OUT/torch-$DATE.json" 2>&1
+fi
+if ! skip counters; then
+    # Issue 5: counters beside the add ladder at 100M, the L2 experiments, ncu cross-check.
+    stage "counters"
+    $BUILD/streamlab run --sizes 100M --counters $RUN_ARGS --profile profiles/NVIDIA-H200.profile.json \
+        --json "$OUT/h200-counters-$DATE.json" --md "$OUT/h200-counters-$DATE.md" 2>&1 | tail -30
+    $BUILD/streamlab probe --only l2-write --counters --md "$OUT/h200-l2write-$DATE.md" \
+        --json /tmp/l2write.profile.json 2>&1 | tail -30
+    OUT="$OUT" bash bench/ncu_check.sh $BUILD 2>&1 | tail -60
 fi
 stage "done (ctest exit $ctest_rc)"

@@ -28,9 +28,9 @@ extern "C" {
 #endif
 
 #define SL_VERSION_MAJOR 0
-#define SL_VERSION_MINOR 1
+#define SL_VERSION_MINOR 2
 #define SL_VERSION_PATCH 0
-#define SL_VERSION_STRING "0.1.0"
+#define SL_VERSION_STRING "0.2.0"
 
 /* Status codes. SL_OK is 0; every error is non-zero. */
 typedef enum sl_status {
@@ -51,9 +51,14 @@ typedef enum sl_status {
     SL_ERR_INTERNAL       /* a bug in streamlab; please report it */
 } sl_status;
 
-/* Element types. Storage sizes are sl_dtype_size(). Arithmetic is always
- * done in fp32 with round-to-nearest-even on the store. Only SL_F32 is
- * implemented in 0.1; the others return SL_ERR_UNSUPPORTED for now. */
+/* Element types (storage). Sizes are sl_dtype_size(). Arithmetic is always
+ * done in fp32: inputs are widened exactly, the result is rounded to
+ * nearest-even on the store; fp8 stores saturate to the largest finite
+ * value (+-448 for e4m3, +-57344 for e5m2) as cuda_fp8.h's __NV_SATFINITE
+ * does, and NaN stays NaN.
+ * Sources: IEEE 754-2008 binary16 (f16); bfloat16 is the top half of an
+ * fp32; OCP 8-bit Floating Point Specification (OFP8) rev 1.0 (e4m3 is the
+ * "FN" variant: no infinities). */
 typedef enum sl_dtype {
     SL_F32 = 0,
     SL_F16,
@@ -141,7 +146,8 @@ void sl_ctx_destroy(sl_ctx *ctx);
 sl_status sl_ctx_info(const sl_ctx *ctx, sl_device_info *out);
 
 /* sl_add: c[i] = a[i] + b[i] for i in [0, n), elementwise, computed in fp32
- * and rounded to nearest-even into dtype (bit-exact IEEE for SL_F32).
+ * and rounded to nearest-even into dtype (bit-exact IEEE for SL_F32;
+ * saturating for the fp8 types). Every sl_dtype is supported.
  *
  * Shapes and units: a, b and c each hold n elements of `dtype`, contiguous.
  * n may be any value from 0 (a no-op that accepts NULL pointers) up to what
@@ -166,6 +172,33 @@ sl_status sl_ctx_info(const sl_ctx *ctx, sl_device_info *out);
  * the registry entry marked `api` (streamlab list). */
 sl_status sl_add(sl_ctx *ctx, sl_dtype dtype, size_t n,
                  const void *a, const void *b, void *c, void *stream);
+
+/* sl_axpy: y[i] = alpha * x[i] + y[i] for i in [0, n), in place. Each
+ * element is widened to fp32, computed as one fused multiply-add
+ * fmaf(alpha, x[i], y[i]) (alpha stays fp32: it is never rounded to dtype),
+ * and rounded to nearest-even into dtype.
+ *
+ * dtype: SL_F32, SL_F16 or SL_BF16 (the fp8 types give SL_ERR_UNSUPPORTED).
+ * Shapes and units: x and y each hold n elements of `dtype`, contiguous; n
+ * may be 0 (a no-op that accepts NULL) up to what fits in memory, including
+ * n >= 2^31. alpha is any float (finite for meaningful results).
+ * Memory and stream: as for sl_add.
+ * Alignment: each pointer aligned to the element size, nothing more. When
+ * x and y have the same offset modulo 16 bytes (always true when they share
+ * an offset modulo 256, as cudaMalloc'd arrays at the same element offset
+ * do), a scalar head brings them to 16 bytes and the body runs vectorized;
+ * otherwise the whole call takes a slower scalar kernel with the same
+ * results (docs/ladder.md, "sl_axpy dispatch").
+ * Aliasing: x == y is allowed (y = (alpha + 1) * y, rounded once); any
+ * other overlap gives SL_ERR_OVERLAP.
+ * Errors: SL_ERR_INVALID_ARG (NULL ctx, NULL pointer with n > 0, size
+ * overflow), SL_ERR_UNSUPPORTED, SL_ERR_MISALIGNED, SL_ERR_OVERLAP,
+ * SL_ERR_BAD_POINTER, SL_ERR_CUDA / SL_ERR_CUDA_FAULT.
+ * Source: seed 001 ("Part 2", SAXPY and the bf16 haxpy exercise); the
+ * kernel is the registry entry marked `api` for axpy (streamlab list --op
+ * axpy). */
+sl_status sl_axpy(sl_ctx *ctx, sl_dtype dtype, size_t n, float alpha,
+                  const void *x, void *y, void *stream);
 
 #ifdef __cplusplus
 }

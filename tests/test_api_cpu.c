@@ -56,8 +56,31 @@ int main(void)
     CHECK(strstr(sl_last_error(), "NULL") != NULL, "message names NULL: %s", sl_last_error());
     CHECK(sl_add(ctx, SL_F32, 4, buf, buf + 8, NULL, NULL) == SL_ERR_INVALID_ARG, "NULL c");
     CHECK(sl_add(ctx, (sl_dtype)99, 4, buf, buf, buf, NULL) == SL_ERR_INVALID_ARG, "bad dtype");
-    CHECK(sl_add(ctx, SL_BF16, 4, buf, buf + 8, buf + 16, NULL) == SL_ERR_UNSUPPORTED, "bf16 not yet");
-    CHECK(strstr(sl_last_error(), "bf16") != NULL, "message names the dtype: %s", sl_last_error());
+    /* bf16 on the CPU: 1.5 + 2.25 = 3.75 and 1 + 2^-8 = 1 (ties to even in bf16's 8 bits). */
+    {
+        uint16_t ha[2] = {0x3fc0, 0x3f80}, hb[2] = {0x4010, 0x3b80}, hc[2] = {0, 0};
+        CHECK(sl_add(ctx, SL_BF16, 2, ha, hb, hc, NULL) == SL_OK, "bf16 add: %s", sl_last_error());
+        CHECK(hc[0] == 0x4070 && hc[1] == 0x3f80, "bf16 add gave 0x%04x 0x%04x, want 0x4070 0x3f80", hc[0], hc[1]);
+        /* fp8 e4m3 saturates: 256 + 256 = 448 (0x7e), not NaN. */
+        uint8_t fa[1] = {0x78}, fb[1] = {0x78}, fc[1] = {0};
+        CHECK(sl_add(ctx, SL_FP8_E4M3, 1, fa, fb, fc, NULL) == SL_OK, "e4m3 add");
+        CHECK(fc[0] == 0x7e, "e4m3 256 + 256 gave 0x%02x, want 0x7e (448, saturated)", fc[0]);
+    }
+    /* sl_axpy: y = alpha x + y with one fmaf; fp8 is not offered. */
+    {
+        float x[3] = {1.0f, -2.0f, 0.5f}, y[3] = {2.0f, 1.0f, 0.25f};
+        CHECK(sl_axpy(ctx, SL_F32, 3, 3.5f, x, y, NULL) == SL_OK, "axpy f32: %s", sl_last_error());
+        CHECK(y[0] == 5.5f && y[1] == -6.0f && y[2] == 2.0f, "axpy f32 gave %g %g %g", y[0], y[1], y[2]);
+        uint16_t bx[1] = {0x3f80}, by[1] = {0x4000}; /* 1, 2 */
+        CHECK(sl_axpy(ctx, SL_BF16, 1, 3.5f, bx, by, NULL) == SL_OK, "axpy bf16");
+        CHECK(by[0] == 0x40b0, "axpy bf16 3.5 * 1 + 2 gave 0x%04x, want 0x40b0 (5.5)", by[0]);
+        CHECK(sl_axpy(ctx, SL_FP8_E4M3, 1, 1.0f, x, y, NULL) == SL_ERR_UNSUPPORTED, "axpy fp8");
+        CHECK(strstr(sl_last_error(), "fp8e4m3") != NULL, "message names the dtype: %s", sl_last_error());
+        CHECK(sl_axpy(ctx, SL_F32, 2, 1.0f, x, x + 1, NULL) == SL_ERR_OVERLAP, "y overlaps x");
+        CHECK(strstr(sl_last_error(), "y = ") != NULL, "message names y: %s", sl_last_error());
+        CHECK(sl_axpy(ctx, SL_F32, 2, 1.0f, NULL, y, NULL) == SL_ERR_INVALID_ARG, "NULL x");
+        CHECK(sl_axpy(ctx, SL_F32, 0, 1.0f, NULL, NULL, NULL) == SL_OK, "n = 0");
+    }
     char *bytes = (char *)buf;
     CHECK(sl_add(ctx, SL_F32, 4, bytes + 1, buf + 8, buf + 16, NULL) == SL_ERR_MISALIGNED, "a misaligned");
     CHECK(sl_add(ctx, SL_F32, 4, buf, buf + 8, bytes + 66, NULL) == SL_ERR_MISALIGNED, "c misaligned");

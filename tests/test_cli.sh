@@ -54,7 +54,11 @@ expect 2 "--trials wants" -- run --trials 0
 expect 2 "--warmup wants" -- run --warmup -1
 expect 2 "--device wants" -- run --device banana
 expect 2 "unknown variant 'nope'" -- run --device cpu --variants omp,nope
-expect 2 "not implemented yet" -- run --dtype bf16
+expect 2 "is not one of" -- run --dtype f64
+expect 2 "axpy is offered in" -- run --op axpy --dtype fp8e4m3
+expect 2 "lists f32 twice" -- run --dtype f32,bf16,f32
+expect 2 "--alpha wants" -- run --op axpy --alpha nan
+expect 2 "--offset wants" -- run --offset -1
 expect 2 "not implemented" -- run --op softmax
 expect 2 "unexpected argument" -- run extra
 expect 2 "largest n that fits" -- run --device cpu --sizes 2^50
@@ -74,9 +78,24 @@ if [ "$(wc -l < "$T/ok.csv")" -ne 9 ] || ! grep -q "^cpu,-1,add,f32,omp,rung,100
     echo "FAILED: ok.csv has not 8 rows + header with the omp row:"; cat "$T/ok.csv"; fails=$((fails + 1))
 fi
 checks=$((checks + 1))
-if ! grep -qF "| 1K* | omp | rung |" "$T/ok.md"; then
+if ! grep -qF "| 1K* | omp | f32 | rung |" "$T/ok.md"; then
     echo "FAILED: ok.md lacks the omp row:"; cat "$T/ok.md"; fails=$((fails + 1))
 fi
+
+# Low-precision storage and axpy on the CPU backend, verified; --counters
+# says once why it cannot read counters there and the run goes on.
+expect 0 "status: complete" -- run --device cpu --dtype f32,bf16,fp8e4m3 --sizes 1000 --trials 2 --offset 3 \
+    --json "$T/dt.json"
+jcheck "$T/dt.json" complete 12 12
+expect 0 "status: complete" -- run --device cpu --op axpy --dtype bf16,f16 --sizes 1001 --trials 2 --alpha 0.5 \
+    --json "$T/axpy.json" --md "$T/axpy.md"
+jcheck "$T/axpy.json" complete 8 8 omp=ok
+checks=$((checks + 1))
+grep -qF "| 1001* | omp | bf16 | rung |" "$T/axpy.md" || { echo "FAILED: axpy.md lacks the bf16 omp row"; fails=$((fails + 1)); }
+expect 0 "counters unavailable" -- run --device cpu --sizes 100 --trials 1 --counters
+export STREAMLAB_COUNTERS_UNAVAILABLE="test"
+expect 0 "STREAMLAB_COUNTERS_UNAVAILABLE" -- run --device cpu --sizes 100 --trials 1 --counters
+unset STREAMLAB_COUNTERS_UNAVAILABLE
 
 # --variants keeps the ceiling and orders nothing differently.
 expect 0 "" -- run --device cpu --sizes 100 --trials 2 --variants omp --json "$T/sel.json" --quiet

@@ -104,7 +104,7 @@ static void test_variants(void)
     const size_t sizes[] = {0, 1, 3, 1023, (1u << 20) + 3, 1000003};
     for (size_t i = 0; i < sl_registry_count(); i++) {
         const sl_variant *v = sl_registry_at(i);
-        if (v->backend != SL_BACKEND_CPU)
+        if (v->backend != SL_BACKEND_CPU || v->op != SL_OP_ADD)
             continue;
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             for (int o = 0; o < 8; o++) {
@@ -124,24 +124,24 @@ static void test_verify(void)
 {
     sl_ctx *ctx;
     CHECK(sl_ctx_create(SL_DEVICE_CPU, &ctx) == SL_OK, "cpu ctx: %s", sl_last_error());
-    const sl_variant *omp = sl_registry_find(SL_BACKEND_CPU, "omp");
+    const sl_variant *omp = sl_registry_find(SL_BACKEND_CPU, SL_OP_ADD, "omp");
     size_t n = 100003;
     float *a = malloc(n * 4), *b = malloc(n * 4), *c = malloc(n * 4);
     ctx->ops->fill_random(ctx, SL_F32, a, n, 5);
     ctx->ops->fill_random(ctx, SL_F32, b, n, 6);
     ctx->ops->poison(ctx, c, n * 4);
     sl_check chk;
-    CHECK(sl_verify(ctx, omp, SL_F32, n, c, 5, 0, 6, 0, &chk) == SL_OK, "verify ran");
+    CHECK(sl_verify(ctx, omp, SL_F32, 0.0f, n, c, 5, 0, 6, 0, &chk) == SL_OK, "verify ran");
     CHECK(chk.mismatches == n, "a poisoned output must fail everywhere: %llu", (unsigned long long)chk.mismatches);
     sl_args x = {.n = n, .a = a, .b = b, .c = c, .dtype = SL_F32};
     omp->launch(&x);
-    sl_verify(ctx, omp, SL_F32, n, c, 5, 0, 6, 0, &chk);
+    sl_verify(ctx, omp, SL_F32, 0.0f, n, c, 5, 0, 6, 0, &chk);
     CHECK(chk.mismatches == 0, "correct output: %llu mismatches", (unsigned long long)chk.mismatches);
     c[77777] = nextafterf(c[77777], INFINITY); /* one ulp off */
-    sl_verify(ctx, omp, SL_F32, n, c, 5, 0, 6, 0, &chk);
+    sl_verify(ctx, omp, SL_F32, 0.0f, n, c, 5, 0, 6, 0, &chk);
     CHECK(chk.mismatches == 1 && chk.shown == 1 && chk.first[0].index == 77777, "one ulp at 77777: %llu",
           (unsigned long long)chk.mismatches);
-    sl_verify(ctx, omp, SL_F32, n, c, 5, 0, 7, 0, &chk);
+    sl_verify(ctx, omp, SL_F32, 0.0f, n, c, 5, 0, 7, 0, &chk);
     CHECK(chk.mismatches > n / 2, "wrong seed for b must fail");
     free(a);
     free(b);

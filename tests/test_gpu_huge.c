@@ -26,16 +26,16 @@ int main(void)
     ctx->ops->fill_random(ctx, SL_F32, B, len, sb);
     for (size_t i = 0; i <= sl_registry_count(); i++) {
         const sl_variant *v = i < sl_registry_count() ? sl_registry_at(i) : NULL;
-        if (v && v->backend != SL_BACKEND_CUDA)
+        if (v && (v->backend != SL_BACKEND_CUDA || v->op != SL_OP_ADD))
             continue;
         /* offsets 1,1,1: a 3-element head, then the aligned vector body */
-        int ok = run_case(ctx, v, A, B, C, len, n, 1, 1, 1, 0, sa, sb);
+        int ok = run_case(ctx, v, SL_F32, A, B, C, len, n, 1, 1, 1, 0, sa, sb);
         printf("  %-12s n = 2^31 + 5, offsets 1,1,1: %s\n", case_name(v), ok ? "ok" : "FAILED");
         fflush(stdout);
     }
-    int ok = run_case(ctx, NULL, A, B, C, len, n, 3, 2, 0, 0, sa, sb);
+    int ok = run_case(ctx, NULL, SL_F32, A, B, C, len, n, 3, 2, 0, 0, sa, sb);
     printf("  %-12s n = 2^31 + 5, offsets 3,2,0 (scalar path): %s\n", "sl_add()", ok ? "ok" : "FAILED");
-    ok = run_case(ctx, NULL, A, B, C, len, n, 0, 0, 0, 1, sa, sb);
+    ok = run_case(ctx, NULL, SL_F32, A, B, C, len, n, 0, 0, 0, 1, sa, sb);
     printf("  %-12s n = 2^31 + 5, in place c == a: %s\n", "sl_add()", ok ? "ok" : "FAILED");
     ctx->ops->free(ctx, A);
     ctx->ops->free(ctx, B);

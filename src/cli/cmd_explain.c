@@ -47,12 +47,11 @@ static void help(FILE *f)
 
 static int parse_dtype(const char *s, sl_dtype *dt)
 {
-    for (int i = 0; i < SL_DTYPE_COUNT; i++)
-        if (strcmp(s, sl_dtype_name((sl_dtype)i)) == 0) {
-            *dt = (sl_dtype)i;
-            return 0;
-        }
-    return -1;
+    int d = sl_dtype_from_name(s);
+    if (d < 0)
+        return -1;
+    *dt = (sl_dtype)d;
+    return 0;
 }
 
 static void print_hw(const sl_hw *hw)
@@ -136,7 +135,7 @@ static sl_status predict(const sl_hw *hw, const sl_variant *v, int have_gpu, sl_
                          sl_model *m, int *have_attrs)
 {
     sl_kernel_attrs a;
-    *have_attrs = have_gpu && v->attrs && v->attrs(&a) == SL_OK;
+    *have_attrs = have_gpu && v->attrs && v->attrs(dt, &a) == SL_OK;
     return sl_model_predict(hw, v, *have_attrs ? &a : NULL, dt, n, cold, m);
 }
 
@@ -244,7 +243,7 @@ int cmd_explain(int argc, char **argv)
         return EXIT_USAGE;
     }
     const sl_variant *one = NULL;
-    if (variant && !(one = sl_registry_find(SL_BACKEND_CUDA, variant))) {
+    if (variant && !(one = sl_registry_find(SL_BACKEND_CUDA, SL_OP_ADD, variant))) {
         int rc = cli_usage_error("explain", "unknown variant '%s' (see streamlab list)", variant);
         sl_ctx_destroy(ctx);
         return rc;
@@ -296,7 +295,7 @@ int cmd_explain(int argc, char **argv)
                "in flight/SM", "next");
         for (size_t i = 0; i < sl_registry_count(); i++) {
             const sl_variant *v = sl_registry_at(i);
-            if (v->backend != SL_BACKEND_CUDA)
+            if (v->backend != SL_BACKEND_CUDA || v->op != SL_OP_ADD || !sl_variant_supports(v, dt))
                 continue;
             int have_attrs;
             sl_model m;

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "../core/internal.h"
+#include "../core/counters.h"
 #include "../core/probe.h"
 #include "../core/profile.h"
 
@@ -33,6 +34,9 @@ static void help(FILE *f)
                "  --device N|cpu  CUDA device index, or cpu (default: GPU 0 if present)\n"
                "  --trials N      timed runs per point (default 10)\n"
                "  --quick         few, small points (tests; the numbers are not ceilings)\n"
+               "  --counters      hardware counters (CUPTI) for the l2-write probe: L2 hit rates of\n"
+               "                  read-only, write-only and add kernels, DRAM read : write sectors of\n"
+               "                  coalesced vs stride-8 writes (seed 000); says why if unavailable\n"
                "  -h, --help      this help\n"
                "\n"
                "probes:\n");
@@ -52,14 +56,15 @@ static int known_probe(const char *name)
 
 int cmd_probe(int argc, char **argv)
 {
-    enum { OPT_ONLY = 256, OPT_JSON, OPT_MD, OPT_DEVICE, OPT_TRIALS, OPT_QUICK };
+    enum { OPT_ONLY = 256, OPT_JSON, OPT_MD, OPT_DEVICE, OPT_TRIALS, OPT_QUICK, OPT_COUNTERS };
     static const struct option opts[] = {
         {"only", required_argument, 0, OPT_ONLY},   {"json", required_argument, 0, OPT_JSON},
         {"md", required_argument, 0, OPT_MD},       {"device", required_argument, 0, OPT_DEVICE},
         {"trials", required_argument, 0, OPT_TRIALS}, {"quick", no_argument, 0, OPT_QUICK},
+        {"counters", no_argument, 0, OPT_COUNTERS},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     const char *only = NULL, *json = NULL, *md_path = NULL;
-    int device = SL_DEVICE_AUTO, trials = 10, quick = 0, c;
+    int device = SL_DEVICE_AUTO, trials = 10, quick = 0, counters = 0, c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -76,6 +81,7 @@ int cmd_probe(int argc, char **argv)
                 return cli_usage_error("probe", "--trials wants an integer from 1 to 64, not '%s'", optarg);
             break;
         case OPT_QUICK: quick = 1; break;
+        case OPT_COUNTERS: counters = 1; break;
         case 'h': help(stdout); return 0;
         case ':': return cli_usage_error("probe", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("probe", "unknown option '%s'", argv[optind - 1]);
@@ -144,6 +150,10 @@ int cmd_probe(int argc, char **argv)
            ctx->info.backend == SL_BACKEND_CUDA ? "CUDA" : "CPU backend", quick ? ", quick" : "");
 
     sl_probe_config cfg = {.only = only, .quick = quick, .trials = trials, .progress = isatty(STDERR_FILENO)};
+    if (counters && sl_counters_open(ctx, &cfg.counters) != SL_OK) {
+        fprintf(stderr, "streamlab probe: counters unavailable, probing without them: %s\n", sl_last_error());
+        cfg.counters = NULL;
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sl_status st = sl_probe_run(ctx, &cfg, &prof, points, stdout, md);
@@ -166,7 +176,9 @@ int cmd_probe(int argc, char **argv)
         fclose(md);
     }
     cJSON_Delete(points);
-    if (st != SL_ERR_CUDA_FAULT)
+    if (st != SL_ERR_CUDA_FAULT) {
+        sl_counters_close(cfg.counters);
         sl_ctx_destroy(ctx);
+    }
     return rc;
 }

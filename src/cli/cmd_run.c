@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "../core/counters.h"
 #include "../core/harness.h"
 #include "../core/hw.h"
 #include "../core/internal.h"
@@ -28,10 +29,13 @@ static void help(FILE *f)
     fprintf(f,
             "usage: streamlab run [options]\n"
             "\n"
-            "Verify and time every variant of the add ladder (c = a + b) at each size,\n"
-            "beside the copy ceiling (cudaMemcpy) and CUB, and print one table: time,\n"
-            "throughput and efficiency (the seed's three tables), one row per variant and size.\n"
-            "Every row is checked bit for bit against the CPU reference before and after timing.\n"
+            "Verify and time every variant of a ladder at each size and dtype, beside the copy\n"
+            "ceiling (cudaMemcpy) and a library peer, and print one table: time, throughput and\n"
+            "efficiency (the seed's three tables), one row per variant, dtype and size.\n"
+            "  add   c = a + b              (seed 000; peer: CUB DeviceTransform)\n"
+            "  axpy  y = alpha * x + y       (seed 001; peer: cuBLAS saxpy / AxpyEx)\n"
+            "Every row is checked against the CPU reference before and after timing, bit for bit\n"
+            "(library peers: within the ulps they declare, see streamlab list).\n"
             "\n"
             "options:\n"
             "  --sizes LIST      element counts, comma-separated (default " DEFAULT_SIZES ");\n"
@@ -42,13 +46,24 @@ static void help(FILE *f)
             "  --warmup N        untimed launches before the trials (default 5)\n"
             "  --device N|cpu    CUDA device index, or cpu (default: GPU 0 if present, else cpu)\n"
             "  --cold            flush L2 before every trial (for sizes that fit in L2)\n"
-            "  --op add          the op (only add so far)\n"
-            "  --dtype f32       element type (only f32 so far)\n"
+            "  --op add|axpy     the ladder (default add)\n"
+            "  --dtype LIST      storage types, comma-separated (default f32): f32, f16, bf16,\n"
+            "                    fp8e4m3, fp8e5m2 (axpy: f32, f16, bf16); compute is fp32,\n"
+            "                    stores round to nearest-even (fp8: saturating)\n"
+            "  --alpha A         axpy's scalar (default 1.3)\n"
+            "  --offset K        start every array K elements past its (256-byte aligned)\n"
+            "                    allocation: element-aligned but not vector-aligned pointers\n"
             "  --seed N          seed for the random inputs (default: from the clock; recorded)\n"
             "  --csv FILE        also write the rows as CSV\n"
             "  --json FILE       also write everything as JSON (schema streamlab.run/1)\n"
             "  --md FILE         also write the table as Markdown\n"
             "  --quiet           no table on stdout (files and errors only)\n"
+            "  --counters        after each row's trials, one more launch profiled through CUPTI:\n"
+            "                    DRAM bytes, L2 sectors and hit rates, instructions, occupancy\n"
+            "                    (Nsight Compute's metric names); derived columns: measured/model\n"
+            "                    bytes, instructions per element; the model then uses the measured\n"
+            "                    instructions. Where counters cannot be read, says why once and\n"
+            "                    runs without them.\n"
             "  --profile FILE    measured parameters for the model columns (default: the device's\n"
             "                    <name>.profile.json in . or profiles/, if present)\n"
             "  -h, --help        this help\n"
@@ -77,8 +92,8 @@ static int kind_rank(sl_kind k)
     return k == SL_KIND_CEILING ? 0 : k == SL_KIND_PEER ? 1 : 2;
 }
 
-/* Resolve --variants against the registry for this backend. Ceilings and
- * peers always run (every ratio needs them) and come first. */
+/* Resolve --variants against the registry for this backend and op.
+ * Ceilings and peers always run (every ratio needs them) and come first. */
 static int select_variants(sl_backend backend, sl_op op, const char *list, const sl_variant **out, int *count)
 {
     *count = 0;
@@ -88,7 +103,7 @@ static int select_variants(sl_backend backend, sl_op op, const char *list, const
         if (!copy)
             return -1;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            const sl_variant *v = sl_registry_find(backend, tok);
+            const sl_variant *v = sl_registry_find(backend, op, tok);
             if (!v || v->op != op) {
                 char names[1024] = "";
                 size_t used = 0;
@@ -98,8 +113,8 @@ static int select_variants(sl_backend backend, sl_op op, const char *list, const
                         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "",
                                                  r->name);
                 }
-                cli_usage_error("run", "unknown variant '%s' for the %s backend (known: %s)", tok,
-                                backend == SL_BACKEND_CUDA ? "cuda" : "cpu", names);
+                cli_usage_error("run", "unknown variant '%s' for %s on the %s backend (known: %s)", tok,
+                                sl_op_name(op), backend == SL_BACKEND_CUDA ? "cuda" : "cpu", names);
                 free(copy);
                 return -1;
             }
@@ -121,7 +136,7 @@ static int select_variants(sl_backend backend, sl_op op, const char *list, const
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
-           OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE };
+           OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_ALPHA, OPT_COUNTERS, OPT_OFFSET };
     static const struct option opts[] = {
         {"sizes", required_argument, 0, OPT_SIZES},   {"variants", required_argument, 0, OPT_VARIANTS},
         {"trials", required_argument, 0, OPT_TRIALS}, {"warmup", required_argument, 0, OPT_WARMUP},
@@ -130,13 +145,17 @@ int cmd_run(int argc, char **argv)
         {"seed", required_argument, 0, OPT_SEED},     {"csv", required_argument, 0, OPT_CSV},
         {"json", required_argument, 0, OPT_JSON},     {"md", required_argument, 0, OPT_MD},
         {"quiet", no_argument, 0, OPT_QUIET},         {"profile", required_argument, 0, OPT_PROFILE},
+        {"alpha", required_argument, 0, OPT_ALPHA},   {"counters", no_argument, 0, OPT_COUNTERS},
+        {"offset", required_argument, 0, OPT_OFFSET},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
 
     char cmdline[2048];
     join_args(argc, argv, cmdline, sizeof cmdline);
-    const char *sizes_arg = DEFAULT_SIZES, *variants_arg = NULL, *profile_arg = NULL;
-    int trials = 10, warmup = 5, device = SL_DEVICE_AUTO, cold = 0, quiet = 0;
+    const char *sizes_arg = DEFAULT_SIZES, *variants_arg = NULL, *profile_arg = NULL, *dtype_arg = "f32";
+    sl_op op = SL_OP_ADD;
+    float alpha = 1.3f;
+    int trials = 10, warmup = 5, device = SL_DEVICE_AUTO, cold = 0, quiet = 0, counters = 0, offset = 0;
     uint64_t seed = sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
     sl_report_opts ropts = {0};
     char why[256];
@@ -162,14 +181,22 @@ int cmd_run(int argc, char **argv)
                                        optarg);
             break;
         case OPT_COLD: cold = 1; break;
-        case OPT_OP:
-            if (strcmp(optarg, "add") != 0)
-                return cli_usage_error("run", "--op '%s' is not implemented (available: add)", optarg);
+        case OPT_OP: {
+            int o = sl_op_parse(optarg);
+            if (o < 0)
+                return cli_usage_error("run", "--op '%s' is not implemented (available: add, axpy)", optarg);
+            op = (sl_op)o;
             break;
-        case OPT_DTYPE:
-            if (strcmp(optarg, "f32") != 0)
-                return cli_usage_error("run", "--dtype '%s' is not implemented yet (available: f32)", optarg);
+        }
+        case OPT_DTYPE: dtype_arg = optarg; break;
+        case OPT_ALPHA: {
+            char *end;
+            double a = strtod(optarg, &end);
+            if (!*optarg || *end || !(a == a) || a > 3.4e38 || a < -3.4e38)
+                return cli_usage_error("run", "--alpha wants a finite number, not '%s'", optarg);
+            alpha = (float)a;
             break;
+        }
         case OPT_SEED: {
             char *end;
             seed = strtoull(optarg, &end, 0);
@@ -181,6 +208,11 @@ int cmd_run(int argc, char **argv)
         case OPT_JSON: ropts.json_path = optarg; break;
         case OPT_MD: ropts.md_path = optarg; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_COUNTERS: counters = 1; break;
+        case OPT_OFFSET:
+            if (cli_parse_int(optarg, 0, 1 << 20, &offset))
+                return cli_usage_error("run", "--offset wants an element count from 0 to 1048576, not '%s'", optarg);
+            break;
         case OPT_PROFILE: profile_arg = optarg; break;
         case 'h': help(stdout); return 0;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
@@ -189,6 +221,30 @@ int cmd_run(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+
+    /* --dtype: every name known, offered by the op, no repeats. */
+    sl_dtype dtypes[SL_DTYPE_COUNT];
+    int ndtypes = 0;
+    {
+        char list[128];
+        snprintf(list, sizeof list, "%s", dtype_arg);
+        char *save = NULL;
+        for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            int d = sl_dtype_from_name(tok);
+            if (d < 0)
+                return cli_usage_error("run", "--dtype '%s' is not one of f32, f16, bf16, fp8e4m3, fp8e5m2", tok);
+            if (op == SL_OP_AXPY && d != SL_F32 && d != SL_F16 && d != SL_BF16)
+                return cli_usage_error("run", "--dtype %s: axpy is offered in f32, f16 and bf16", tok);
+            for (int i = 0; i < ndtypes; i++)
+                if (dtypes[i] == (sl_dtype)d)
+                    return cli_usage_error("run", "--dtype lists %s twice", tok);
+            if (ndtypes == SL_DTYPE_COUNT)
+                return cli_usage_error("run", "--dtype: too many entries");
+            dtypes[ndtypes++] = (sl_dtype)d;
+        }
+        if (ndtypes == 0)
+            return cli_usage_error("run", "--dtype wants at least one of f32, f16, bf16, fp8e4m3, fp8e5m2");
+    }
 
     uint64_t sizes[MAX_SIZES];
     int nsizes = sl_parse_count_list(sizes_arg, sizes, MAX_SIZES, why, sizeof why);
@@ -202,13 +258,14 @@ int cmd_run(int argc, char **argv)
 
     const sl_variant *chosen[256];
     int nchosen = 0;
-    if (select_variants(ctx->info.backend, SL_OP_ADD, variants_arg, chosen, &nchosen) != 0) {
+    if (select_variants(ctx->info.backend, op, variants_arg, chosen, &nchosen) != 0) {
         sl_ctx_destroy(ctx);
         return EXIT_USAGE;
     }
     sl_run_config cfg = {
-        .op = SL_OP_ADD,
-        .dtype = SL_F32,
+        .op = op,
+        .dtype = dtypes[0],
+        .alpha = alpha,
         .sizes = sizes,
         .nsizes = nsizes,
         .variants = chosen,
@@ -219,15 +276,38 @@ int cmd_run(int argc, char **argv)
         .progress = !quiet && isatty(STDERR_FILENO),
         .seed = seed,
         .inject_fault = getenv("STREAMLAB_INJECT_FAULT"),
+        /* With every variant, one that has no kernel for a dtype gets no
+         * row; one the user named gets a "skip" row saying so. */
+        .quiet_unsupported = !variants_arg || strcmp(variants_arg, "all") == 0,
+        .offset = (uint64_t)offset,
     };
-    /* Every size must fit before the first one runs. */
-    for (int i = 0; i < nsizes; i++) {
-        if (sl_harness_check_fit(ctx, &cfg, sizes[i]) != SL_OK) {
-            fprintf(stderr, "streamlab run: %s\n", sl_last_error());
-            sl_ctx_destroy(ctx);
-            return EXIT_USAGE;
+    /* --counters: open the profiler once (it holds a buffer to clear L2
+     * between replay passes, so it goes before the memory checks). */
+    sl_counter_session *ctr = NULL;
+    if (counters) {
+        if (sl_counters_open(ctx, &ctr) != SL_OK) {
+            fprintf(stderr, "streamlab run: counters unavailable, running without them: %s\n", sl_last_error());
+            ctr = NULL;
+        }
+        cfg.counters = ctr;
+    }
+    /* Every size must fit, in every dtype, before the first one runs. */
+    for (int d = 0; d < ndtypes; d++) {
+        cfg.dtype = dtypes[d];
+        for (int i = 0; i < nsizes; i++) {
+            if (sl_harness_check_fit(ctx, &cfg, sizes[i]) != SL_OK) {
+                fprintf(stderr, "streamlab run: %s\n", sl_last_error());
+                sl_counters_close(ctr);
+                sl_ctx_destroy(ctx);
+                return EXIT_USAGE;
+            }
         }
     }
+    cfg.dtype = dtypes[0];
+    char alpha_note[64];
+    snprintf(alpha_note, sizeof alpha_note, "alpha = %.9g (float)", (double)alpha);
+    ropts.dtype_list = dtype_arg;
+    ropts.alpha_note = op == SL_OP_AXPY ? alpha_note : NULL;
 
     ropts.quiet = quiet;
     ropts.command_line = cmdline;
@@ -239,6 +319,7 @@ int cmd_run(int argc, char **argv)
         int found = 0;
         if (sl_hw_load_profile(&hw, profile_arg, &found, prof_used, sizeof prof_used) != SL_OK) {
             fprintf(stderr, "streamlab run: %s\n", sl_last_error());
+            sl_counters_close(ctr);
             sl_ctx_destroy(ctx);
             return EXIT_USAGE;
         }
@@ -251,6 +332,7 @@ int cmd_run(int argc, char **argv)
     sl_report *rep;
     if (sl_report_open(ctx, &cfg, &ropts, &rep) != SL_OK) {
         fprintf(stderr, "streamlab run: %s\n", sl_last_error());
+        sl_counters_close(ctr);
         sl_ctx_destroy(ctx);
         return EXIT_USAGE;
     }
@@ -261,7 +343,11 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    sl_status sweep = sl_harness_run(ctx, &cfg, sl_report_row, rep);
+    sl_status sweep = SL_OK;
+    for (int d = 0; d < ndtypes && sweep == SL_OK; d++) {
+        cfg.dtype = dtypes[d];
+        sweep = sl_harness_run(ctx, &cfg, sl_report_row, rep);
+    }
     char error[1024] = "";
     if (sweep != SL_OK)
         snprintf(error, sizeof error, "%s", sl_last_error());
@@ -287,7 +373,9 @@ int cmd_run(int argc, char **argv)
     }
     /* After a sticky fault the context cannot be torn down cleanly; the
      * process exit releases it. */
-    if (sweep != SL_ERR_CUDA_FAULT)
+    if (sweep != SL_ERR_CUDA_FAULT) {
+        sl_counters_close(ctr);
         sl_ctx_destroy(ctx);
+    }
     return rc;
 }

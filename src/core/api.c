@@ -102,60 +102,77 @@ static int ranges_overlap(const void *p, const void *q, size_t bytes)
     return a < b + bytes && b < a + bytes;
 }
 
-sl_status sl_check_binary_args(const sl_ctx *ctx, sl_dtype dt, size_t n, const void *a, const void *b,
-                               const void *c)
+sl_status sl_check_binary_args(const sl_ctx *ctx, const char *fn, const char *names, sl_dtype dt, size_t n,
+                               const void *a, const void *b, const void *c)
 {
     (void)ctx;
     size_t es = sl_dtype_size(dt);
     if (es == 0)
-        return sl_fail(SL_ERR_INVALID_ARG, "dtype %d is not an sl_dtype", (int)dt);
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: dtype %d is not an sl_dtype", fn, (int)dt);
     if (n == 0)
         return SL_OK;
-    if (!a || !b || !c)
-        return sl_fail(SL_ERR_INVALID_ARG, "NULL pointer with n = %zu: a=%p b=%p c=%p", n, a, b, c);
-    if (n > SIZE_MAX / es)
-        return sl_fail(SL_ERR_INVALID_ARG, "n = %zu elements of %zu bytes overflows size_t", n, es);
     const void *ptrs[3] = {a, b, c};
-    const char *names = "abc";
+    for (int i = 0; i < 3; i++)
+        if (!ptrs[i])
+            return sl_fail(SL_ERR_INVALID_ARG, "%s: %c is NULL with n = %zu", fn, names[i], n);
+    if (n > SIZE_MAX / es)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: n = %zu elements of %zu bytes overflows size_t", fn, n, es);
     for (int i = 0; i < 3; i++)
         if ((uintptr_t)ptrs[i] % es)
-            return sl_fail(SL_ERR_MISALIGNED, "%c = %p is not aligned to its %zu-byte %s elements", names[i],
+            return sl_fail(SL_ERR_MISALIGNED, "%s: %c = %p is not aligned to its %zu-byte %s elements", fn, names[i],
                            ptrs[i], es, sl_dtype_name(dt));
     size_t bytes = n * es;
-    if (c != a && ranges_overlap(c, a, bytes))
-        return sl_fail(SL_ERR_OVERLAP, "c = %p overlaps a = %p over %zu bytes without being equal to it", c, a,
-                       bytes);
-    if (c != b && ranges_overlap(c, b, bytes))
-        return sl_fail(SL_ERR_OVERLAP, "c = %p overlaps b = %p over %zu bytes without being equal to it", c, b,
-                       bytes);
+    for (int i = 0; i < 2; i++)
+        if (c != ptrs[i] && ranges_overlap(c, ptrs[i], bytes))
+            return sl_fail(SL_ERR_OVERLAP, "%s: %c = %p overlaps %c = %p over %zu bytes without being equal to it", fn,
+                           names[2], c, names[i], ptrs[i], bytes);
     return SL_OK;
+}
+
+/* Run the registry's api entry for op on the context's backend. */
+static sl_status run_api(sl_ctx *ctx, sl_op op, const sl_args *args, const void *const *ptrs, int nptrs)
+{
+    const sl_variant *v = sl_registry_api(op, ctx->info.backend);
+    if (!v)
+        return sl_fail(SL_ERR_INTERNAL, "no api entry for %s in the registry for backend %s", sl_op_name(op),
+                       ctx->ops->name);
+    int token;
+    sl_status st = ctx->ops->bind(ctx, &token);
+    if (st != SL_OK)
+        return st;
+    for (int i = 0; i < nptrs && st == SL_OK; i++)
+        st = ctx->ops->check_pointer(ctx, ptrs[i]);
+    if (st == SL_OK)
+        st = v->launch(args);
+    ctx->ops->unbind(token);
+    return st;
 }
 
 sl_status sl_add(sl_ctx *ctx, sl_dtype dtype, size_t n, const void *a, const void *b, void *c, void *stream)
 {
     if (!ctx)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_add: ctx is NULL");
-    sl_status st = sl_check_binary_args(ctx, dtype, n, a, b, c);
-    if (st != SL_OK)
-        return st;
-    if (dtype != SL_F32)
-        return sl_fail(SL_ERR_UNSUPPORTED, "sl_add: dtype %s is not implemented yet (f32 only in %s)",
-                       sl_dtype_name(dtype), SL_VERSION_STRING);
-    if (n == 0)
-        return SL_OK;
-    const sl_variant *v = sl_registry_api(SL_OP_ADD, ctx->info.backend);
-    if (!v)
-        return sl_fail(SL_ERR_INTERNAL, "sl_add: no api entry in the registry for backend %s", ctx->ops->name);
-    int token;
-    if ((st = ctx->ops->bind(ctx, &token)) != SL_OK)
+    sl_status st = sl_check_binary_args(ctx, "sl_add", "abc", dtype, n, a, b, c);
+    if (st != SL_OK || n == 0)
         return st;
     const void *ptrs[3] = {a, b, c};
-    for (int i = 0; i < 3 && st == SL_OK; i++)
-        st = ctx->ops->check_pointer(ctx, ptrs[i]);
-    if (st == SL_OK) {
-        sl_args args = {.n = n, .a = a, .b = b, .c = c, .stream = stream, .dtype = dtype};
-        st = v->launch(&args);
-    }
-    ctx->ops->unbind(token);
-    return st;
+    sl_args args = {.n = n, .a = a, .b = b, .c = c, .stream = stream, .dtype = dtype, .op = SL_OP_ADD};
+    return run_api(ctx, SL_OP_ADD, &args, ptrs, 3);
+}
+
+sl_status sl_axpy(sl_ctx *ctx, sl_dtype dtype, size_t n, float alpha, const void *x, void *y, void *stream)
+{
+    if (!ctx)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_axpy: ctx is NULL");
+    if (dtype != SL_F32 && dtype != SL_F16 && dtype != SL_BF16)
+        return sl_fail(SL_ERR_UNSUPPORTED, "sl_axpy: dtype %s is not offered (f32, f16 and bf16 are)",
+                       sl_dtype_name(dtype) ? sl_dtype_name(dtype) : "?");
+    /* y is read and written: the checks of c = f(a, b) with a = x, b = c = y. */
+    sl_status st = sl_check_binary_args(ctx, "sl_axpy", "xyy", dtype, n, x, y, y);
+    if (st != SL_OK || n == 0)
+        return st;
+    const void *ptrs[2] = {x, y};
+    sl_args args = {.n = n, .a = x, .b = y, .c = y, .stream = stream, .dtype = dtype, .op = SL_OP_AXPY,
+                    .alpha = alpha};
+    return run_api(ctx, SL_OP_AXPY, &args, ptrs, 2);
 }

@@ -27,11 +27,11 @@ void sl_harness_request_stop(void)
     stop_requested = 1;
 }
 
-/* The working set of the op, in arrays: what must stream through DRAM. */
+/* The arrays the op allocates: add has a, b and c; axpy x and y (updated
+ * in place). */
 static size_t op_arrays(sl_op op)
 {
-    (void)op;
-    return 3; /* add: a, b read; c written */
+    return op == SL_OP_AXPY ? 2 : 3;
 }
 
 /* a + b, or SIZE_MAX when it would wrap */
@@ -43,9 +43,9 @@ static size_t add_sat(size_t a, size_t b)
 size_t sl_harness_bytes_needed(const sl_ctx *ctx, const sl_run_config *cfg, uint64_t n)
 {
     size_t per = op_arrays(cfg->op) * sl_dtype_size(cfg->dtype);
-    if (n > SIZE_MAX / per)
+    if (n > SIZE_MAX / per - cfg->offset)
         return SIZE_MAX;
-    size_t bytes = per * (size_t)n;
+    size_t bytes = per * (size_t)(n + cfg->offset);
     if (cfg->cold)
         bytes = add_sat(bytes, 2 * ctx->info.l2_bytes);
     return bytes;
@@ -96,17 +96,34 @@ static void progress_done(const sl_run_config *cfg)
     }
 }
 
-/* Launch once into a poisoned output and check it. */
+/* Fresh inputs (the values are a function of the row's seeds, so this is
+ * the same data every time: an in-place op such as axpy starts again from
+ * its known y), then a poisoned output unless the output is an input. */
+static sl_status prepare(sl_ctx *ctx, const sl_run_config *cfg, const sl_variant *v, const sl_args *args,
+                         const sl_result *r)
+{
+    sl_status st = ctx->ops->fill_random(ctx, cfg->dtype, (void *)args->a, args->n, r->seed_a);
+    if (st == SL_OK)
+        st = ctx->ops->fill_random(ctx, cfg->dtype, (void *)args->b, args->n, r->seed_b);
+    if (st == SL_OK && args->c != args->a && args->c != args->b)
+        st = ctx->ops->poison(ctx, args->c, args->n * sl_dtype_size(sl_variant_out_dtype(v, cfg->dtype)));
+    return st;
+}
+
+/* Launch once on fresh inputs and check the output. For in-place ops the
+ * output cannot be poisoned; a skipped element is caught when its new
+ * value differs from the old, which the op's random inputs make the common
+ * case (docs/ladder.md, "Verifying in-place ops"). */
 static sl_status launch_and_check(sl_ctx *ctx, const sl_run_config *cfg, const sl_variant *v,
                                   const sl_args *args, sl_result *r, sl_check *chk, bool inject)
 {
-    sl_status st = ctx->ops->poison(ctx, args->c, args->n * sl_dtype_size(args->dtype));
+    sl_status st = prepare(ctx, cfg, v, args, r);
     if (st == SL_OK)
         st = inject ? ctx->ops->inject_fault(ctx) : v->launch(args);
     if (st == SL_OK)
         st = ctx->ops->sync(ctx);
     if (st == SL_OK)
-        st = sl_verify(ctx, v, cfg->dtype, args->n, args->c, r->seed_a, 0, r->seed_b, 0, chk);
+        st = sl_verify(ctx, v, cfg->dtype, cfg->alpha, args->n, args->c, r->seed_a, 0, r->seed_b, 0, chk);
     return st;
 }
 
@@ -153,6 +170,18 @@ static sl_status time_trials(sl_ctx *ctx, const sl_run_config *cfg, const sl_var
     return st;
 }
 
+/* sl_counters_collect's launch function: one launch of the variant. */
+typedef struct launch_ctx {
+    const sl_variant *v;
+    const sl_args *args;
+} launch_ctx;
+
+static sl_status launch_thunk(void *user)
+{
+    const launch_ctx *l = user;
+    return l->v->launch(l->args);
+}
+
 /* Mark the row failed and keep the first mismatches for the report. */
 static void record_mismatches(sl_result *r, const sl_check *chk, const char *when)
 {
@@ -172,12 +201,14 @@ static sl_status run_one(sl_ctx *ctx, const sl_run_config *cfg, const sl_variant
 {
     char n_s[32];
     sl_format_count(r->n, n_s, sizeof n_s);
-    sl_status st = ctx->ops->fill_random(ctx, cfg->dtype, (void *)args->a, args->n, r->seed_a);
-    if (st == SL_OK)
-        st = ctx->ops->fill_random(ctx, cfg->dtype, (void *)args->b, args->n, r->seed_b);
-    if (st != SL_OK)
-        goto failed;
-    if (v->attrs && v->attrs(&r->attrs) == SL_OK)
+    sl_status st;
+    if (!sl_variant_supports(v, cfg->dtype)) {
+        r->status = SL_ERR_UNSUPPORTED;
+        snprintf(r->message, sizeof r->message, "skipped: %s has no %s kernel", v->name,
+                 sl_dtype_name(cfg->dtype));
+        return SL_OK;
+    }
+    if (v->attrs && v->attrs(cfg->dtype, &r->attrs) == SL_OK)
         r->has_attrs = true;
 
     bool inject = cfg->inject_fault && strcmp(cfg->inject_fault, v->name) == 0;
@@ -203,6 +234,19 @@ static sl_status run_one(sl_ctx *ctx, const sl_run_config *cfg, const sl_variant
     if (st != SL_OK)
         goto failed;
 
+    if (cfg->counters) {
+        /* One more launch, profiled (replayed once per counter pass), after
+         * the timed trials and before the final check, which refills the
+         * inputs: the counters see the data the trials saw. */
+        st = sl_counters_collect(cfg->counters, launch_thunk, (void *)&(launch_ctx){v, args}, &r->ctr);
+        if (st == SL_ERR_CUDA_FAULT)
+            goto failed;
+        if (st != SL_OK) {
+            snprintf(r->ctr_note, sizeof r->ctr_note, "counters: %s", sl_last_error());
+            sl_counters_reset(&r->ctr);
+            st = SL_OK;
+        }
+    }
     st = launch_and_check(ctx, cfg, v, args, r, &r->after, false);
     if (st != SL_OK)
         goto failed;
@@ -238,15 +282,23 @@ sl_status sl_harness_run(sl_ctx *ctx, const sl_run_config *cfg, sl_row_fn row, v
         sl_status st = sl_harness_check_fit(ctx, cfg, n);
         if (st != SL_OK)
             return st;
-        size_t bytes = (size_t)n * sl_dtype_size(cfg->dtype);
+        const size_t es = sl_dtype_size(cfg->dtype), off = (size_t)cfg->offset * es;
+        size_t bytes = ((size_t)n + (size_t)cfg->offset) * es;
+        const bool in_place = cfg->op == SL_OP_AXPY;
         void *a = NULL, *b = NULL, *c = NULL;
         if ((st = ctx->ops->alloc(ctx, bytes, &a)) != SL_OK || (st = ctx->ops->alloc(ctx, bytes, &b)) != SL_OK ||
-            (st = ctx->ops->alloc(ctx, bytes, &c)) != SL_OK) {
+            (!in_place && (st = ctx->ops->alloc(ctx, bytes, &c)) != SL_OK)) {
             ctx->ops->free(ctx, a);
             ctx->ops->free(ctx, b);
             return st;
         }
-        sl_args args = {.n = n, .a = a, .b = b, .c = c, .stream = ctx->stream, .dtype = cfg->dtype};
+        if (in_place)
+            c = b;
+        /* --offset: every array starts `offset` elements into its allocation
+         * (the same offset modulo 256 bytes for all, as seed 001's haxpy
+         * exercise assumes). */
+        sl_args args = {.n = n, .a = (char *)a + off, .b = (char *)b + off, .c = (char *)c + off,
+                        .stream = ctx->stream, .dtype = cfg->dtype, .op = cfg->op, .alpha = cfg->alpha};
         double copy_gbs = -1.0, peer_gbs = -1.0;
         for (int k = 0; k < cfg->nvariants; k++) {
             const sl_variant *v = cfg->variants[k];
@@ -260,11 +312,17 @@ sl_status sl_harness_run(sl_ctx *ctx, const sl_run_config *cfg, sl_row_fn row, v
                 sweep = sl_fail(SL_ERR_NO_MEMORY, "out of host memory for a result row");
                 break;
             }
+            if (cfg->quiet_unsupported && !sl_variant_supports(v, cfg->dtype)) {
+                free(r);
+                continue;
+            }
             r->v = v;
+            r->dtype = cfg->dtype;
             r->n = n;
             r->bytes = (double)sl_variant_bytes_per_elem(v, cfg->dtype) * (double)n;
             r->fits_l2 = ctx->info.l2_bytes && op_arrays(cfg->op) * bytes <= ctx->info.l2_bytes;
             r->pct_peak = r->pct_copy = r->x_peer = -1.0;
+            sl_counters_reset(&r->ctr);
             r->seed_a = sl_mix64(cfg->seed ^ sl_mix64(((uint64_t)j << 32) | (uint64_t)(2 * k)));
             r->seed_b = sl_mix64(cfg->seed ^ sl_mix64(((uint64_t)j << 32) | (uint64_t)(2 * k + 1)));
             sweep = run_one(ctx, cfg, v, &args, r, copy_gbs, peer_gbs);
@@ -286,7 +344,8 @@ sl_status sl_harness_run(sl_ctx *ctx, const sl_run_config *cfg, sl_row_fn row, v
         if (sweep != SL_ERR_CUDA_FAULT) {
             ctx->ops->free(ctx, a);
             ctx->ops->free(ctx, b);
-            ctx->ops->free(ctx, c);
+            if (!in_place)
+                ctx->ops->free(ctx, c);
         }
     }
     progress_done(cfg);

@@ -5,6 +5,7 @@
 #ifndef SL_HARNESS_H
 #define SL_HARNESS_H
 
+#include "counters.h"
 #include "internal.h"
 #include "registry.h"
 #include "stats.h"
@@ -16,9 +17,10 @@
 typedef struct sl_run_config {
     sl_op op;
     sl_dtype dtype;
+    float alpha;                     /* axpy's scalar */
     const uint64_t *sizes;           /* element counts, run in this order */
     int nsizes;
-    const sl_variant *const *variants; /* all of the context's backend; ceilings and peers first */
+    const sl_variant *const *variants; /* of the context's backend and this op; ceilings and peers first */
     int nvariants;
     int warmup;                      /* untimed launches before the trials */
     int trials;                      /* timed launches */
@@ -26,11 +28,15 @@ typedef struct sl_run_config {
     bool progress;                   /* a status line on stderr */
     uint64_t seed;                   /* inputs of variant k at size j derive from (seed, j, k) */
     const char *inject_fault;        /* test hook: variant name whose launch is replaced by a fault */
+    bool quiet_unsupported;          /* variants without a kernel for dtype get no row (else a "skip" row) */
+    uint64_t offset;                 /* every array starts this many elements past its allocation */
+    sl_counter_session *counters;    /* --counters: one profiled launch per row after the trials; NULL: none */
 } sl_run_config;
 
 /* One row: a variant at a size. */
 typedef struct sl_result {
     const sl_variant *v;
+    sl_dtype dtype;           /* storage type of the inputs (the output's is sl_variant_out_dtype) */
     uint64_t n;
     double bytes;             /* moved per launch: bytes_per_elem x n */
     bool fits_l2;             /* working set <= L2 (or LLC): the row measures cache, not DRAM */
@@ -48,6 +54,8 @@ typedef struct sl_result {
     sl_check before, after;   /* the two verifications */
     bool has_attrs;
     sl_kernel_attrs attrs;
+    sl_counters ctr;          /* hardware counters of one extra launch (ctr.valid false: none) */
+    char ctr_note[160];       /* why a collection failed, when it did */
 } sl_result;
 
 typedef void (*sl_row_fn)(void *user, const sl_result *r);
@@ -63,8 +71,8 @@ sl_status sl_harness_run(sl_ctx *ctx, const sl_run_config *cfg, sl_row_fn row, v
 /* Ask a running sweep to stop after the current launch. Async-signal-safe. */
 void sl_harness_request_stop(void);
 
-/* Bytes the harness allocates on the device for size n (three arrays and,
- * if cold, the flush buffer). */
+/* Bytes the harness allocates on the device for size n (the op's arrays:
+ * three for add, two for axpy; and, if cold, the flush buffer). */
 size_t sl_harness_bytes_needed(const sl_ctx *ctx, const sl_run_config *cfg, uint64_t n);
 
 /* SL_OK if size n fits in the memory the backend has free, else

@@ -32,6 +32,10 @@ sl_status sl_write_atomic(const char *path, const char *text);
  * its length in *len; NULL with errno set if it cannot be read. */
 char *sl_read_file(const char *path, size_t *len);
 
+/* The sl_dtype named s ("f32", "bf16", "fp8e4m3", ...: sl_dtype_name's
+ * spelling), or -1. */
+int sl_dtype_from_name(const char *s);
+
 /* Operations the harness needs from a backend. Every pointer is a buffer of
  * the backend's own memory (device memory for CUDA, host memory for the
  * CPU). Functions that enqueue work use the context's stream and do not
@@ -91,9 +95,11 @@ void sl_cuda_ctx_fini(sl_ctx *ctx);
 #endif
 
 /* Validate the arguments of an elementwise op with two inputs and one
- * output (add): NULL, element alignment, size overflow, and overlap other
- * than exact aliasing. Shared by sl_add and the harness. */
-sl_status sl_check_binary_args(const sl_ctx *ctx, sl_dtype dt, size_t n,
+ * output, c = f(a, b): NULL, element alignment, size overflow, and overlap
+ * of c with an input other than exact aliasing. fn names the caller in
+ * the message ("sl_add"); names gives the three pointers' names ("abc",
+ * or "xyy" for axpy, whose y is both b and c). */
+sl_status sl_check_binary_args(const sl_ctx *ctx, const char *fn, const char *names, sl_dtype dt, size_t n,
                                const void *a, const void *b, const void *c);
 
 #ifdef __cplusplus

@@ -82,7 +82,8 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_variant *v, const sl_kernel
     if (sms <= 0 || clk <= 0 || rd_bw <= 0 || wr_bw <= 0)
         return sl_fail(SL_ERR_INVALID_ARG, "model: the hardware description lacks SMs, clock or DRAM bandwidth");
     const double es = (double)sl_dtype_size(dt), N = (double)n;
-    const double rbytes = v->reads * N * es, wbytes = v->writes * N * es, bytes = rbytes + wbytes;
+    const double oes = (double)sl_dtype_size(sl_variant_out_dtype(v, dt));
+    const double rbytes = v->reads * N * es, wbytes = v->writes * N * oes, bytes = rbytes + wbytes;
     for (int b = 0; b < SL_B_COUNT; b++)
         m->ms[b] = -1;
 

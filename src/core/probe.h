@@ -68,6 +68,7 @@ typedef struct sl_probe_config {
     bool quick;            /* fewer and smaller points (tests, CPUs) */
     int trials;            /* timed runs per point */
     bool progress;
+    struct sl_counter_session *counters; /* --counters: the l2-write probe profiles its kernels; NULL: no */
 } sl_probe_config;
 
 /* Names and one-line descriptions, for --help and --only validation. */

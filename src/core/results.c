@@ -23,8 +23,8 @@
 
 /* What the table and the Markdown file show of a row. */
 typedef struct row_cells {
-    char n[40], variant[24], kind[10], bpe[8], time[48], min[16], median[16], gbs[16], peak[12], copy[12],
-        peer[12], check[8], pred[16], limiter[12], ratio[12];
+    char n[40], variant[24], dtype[10], kind[10], bpe[8], time[48], min[16], median[16], gbs[16], peak[12], copy[12],
+        peer[12], check[8], pred[16], limiter[12], ratio[12], bratio[12], ipe[12], l2hit[16], occ[10];
 } row_cells;
 
 struct sl_report {
@@ -38,6 +38,7 @@ struct sl_report {
     char **messages;
     int nrows, failed, skipped, any_l2;
     uint64_t last_n;
+    sl_dtype last_dtype;
     const char *peer_name;
 };
 
@@ -69,24 +70,36 @@ static const char *check_word(const sl_result *r)
     }
 }
 
+/* Instructions per element per thread measured by --counters, or -1. */
+static double measured_ipe(const sl_result *r)
+{
+    return r->ctr.valid ? sl_counters_insts_per_elem(&r->ctr, (double)r->n, 32) : -1.0;
+}
+
 /* The model's prediction for a row, with the occupancy the kernel really
- * has. Returns 0 when the model does not apply (CPU rows). */
+ * has, and the instructions per element the counters measured when there
+ * are counters (issue 5). Returns 0 when the model does not apply (CPU rows). */
 static int predict(const sl_report *rep, const sl_result *r, sl_model *m)
 {
     if (!rep->opts.hw || r->v->backend != SL_BACKEND_CUDA)
         return 0;
-    return sl_model_predict(rep->opts.hw, r->v, r->has_attrs ? &r->attrs : NULL, rep->cfg->dtype, r->n,
-                            rep->cfg->cold, m) == SL_OK;
+    sl_variant v = *r->v;
+    double ipe = measured_ipe(r);
+    if (ipe > 0)
+        v.insts_per_elem = (float)ipe;
+    return sl_model_predict(rep->opts.hw, &v, r->has_attrs ? &r->attrs : NULL, r->dtype, r->n, rep->cfg->cold, m) ==
+           SL_OK;
 }
 
-static void make_cells(const sl_report *rep, const sl_result *r, const sl_model *m, row_cells *c)
+static void make_cells(const sl_result *r, const sl_model *m, row_cells *c)
 {
     char n_s[32];
     sl_format_count(r->n, n_s, sizeof n_s);
     snprintf(c->n, sizeof c->n, "%s%s", n_s, r->fits_l2 ? "*" : "");
     snprintf(c->variant, sizeof c->variant, "%s", r->v->name);
+    snprintf(c->dtype, sizeof c->dtype, "%s%s", sl_dtype_name(r->dtype), r->v->out_fp8 ? ">e4m3" : "");
     snprintf(c->kind, sizeof c->kind, "%s", sl_kind_name(r->v->kind));
-    snprintf(c->bpe, sizeof c->bpe, "%zu", sl_variant_bytes_per_elem(r->v, rep->cfg->dtype));
+    snprintf(c->bpe, sizeof c->bpe, "%zu", sl_variant_bytes_per_elem(r->v, r->dtype));
     if (r->trials > 0 && (r->status == SL_OK || r->status == SL_ERR_VERIFY)) {
         snprintf(c->time, sizeof c->time, "%.4f ± %.4f", r->st.mean, r->st.sd);
         snprintf(c->min, sizeof c->min, "%.4f", r->st.min);
@@ -107,6 +120,18 @@ static void make_cells(const sl_report *rep, const sl_result *r, const sl_model 
         if (r->trials > 0 && r->st.median > 0)
             snprintf(c->ratio, sizeof c->ratio, "%.3f", r->st.median / m->pred_ms);
     }
+    /* --counters: measured DRAM bytes over the bytes the row counts
+     * (bytes_per_elem x n, the model's), instructions per element, L2 hit
+     * rates for reads / writes, achieved occupancy. */
+    fmt_or_dash(c->bratio, sizeof c->bratio, 3, r->ctr.valid ? sl_counters_bytes_ratio(&r->ctr, r->bytes) : -1);
+    fmt_or_dash(c->ipe, sizeof c->ipe, 2, measured_ipe(r));
+    if (r->ctr.valid && r->ctr.has[SL_CTR_L2_READ_HIT_PCT] && r->ctr.has[SL_CTR_L2_WRITE_HIT_PCT])
+        snprintf(c->l2hit, sizeof c->l2hit, "%.0f/%.0f", r->ctr.value[SL_CTR_L2_READ_HIT_PCT],
+                 r->ctr.value[SL_CTR_L2_WRITE_HIT_PCT]);
+    else
+        snprintf(c->l2hit, sizeof c->l2hit, "-");
+    fmt_or_dash(c->occ, sizeof c->occ, 0,
+                r->ctr.valid && r->ctr.has[SL_CTR_OCCUPANCY_PCT] ? r->ctr.value[SL_CTR_OCCUPANCY_PCT] : -1);
     fmt_or_dash(c->peak, sizeof c->peak, 1, r->pct_peak);
     fmt_or_dash(c->copy, sizeof c->copy, 1, r->pct_copy);
     fmt_or_dash(c->peer, sizeof c->peer, 3, r->x_peer);
@@ -115,21 +140,26 @@ static void make_cells(const sl_report *rep, const sl_result *r, const sl_model 
 
 static void print_table_header(const sl_report *rep, FILE *f)
 {
-    fprintf(f, "%-9s %-12s %-8s %4s  %-21s %9s %10s %9s %6s %6s %6s  %-5s", "n", "variant", "kind", "B/el",
-            "time ms (mean ± sd)", "min ms", "median ms", "GB/s", "%peak", "%copy", rep->peer_name ? "xCUB" : "xpeer",
-            "check");
+    char xpeer[24];
+    snprintf(xpeer, sizeof xpeer, "x%s", rep->peer_name ? rep->peer_name : "peer");
+    fprintf(f, "%-9s %-13s %-11s %-8s %4s  %-21s %9s %10s %9s %6s %6s %6s  %-5s", "n", "variant", "dtype", "kind",
+            "B/el", "time ms (mean ± sd)", "min ms", "median ms", "GB/s", "%peak", "%copy", xpeer, "check");
     if (rep->opts.hw)
         fprintf(f, " %9s %-8s %9s", "pred ms", "limiter", "meas/pred");
+    if (rep->cfg->counters)
+        fprintf(f, " %8s %7s %9s %5s", "B/model", "inst/el", "L2hit r/w", "occ%");
     fprintf(f, "\n");
 }
 
 static void print_row(const sl_report *rep, const row_cells *c, FILE *f)
 {
     /* "±" is two bytes in UTF-8 and one column: pad by hand. */
-    fprintf(f, "%-9s %-12s %-8s %4s  %-22s %9s %10s %9s %6s %6s %6s  %-5s", c->n, c->variant, c->kind, c->bpe,
-            c->time, c->min, c->median, c->gbs, c->peak, c->copy, c->peer, c->check);
+    fprintf(f, "%-9s %-13s %-11s %-8s %4s  %-22s %9s %10s %9s %6s %6s %6s  %-5s", c->n, c->variant, c->dtype, c->kind,
+            c->bpe, c->time, c->min, c->median, c->gbs, c->peak, c->copy, c->peer, c->check);
     if (rep->opts.hw)
         fprintf(f, " %9s %-8s %9s", c->pred, c->limiter, c->ratio);
+    if (rep->cfg->counters)
+        fprintf(f, " %8s %7s %9s %5s", c->bratio, c->ipe, c->l2hit, c->occ);
     fprintf(f, "\n");
 }
 
@@ -207,28 +237,32 @@ static cJSON *check_json(const sl_check *c)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "mismatches", (double)c->mismatches);
+    cJSON_AddNumberToObject(o, "inexact_within_tolerance", (double)c->inexact);
     cJSON *arr = cJSON_AddArrayToObject(o, "first");
+    const int digits = 2 * (int)sl_dtype_size(c->dtype);
     for (int i = 0; i < c->shown; i++) {
         cJSON *m = cJSON_CreateObject();
         char hex[16];
         cJSON_AddNumberToObject(m, "index", (double)c->first[i].index);
-        snprintf(hex, sizeof hex, "0x%08x", c->first[i].got);
+        snprintf(hex, sizeof hex, "0x%0*x", digits, c->first[i].got);
         cJSON_AddStringToObject(m, "got", hex);
-        snprintf(hex, sizeof hex, "0x%08x", c->first[i].want);
+        snprintf(hex, sizeof hex, "0x%0*x", digits, c->first[i].want);
         cJSON_AddStringToObject(m, "want", hex);
         cJSON_AddItemToArray(arr, m);
     }
     return o;
 }
 
-static cJSON *row_json(const sl_report *rep, const sl_result *r, const sl_model *m)
+static cJSON *row_json(const sl_result *r, const sl_model *m)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "variant", r->v->name);
+    cJSON_AddStringToObject(o, "dtype", sl_dtype_name(r->dtype));
+    cJSON_AddStringToObject(o, "out_dtype", sl_dtype_name(sl_variant_out_dtype(r->v, r->dtype)));
     cJSON_AddStringToObject(o, "kind", sl_kind_name(r->v->kind));
     cJSON_AddStringToObject(o, "technique", r->v->technique);
     cJSON_AddNumberToObject(o, "n", (double)r->n);
-    cJSON_AddNumberToObject(o, "bytes_per_elem", (double)sl_variant_bytes_per_elem(r->v, rep->cfg->dtype));
+    cJSON_AddNumberToObject(o, "bytes_per_elem", (double)sl_variant_bytes_per_elem(r->v, r->dtype));
     cJSON_AddNumberToObject(o, "bytes", r->bytes);
     cJSON_AddBoolToObject(o, "fits_l2", r->fits_l2);
     cJSON_AddStringToObject(o, "status", check_word(r));
@@ -272,6 +306,25 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r, const sl_model 
         cJSON_AddNumberToObject(mo, "bytes_in_flight_needed_per_sm", m->bif_needed_per_sm);
         cJSON_AddBoolToObject(mo, "l2_resident", m->l2_resident);
     }
+    if (r->ctr.valid) {
+        cJSON *co = cJSON_AddObjectToObject(o, "counters");
+        for (int i = 0; i < sl_counter_count(); i++) {
+            const sl_counter_info *ci = sl_counter_info_at(i);
+            if (r->ctr.has[i])
+                cJSON_AddNumberToObject(co, ci->metric, r->ctr.value[i]);
+            else
+                cJSON_AddNullToObject(co, ci->metric);
+        }
+        cJSON_AddNumberToObject(co, "passes", r->ctr.passes);
+        cJSON *d = cJSON_AddObjectToObject(o, "counters_derived");
+        add_num_or_null(d, "dram_bytes", sl_counters_dram_bytes(&r->ctr));
+        add_num_or_null(d, "dram_bytes_over_model", sl_counters_bytes_ratio(&r->ctr, r->bytes));
+        add_num_or_null(d, "insts_per_elem", measured_ipe(r));
+        add_num_or_null(d, "dram_bytes_per_warp_inst", sl_counters_bytes_per_inst(&r->ctr));
+        add_num_or_null(d, "dram_read_over_write", sl_counters_sector_ratio(&r->ctr));
+    }
+    if (r->ctr_note[0])
+        cJSON_AddStringToObject(o, "counters_note", r->ctr_note);
     if (r->has_attrs) {
         cJSON *k = cJSON_AddObjectToObject(o, "kernel");
         cJSON_AddNumberToObject(k, "registers", r->attrs.regs);
@@ -295,8 +348,7 @@ static char *markdown(const sl_report *rep)
     peak_line(rep->ctx, peak, sizeof peak);
     nvml_line(rep->ctx, nv, sizeof nv);
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(rep->root, "status");
-    MD("# streamlab run: %s %s on %s\n\n", sl_op_name(rep->cfg->op), sl_dtype_name(rep->cfg->dtype),
-       rep->ctx->info.name);
+    MD("# streamlab run: %s %s on %s\n\n", sl_op_name(rep->cfg->op), rep->opts.dtype_list, rep->ctx->info.name);
     MD("- command: `%s`\n", rep->opts.command_line ? rep->opts.command_line : "?");
     MD("- started: %s; streamlab %s (%s)\n", rep->started, SL_VERSION_STRING, SL_GIT_DESCRIBE);
     MD("- device: %s\n- %s\n", dev, peak);
@@ -308,15 +360,25 @@ static char *markdown(const sl_report *rep)
     if (rep->opts.hw)
         MD("- model: predicted ms, limiter and measured/predicted from `streamlab explain`'s model (docs/model.md)%s%s\n",
            rep->opts.hw_note ? "; " : "", rep->opts.hw_note ? rep->opts.hw_note : "");
-    MD("\n| n | variant | kind | B/el | time ms (mean ± sd) | min ms | median ms | GB/s | %% peak | %% copy | × CUB | "
-       "check |%s\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|%s\n",
-       rep->opts.hw ? " pred ms | limiter | meas/pred |" : "", rep->opts.hw ? "--:|---|--:|" : "");
+    if (rep->opts.alpha_note)
+        MD("- %s\n", rep->opts.alpha_note);
+    if (rep->cfg->counters)
+        MD("- counters (CUPTI, one extra launch per row): B/model = DRAM bytes read + written / the row's bytes; "
+           "inst/el = smsp__inst_executed.sum x 32 / n; L2 hit = lts__t_sector_op_read/write_hit_rate.pct; "
+           "occ = sm__warps_active.avg.pct_of_peak_sustained_active\n");
+    MD("\n| n | variant | dtype | kind | B/el | time ms (mean ± sd) | min ms | median ms | GB/s | %% peak | %% copy | "
+       "× %s | check |%s%s\n|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|%s%s\n",
+       rep->peer_name ? rep->peer_name : "peer", rep->opts.hw ? " pred ms | limiter | meas/pred |" : "",
+       rep->cfg->counters ? " B/model | inst/el | L2 hit r/w | occ %% |" : "", rep->opts.hw ? "--:|---|--:|" : "",
+       rep->cfg->counters ? "--:|--:|--:|--:|" : "");
     for (int i = 0; i < rep->nrows && used + 512 < cap; i++) {
         const row_cells *c = &rep->cells[i];
-        MD("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", c->n, c->variant, c->kind, c->bpe,
-           c->time, c->min, c->median, c->gbs, c->peak, c->copy, c->peer, c->check);
+        MD("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", c->n, c->variant, c->dtype, c->kind,
+           c->bpe, c->time, c->min, c->median, c->gbs, c->peak, c->copy, c->peer, c->check);
         if (rep->opts.hw)
             MD(" %s | %s | %s |", c->pred, c->limiter, c->ratio);
+        if (rep->cfg->counters)
+            MD(" %s | %s | %s | %s |", c->bratio, c->ipe, c->l2hit, c->occ);
         MD("\n");
     }
     if (rep->any_l2)
@@ -357,6 +419,8 @@ sl_status sl_report_open(sl_ctx *ctx, const sl_run_config *cfg, const sl_report_
     rep->ctx = ctx;
     rep->cfg = cfg;
     rep->opts = *opts;
+    if (!rep->opts.dtype_list)
+        rep->opts.dtype_list = sl_dtype_name(cfg->dtype);
     rep->cells = calloc(MAX_ROWS, sizeof *rep->cells);
     rep->messages = calloc(MAX_ROWS, sizeof *rep->messages);
     if (!rep->cells || !rep->messages) {
@@ -380,10 +444,13 @@ sl_status sl_report_open(sl_ctx *ctx, const sl_run_config *cfg, const sl_report_
     cJSON_AddItemToObject(rep->root, "device", device_json(ctx));
     cJSON *c = cJSON_AddObjectToObject(rep->root, "config");
     cJSON_AddStringToObject(c, "op", sl_op_name(cfg->op));
-    cJSON_AddStringToObject(c, "dtype", sl_dtype_name(cfg->dtype));
+    cJSON_AddStringToObject(c, "dtype", rep->opts.dtype_list);
+    if (cfg->op == SL_OP_AXPY)
+        cJSON_AddNumberToObject(c, "alpha", cfg->alpha);
     cJSON_AddNumberToObject(c, "warmup", cfg->warmup);
     cJSON_AddNumberToObject(c, "trials", cfg->trials);
     cJSON_AddBoolToObject(c, "cold", cfg->cold);
+    cJSON_AddNumberToObject(c, "offset_elements", (double)cfg->offset);
     char seed[24];
     snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)cfg->seed);
     cJSON_AddStringToObject(c, "seed", seed);
@@ -418,16 +485,18 @@ sl_status sl_report_open(sl_ctx *ctx, const sl_run_config *cfg, const sl_report_
         device_line(ctx, dev, sizeof dev);
         peak_line(ctx, peak, sizeof peak);
         nvml_line(ctx, nv, sizeof nv);
-        printf("streamlab %s run: %s %s on %s\n%s\n", SL_VERSION_STRING, sl_op_name(cfg->op),
-               sl_dtype_name(cfg->dtype), dev, peak);
+        printf("streamlab %s run: %s %s on %s\n%s\n", SL_VERSION_STRING, sl_op_name(cfg->op), rep->opts.dtype_list, dev,
+               peak);
+        if (opts->alpha_note)
+            printf("%s\n", opts->alpha_note);
         if (nv[0])
             printf("%s\n", nv);
         printf("%d warm-ups, %d trials per row, %s; seed 0x%016llx\n", cfg->warmup, cfg->trials,
                cfg->cold ? "L2 flushed before every trial" : "warm cache (--cold flushes L2 before each trial)",
                (unsigned long long)cfg->seed);
         printf("GB/s = (bytes read + written) / median time; %%copy and x%s compare with the copy and %s rows of "
-               "the same n\n",
-               rep->peer_name ? "CUB" : "peer", rep->peer_name ? rep->peer_name : "peer");
+               "the same n and dtype\n",
+               rep->peer_name ? rep->peer_name : "peer", rep->peer_name ? rep->peer_name : "peer");
         if (opts->hw)
             printf("model: pred ms, limiter, measured/predicted (streamlab explain; docs/model.md)%s%s\n",
                    opts->hw_note ? "; " : "", opts->hw_note ? opts->hw_note : "");
@@ -447,7 +516,7 @@ void sl_report_row(void *report, const sl_result *r)
     row_cells *c = &rep->cells[rep->nrows];
     sl_model model;
     const sl_model *m = predict(rep, r, &model) ? &model : NULL; /* once per row, for table and JSON */
-    make_cells(rep, r, m, c);
+    make_cells(r, m, c);
     if (r->message[0])
         rep->messages[rep->nrows] = strdup(r->message);
     rep->nrows++;
@@ -458,21 +527,24 @@ void sl_report_row(void *report, const sl_result *r)
         rep->failed++;
 
     if (!rep->opts.quiet) {
-        if (rep->nrows > 1 && r->n != rep->last_n)
+        if (rep->nrows > 1 && (r->n != rep->last_n || r->dtype != rep->last_dtype))
             printf("\n");
         print_row(rep, c, stdout);
         if (r->status != SL_OK)
             printf("          %s\n", r->message);
+        if (r->ctr_note[0])
+            printf("          %s\n", r->ctr_note);
         fflush(stdout);
     }
     rep->last_n = r->n;
+    rep->last_dtype = r->dtype;
 
-    cJSON_AddItemToArray(rep->rows, row_json(rep, r, m));
+    cJSON_AddItemToArray(rep->rows, row_json(r, m));
     if (rep->csv) {
         const sl_device_info *d = &rep->ctx->info;
         fprintf(rep->csv, "%s,%d,%s,%s,%s,%s,%llu,%.0f,%d,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%.3f,%.3f,%.4f\n",
                 d->backend == SL_BACKEND_CUDA ? "cuda" : "cpu", d->device, sl_op_name(rep->cfg->op),
-                sl_dtype_name(rep->cfg->dtype), r->v->name, sl_kind_name(r->v->kind), (unsigned long long)r->n,
+                sl_dtype_name(r->dtype), r->v->name, sl_kind_name(r->v->kind), (unsigned long long)r->n,
                 r->bytes, r->fits_l2, check_word(r), r->trials, r->st.mean, r->st.sd, r->st.min, r->st.median,
                 r->st.max, r->gbs, r->gbs_sd, r->pct_peak, r->pct_copy, r->x_peer);
         fflush(rep->csv);

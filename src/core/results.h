@@ -19,6 +19,8 @@ typedef struct sl_report_opts {
     const char *command_line; /* recorded in the files */
     const sl_hw *hw;          /* the model's hardware; NULL: no model columns */
     const char *hw_note;      /* where its measured parameters came from, for the header */
+    const char *dtype_list;   /* the run's dtypes, "f32,bf16" (NULL: cfg->dtype) */
+    const char *alpha_note;   /* a header line for axpy ("alpha = 1.3"), or NULL */
 } sl_report_opts;
 
 typedef struct sl_report sl_report;

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_error[1024];
 
@@ -66,4 +67,12 @@ const char *sl_dtype_name(sl_dtype dt)
     case SL_FP8_E5M2: return "fp8e5m2";
     default: return NULL;
     }
+}
+
+int sl_dtype_from_name(const char *s)
+{
+    for (int i = 0; i < SL_DTYPE_COUNT && s; i++)
+        if (strcmp(s, sl_dtype_name((sl_dtype)i)) == 0)
+            return i;
+    return -1;
 }

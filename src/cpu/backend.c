@@ -10,6 +10,7 @@
 #include "cpu.h"
 #include "internal.h"
 #include "rng.h"
+#include "verify.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -129,12 +130,9 @@ static void cpu_free(sl_ctx *ctx, void *p)
 static sl_status cpu_fill_random(sl_ctx *ctx, sl_dtype dt, void *p, size_t n, uint64_t seed)
 {
     (void)ctx;
-    if (dt != SL_F32)
-        return sl_fail(SL_ERR_UNSUPPORTED, "fill_random: dtype %s not implemented", sl_dtype_name(dt));
-    uint32_t *u = p;
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        u[i] = sl_rand_f32_bits(seed, i);
+    if (sl_dtype_size(dt) == 0)
+        return sl_fail(SL_ERR_INVALID_ARG, "fill_random: dtype %d is not an sl_dtype", (int)dt);
+    sl_rand_fill(dt, p, n, seed, 0);
     return SL_OK;
 }
 

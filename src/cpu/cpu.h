@@ -18,11 +18,20 @@ extern "C" {
  * this. Exact aliasing (c == a or c == b) is allowed. */
 void sl_ref_add_f32(size_t n, const float *a, const float *b, float *c);
 
-/* Launchers (sl_args from registry.h; host pointers, stream ignored). */
-sl_status sl_cpu_add_serial(const sl_args *x);
-sl_status sl_cpu_add_omp(const sl_args *x);
+/* The reference for every op and storage type, one thread, in order:
+ * element i of a and b (dtype `in`) widened exactly to fp32 by
+ * sl_dtype_load, combined in fp32 (add: a + b; axpy: fmaf(alpha, a, b), one
+ * rounding), and narrowed into c (dtype `out`) by sl_dtype_store: round to
+ * nearest-even, saturating for fp8 (src/core/dtype_conv.h). Exact aliasing
+ * of c with a or b is allowed (axpy's y). Source: issue 6, "Arithmetic is
+ * done in f32, with round-to-nearest-even on the store". */
+void sl_ref_ew(sl_op op, sl_dtype in, sl_dtype out, float alpha, size_t n, const void *a, const void *b, void *c);
+
+/* Launchers (sl_args from registry.h; host pointers, stream ignored). The
+ * ew launchers run the op and dtype in x. */
+sl_status sl_cpu_ew_serial(const sl_args *x);
+sl_status sl_cpu_ew_omp(const sl_args *x);
 sl_status sl_cpu_ceiling_copy(const sl_args *x);
-sl_status sl_cpu_add_api(const sl_args *x);
 
 /* OpenMP threads the CPU backend uses. */
 int sl_cpu_threads(void);

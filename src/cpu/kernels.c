@@ -26,20 +26,33 @@ void sl_cpu_share(size_t total, size_t *lo, size_t *hi)
     *hi = g_hi * 64 < total ? g_hi * 64 : total;
 }
 
-/* Rung "omp": static chunks per thread, SIMD inside each chunk. The loop
- * body is branch-free, so GCC emits packed adds (check with -fopt-info-vec).
- * No restrict: c may alias a or b exactly, which the loop handles since
- * each element is read before it is written by the same iteration. */
-sl_status sl_cpu_add_omp(const sl_args *x)
+/* Rung "omp": static chunks per thread, SIMD inside each chunk. The f32
+ * add loop is branch-free, so GCC emits packed adds (check with
+ * -fopt-info-vec). No restrict: c may alias a or b exactly, which the loop
+ * handles since each element is read before it is written by the same
+ * iteration. Other ops and dtypes run the reference loop on each thread's
+ * share (fmaf and the narrowing conversions do not vectorise). */
+sl_status sl_cpu_ew_omp(const sl_args *x)
 {
-    if (x->dtype != SL_F32)
-        return sl_fail(SL_ERR_UNSUPPORTED, "cpu omp: dtype %s not implemented", sl_dtype_name(x->dtype));
-    const float *a = x->a, *b = x->b;
-    float *c = x->c;
     const size_t n = x->n;
+    if (x->op == SL_OP_ADD && x->dtype == SL_F32) {
+        const float *a = x->a, *b = x->b;
+        float *c = x->c;
 #pragma omp parallel for simd schedule(static)
-    for (size_t i = 0; i < n; i++)
-        c[i] = a[i] + b[i];
+        for (size_t i = 0; i < n; i++)
+            c[i] = a[i] + b[i];
+        return SL_OK;
+    }
+    const size_t es = sl_dtype_size(x->dtype);
+#pragma omp parallel
+    {
+        size_t lo, hi;
+        sl_cpu_share(n * es, &lo, &hi);
+        lo /= es;
+        hi /= es;
+        sl_ref_ew(x->op, x->dtype, x->dtype, x->alpha, hi - lo, (const char *)x->a + lo * es,
+                  (const char *)x->b + lo * es, (char *)x->c + lo * es);
+    }
     return SL_OK;
 }
 
@@ -58,9 +71,4 @@ sl_status sl_cpu_ceiling_copy(const sl_args *x)
         memcpy(dst + lo, src + lo, hi - lo);
     }
     return SL_OK;
-}
-
-sl_status sl_cpu_add_api(const sl_args *x)
-{
-    return sl_cpu_add_omp(x);
 }

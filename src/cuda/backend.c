@@ -9,12 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Live CUDA contexts: the last one out releases the peers' handles. */
+static int live_contexts;
+
 typedef struct cuda_state {
     cudaStream_t stream;
     cudaEvent_t start, stop;
     void *flush_buf;
     size_t flush_bytes;
     sl_nvml *nvml;
+    int counted; /* included in live_contexts */
 } cuda_state;
 
 /* Strip the build's absolute prefix so messages name "src/cuda/x.cu:12". */
@@ -144,6 +148,8 @@ sl_status sl_cuda_ctx_init(sl_ctx *ctx, int dev)
     SL_CUDA_TRY(cudaEventCreate(&s->stop));
     ctx->stream = s->stream;
     cuda_refresh_info(ctx);
+    __atomic_add_fetch(&live_contexts, 1, __ATOMIC_RELAXED);
+    s->counted = 1;
     return SL_OK;
 }
 
@@ -162,6 +168,8 @@ void sl_cuda_ctx_fini(sl_ctx *ctx)
     if (s->stream)
         cudaStreamDestroy(s->stream);
     sl_nvml_close(s->nvml);
+    if (s->counted && __atomic_sub_fetch(&live_contexts, 1, __ATOMIC_RELAXED) == 0)
+        sl_cuda_peers_release();
     free(s);
     ctx->state = NULL;
     (void)cudaGetLastError();
@@ -335,25 +343,33 @@ sl_status sl_cuda_ceiling_copy(const sl_args *x)
     return SL_OK;
 }
 
-/* sl_add's CUDA dispatch: the bulk-copy rung on sm_90+, vec4 before
- * (bulk copies need Hopper; vec4 was the best LDG rung on the H200, within
- * 1% of bulk), and vec4 too when the binary carries no sm_90 code. Both
- * fall back to the scalar ILP kernel when the pointers differ modulo 16
- * bytes. The choice follows the measurements in docs/ladder.md ("sl_add
+/* The public entry points' dispatch, for every dtype: the bulk-copy rung on
+ * sm_90+, the 16-byte vector rung (vec4 / axpy v5) before (bulk copies need
+ * Hopper; vec4 was the best LDG rung on the H200, within 1% of bulk), and
+ * the vector rung too when the binary carries no sm_90 code. Both fall back
+ * to the scalar kernel when the pointers differ modulo 16 bytes. The choice
+ * follows the measurements in docs/ladder.md ("sl_add dispatch", "sl_axpy
  * dispatch"). */
-sl_status sl_cuda_add_api(const sl_args *x)
+static sl_status api_dispatch(const sl_args *x, sl_launch_fn bulk, sl_launch_fn vec)
 {
-    if (x->dtype != SL_F32)
-        return sl_fail(SL_ERR_UNSUPPORTED, "sl_add: dtype %s is not implemented on CUDA yet",
-                       sl_dtype_name(x->dtype));
     int cc;
     sl_status st = sl_cuda_current_cc(&cc);
     if (st != SL_OK)
         return st;
     if (cc >= 90) {
-        st = sl_cuda_add_bulk(x);
+        st = bulk(x);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }
-    return sl_cuda_add_vec4(x);
+    return vec(x);
+}
+
+sl_status sl_cuda_add_api(const sl_args *x)
+{
+    return api_dispatch(x, sl_cuda_add_bulk, sl_cuda_add_vec4);
+}
+
+sl_status sl_cuda_axpy_api(const sl_args *x)
+{
+    return api_dispatch(x, sl_cuda_axpy_bulk, sl_cuda_axpy_v5_vec);
 }

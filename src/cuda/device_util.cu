@@ -3,23 +3,25 @@
  * with the counter-based generator, the fault-injection test hook, and the
  * occupancy queries the launchers share.
  */
-#include "common.cuh"
+#include "elementwise.cuh"
 #include "rng.h"
 
 /* One grid-stride pass; the values are a function of (seed, i) only, so
- * the host regenerates them for the CPU reference (src/core/rng.h). */
-static __global__ void fill_random_f32(uint32_t *p, size_t n, uint64_t seed)
+ * the host regenerates them for the CPU reference (src/core/rng.h): the
+ * fp32 value sl_rand_f32(seed, i), narrowed to the dtype with the same
+ * round-to-nearest-even (saturating for fp8) the kernels use, which
+ * src/core/dtype_conv.c reproduces on the host. */
+template <int DT>
+static __global__ void fill_random(typename sl_dt<DT>::raw *p, size_t n, uint64_t seed)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        p[i] = sl_rand_f32_bits(seed, i);
+        p[i] = sl_dt<DT>::store(sl_rand_f32(seed, i));
 }
 
 extern "C" sl_status sl_cuda_fill_random(sl_dtype dt, void *p, size_t n, uint64_t seed,
                                          cudaStream_t stream)
 {
-    if (dt != SL_F32)
-        return sl_fail(SL_ERR_UNSUPPORTED, "fill_random: dtype %s not implemented", sl_dtype_name(dt));
     if (n == 0)
         return SL_OK;
     int sms = 0;
@@ -28,7 +30,14 @@ extern "C" sl_status sl_cuda_fill_random(sl_dtype dt, void *p, size_t n, uint64_
     SL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     size_t want = (n + 255) / 256;
     unsigned grid = (unsigned)(want < (size_t)sms * 8 ? want : (size_t)sms * 8);
-    fill_random_f32<<<grid, 256, 0, stream>>>((uint32_t *)p, n, seed);
+    switch (dt) {
+    case SL_F32: fill_random<SL_F32><<<grid, 256, 0, stream>>>((uint32_t *)p, n, seed); break;
+    case SL_F16: fill_random<SL_F16><<<grid, 256, 0, stream>>>((uint16_t *)p, n, seed); break;
+    case SL_BF16: fill_random<SL_BF16><<<grid, 256, 0, stream>>>((uint16_t *)p, n, seed); break;
+    case SL_FP8_E4M3: fill_random<SL_FP8_E4M3><<<grid, 256, 0, stream>>>((uint8_t *)p, n, seed); break;
+    case SL_FP8_E5M2: fill_random<SL_FP8_E5M2><<<grid, 256, 0, stream>>>((uint8_t *)p, n, seed); break;
+    default: return sl_fail(SL_ERR_UNSUPPORTED, "fill_random: dtype %d", (int)dt);
+    }
     SL_CUDA_LAUNCHED();
     return SL_OK;
 }

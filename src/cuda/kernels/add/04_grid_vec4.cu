@@ -14,14 +14,6 @@
  */
 #include "grid_vec4_ilp.cuh"
 
-static sl_grid_cache gv4_grid;
+template <int DT, class OP> using rung_grid_vec4 = rung_grid_vec_ilp<1, DT, OP>;
 
-extern "C" sl_status sl_cuda_add_grid_vec4(const sl_args *x)
-{
-    return launch_grid_vec4_ilp<1>(x, &gv4_grid);
-}
-
-extern "C" sl_status sl_cuda_add_grid_vec4_attrs(sl_kernel_attrs *out)
-{
-    return attrs_grid_vec4_ilp<1>(out);
-}
+SL_EW_LAUNCHER(sl_cuda_add_grid_vec4, rung_grid_vec4, sl_op_add)

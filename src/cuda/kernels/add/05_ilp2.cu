@@ -13,14 +13,6 @@
  */
 #include "grid_vec4_ilp.cuh"
 
-static sl_grid_cache ilp2_grid;
+template <int DT, class OP> using rung_ilp2 = rung_grid_vec_ilp<2, DT, OP>;
 
-extern "C" sl_status sl_cuda_add_ilp2(const sl_args *x)
-{
-    return launch_grid_vec4_ilp<2>(x, &ilp2_grid);
-}
-
-extern "C" sl_status sl_cuda_add_ilp2_attrs(sl_kernel_attrs *out)
-{
-    return attrs_grid_vec4_ilp<2>(out);
-}
+SL_EW_LAUNCHER(sl_cuda_add_ilp2, rung_ilp2, sl_op_add)

@@ -15,14 +15,6 @@
  */
 #include "grid_vec4_ilp.cuh"
 
-static sl_grid_cache ilp4_grid;
+template <int DT, class OP> using rung_ilp4 = rung_grid_vec_ilp<4, DT, OP>;
 
-extern "C" sl_status sl_cuda_add_ilp4(const sl_args *x)
-{
-    return launch_grid_vec4_ilp<4>(x, &ilp4_grid);
-}
-
-extern "C" sl_status sl_cuda_add_ilp4_attrs(sl_kernel_attrs *out)
-{
-    return attrs_grid_vec4_ilp<4>(out);
-}
+SL_EW_LAUNCHER(sl_cuda_add_ilp4, rung_ilp4, sl_op_add)

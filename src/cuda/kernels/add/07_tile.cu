@@ -16,12 +16,7 @@
  */
 #include "tile.cuh"
 
-extern "C" sl_status sl_cuda_add_tile4(const sl_args *x)
-{
-    return launch_tile<256, 4, HINT_DEFAULT>(x);
-}
+template <int DT, class OP> using rung_tile4 = rung_tile<256, 4, HINT_DEFAULT, DT, OP>;
 
-extern "C" sl_status sl_cuda_add_tile4_attrs(sl_kernel_attrs *out)
-{
-    return attrs_tile<256, 4, HINT_DEFAULT>(out);
-}
+SL_EW_LAUNCHER(sl_cuda_add_tile4, rung_tile4, sl_op_add)
+SL_EW_LAUNCHER(sl_cuda_axpy_tile4, rung_tile4, sl_op_axpy)

@@ -22,12 +22,7 @@
 #define BULK_BLOCK 256
 #define BULK_V 1
 
-extern "C" sl_status sl_cuda_add_bulk(const sl_args *x)
-{
-    return launch_bulk_tile<BULK_BLOCK, BULK_V, false>(x);
-}
+template <int DT, class OP> using rung_bulk = rung_bulk_tile<BULK_BLOCK, BULK_V, false, DT, OP>;
 
-extern "C" sl_status sl_cuda_add_bulk_attrs(sl_kernel_attrs *out)
-{
-    return sl_cuda_kernel_attrs((const void *)add_bulk_tile<BULK_BLOCK, BULK_V, false>, BULK_BLOCK, 0, out);
-}
+SL_EW_LAUNCHER(sl_cuda_add_bulk, rung_bulk, sl_op_add)
+SL_EW_LAUNCHER(sl_cuda_axpy_bulk, rung_bulk, sl_op_axpy)

@@ -1,97 +1,144 @@
 /*
- * tile.cuh - the block-tile add kernel, templated over the block size, the
- * float4 per input per thread (K) and the cache hint, for rung 7 and for the
- * search in bench/explore_kernels.cu.
+ * tile.cuh - the block-tile elementwise kernel, templated over the block
+ * size, the 16-byte vectors per input per thread (K), the cache hint, the
+ * dtype and the op: rung 7 (tile4), the cache-hint rungs, axpy's tile4 and
+ * the search in bench/explore_kernels.cu.
  *
- * Block j owns float4 [j * BLOCK * K, (j + 1) * BLOCK * K); thread t loads
- * t, t + BLOCK, ... (coalesced per k), all K per input before the first add.
+ * Block j owns vectors [j * BLOCK * K, (j + 1) * BLOCK * K); thread t loads
+ * t, t + BLOCK, ... (coalesced per k), all K per input before the first op.
  * __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK) caps registers at 32 so a full SM
  * (2048 threads) stays resident. (The cap was a hypothesis for tile4's 1.5%
  * loss to vec4; it did not move tile4, see docs/ladder.md.)
+ *
+ * Cache hints (PTX ISA, "Cache Operators" and "createpolicy"; seed 000,
+ * "Cache hints"):
+ *   HINT_STREAMING    ld.global.cs / st.global.cs: evict-first in L1 and L2
+ *   HINT_LAST_USE     ld.global.lu: the line will not be read again
+ *   HINT_NO_ALLOCATE  ld.global.nc.L1::no_allocate: read-only path, no L1 line
+ *   HINT_EVICT_FIRST  an L2 policy from createpolicy.fractional.L2::evict_first
+ *                     on every load and store (L2::cache_hint; sm_80+, the
+ *                     default elsewhere)
  */
 #ifndef SL_TILE_CUH
 #define SL_TILE_CUH
 
-#include "../../common.cuh"
+#include "../../elementwise.cuh"
 
-enum { HINT_DEFAULT = 0, HINT_STREAMING = 1, HINT_NO_ALLOCATE = 2 };
+enum { HINT_DEFAULT = 0, HINT_STREAMING, HINT_NO_ALLOCATE, HINT_LAST_USE, HINT_EVICT_FIRST };
+
+/* The L2 evict-first policy (a 64-bit descriptor), made once per thread. */
+static __device__ __forceinline__ uint64_t tile_policy(void)
+{
+    uint64_t pol = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+#endif
+    return pol;
+}
 
 template <int HINT>
-static __device__ __forceinline__ float4 tile_load(const float4 *p)
+static __device__ __forceinline__ uint4 tile_load(const uint4 *p, uint64_t pol)
 {
+    uint4 v;
     if (HINT == HINT_STREAMING)
-        return __ldcs(p); /* ld.global.cs: evict-first */
+        return __ldcs(p);
+    if (HINT == HINT_LAST_USE)
+        return __ldlu(p);
     if (HINT == HINT_NO_ALLOCATE) {
-        float4 v;
-        asm volatile("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
-                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                      : "l"(p));
         return v;
     }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (HINT == HINT_EVICT_FIRST) {
+        asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(p), "l"(pol));
+        return v;
+    }
+#endif
+    (void)pol;
     return *p;
 }
 
 template <int HINT>
-static __device__ __forceinline__ void tile_store(float4 *p, float4 v)
+static __device__ __forceinline__ void tile_store(uint4 *p, uint4 v, uint64_t pol)
 {
-    if (HINT == HINT_STREAMING)
-        __stcs(p, v); /* st.global.cs */
-    else
-        *p = v;
+    if (HINT == HINT_STREAMING) {
+        __stcs(p, v);
+        return;
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (HINT == HINT_EVICT_FIRST) {
+        asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;"
+                     :
+                     : "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w), "l"(pol)
+                     : "memory");
+        return;
+    }
+#endif
+    (void)pol;
+    *p = v;
 }
 
-template <int BLOCK, int K, int HINT>
+template <int BLOCK, int K, int HINT, int DT, class OP>
 static __global__ void __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK)
-add_tile(const float4 *a4, const float4 *b4, float4 *c4, size_t nvec, const float *a, const float *b, float *c,
-         sl_edges e)
+ew_tile(OP op, sl_ew_ptrs<DT> p)
 {
-    sl_add_edges_f32(a, b, c, e);
+    sl_ew_edges<DT>(op, p);
+    const uint64_t pol = HINT == HINT_EVICT_FIRST ? tile_policy() : 0;
     const size_t base = (size_t)blockIdx.x * (BLOCK * K);
     const size_t i = base + threadIdx.x;
-    if (base + BLOCK * K <= nvec) {
-        float4 ra[K], rb[K];
+    if (base + BLOCK * K <= p.nvec) {
+        uint4 ra[K], rb[K];
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            ra[k] = tile_load<HINT>(a4 + i + k * BLOCK);
-            rb[k] = tile_load<HINT>(b4 + i + k * BLOCK);
+            ra[k] = tile_load<HINT>(p.a16 + i + k * BLOCK, pol);
+            rb[k] = tile_load<HINT>(p.b16 + i + k * BLOCK, pol);
         }
 #pragma unroll
         for (int k = 0; k < K; k++)
-            tile_store<HINT>(c4 + i + k * BLOCK, sl_add4(ra[k], rb[k]));
+            tile_store<HINT>(p.c16 + i + k * BLOCK, sl_apply16<DT>(op, ra[k], rb[k]), pol);
     } else {
 #pragma unroll
         for (int k = 0; k < K; k++) {
             size_t j = i + k * BLOCK;
-            if (j < nvec)
-                tile_store<HINT>(c4 + j, sl_add4(tile_load<HINT>(a4 + j), tile_load<HINT>(b4 + j)));
+            if (j < p.nvec)
+                tile_store<HINT>(p.c16 + j,
+                                 sl_apply16<DT>(op, tile_load<HINT>(p.a16 + j, pol), tile_load<HINT>(p.b16 + j, pol)),
+                                 pol);
         }
     }
 }
 
+template <int BLOCK, int K, int HINT, int DT, class OP> struct rung_tile {
+    static sl_status launch(const sl_args *x, const OP &op)
+    {
+        sl_ew_ptrs<DT> p;
+        sl_status st;
+        if (!sl_ew_prologue<DT>(x, op, &p, &st))
+            return st;
+        unsigned grid = 0;
+        /* The edge threads live in block 0 onwards: at least enough blocks for them. */
+        size_t items = p.nvec > 0 ? p.nvec : 1;
+        if ((st = sl_grid_for(items, (size_t)BLOCK * K, "tile", &grid)) != SL_OK)
+            return st;
+        ew_tile<BLOCK, K, HINT, DT, OP><<<grid, BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+        SL_CUDA_LAUNCHED();
+        return SL_OK;
+    }
+    static sl_status attrs(sl_kernel_attrs *out)
+    {
+        return sl_cuda_kernel_attrs((const void *)ew_tile<BLOCK, K, HINT, DT, OP>, BLOCK, 0, out);
+    }
+};
+
+/* For bench/explore_kernels.cu: an f32 add launcher per configuration. */
 template <int BLOCK, int K, int HINT>
 static sl_status launch_tile(const sl_args *x)
 {
-    sl_edges e;
-    size_t nvec;
-    sl_status st;
-    if (!sl_add_vec_prologue(x, &e, &nvec, &st))
-        return st;
-    unsigned grid = 0;
-    st = sl_grid_for(nvec, (size_t)BLOCK * K, "tile", &grid);
-    if (st != SL_OK)
-        return st;
-    const float *a = (const float *)x->a, *b = (const float *)x->b;
-    float *c = (float *)x->c;
-    add_tile<BLOCK, K, HINT><<<grid, BLOCK, 0, (cudaStream_t)x->stream>>>(
-        (const float4 *)(a + e.head), (const float4 *)(b + e.head), (float4 *)(c + e.head), nvec, a, b, c, e);
-    SL_CUDA_LAUNCHED();
-    return SL_OK;
-}
-
-template <int BLOCK, int K, int HINT>
-static sl_status attrs_tile(sl_kernel_attrs *out)
-{
-    return sl_cuda_kernel_attrs((const void *)add_tile<BLOCK, K, HINT>, BLOCK, 0, out);
+    return rung_tile<BLOCK, K, HINT, SL_F32, sl_op_add>::launch(x, sl_op_add());
 }
 
 #endif /* SL_TILE_CUH */
