@@ -165,7 +165,7 @@ sl_status sl_ctx_info(const sl_ctx *ctx, sl_device_info *out);
  * waiting; errors of the kernel itself surface on later synchronisation.
  * For a CPU context `stream` is ignored and the call is synchronous.
  * Errors: SL_ERR_INVALID_ARG (NULL ctx, NULL pointer with n > 0, n * size
- * overflows), SL_ERR_UNSUPPORTED (dtype not implemented), SL_ERR_MISALIGNED,
+ * overflows, dtype not an sl_dtype), SL_ERR_MISALIGNED,
  * SL_ERR_OVERLAP, SL_ERR_BAD_POINTER (host memory passed to a CUDA
  * context), SL_ERR_CUDA / SL_ERR_CUDA_FAULT (launch failed).
  * Source: seed 000 ("A Deeper Dive into Vector Addition"); the kernel is
@@ -192,7 +192,8 @@ sl_status sl_add(sl_ctx *ctx, sl_dtype dtype, size_t n,
  * Aliasing: x == y is allowed (y = (alpha + 1) * y, rounded once); any
  * other overlap gives SL_ERR_OVERLAP.
  * Errors: SL_ERR_INVALID_ARG (NULL ctx, NULL pointer with n > 0, size
- * overflow), SL_ERR_UNSUPPORTED, SL_ERR_MISALIGNED, SL_ERR_OVERLAP,
+ * overflow, dtype not an sl_dtype), SL_ERR_UNSUPPORTED (an fp8 dtype),
+ * SL_ERR_MISALIGNED, SL_ERR_OVERLAP,
  * SL_ERR_BAD_POINTER, SL_ERR_CUDA / SL_ERR_CUDA_FAULT.
  * Source: seed 001 ("Part 2", SAXPY and the bf16 haxpy exercise); the
  * kernel is the registry entry marked `api` for axpy (streamlab list --op

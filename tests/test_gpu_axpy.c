@@ -8,7 +8,7 @@
  *      element offsets, bit-exact (cuBLAS within the 1 ulp it declares),
  *      including x and y offset differently modulo 16 bytes (the scalar
  *      fallback);
- *   3. sl_axpy's argument errors;
+ *   3. sl_axpy's argument errors, and x == y (allowed: y = fmaf(alpha, y, y));
  *   4. n = 2^31 + 5 in bf16 at a 3-element offset (skipped without 10 GiB).
  * Skips (exit 77) without a GPU. Run under compute-sanitizer by bench/h200.sh.
  */
@@ -188,6 +188,38 @@ static void test_errors(sl_ctx *ctx, float *X, float *Y)
     CHECK(cudaGetLastError() == cudaSuccess, "an argument error left a CUDA error behind");
 }
 
+/* x == y (allowed): y = fmaf(alpha, y, y), rounded once, in every dtype. */
+static void test_aliased(sl_ctx *ctx, void *Y)
+{
+    const size_t n = 100003;
+    const float alpha = 0.7f;
+    for (int d = SL_F32; d <= SL_BF16; d++) {
+        const sl_dtype dt = (sl_dtype)d;
+        const size_t es = sl_dtype_size(dt);
+        unsigned char *in = malloc(n * es), *got = malloc(n * es), *want = malloc(n * es);
+        CHECK(in && got && want, "host memory");
+        CHECK(ctx->ops->fill_random(ctx, dt, Y, n, 0xa11a5) == SL_OK, "fill");
+        sl_status st = sl_axpy(ctx, dt, n, alpha, Y, Y, ctx->stream);
+        if (st == SL_OK)
+            st = ctx->ops->sync(ctx);
+        CHECK(st == SL_OK, "sl_axpy x == y %s: %s", sl_dtype_name(dt), sl_last_error());
+        CHECK(ctx->ops->download(ctx, got, Y, n * es) == SL_OK, "download");
+        sl_rand_fill(dt, in, n, 0xa11a5, 0);
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            float v = sl_dtype_load(dt, in, i);
+            sl_dtype_store(dt, want, i, fmaf(alpha, v, v));
+        }
+        for (size_t i = 0; i < n * es; i++)
+            bad += got[i] != want[i];
+        CHECK(bad == 0, "sl_axpy x == y %s: %zu bytes differ from fmaf(alpha, y, y)", sl_dtype_name(dt), bad);
+        printf("  sl_axpy()      %-5s x == y: %s\n", sl_dtype_name(dt), bad == 0 && st == SL_OK ? "ok" : "FAILED");
+        free(in);
+        free(got);
+        free(want);
+    }
+}
+
 /* n = 2^31 + 5 bf16 at a 3-element offset, through sl_axpy. */
 static void test_huge(sl_ctx *ctx)
 {
@@ -229,6 +261,7 @@ int main(void)
         test_random(ctx, cases[k], X, Y);
         fflush(stdout);
     }
+    test_aliased(ctx, Y);
     if (!getenv("STREAMLAB_TEST_SKIP_HUGE"))
         test_huge(ctx);
     ctx->ops->free(ctx, X);

@@ -9,6 +9,7 @@
 #include "../core/counters.h"
 #include "../core/probe.h"
 #include "../core/profile.h"
+#include "../core/sizes.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -150,7 +151,12 @@ int cmd_probe(int argc, char **argv)
            ctx->info.backend == SL_BACKEND_CUDA ? "CUDA" : "CPU backend", quick ? ", quick" : "");
 
     sl_probe_config cfg = {.only = only, .quick = quick, .trials = trials, .progress = isatty(STDERR_FILENO)};
-    if (counters && sl_counters_open(ctx, &cfg.counters) != SL_OK) {
+    /* Only the l2-write probe reads counters: no session (and no L2-clearing
+     * buffer) unless it runs. */
+    const int wants_counters = counters && (!only || sl_list_has(only, "l2-write"));
+    if (counters && !wants_counters)
+        fprintf(stderr, "streamlab probe: --counters applies to the l2-write probe, which --only leaves out\n");
+    if (wants_counters && sl_counters_open(ctx, &cfg.counters) != SL_OK) {
         fprintf(stderr, "streamlab probe: counters unavailable, probing without them: %s\n", sl_last_error());
         cfg.counters = NULL;
     }

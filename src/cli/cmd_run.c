@@ -51,8 +51,9 @@ static void help(FILE *f)
             "                    fp8e4m3, fp8e5m2 (axpy: f32, f16, bf16); compute is fp32,\n"
             "                    stores round to nearest-even (fp8: saturating)\n"
             "  --alpha A         axpy's scalar (default 1.3)\n"
-            "  --offset K        start every array K elements past its (256-byte aligned)\n"
-            "                    allocation: element-aligned but not vector-aligned pointers\n"
+            "  --offset K        start every array K elements past its allocation (cudaMalloc:\n"
+            "                    256-byte aligned; CPU: 64-byte): element-aligned pointers that\n"
+            "                    are not vector-aligned\n"
             "  --seed N          seed for the random inputs (default: from the clock; recorded)\n"
             "  --csv FILE        also write the rows as CSV\n"
             "  --json FILE       also write everything as JSON (schema streamlab.run/1)\n"
@@ -227,6 +228,8 @@ int cmd_run(int argc, char **argv)
     int ndtypes = 0;
     {
         char list[128];
+        if (strlen(dtype_arg) >= sizeof list)
+            return cli_usage_error("run", "--dtype: the list is too long");
         snprintf(list, sizeof list, "%s", dtype_arg);
         char *save = NULL;
         for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -306,7 +309,12 @@ int cmd_run(int argc, char **argv)
     cfg.dtype = dtypes[0];
     char alpha_note[64];
     snprintf(alpha_note, sizeof alpha_note, "alpha = %.9g (float)", (double)alpha);
-    ropts.dtype_list = dtype_arg;
+    /* The list as parsed, for the header and the JSON config. */
+    char dtype_list[64] = "";
+    for (int d = 0; d < ndtypes; d++)
+        snprintf(dtype_list + strlen(dtype_list), sizeof dtype_list - strlen(dtype_list), "%s%s", d ? "," : "",
+                 sl_dtype_name(dtypes[d]));
+    ropts.dtype_list = dtype_list;
     ropts.alpha_note = op == SL_OP_AXPY ? alpha_note : NULL;
 
     ropts.quiet = quiet;

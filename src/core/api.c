@@ -164,9 +164,11 @@ sl_status sl_axpy(sl_ctx *ctx, sl_dtype dtype, size_t n, float alpha, const void
 {
     if (!ctx)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_axpy: ctx is NULL");
+    if (sl_dtype_size(dtype) == 0)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_axpy: dtype %d is not an sl_dtype", (int)dtype);
     if (dtype != SL_F32 && dtype != SL_F16 && dtype != SL_BF16)
         return sl_fail(SL_ERR_UNSUPPORTED, "sl_axpy: dtype %s is not offered (f32, f16 and bf16 are)",
-                       sl_dtype_name(dtype) ? sl_dtype_name(dtype) : "?");
+                       sl_dtype_name(dtype));
     /* y is read and written: the checks of c = f(a, b) with a = x, b = c = y. */
     sl_status st = sl_check_binary_args(ctx, "sl_axpy", "xyy", dtype, n, x, y, y);
     if (st != SL_OK || n == 0)

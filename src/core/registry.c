@@ -20,6 +20,16 @@
 #include "../cuda/cuda_check.h"
 #endif
 
+/* The CUDA rows exist in every build, so that `streamlab explain` can model
+ * them from a hardware description on a machine without CUDA; a build
+ * without CUDA has no kernels behind them (launch and attrs NULL), and the
+ * CUDA backend, which alone runs them, is absent there. */
+#ifdef SL_HAVE_CUDA
+#define CUDA_FN(f) f
+#else
+#define CUDA_FN(f) NULL
+#endif
+
 #define S000_KERNELS "seed 000, Kernels Implemented"
 #define S001 "seed 001, Part 2"
 
@@ -28,66 +38,65 @@
 #define DT_AXPY ((1u << SL_F32) | (1u << SL_F16) | (1u << SL_BF16))
 
 static const sl_variant table[] = {
-#ifdef SL_HAVE_CUDA
     {.name = "copy", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_CEILING,
      .technique = "cudaMemcpyAsync device to device: the copy ceiling",
      .reads = 1, .writes = 1, .flops = 0, .loads_in_flight = 0, .access_bytes = 0,
-     .seed = "issue 2; DESIGN.md peer table", .launch = sl_cuda_ceiling_copy,
+     .seed = "issue 2; DESIGN.md peer table", .launch = CUDA_FN(sl_cuda_ceiling_copy),
      .elems_per_thread = 4},
     {.name = "cub", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_PEER,
      .technique = "cub::DeviceTransform::Transform (CCCL; bulk copies on sm_90)",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 3, .access_bytes = 4,
-     .seed = "issue 2; DESIGN.md peer table", .launch = sl_cuda_peer_cub_add,
+     .seed = "issue 2; DESIGN.md peer table", .launch = CUDA_FN(sl_cuda_peer_cub_add),
      .elems_per_thread = 3, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 8},
     {.name = "naive", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "naive: one thread per element",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1, .access_bytes = 4,
-     .seed = S000_KERNELS " (vectorSum)", .launch = sl_cuda_add_naive, .attrs = sl_cuda_add_naive_attrs,
+     .seed = S000_KERNELS " (vectorSum)", .launch = CUDA_FN(sl_cuda_add_naive), .attrs = CUDA_FN(sl_cuda_add_naive_attrs),
      .elems_per_thread = 1, .insts_per_elem = 12},
     {.name = "grid_stride", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "grid-stride loop, persistent grid (SMs x occupancy)",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1, .access_bytes = 4,
-     .seed = S000_KERNELS " (gridStrideVectorSum)", .launch = sl_cuda_add_grid_stride,
-     .attrs = sl_cuda_add_grid_stride_attrs,
+     .seed = S000_KERNELS " (gridStrideVectorSum)", .launch = CUDA_FN(sl_cuda_add_grid_stride),
+     .attrs = CUDA_FN(sl_cuda_add_grid_stride_attrs),
      .elems_per_thread = 1, .insts_per_elem = 10},
     {.name = "vec4", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "vectorized float4, one per thread",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1, .access_bytes = 16,
-     .seed = S000_KERNELS " (vectorizedVectorSum)", .launch = sl_cuda_add_vec4, .attrs = sl_cuda_add_vec4_attrs,
+     .seed = S000_KERNELS " (vectorizedVectorSum)", .launch = CUDA_FN(sl_cuda_add_vec4), .attrs = CUDA_FN(sl_cuda_add_vec4_attrs),
      .elems_per_thread = 4, .insts_per_elem = 7},
     {.name = "grid_vec4", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "grid-stride + vectorized float4",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1, .access_bytes = 16,
-     .seed = S000_KERNELS " (gridVectorizedVectorSum)", .launch = sl_cuda_add_grid_vec4,
-     .attrs = sl_cuda_add_grid_vec4_attrs,
+     .seed = S000_KERNELS " (gridVectorizedVectorSum)", .launch = CUDA_FN(sl_cuda_add_grid_vec4),
+     .attrs = CUDA_FN(sl_cuda_add_grid_vec4_attrs),
      .elems_per_thread = 4, .insts_per_elem = 3.5f},
     {.name = "ilp2", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "grid-stride + float4 + ILP=2",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 2, .access_bytes = 16,
-     .seed = S000_KERNELS " (ILP2VectorizedGridVectorSum)", .launch = sl_cuda_add_ilp2,
-     .attrs = sl_cuda_add_ilp2_attrs,
+     .seed = S000_KERNELS " (ILP2VectorizedGridVectorSum)", .launch = CUDA_FN(sl_cuda_add_ilp2),
+     .attrs = CUDA_FN(sl_cuda_add_ilp2_attrs),
      .elems_per_thread = 8, .insts_per_elem = 3},
     {.name = "ilp4", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "grid-stride + float4 + ILP=4",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 4, .access_bytes = 16,
-     .seed = S000_KERNELS " (ILP4VectorizedGridVectorSum)", .launch = sl_cuda_add_ilp4,
-     .attrs = sl_cuda_add_ilp4_attrs,
+     .seed = S000_KERNELS " (ILP4VectorizedGridVectorSum)", .launch = CUDA_FN(sl_cuda_add_ilp4),
+     .attrs = CUDA_FN(sl_cuda_add_ilp4_attrs),
      .elems_per_thread = 16, .insts_per_elem = 2.5f},
     {.name = "tile4", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "block tile, float4 x4 per input in flight, one tile per block",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 4, .access_bytes = 16,
-     .seed = "ours; seed 000 What I Would Do Differently (bytes in flight)", .launch = sl_cuda_add_tile4,
-     .attrs = sl_cuda_add_tile4_attrs,
+     .seed = "ours; seed 000 What I Would Do Differently (bytes in flight)", .launch = CUDA_FN(sl_cuda_add_tile4),
+     .attrs = CUDA_FN(sl_cuda_add_tile4_attrs),
      .elems_per_thread = 16, .insts_per_elem = 2.8f},
     {.name = "bulk", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "cp.async.bulk 4 KiB tiles to shared memory + mbarrier (sm_90)",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1, .access_bytes = 16,
-     .seed = "ours; HOPPER.md (bulk copy engine)", .launch = sl_cuda_add_bulk, .attrs = sl_cuda_add_bulk_attrs,
+     .seed = "ours; HOPPER.md (bulk copy engine)", .launch = CUDA_FN(sl_cuda_add_bulk), .attrs = CUDA_FN(sl_cuda_add_bulk_attrs),
      .elems_per_thread = 4, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
 #define HINT_RUNG(NAME, FN, WHAT)                                                                       \
     {.name = NAME, .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,           \
      .technique = WHAT, .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1, .access_bytes = 16,          \
-     .seed = "seed 000, Cache hints; PTX ISA, Cache Operators", .launch = FN, .attrs = FN##_attrs,             \
+     .seed = "seed 000, Cache hints; PTX ISA, Cache Operators", .launch = CUDA_FN(FN), .attrs = CUDA_FN(FN##_attrs),             \
      .elems_per_thread = 4, .insts_per_elem = 7}
     HINT_RUNG("tile1", sl_cuda_add_tile1, "block tile, one 16-byte vector per input per thread, no cache hint (control)"),
     HINT_RUNG("tile1_cs", sl_cuda_add_tile1_cs, "tile1 with ld.global.cs / st.global.cs (streaming, evict-first)"),
@@ -98,27 +107,27 @@ static const sl_variant table[] = {
     {.name = "fp8out", .op = SL_OP_ADD, .dtypes = 1u << SL_F32, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "f32 inputs, fp8 e4m3 output (saturating): 9 bytes per element instead of 12",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 4, .access_bytes = 16, .out_fp8 = true,
-     .seed = "seed 000, FP8 output", .launch = sl_cuda_add_fp8out, .attrs = sl_cuda_add_fp8out_attrs,
+     .seed = "seed 000, FP8 output", .launch = CUDA_FN(sl_cuda_add_fp8out), .attrs = CUDA_FN(sl_cuda_add_fp8out_attrs),
      .elems_per_thread = 16, .insts_per_elem = 3},
     {.name = "sl_add", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_add(): bulk on sm_90+, vec4 before, scalar ILP if misaligned",
      .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1, .access_bytes = 16,
-     .seed = "issue 2", .launch = sl_cuda_add_api,
+     .seed = "issue 2", .launch = CUDA_FN(sl_cuda_add_api),
      .elems_per_thread = 4, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
     /* The SAXPY ladder (seed 001): y = alpha * x + y in place; a = x, b = c = y. */
     {.name = "copy", .op = SL_OP_AXPY, .dtypes = DT_AXPY, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_CEILING,
      .technique = "cudaMemcpyAsync device to device: the copy ceiling",
-     .reads = 1, .writes = 1, .flops = 0, .seed = "issue 2; DESIGN.md peer table", .launch = sl_cuda_ceiling_copy,
+     .reads = 1, .writes = 1, .flops = 0, .seed = "issue 2; DESIGN.md peer table", .launch = CUDA_FN(sl_cuda_ceiling_copy),
      .elems_per_thread = 4},
     {.name = "cublas", .op = SL_OP_AXPY, .dtypes = DT_AXPY, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_PEER,
      .technique = "cuBLAS cublasSaxpy_64 (f32), cublasAxpyEx_64 with fp32 compute (f16, bf16)",
      .reads = 2, .writes = 1, .flops = 2, .fma = 1, .loads_in_flight = 1, .access_bytes = 4,
-     .seed = "issue 6; DESIGN.md peer table", .launch = sl_cuda_peer_cublas_axpy, .ulp_tolerance = 1,
+     .seed = "issue 6; DESIGN.md peer table", .launch = CUDA_FN(sl_cuda_peer_cublas_axpy), .ulp_tolerance = 1,
      .elems_per_thread = 1, .insts_per_elem = 12},
 #define AXPY_RUNG(NAME, FN, WHAT, SEED, LIF, AB, EPT, INSTS)                                               \
     {.name = NAME, .op = SL_OP_AXPY, .dtypes = DT_AXPY, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,       \
      .technique = WHAT, .reads = 2, .writes = 1, .flops = 2, .fma = 1, .loads_in_flight = LIF,                 \
-     .access_bytes = AB, .seed = SEED, .launch = FN, .attrs = FN##_attrs, .elems_per_thread = EPT,             \
+     .access_bytes = AB, .seed = SEED, .launch = CUDA_FN(FN), .attrs = CUDA_FN(FN##_attrs), .elems_per_thread = EPT,             \
      .insts_per_elem = INSTS}
     AXPY_RUNG("v1_naive", sl_cuda_axpy_v1_naive, "naive: one thread per element", S001 " 2.1 (saxpy)", 1, 4, 1, 19),
     AXPY_RUNG("v2_coarse", sl_cuda_axpy_v2_coarse, "thread coarsening, 4 elements per thread, block-strided",
@@ -136,15 +145,14 @@ static const sl_variant table[] = {
     {.name = "bulk", .op = SL_OP_AXPY, .dtypes = DT_AXPY, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "cp.async.bulk 4 KiB tiles to shared memory + mbarrier (sm_90)",
      .reads = 2, .writes = 1, .flops = 2, .fma = 1, .loads_in_flight = 1, .access_bytes = 16,
-     .seed = "ours; add rung 8", .launch = sl_cuda_axpy_bulk, .attrs = sl_cuda_axpy_bulk_attrs,
+     .seed = "ours; add rung 8", .launch = CUDA_FN(sl_cuda_axpy_bulk), .attrs = CUDA_FN(sl_cuda_axpy_bulk_attrs),
      .elems_per_thread = 4, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
 #undef AXPY_RUNG
     {.name = "sl_axpy", .op = SL_OP_AXPY, .dtypes = DT_AXPY, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_axpy(): bulk on sm_90+, v5_vec before, scalar if misaligned",
      .reads = 2, .writes = 1, .flops = 2, .fma = 1, .loads_in_flight = 1, .access_bytes = 16,
-     .seed = "issue 6", .launch = sl_cuda_axpy_api,
+     .seed = "issue 6", .launch = CUDA_FN(sl_cuda_axpy_api),
      .elems_per_thread = 4, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
-#endif
     {.name = "copy", .op = SL_OP_ADD, .dtypes = DT_ALL, .backend = SL_BACKEND_CPU, .kind = SL_KIND_CEILING,
      .technique = "memcpy per OpenMP thread: the copy ceiling",
      .reads = 1, .writes = 1, .flops = 0, .loads_in_flight = 0, .access_bytes = 0,

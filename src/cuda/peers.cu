@@ -122,18 +122,20 @@ extern "C" sl_status sl_cuda_peer_cublas_axpy(const sl_args *x)
     SL_CUBLAS_TRY(cublasSetStream(h, (cudaStream_t)x->stream));
     const float alpha = x->alpha;
     const int64_t n = (int64_t)x->n;
+    cublasStatus_t cs;
     switch (x->dtype) {
-    case SL_F32:
-        SL_CUBLAS_TRY(cublasSaxpy_64(h, n, &alpha, (const float *)x->a, 1, (float *)x->c, 1));
-        return SL_OK;
+    case SL_F32: cs = cublasSaxpy_64(h, n, &alpha, (const float *)x->a, 1, (float *)x->c, 1); break;
     case SL_F16:
-        SL_CUBLAS_TRY(cublasAxpyEx_64(h, n, &alpha, CUDA_R_32F, x->a, CUDA_R_16F, 1, x->c, CUDA_R_16F, 1, CUDA_R_32F));
-        return SL_OK;
+        cs = cublasAxpyEx_64(h, n, &alpha, CUDA_R_32F, x->a, CUDA_R_16F, 1, x->c, CUDA_R_16F, 1, CUDA_R_32F);
+        break;
     case SL_BF16:
-        SL_CUBLAS_TRY(
-            cublasAxpyEx_64(h, n, &alpha, CUDA_R_32F, x->a, CUDA_R_16BF, 1, x->c, CUDA_R_16BF, 1, CUDA_R_32F));
-        return SL_OK;
-    default:
-        return sl_fail(SL_ERR_UNSUPPORTED, "cuBLAS axpy: no %s", sl_dtype_name(x->dtype));
+        cs = cublasAxpyEx_64(h, n, &alpha, CUDA_R_32F, x->a, CUDA_R_16BF, 1, x->c, CUDA_R_16BF, 1, CUDA_R_32F);
+        break;
+    default: cublasSetStream(h, 0); return sl_fail(SL_ERR_UNSUPPORTED, "cuBLAS axpy: no %s", sl_dtype_name(x->dtype));
     }
+    /* Unbind the caller's stream: the handle outlives it (a context's stream
+     * is destroyed before the last context releases the handles). */
+    cublasSetStream(h, 0);
+    SL_CUBLAS_TRY(cs);
+    return SL_OK;
 }
