@@ -181,16 +181,24 @@ float sl_bf16_to_f32(uint16_t h)
  * (0x7E / 0xFE); NaN -> 0x7F whatever its sign; magnitudes up to 2^-10 (half
  * the smallest subnormal, a tie that goes to even zero) give a zero that
  * keeps x's sign. */
-uint8_t sl_f32_to_fp8_e4m3(float x)
+/* The saturating fp8 narrowing both formats share: RNE to mbits mantissa
+ * bits with emin the smallest normal exponent, magnitudes past max_code
+ * (and +-Inf) clamped to it, NaN to 0x7F. */
+static uint8_t fp8_narrow_sat(float x, int mbits, int emin, uint32_t max_code)
 {
     uint32_t u = f32_bits(x), a = u & F32_ABS;
     uint8_t sign = (uint8_t)((u >> 24) & 0x80u);
     if (a > F32_INF)
         return 0x7fu;
-    uint32_t m = a == F32_INF ? 0x7eu : round_mag(a, 3, -6);
-    if (m > 0x7eu)
-        m = 0x7eu;
+    uint32_t m = a == F32_INF ? max_code : round_mag(a, mbits, emin);
+    if (m > max_code)
+        m = max_code;
     return (uint8_t)(sign | m);
+}
+
+uint8_t sl_f32_to_fp8_e4m3(float x)
+{
+    return fp8_narrow_sat(x, 3, -6, 0x7eu);
 }
 
 /* e4m3 to binary32, exact. NaN (0x7F, 0xFF) -> 0x7FFFFFFF, as CUDA's
@@ -214,14 +222,7 @@ float sl_fp8_e4m3_to_f32(uint8_t v)
  * to 2^-17 give a signed zero. */
 uint8_t sl_f32_to_fp8_e5m2(float x)
 {
-    uint32_t u = f32_bits(x), a = u & F32_ABS;
-    uint8_t sign = (uint8_t)((u >> 24) & 0x80u);
-    if (a > F32_INF)
-        return 0x7fu;
-    uint32_t m = a == F32_INF ? 0x7bu : round_mag(a, 2, -14);
-    if (m > 0x7bu)
-        m = 0x7bu;
-    return (uint8_t)(sign | m);
+    return fp8_narrow_sat(x, 2, -14, 0x7bu);
 }
 
 /* e5m2 to binary32, exact; +-Inf stays +-Inf; NaN -> 0x7FFFFFFF, as CUDA's
