@@ -282,46 +282,44 @@ static inline sl_status sl_ew_no_dtype(const sl_args *x)
                    sl_dtype_name(x->dtype));
 }
 
+/* Call f(R<DT, OP>()) for the run-time dtype dt, instantiating only the
+ * dtypes the op offers, or none() for any other dtype. The rung types are
+ * empty: f reaches their static members through decltype. */
+template <template <int, class> class R, class OP, class F, class G>
+static sl_status sl_ew_on_dtype(sl_dtype dt, F f, G none)
+{
+    switch (dt) {
+    case SL_F32: return f(R<SL_F32, OP>());
+    case SL_F16: return f(R<SL_F16, OP>());
+    case SL_BF16: return f(R<SL_BF16, OP>());
+    case SL_FP8_E4M3:
+        if constexpr (OP::fp8_ok)
+            return f(R<SL_FP8_E4M3, OP>());
+        break;
+    case SL_FP8_E5M2:
+        if constexpr (OP::fp8_ok)
+            return f(R<SL_FP8_E5M2, OP>());
+        break;
+    default: break;
+    }
+    return none();
+}
+
 /* Run R<dtype, OP> for the run-time dtype in x. */
 template <template <int, class> class R, class OP>
 static sl_status sl_ew_run(const sl_args *x)
 {
     const OP op = OP::from(x);
-    switch (x->dtype) {
-    case SL_F32: return R<SL_F32, OP>::launch(x, op);
-    case SL_F16: return R<SL_F16, OP>::launch(x, op);
-    case SL_BF16: return R<SL_BF16, OP>::launch(x, op);
-    case SL_FP8_E4M3:
-        if constexpr (OP::fp8_ok)
-            return R<SL_FP8_E4M3, OP>::launch(x, op);
-        break;
-    case SL_FP8_E5M2:
-        if constexpr (OP::fp8_ok)
-            return R<SL_FP8_E5M2, OP>::launch(x, op);
-        break;
-    default: break;
-    }
-    return sl_ew_no_dtype(x);
+    return sl_ew_on_dtype<R, OP>(
+        x->dtype, [&](auto r) { return decltype(r)::launch(x, op); }, [&] { return sl_ew_no_dtype(x); });
 }
 
 template <template <int, class> class R, class OP>
 static sl_status sl_ew_attrs(sl_dtype dt, sl_kernel_attrs *out)
 {
-    switch (dt) {
-    case SL_F32: return R<SL_F32, OP>::attrs(out);
-    case SL_F16: return R<SL_F16, OP>::attrs(out);
-    case SL_BF16: return R<SL_BF16, OP>::attrs(out);
-    case SL_FP8_E4M3:
-        if constexpr (OP::fp8_ok)
-            return R<SL_FP8_E4M3, OP>::attrs(out);
-        break;
-    case SL_FP8_E5M2:
-        if constexpr (OP::fp8_ok)
-            return R<SL_FP8_E5M2, OP>::attrs(out);
-        break;
-    default: break;
-    }
-    return sl_fail(SL_ERR_UNSUPPORTED, "no kernel for dtype %s", sl_dtype_name(dt));
+    return sl_ew_on_dtype<R, OP>(
+        dt, [&](auto r) { return decltype(r)::attrs(out); },
+        [&] { return sl_fail(SL_ERR_UNSUPPORTED, "no kernel for dtype %s", sl_dtype_name(dt)); });
 }
 
 /* One registry launcher and its attrs function: NAME(x) and NAME_attrs(dt, out). */

@@ -105,16 +105,13 @@ static __global__ void axpy_v4(axpy_op op, const typename sl_dt<DT>::raw *__rest
 /* The three block-strided rungs share a launcher: grid = ceil(n / 1024). */
 enum { V2 = 2, V3A = 3, V3B = 4 };
 
-template <int WHICH, int DT> struct coarse_kernel;
-template <int DT> struct coarse_kernel<V2, DT> {
-    static const void *fn() { return (const void *)axpy_v2<DT>; }
-};
-template <int DT> struct coarse_kernel<V3A, DT> {
-    static const void *fn() { return (const void *)axpy_v3a<DT>; }
-};
-template <int DT> struct coarse_kernel<V3B, DT> {
-    static const void *fn() { return (const void *)axpy_v3b<DT>; }
-};
+template <int DT> using coarse_fn = void (*)(axpy_op, const typename sl_dt<DT>::raw *, typename sl_dt<DT>::raw *,
+                                             size_t);
+
+template <int WHICH, int DT> static coarse_fn<DT> coarse_kernel()
+{
+    return WHICH == V2 ? axpy_v2<DT> : WHICH == V3A ? axpy_v3a<DT> : axpy_v3b<DT>;
+}
 
 template <int WHICH, int DT, class OP> struct rung_coarse {
     typedef typename sl_dt<DT>::raw raw;
@@ -126,21 +123,14 @@ template <int WHICH, int DT, class OP> struct rung_coarse {
         sl_status st = sl_grid_for(a->n, AXPY_BLOCK * EL_PER_THREAD, "axpy coarse", &grid);
         if (st != SL_OK)
             return st;
-        const raw *x = (const raw *)a->a;
-        raw *y = (raw *)a->c;
-        cudaStream_t s = (cudaStream_t)a->stream;
-        if (WHICH == V2)
-            axpy_v2<DT><<<grid, AXPY_BLOCK, 0, s>>>(op, x, y, a->n);
-        else if (WHICH == V3A)
-            axpy_v3a<DT><<<grid, AXPY_BLOCK, 0, s>>>(op, x, y, a->n);
-        else
-            axpy_v3b<DT><<<grid, AXPY_BLOCK, 0, s>>>(op, x, y, a->n);
+        coarse_kernel<WHICH, DT>()<<<grid, AXPY_BLOCK, 0, (cudaStream_t)a->stream>>>(op, (const raw *)a->a,
+                                                                                    (raw *)a->c, a->n);
         SL_CUDA_LAUNCHED();
         return SL_OK;
     }
     static sl_status attrs(sl_kernel_attrs *out)
     {
-        return sl_cuda_kernel_attrs(coarse_kernel<WHICH, DT>::fn(), AXPY_BLOCK, 0, out);
+        return sl_cuda_kernel_attrs((const void *)coarse_kernel<WHICH, DT>(), AXPY_BLOCK, 0, out);
     }
 };
 
