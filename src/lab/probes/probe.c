@@ -16,6 +16,7 @@
 #include "rng.h"
 #include "sizes.h"
 #include "stats.h"
+#include "table.h"
 #include "verify.h"
 
 #include <cjson/cJSON.h>
@@ -39,16 +40,30 @@ typedef struct env {
 
 /* ---- output ----------------------------------------------------------- */
 
+static void progress_done(env *e);
+
+/* One line of free text (a heading, a summary, a note); the newline is
+ * added. On Markdown it is a paragraph of its own, so that it neither joins
+ * the text before it nor becomes a row of the table above it. */
+static void say(env *e, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 static void say(env *e, const char *fmt, ...)
 {
+    progress_done(e); /* stdout and stderr share the terminal: start on a clean line */
     va_list ap;
     va_start(ap, fmt);
     vfprintf(e->out, fmt, ap);
     va_end(ap);
+    fputc('\n', e->out);
     if (e->md) {
+        fputc('\n', e->md);
         va_start(ap, fmt);
         vfprintf(e->md, fmt, ap);
         va_end(ap);
+        fputc('\n', e->md);
     }
 }
 
@@ -76,6 +91,74 @@ static cJSON *curve(env *e, const char *probe)
     if (!o)
         o = cJSON_AddArrayToObject(e->points, probe);
     return o;
+}
+
+/* ---- sweeps: the curve, the table, the row being built ------------------ */
+
+enum { SWEEP_MAX_COLS = 20, SWEEP_CELL = 64 }; /* ceilings: a label, 16 working sets, best, %peak */
+
+typedef struct sweep {
+    env *e;
+    cJSON *curve; /* NULL: the probe keeps no points */
+    sl_table table;
+    char cell[SWEEP_MAX_COLS][SWEEP_CELL];
+    int ncells;
+} sweep;
+
+static void sweep_open(sweep *s, env *e, const char *curve_name)
+{
+    s->e = e;
+    s->curve = curve_name ? curve(e, curve_name) : NULL;
+    s->table = (sl_table){0};
+    s->ncells = 0;
+}
+
+static void sweep_table(sweep *s, const sl_col *cols, int ncols)
+{
+    if (s->e->md)
+        fputc('\n', s->e->md); /* a Markdown table must not continue a paragraph */
+    sl_table_open(&s->table, cols, ncols < SWEEP_MAX_COLS ? ncols : SWEEP_MAX_COLS, s->e->out, s->e->md);
+}
+
+static cJSON *sweep_point(sweep *s)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddItemToArray(s->curve, p);
+    return p;
+}
+
+static void sweep_cell(sweep *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void sweep_cell(sweep *s, const char *fmt, ...)
+{
+    if (s->ncells >= SWEEP_MAX_COLS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->cell[s->ncells++], SWEEP_CELL, fmt, ap);
+    va_end(ap);
+}
+
+static void sweep_num(sweep *s, double v, int decimals, const char *suffix)
+{
+    if (v < 0)
+        sweep_cell(s, "-");
+    else
+        sweep_cell(s, "%.*f%s", decimals, v, suffix);
+}
+
+static void sweep_row(sweep *s)
+{
+    const char *cells[SWEEP_MAX_COLS];
+    for (int i = 0; i < s->table.ncols; i++)
+        cells[i] = i < s->ncells ? s->cell[i] : "";
+    /* stdout and stderr share the terminal: start the row on a clean line */
+    progress_done(s->e);
+    sl_table_row(&s->table, cells);
+    s->ncells = 0;
 }
 
 /* ---- timing ----------------------------------------------------------- */
@@ -248,7 +331,8 @@ static sl_status probe_ceilings(env *e)
     static const char *keys[NK] = {"memcpy", "sm_copy", "read", "write", "add"};
     double best[NK] = {0}, g[NK][16] = {{0}};
     const uint64_t sa = 0xce11a, sb = 0xce11b;
-    cJSON *pts = curve(e, "ceilings");
+    sweep sw;
+    sweep_open(&sw, e, "ceilings");
     for (int w = 0; w < nws; w++) {
         size_t ws = ws_list[w];
         char ws_s[32];
@@ -311,7 +395,7 @@ static sl_status probe_ceilings(env *e)
             (st = check_zero(bad, "write ceiling")) != SL_OK)
             goto done;
         g[K_WRITE][w] = gbs((double)rw * 4, ms);
-        cJSON *p = cJSON_CreateObject();
+        cJSON *p = sweep_point(&sw);
         cJSON_AddNumberToObject(p, "working_set_bytes", (double)ws);
         for (int k = 0; k < NK; k++) {
             if (g[k][w] > 0)
@@ -319,30 +403,33 @@ static sl_status probe_ceilings(env *e)
             if (g[k][w] > best[k])
                 best[k] = g[k][w];
         }
-        cJSON_AddItemToArray(pts, p);
     }
     progress_done(e);
 
-    say(e, "%-18s", "GB/s (read+write)");
+    /* a row per kernel, a column per working set */
+    char heads[16][32];
+    sl_col cols[1 + 16 + 2];
+    int nc = 0;
+    cols[nc++] = (sl_col){"GB/s (read+write)", 18, 'l'};
     for (int w = 0; w < nws; w++) {
-        char ws_s[32];
-        sl_format_bytes((double)ws_list[w], ws_s, sizeof ws_s);
-        say(e, " %10s", ws_s);
+        sl_format_bytes((double)ws_list[w], heads[w], sizeof heads[w]);
+        cols[nc++] = (sl_col){heads[w], 10, 'r'};
     }
-    say(e, " %10s %7s\n", "best", "%peak");
+    cols[nc++] = (sl_col){"best", 10, 'r'};
+    cols[nc++] = (sl_col){"%peak", 7, 'r'};
+    sweep_table(&sw, cols, nc);
     for (int k = 0; k < NK; k++) {
         if (best[k] <= 0)
             continue;
-        say(e, "%-18s", names[k]);
+        sweep_cell(&sw, "%s", names[k]);
         for (int w = 0; w < nws; w++)
-            say(e, " %10.1f", g[k][w]);
-        if (ctx->info.peak_gbs > 0)
-            say(e, " %10.1f %7.1f\n", best[k], 100.0 * best[k] / ctx->info.peak_gbs);
-        else
-            say(e, " %10.1f %7s\n", best[k], "-");
+            sweep_cell(&sw, "%.1f", g[k][w]);
+        sweep_cell(&sw, "%.1f", best[k]);
+        sweep_num(&sw, ctx->info.peak_gbs > 0 ? 100.0 * best[k] / ctx->info.peak_gbs : -1, 1, "");
+        sweep_row(&sw);
     }
     if (e->cfg->quick)
-        say(e, "(quick: small working sets, inside the caches; not ceilings)\n");
+        say(e, "(quick: small working sets, inside the caches; not ceilings)");
     e->prof->copy_memcpy_gbs = best[K_MEMCPY] > 0 ? best[K_MEMCPY] : -1;
     e->prof->copy_sm_gbs = best[K_SMCOPY];
     e->prof->read_gbs = best[K_READ];
@@ -385,8 +472,11 @@ static sl_status probe_latency(env *e)
     }
     if ((st = ctx->ops->alloc(ctx, top, &dev)) != SL_OK)
         goto done;
-    say(e, "%12s %10s %10s   %s\n", "working set", "ns/load", "cycles", "");
-    cJSON *pts = curve(e, "latency");
+    /* the last column draws ns/load as a bar, one # per 20 ns */
+    static const sl_col cols[] = {{"working set", 12, 'r'}, {"ns/load", 10, 'r'}, {"cycles", 10, 'r'}, {"", 0, 'l'}};
+    sweep sw;
+    sweep_open(&sw, e, "latency");
+    sweep_table(&sw, cols, 4);
     for (size_t ws = 16 * KIB; ws <= top && n < 40; ws *= 2, n++) {
         size_t nn = ws / (NODE_WORDS * 4);
         char ws_s[32];
@@ -416,16 +506,16 @@ static sl_status probe_latency(env *e)
         char bars[64];
         memset(bars, '#', sizeof bars);
         bars[bar < 63 ? bar : 63] = 0;
-        if (cyc_v[n] >= 0)
-            say(e, "%12s %10.1f %10.0f   %s\n", ws_s, ns_v[n], cyc_v[n], bars);
-        else
-            say(e, "%12s %10.1f %10s   %s\n", ws_s, ns_v[n], "-", bars);
-        cJSON *p = cJSON_CreateObject();
+        sweep_cell(&sw, "%s", ws_s);
+        sweep_cell(&sw, "%.1f", ns_v[n]);
+        sweep_num(&sw, cyc_v[n], 0, "");
+        sweep_cell(&sw, "%s", bars);
+        sweep_row(&sw);
+        cJSON *p = sweep_point(&sw);
         cJSON_AddNumberToObject(p, "working_set_bytes", ws_v[n]);
         cJSON_AddNumberToObject(p, "ns", ns_v[n]);
         if (cyc_v[n] >= 0)
             cJSON_AddNumberToObject(p, "cycles", cyc_v[n]);
-        cJSON_AddItemToArray(pts, p);
     }
     progress_done(e);
     {
@@ -440,11 +530,11 @@ static sl_status probe_latency(env *e)
         e->prof->lat_l1_cycles = sl_plateau(ws_v, cyc_v, n, 0, 32.0 * KIB);
         e->prof->lat_l2_cycles = sl_plateau(ws_v, cyc_v, n, 1.0 * MIB, l2 / 4.0);
         e->prof->lat_dram_cycles = sl_plateau(ws_v, cyc_v, n, 2.0 * l2, 1e30);
-        say(e, "plateaus (median): L1 (<= 32 KiB) %.1f ns, %s (1 MiB .. L2/4) %.1f ns, DRAM (>= 2 x L2) %.1f ns",
-            l1, ctx->info.backend == SL_BACKEND_CUDA ? "L2" : "LLC", l2n, dram);
+        char dram_cycles[32] = "";
         if (e->prof->lat_dram_cycles > 0 && clock_ghz > 0)
-            say(e, " (%.0f cycles)", e->prof->lat_dram_cycles);
-        say(e, "\n");
+            snprintf(dram_cycles, sizeof dram_cycles, " (%.0f cycles)", e->prof->lat_dram_cycles);
+        say(e, "plateaus (median): L1 (<= 32 KiB) %.1f ns, %s (1 MiB .. L2/4) %.1f ns, DRAM (>= 2 x L2) %.1f ns%s",
+            l1, ctx->info.backend == SL_BACKEND_CUDA ? "L2" : "LLC", l2n, dram, dram_cycles);
     }
 done:
     progress_done(e);
@@ -527,26 +617,35 @@ static sl_status probe_bif(env *e)
                 order[k] = order[k - 1];
                 order[k - 1] = t;
             }
-        say(e, "%9s %4s %7s %14s %9s %8s\n", "warps/SM", "ILP", "B/load", "in flight/SM", "GB/s", "%ceiling");
+        static const sl_col cols[] = {{"warps/SM", 9, 'r'},      {"ILP", 4, 'r'},  {"B/load", 7, 'r'},
+                                      {"in flight/SM", 14, 'r'}, {"GB/s", 9, 'r'}, {"%ceiling", 8, 'r'},
+                                      {"", 0, 'l'}};
+        sweep sw;
+        sweep_open(&sw, e, "bytes_in_flight");
+        sweep_table(&sw, cols, 7);
         e->prof->bif_n = 0; /* the new curve replaces the old one, now that it is complete */
-        cJSON *pts = curve(e, "bytes_in_flight");
         double lat_sum[128];
         int nl = 0;
         for (int r = 0; r < n; r++) {
             int i = order[r];
             char b_s[32];
             sl_format_bytes(x[i], b_s, sizeof b_s);
-            say(e, "%9d %4d %7d %14s %9.1f %8.1f%s\n", wu[i], il[i], ve[i], b_s, y[i], 100.0 * y[i] / ceiling,
-                i == knee ? "  <- knee" : "");
+            sweep_cell(&sw, "%d", wu[i]);
+            sweep_cell(&sw, "%d", il[i]);
+            sweep_cell(&sw, "%d", ve[i]);
+            sweep_cell(&sw, "%s", b_s);
+            sweep_cell(&sw, "%.1f", y[i]);
+            sweep_cell(&sw, "%.1f", 100.0 * y[i] / ceiling);
+            sweep_cell(&sw, "%s", i == knee ? "<- knee" : "");
+            sweep_row(&sw);
             if (y[i] < 0.5 * ymax)
                 lat_sum[nl++] = sl_littles_latency_ns(x[i] * ctx->info.sm_count, y[i]);
-            cJSON *p = cJSON_CreateObject();
+            cJSON *p = sweep_point(&sw);
             cJSON_AddNumberToObject(p, "warps_per_sm", wu[i]);
             cJSON_AddNumberToObject(p, "ilp", il[i]);
             cJSON_AddNumberToObject(p, "bytes_per_load", ve[i]);
             cJSON_AddNumberToObject(p, "bytes_in_flight_per_sm", x[i]);
             cJSON_AddNumberToObject(p, "gbs", y[i]);
-            cJSON_AddItemToArray(pts, p);
             if (e->prof->bif_n < SL_PROFILE_MAX_BIF) {
                 e->prof->bif_x[e->prof->bif_n] = x[i];
                 e->prof->bif_y[e->prof->bif_n] = y[i];
@@ -560,15 +659,15 @@ static sl_status probe_bif(env *e)
             char b_s[32];
             sl_format_bytes(x[knee], b_s, sizeof b_s);
             say(e, "knee: %s in flight per SM reach 90%% of %s (%.0f GB/s): %.1f GB/s; Little's law latency there "
-                   "= %s x %d SMs / %.1f GB/s = %.0f ns\n",
+                   "= %s x %d SMs / %.1f GB/s = %.0f ns",
                 b_s, ref, ceiling, y[knee], b_s, ctx->info.sm_count, y[knee], e->prof->knee_latency_ns);
         } else {
-            say(e, "knee: no point reached 90%% of %s (%.0f GB/s)\n", ref, ceiling);
+            say(e, "knee: no point reached 90%% of %s (%.0f GB/s)", ref, ceiling);
         }
         if (nl) {
             sl_stats ls;
             sl_stats_compute(lat_sum, (size_t)nl, &ls);
-            say(e, "latency-bound points (< 50%% of the best): median Little's-law latency %.0f ns\n", ls.median);
+            say(e, "latency-bound points (< 50%% of the best): median Little's-law latency %.0f ns", ls.median);
         }
     }
 done:
@@ -585,7 +684,10 @@ static sl_status probe_launch(env *e)
     double us[3] = {0};
     static const char *what[3] = {"event-timed, one launch", "back to back, per launch", "CUDA graph, per kernel"};
     static const int counts[3] = {200, 1000, 100};
-    cJSON *pts = curve(e, "launch");
+    static const sl_col cols[] = {{"mode", 28, 'l'}, {"us", 8, 'r'}};
+    sweep sw;
+    sweep_open(&sw, e, "launch");
+    sweep_table(&sw, cols, 2);
     for (int m = 0; m < 3; m++) {
         double v[5];
         int reps = m == 0 ? 1 : 5;
@@ -597,11 +699,12 @@ static sl_status probe_launch(env *e)
         sl_stats s;
         sl_stats_compute(v, (size_t)reps, &s);
         us[m] = s.median;
-        say(e, "%-28s %8.2f us\n", what[m], us[m]);
-        cJSON *p = cJSON_CreateObject();
+        sweep_cell(&sw, "%s", what[m]);
+        sweep_cell(&sw, "%.2f", us[m]);
+        sweep_row(&sw);
+        cJSON *p = sweep_point(&sw);
         cJSON_AddStringToObject(p, "mode", what[m]);
         cJSON_AddNumberToObject(p, "us", us[m]);
-        cJSON_AddItemToArray(pts, p);
     }
     e->prof->launch_event_us = us[0];
     e->prof->launch_b2b_us = us[1];
@@ -626,9 +729,11 @@ static sl_status probe_l2(env *e)
     if ((st = ctx->ops->alloc(ctx, maxw * 4, &A)) != SL_OK ||
         (st = ctx->ops->alloc(ctx, SL_PROBE_SUM_WORDS * sizeof *sum, (void **)&sum)) != SL_OK)
         goto done;
-    say(e, "%12s %8s %10s\n", "working set", "passes", "GB/s");
+    static const sl_col cols[] = {{"working set", 12, 'r'}, {"passes", 8, 'r'}, {"GB/s", 10, 'r'}, {"", 0, 'l'}};
+    sweep sw;
+    sweep_open(&sw, e, "l2");
+    sweep_table(&sw, cols, 4);
     double best = -1;
-    cJSON *pts = curve(e, "l2");
     for (int f = 0; f < nf; f++) {
         size_t words = (size_t)(F[f] * l2) / 4 / 16 * 16;
         int passes = (int)((e->cfg->quick ? 0.25 : 2.0) * GIB / (words * 4));
@@ -645,16 +750,19 @@ static sl_status probe_l2(env *e)
         double g = gbs((double)words * 4 * passes, ms);
         char ws_s[32];
         sl_format_bytes((double)words * 4, ws_s, sizeof ws_s);
-        say(e, "%12s %8d %10.1f%s\n", ws_s, passes, g, F[f] > 0.25 ? "" : "  (in L2)");
+        sweep_cell(&sw, "%s", ws_s);
+        sweep_cell(&sw, "%d", passes);
+        sweep_cell(&sw, "%.1f", g);
+        sweep_cell(&sw, "%s", F[f] > 0.25 ? "" : "(in L2)");
+        sweep_row(&sw);
         if (F[f] <= 0.25 && g > best)
             best = g;
-        cJSON *p = cJSON_CreateObject();
+        cJSON *p = sweep_point(&sw);
         cJSON_AddNumberToObject(p, "working_set_bytes", (double)words * 4);
         cJSON_AddNumberToObject(p, "gbs", g);
-        cJSON_AddItemToArray(pts, p);
     }
     e->prof->l2_read_gbs = best;
-    say(e, "L2 read bandwidth (best at <= L2/4): %.1f GB/s\n", best);
+    say(e, "L2 read bandwidth (best at <= L2/4): %.1f GB/s", best);
 done:
     progress_done(e);
     ctx->ops->free(ctx, A);
@@ -683,7 +791,8 @@ static sl_status probe_offset(env *e)
         goto done;
     double g[129];
     size_t sectors[129];
-    cJSON *pts = curve(e, "offset");
+    sweep sw;
+    sweep_open(&sw, e, "offset");
     for (int off = 0; off <= max_off; off++) {
         if (!offset_measured(e, off))
             continue;
@@ -697,14 +806,14 @@ static sl_status probe_offset(env *e)
             goto done;
         g[off] = gbs(2.0 * count * 4, ms);
         sectors[off] = sl_sectors_touched((size_t)off * 4, 4, 4, 32);
-        cJSON *p = cJSON_CreateObject();
+        cJSON *p = sweep_point(&sw);
         cJSON_AddNumberToObject(p, "offset", off);
         cJSON_AddNumberToObject(p, "gbs", g[off]);
         cJSON_AddNumberToObject(p, "read_sectors_per_warp", (double)sectors[off]);
-        cJSON_AddItemToArray(pts, p);
     }
     progress_done(e);
-    say(e, "%7s %10s %9s %14s\n", "offset", "GB/s", "vs off 0", "sectors/warp");
+    static const sl_col cols[] = {{"offset", 7, 'r'}, {"GB/s", 10, 'r'}, {"vs off 0", 9, 'r'}, {"sectors/warp", 14, 'r'}};
+    sweep_table(&sw, cols, 4);
     double sum[3] = {0};
     int cnt[3] = {0};
     for (int off = 0; off <= max_off; off++) {
@@ -713,10 +822,15 @@ static sl_status probe_offset(env *e)
         int cls = off % 32 == 0 ? 0 : off % 8 == 0 ? 1 : 2;
         sum[cls] += g[off];
         cnt[cls]++;
-        if (off <= 33 || off % 16 == 0)
-            say(e, "%7d %10.1f %9.3f %14zu\n", off, g[off], g[off] / g[0], sectors[off]);
+        if (off <= 33 || off % 16 == 0) {
+            sweep_cell(&sw, "%d", off);
+            sweep_cell(&sw, "%.1f", g[off]);
+            sweep_cell(&sw, "%.3f", g[off] / g[0]);
+            sweep_cell(&sw, "%zu", sectors[off]);
+            sweep_row(&sw);
+        }
     }
-    say(e, "mean GB/s: offset %% 32 == 0: %.1f; %% 8 == 0 (sector-aligned): %.1f; other: %.1f\n",
+    say(e, "mean GB/s: offset %% 32 == 0: %.1f; %% 8 == 0 (sector-aligned): %.1f; other: %.1f",
         cnt[0] ? sum[0] / cnt[0] : 0, cnt[1] ? sum[1] / cnt[1] : 0, cnt[2] ? sum[2] / cnt[2] : 0);
 done:
     progress_done(e);
@@ -736,8 +850,11 @@ static sl_status probe_stride(env *e)
         (st = ctx->ops->alloc(ctx, count * 4, &B)) != SL_OK ||
         (st = ctx->ops->fill_random(ctx, SL_F32, A, count * max_stride, 0x57)) != SL_OK)
         goto done;
-    say(e, "%7s %11s %11s %14s\n", "stride", "useful GB/s", "sector eff.", "sector GB/s");
-    cJSON *pts = curve(e, "stride");
+    static const sl_col cols[] = {{"stride", 7, 'r'}, {"useful GB/s", 11, 'r'}, {"sector eff.", 11, 'r'},
+                                  {"sector GB/s", 14, 'r'}};
+    sweep sw;
+    sweep_open(&sw, e, "stride");
+    sweep_table(&sw, cols, 4);
     for (size_t s = 1; s <= max_stride; s++) {
         if (e->cfg->quick && (s & (s - 1)))
             continue;
@@ -753,16 +870,20 @@ static sl_status probe_stride(env *e)
         double useful = gbs(2.0 * count * 4, ms);
         /* read side in whole sectors, write side dense */
         double sector = gbs((double)count * 4 / eff + (double)count * 4, ms);
-        if (s <= 16 || (s & (s - 1)) == 0 || s % 32 == 0)
-            say(e, "%7zu %11.1f %11.3f %14.1f\n", s, useful, eff, sector);
-        cJSON *p = cJSON_CreateObject();
+        if (s <= 16 || (s & (s - 1)) == 0 || s % 32 == 0) {
+            sweep_cell(&sw, "%zu", s);
+            sweep_cell(&sw, "%.1f", useful);
+            sweep_cell(&sw, "%.3f", eff);
+            sweep_cell(&sw, "%.1f", sector);
+            sweep_row(&sw);
+        }
+        cJSON *p = sweep_point(&sw);
         cJSON_AddNumberToObject(p, "stride", (double)s);
         cJSON_AddNumberToObject(p, "useful_gbs", useful);
         cJSON_AddNumberToObject(p, "sector_efficiency", eff);
         cJSON_AddNumberToObject(p, "sector_gbs", sector);
-        cJSON_AddItemToArray(pts, p);
     }
-    say(e, "useful = bytes the copy needs; sector = bytes in the 32-byte sectors it must touch\n");
+    say(e, "useful = bytes the copy needs; sector = bytes in the 32-byte sectors it must touch");
 done:
     progress_done(e);
     ctx->ops->free(ctx, A);
@@ -771,15 +892,6 @@ done:
 }
 
 /* ---- L2 write-validate ----------------------------------------------------------- */
-
-/* A table cell: v with `decimals` digits and a suffix, or "-" when v < 0. */
-static void cell(char *buf, size_t len, double v, int decimals, const char *suffix)
-{
-    if (v < 0)
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.*f%s", decimals, v, suffix);
-}
 
 /* One kernel of the L2 experiments, for sl_counters_collect. */
 typedef struct ctr_job {
@@ -814,7 +926,7 @@ static sl_status job_add(env *e, void *arg)
  * writes the third. Each collection clears L2 first (the
  * counter session's default), so the numbers are cold-cache ones.
  */
-static sl_status write_validate_counters(env *e, void *A, size_t count, cJSON *pts)
+static sl_status write_validate_counters(env *e, void *A, size_t count, cJSON *point)
 {
     sl_ctx *ctx = e->ctx;
     uint32_t *sum = NULL;
@@ -837,12 +949,18 @@ static sl_status write_validate_counters(env *e, void *A, size_t count, cJSON *p
     /* The add reads data: give it values (the fill is outside the range). */
     if ((st = ctx->ops->fill_random(ctx, SL_F32, w, 2 * count, 7)) != SL_OK)
         goto done;
-    say(e, "\nhardware counters (CUPTI, L2 cleared before each; %zu words per kernel):\n", count);
-    say(e, "%-22s %12s %12s %11s %11s %14s\n", "kernel", "DRAM rd MB", "DRAM wr MB", "L2 rd hit", "L2 wr hit",
-        "DRAM rd : wr");
+    enum { NK = sizeof k / sizeof k[0] };
+    say(e, "\nhardware counters (CUPTI, L2 cleared before each; %zu words per kernel):", count);
+    static const sl_col cols[] = {{"kernel", 22, 'l'},    {"DRAM rd MB", 12, 'r'}, {"DRAM wr MB", 12, 'r'},
+                                  {"L2 rd hit", 11, 'r'}, {"L2 wr hit", 11, 'r'},  {"DRAM rd : wr", 14, 'r'}};
+    sweep sw;
+    sweep_open(&sw, e, NULL);
+    sweep_table(&sw, cols, 6);
+    char failed[NK][256]; /* why a kernel's counters failed, said under the table */
     cJSON *arr = cJSON_CreateArray();
-    cJSON_AddItemToObject(cJSON_GetArrayItem(pts, cJSON_GetArraySize(pts) - 1), "counters", arr);
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    cJSON_AddItemToObject(point, "counters", arr);
+    for (size_t i = 0; i < NK; i++) {
+        failed[i][0] = 0;
         sl_counters c;
         st = sl_counters_collect(e->cfg->counters, ctr_thunk, &k[i].job, &c);
         if (st == SL_OK && k[i].job.fn == job_read)
@@ -851,19 +969,17 @@ static sl_status write_validate_counters(env *e, void *A, size_t count, cJSON *p
             goto done;
         if (st != SL_OK) {
             /* Counters are optional: the timed probe above stands. */
-            say(e, "%-22s counters failed: %s\n", k[i].name, sl_last_error());
+            snprintf(failed[i], sizeof failed[i], "%s", sl_last_error());
+            sweep_cell(&sw, "%s", k[i].name);
+            sweep_row(&sw);
             st = SL_OK;
             continue;
         }
-        char s_rd[16], s_wr[16], s_hr[16], s_hw[16], rs[32];
+        char rs[32];
         const double v_rd = c.has[SL_CTR_DRAM_READ_BYTES] ? c.value[SL_CTR_DRAM_READ_BYTES] : -1;
         const double v_wr = c.has[SL_CTR_DRAM_WRITE_BYTES] ? c.value[SL_CTR_DRAM_WRITE_BYTES] : -1;
         const double v_hr = c.has[SL_CTR_L2_READ_HIT_PCT] ? c.value[SL_CTR_L2_READ_HIT_PCT] : -1;
         const double v_hw = c.has[SL_CTR_L2_WRITE_HIT_PCT] ? c.value[SL_CTR_L2_WRITE_HIT_PCT] : -1;
-        cell(s_rd, sizeof s_rd, v_rd < 0 ? -1 : v_rd / 1e6, 1, "");
-        cell(s_wr, sizeof s_wr, v_wr < 0 ? -1 : v_wr / 1e6, 1, "");
-        cell(s_hr, sizeof s_hr, v_hr, 2, "%");
-        cell(s_hw, sizeof s_hw, v_hw, 2, "%");
         /* read : write, written so that the smaller side is 1; no reads at all is "0 : 1". */
         if (v_rd < 0 || v_wr < 0 || (v_rd == 0 && v_wr == 0))
             snprintf(rs, sizeof rs, "-");
@@ -875,7 +991,13 @@ static sl_status write_validate_counters(env *e, void *A, size_t count, cJSON *p
             snprintf(rs, sizeof rs, "%.2f : 1", v_rd / v_wr);
         else
             snprintf(rs, sizeof rs, "1 : %.1f", v_wr / v_rd);
-        say(e, "%-22s %12s %12s %11s %11s %14s\n", k[i].name, s_rd, s_wr, s_hr, s_hw, rs);
+        sweep_cell(&sw, "%s", k[i].name);
+        sweep_num(&sw, v_rd < 0 ? -1 : v_rd / 1e6, 1, "");
+        sweep_num(&sw, v_wr < 0 ? -1 : v_wr / 1e6, 1, "");
+        sweep_num(&sw, v_hr, 2, "%");
+        sweep_num(&sw, v_hw, 2, "%");
+        sweep_cell(&sw, "%s", rs);
+        sweep_row(&sw);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "kernel", k[i].name);
         cJSON_AddNumberToObject(o, "dram_read_bytes", v_rd);
@@ -884,8 +1006,11 @@ static sl_status write_validate_counters(env *e, void *A, size_t count, cJSON *p
         cJSON_AddNumberToObject(o, "l2_write_hit_pct", v_hw);
         cJSON_AddItemToArray(arr, o);
     }
+    for (size_t i = 0; i < NK; i++)
+        if (failed[i][0])
+            say(e, "%s: counters failed: %s", k[i].name, failed[i]);
     say(e, "seed 000 (RTX 4060): L2 hit read ~0.07%%, write ~96%%, add ~31%%; DRAM load : store 1 : 19.6 coalesced, "
-           "1.09 : 1 stride 8\n");
+           "1.09 : 1 stride 8");
 done:
     ctx->ops->free(ctx, sum);
     return st;
@@ -912,22 +1037,28 @@ static sl_status probe_write_validate(env *e)
             goto done;
     }
     double g0 = gbs((double)count * 4, ms[0]), g1 = gbs((double)count * 4, ms[1]);
-    say(e, "%-32s %10s %14s\n", "kernel (useful bytes: 4 per write)", "time ms", "useful GB/s");
-    say(e, "%-32s %10.4f %14.1f\n", what[0], ms[0], g0);
-    say(e, "%-32s %10.4f %14.1f\n", what[1], ms[1], g1);
+    static const sl_col cols[] = {
+        {"kernel (useful bytes: 4 per write)", 32, 'l'}, {"time ms", 10, 'r'}, {"useful GB/s", 14, 'r'}};
+    sweep sw;
+    sweep_open(&sw, e, "l2_write");
+    sweep_table(&sw, cols, 3);
+    for (int k = 0; k < 2; k++) {
+        sweep_cell(&sw, "%s", what[k]);
+        sweep_cell(&sw, "%.4f", ms[k]);
+        sweep_cell(&sw, "%.1f", k ? g1 : g0);
+        sweep_row(&sw);
+    }
     double ratio = ms[1] / ms[0];
     say(e, "time ratio %.1f: a partial sector costs %.1f x a full one's share. Writing 32 B per 4 useful B would\n"
-           "give 8x; a 32 B read to fill the sector (write-validate) plus the 32 B write gives 16x.\n",
+           "give 8x; a 32 B read to fill the sector (write-validate) plus the 32 B write gives 16x.",
         ratio, ratio);
-    cJSON *pts = curve(e, "l2_write");
-    cJSON *p = cJSON_CreateObject();
+    cJSON *p = sweep_point(&sw);
     cJSON_AddNumberToObject(p, "writes", (double)count);
     cJSON_AddNumberToObject(p, "coalesced_ms", ms[0]);
     cJSON_AddNumberToObject(p, "stride8_ms", ms[1]);
-    cJSON_AddItemToArray(pts, p);
     if (!e->cfg->counters) {
-        say(e, "DRAM load/store sector counts need hardware counters: rerun with --counters (CUPTI).\n");
-    } else if ((st = write_validate_counters(e, A, count, pts)) != SL_OK) {
+        say(e, "DRAM load/store sector counts need hardware counters: rerun with --counters (CUPTI).");
+    } else if ((st = write_validate_counters(e, A, count, p)) != SL_OK) {
         goto done;
     }
     e->prof->wv_coalesced_gbs = g0;
@@ -999,9 +1130,7 @@ sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof
         const probe_def *p = &probes[i];
         if (cfg->only && !sl_list_has(cfg->only, p->name))
             continue;
-        say(&e, "\n== %s: %s\n   (%s)\n", p->name, p->what, p->seed);
-        if (md)
-            fprintf(md, "\n```\n");
+        say(&e, "\n== %s: %s\n   (%s)", p->name, p->what, p->seed);
         int can = !((p->needs & 1) && !ops->launch) && !((p->needs & 6) && !is_gpu);
         sl_status st = SL_OK;
         /* A probe writes its raw points into a fresh object; they replace the
@@ -1012,9 +1141,7 @@ sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof
         if (can)
             st = p->run(&e);
         else
-            say(&e, "skipped: needs a GPU\n");
-        if (md)
-            fprintf(md, "```\n");
+            say(&e, "skipped: needs a GPU");
         fflush(out);
         if (st == SL_OK) {
             cJSON *item = fresh->child;
