@@ -88,7 +88,8 @@ typedef struct probe_sweep {
 void probe_sweep_open(probe_sweep *s, env *e, const char *curve);
 /* Print a table's header; rows follow. cols must outlive the sweep. */
 void probe_table(probe_sweep *s, const sl_col *cols, int ncols);
-/* A new point at the end of the curve, to add numbers to. */
+/* A new point at the end of the curve (the sweep must have one), to add
+ * numbers to. */
 cJSON *probe_point(probe_sweep *s);
 /* The next cell of the row being built (cut at PROBE_CELL_BYTES - 1). */
 void probe_cell(probe_sweep *s, const char *fmt, ...) PROBE_PRINTF(2, 3);
