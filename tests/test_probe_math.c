@@ -1,4 +1,4 @@
-/* The probes' host arithmetic (src/core/probe_math.c). */
+/* The probes' host arithmetic (src/lab/probes/probe_math.c). */
 #include "check.h"
 #include "probe_math.h"
 

@@ -7,7 +7,7 @@
 
 #include "../core/internal.h"
 #include "../core/counters.h"
-#include "../core/probe.h"
+#include "../lab/probes/probe.h"
 #include "../core/profile.h"
 #include "../core/sizes.h"
 

@@ -1,6 +1,6 @@
 /*
  * probes.cu - the microbenchmark kernels behind `streamlab probe`
- * (src/core/probe.c drives them). Each is the simplest kernel that isolates
+ * (src/lab/probes/ drives them). Each is the simplest kernel that isolates
  * one behaviour of the memory system; every one has a check (a checksum,
  * a mismatch count, a chase end index) so a probe can prove it did the work.
  */

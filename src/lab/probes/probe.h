@@ -3,10 +3,11 @@
  * results form a device profile (profile.h) for the bottleneck model.
  *
  * The probes themselves (what to sweep, how to check, what to report) are
- * backend-independent and live in probe.c; a backend supplies the few
- * primitive kernels below. The CPU backend implements the ones that make
- * sense on a CPU (copy, read, write, strided copy, pointer chase); probes
- * that need the rest report "needs a GPU" and are skipped.
+ * backend-independent and live in src/lab/probes/, one file each; a
+ * backend supplies the few primitive kernels below. The CPU backend
+ * implements the ones that make sense on a CPU (copy, read, write, strided
+ * copy, pointer chase); probes that need the rest report "needs a GPU" and
+ * are skipped.
  */
 #ifndef SL_PROBE_H
 #define SL_PROBE_H

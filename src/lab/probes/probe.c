@@ -1,0 +1,112 @@
+/*
+ * probe.c - the list of the probes of `streamlab probe` and the runner
+ * (see probe.h). The probes themselves are one file each in this folder.
+ *
+ * Each probe sweeps one knob, times every point with the backend's timer
+ * (CUDA events), checks the point's result (a checksum, a mismatch count, a
+ * pointer chase's end node), prints a short table, stores its raw points in
+ * the profile's "points" object and its summary numbers in the profile.
+ */
+#include "probe_util.h"
+
+#include "sizes.h"
+
+/* A new probe is a file here exporting probe_<name>(env *e), declared in
+ * probe_util.h, listed in SL_CORE_SOURCES, and a row of this table (whose
+ * order is the order they run in: bif reads the ceilings' copy ceiling). */
+typedef struct probe_def {
+    const char *name;
+    const char *what;
+    const char *seed;
+    sl_status (*run)(env *e);
+    int needs; /* 1: ops->launch, 2: persistent reads (GPU occupancy), 4: a GPU L2 */
+} probe_def;
+
+static const probe_def probes[] = {
+    {"ceilings", "copy (memcpy, SM kernel), read-only, write-only and add: best GB/s over 4 x L2 .. 4 GiB",
+     "seed 000 Benchmark Results; DESIGN.md peer figures", probe_ceilings, 0},
+    {"latency", "pointer chase over random cyclic permutations, 16 KiB .. 4 x L2: L1, L2, DRAM latency",
+     "seed 004 (latency); seed 001 section 2.2", probe_latency, 0},
+    {"bif", "read bandwidth vs bytes in flight per SM (resident warps x ILP x bytes per load); Little's-law knee",
+     "seed 001 section 2.2; seed 004 (Little's law, ~6 KB/SM on Volta)", probe_bif, 2},
+    {"launch", "empty kernel: event-timed, back-to-back, CUDA graph replay", "DESIGN.md (4.2-4.5 us, 3.1 us)",
+     probe_launch, 1},
+    {"l2", "L2 read bandwidth over working sets L2/16 .. 2 x L2", "seed 000 section D (L2 bound)", probe_l2, 4},
+    {"offset", "copy at element offsets 0..128 (misaligned reads)", "seed 002 (misaligned copy)", probe_offset, 0},
+    {"stride", "copy at strides 1..128: useful bandwidth and sector efficiency",
+     "seed 002 (strided copy); seed 004 (access patterns)", probe_stride, 0},
+    {"l2-write", "write-validate: coalesced vs stride-8 write-only kernels",
+     "seed 000 (Revisiting the L2 Cache Write Behavior)", probe_l2_write, 4},
+};
+#define NPROBES ((int)(sizeof probes / sizeof probes[0]))
+
+int sl_probe_count(void)
+{
+    return NPROBES;
+}
+
+const char *sl_probe_name(int i)
+{
+    return i >= 0 && i < NPROBES ? probes[i].name : NULL;
+}
+
+const char *sl_probe_what(int i)
+{
+    return i >= 0 && i < NPROBES ? probes[i].what : NULL;
+}
+
+const char *sl_probe_seed(int i)
+{
+    return i >= 0 && i < NPROBES ? probes[i].seed : NULL;
+}
+
+sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof, cJSON *points, FILE *out,
+                       FILE *md)
+{
+    const sl_probe_ops *ops = &sl_cpu_probe_ops;
+#ifdef SL_HAVE_CUDA
+    if (ctx->info.backend == SL_BACKEND_CUDA)
+        ops = &sl_cuda_probe_ops;
+#endif
+    env e = {.ctx = ctx, .ops = ops, .cfg = cfg, .prof = prof, .points = points, .out = out, .md = md};
+    int is_gpu = ctx->info.backend == SL_BACKEND_CUDA;
+    for (int i = 0; i < NPROBES; i++) {
+        const probe_def *p = &probes[i];
+        if (cfg->only && !sl_list_has(cfg->only, p->name))
+            continue;
+        probe_say(&e, "\n== %s: %s\n   (%s)", p->name, p->what, p->seed);
+        int can = !((p->needs & 1) && !ops->launch) && !((p->needs & 6) && !is_gpu);
+        sl_status st = SL_OK;
+        /* A probe writes its raw points into a fresh object; they replace the
+         * previous run's only if it succeeds, so `--only X` and a failed
+         * probe leave every other curve (and the old X) in the profile. */
+        cJSON *fresh = cJSON_CreateObject();
+        e.points = fresh;
+        if (can)
+            st = p->run(&e);
+        else
+            probe_say(&e, "skipped: needs a GPU");
+        fflush(out);
+        if (st == SL_OK) {
+            cJSON *item = fresh->child;
+            while (item) {
+                cJSON *next = item->next;
+                char key[64]; /* cJSON frees the item's own name while renaming it */
+                snprintf(key, sizeof key, "%s", item->string);
+                cJSON *moved = cJSON_DetachItemViaPointer(fresh, item);
+                if (cJSON_GetObjectItemCaseSensitive(points, key))
+                    cJSON_ReplaceItemInObjectCaseSensitive(points, key, moved);
+                else
+                    cJSON_AddItemToObject(points, key, moved);
+                item = next;
+            }
+        }
+        cJSON_Delete(fresh);
+        if (st != SL_OK) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", sl_last_error()); /* sl_fail must not format its own buffer */
+            return sl_fail(st, "probe %s: %s", p->name, why);
+        }
+    }
+    return SL_OK;
+}
