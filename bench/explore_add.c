@@ -8,10 +8,10 @@
  *
  * usage: explore_add [--sizes LIST] [--rounds R] [--trials T]
  */
-#include "cuda_check.h"
 #include "harness.h"
 #include "sizes.h"
 #include "stats.h"
+#include "verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,30 +61,36 @@ int main(int argc, char **argv)
         fprintf(stderr, "explore_add: needs a GPU: %s\n", sl_last_error());
         return 1;
     }
+    const sl_op_desc *op = &sl_op_add;
     config cfgs[64];
     int nc = 0;
-    for (size_t i = 0; i < sl_registry_count(); i++) { /* the peer first: it is the ratio's denominator */
-        const sl_variant *v = sl_registry_at(i);
-        if (v->backend == SL_BACKEND_CUDA && v->op == SL_OP_ADD && v->kind == SL_KIND_PEER)
+    for (int i = 0; i < op->nvariants; i++) { /* the peer first: it is the ratio's denominator */
+        const sl_variant *v = &op->variants[i];
+        if (v->backend == SL_BACKEND_CUDA && v->kind == SL_KIND_PEER)
             cfgs[nc++] = (config){v->name, v, 0};
     }
-    for (size_t i = 0; i < sl_registry_count(); i++) {
-        const sl_variant *v = sl_registry_at(i);
-        if (v->backend == SL_BACKEND_CUDA && v->op == SL_OP_ADD && !v->out_fp8 &&
-            (v->kind == SL_KIND_RUNG || v->kind == SL_KIND_API) && v->access_bytes == 16)
+    for (int i = 0; i < op->nvariants; i++) {
+        const sl_variant *v = &op->variants[i];
+        if (v->backend == SL_BACKEND_CUDA && !v->fixed_out && (v->kind == SL_KIND_RUNG || v->kind == SL_KIND_API) &&
+            v->access_bytes == 16)
             cfgs[nc++] = (config){v->name, v, 0};
     }
     for (int i = 0; i < explore_count() && nc < 64; i++)
         cfgs[nc++] = (config){explore_name(i), NULL, i};
-    const sl_variant *add_sem = sl_registry_api(SL_OP_ADD, SL_BACKEND_CUDA); /* add semantics for sl_verify */
+    const sl_variant *add_sem = sl_variant_api(op, SL_BACKEND_CUDA); /* add's semantics for the check */
+    const sl_shape one = sl_shape_1d(1);
+    const sl_traffic per = sl_op_traffic(op, &one, SL_F32, SL_F32);
+    const double bpe = per.rd_bytes + per.wr_bytes; /* bytes per element, from the descriptor */
 
-    printf("explore_add on %s: median of %d rounds x %d trials, interleaved; GB/s counts 12 B/element\n",
-           ctx->info.name, rounds, trials);
+    printf("explore_add on %s: median of %d rounds x %d trials, interleaved; GB/s counts %.0f B/element\n",
+           ctx->info.name, rounds, trials, bpe);
     printf("%-6s %-10s %9s %9s %7s\n", "n", "config", "GB/s", "sd", "xCUB");
     for (int s = 0; s < nsizes; s++) {
         size_t n = sizes[s];
-        sl_run_config rc = {.op = SL_OP_ADD, .dtype = SL_F32};
-        if (sl_harness_check_fit(ctx, &rc, n) != SL_OK) {
+        const sl_shape shape = sl_shape_1d(n);
+        const sl_variant *vs[1] = {add_sem};
+        sl_run_config rc = {.op = op, .dtype = SL_F32, .variants = vs, .nvariants = 1};
+        if (sl_harness_check_fit(ctx, &rc, &shape) != SL_OK) {
             fprintf(stderr, "explore_add: %s\n", sl_last_error());
             return 2;
         }
@@ -94,7 +100,9 @@ int main(int argc, char **argv)
         ctx->ops->alloc(ctx, n * 4, &c);
         ctx->ops->fill_random(ctx, SL_F32, a, n, 1000 + s);
         ctx->ops->fill_random(ctx, SL_F32, b, n, 2000 + s);
-        sl_args x = {.n = n, .a = a, .b = b, .c = c, .stream = ctx->stream, .dtype = SL_F32};
+        sl_args x = {.op = op, .shape = shape, .n = n, .buf = {a, b, c}, .stream = ctx->stream, .dtype = SL_F32,
+                     .out_dtype = SL_F32};
+        const uint64_t seeds[] = {1000 + s, 2000 + s, 0}, first[] = {0, 0, 0};
         double *t = calloc((size_t)nc * rounds * trials, sizeof *t);
         for (int i = 0; i < nc; i++) {
             sl_check chk;
@@ -103,7 +111,7 @@ int main(int argc, char **argv)
             if (st == SL_OK)
                 st = ctx->ops->sync(ctx);
             if (st == SL_OK)
-                st = sl_verify(ctx, add_sem, SL_F32, 0.0f, n, c, 1000 + s, 0, 2000 + s, 0, &chk);
+                st = sl_verify_launch(ctx, op, add_sem, SL_F32, NULL, n, x.buf, seeds, first, &chk);
             if (st != SL_OK || chk.mismatches) {
                 fprintf(stderr, "explore_add: %s n=%zu: %s %llu mismatches\n", cfgs[i].name, n, sl_last_error(),
                         (unsigned long long)chk.mismatches);
@@ -130,7 +138,7 @@ int main(int argc, char **argv)
             size_t m = (size_t)rounds * trials;
             double *g = malloc(m * sizeof *g);
             for (size_t j = 0; j < m; j++)
-                g[j] = 12.0 * n / (t[(size_t)i * m + j] * 1e6);
+                g[j] = bpe * (double)n / (t[(size_t)i * m + j] * 1e6);
             sl_stats_compute(g, m, &st);
             if (i == 0)
                 cub_gbs = st.median;

@@ -1,12 +1,29 @@
 /*
  * explore_kernels.cu - the instances bench/explore_add.c times: the tile
- * and bulk templates (tile.cuh and bulk.cuh in src/cuda/kernels/add) at configurations that are
- * not registry rungs. Built only into explore_add.
+ * and bulk templates (src/ops/common/tile.cuh and bulk.cuh) with add's
+ * element function, at configurations that are not rungs of the ladder.
+ * Built only into explore_add.
  */
-#include "../src/cuda/kernels/add/bulk.cuh"
-#include "../src/cuda/kernels/add/tile.cuh"
+#include "add.cuh"
+#include "bulk.cuh"
+#include "tile.cuh"
 
 typedef sl_status (*explore_fn)(const sl_args *);
+
+template <int BLOCK, int K, int HINT> static sl_status launch_tile(const sl_args *x)
+{
+    return rung_tile<BLOCK, K, HINT, SL_F32, sl_k_add>::launch(x, sl_k_add());
+}
+
+template <int BLOCK, int V, bool BULK_STORE> static sl_status launch_bulk_tile(const sl_args *x)
+{
+    return rung_bulk_tile<BLOCK, V, BULK_STORE, SL_F32, sl_k_add>::launch(x, sl_k_add());
+}
+
+template <int BLOCK, int V, int STAGES> static sl_status launch_bulk_pipe(const sl_args *x)
+{
+    return rung_bulk_pipe<BLOCK, V, STAGES, SL_F32, sl_k_add>::launch(x, sl_k_add());
+}
 
 
 static const struct {

@@ -1,6 +1,8 @@
-# cmake/counters.cmake - hardware counters (issue 5): src/core/counters.c in
-# every build; src/cuda/cupti.c, CUPTI's Range Profiling API, when the CUDA
-# backend is on and the toolkit has CUPTI.
+# cmake/counters.cmake - hardware counters (issue 5): src/cuda/cupti.c,
+# CUPTI's Range Profiling API behind the CUDA backend's counter interface
+# (src/core/counter_ops.h), when the CUDA backend is on and the toolkit has
+# CUPTI. The lab's src/lab/counters.c is in every build and says why when
+# no backend offers counters.
 #
 # Included from the top-level CMakeLists.txt after the CUDA backend block,
 # once the `streamlab` target exists. Sets SL_HAVE_CUPTI (ON/OFF) for later
@@ -16,8 +18,6 @@
 # still starts on a machine without the NVIDIA driver (the CPU fallback).
 
 option(SL_ENABLE_CUPTI "Read hardware counters through CUPTI when the CUDA toolkit has it" ON)
-
-target_sources(streamlab PRIVATE ${PROJECT_SOURCE_DIR}/src/core/counters.c)
 
 set(SL_HAVE_CUPTI OFF)
 if(SL_HAVE_CUDA AND SL_ENABLE_CUPTI)

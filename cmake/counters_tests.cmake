@@ -1,9 +1,11 @@
-# cmake/counters_tests.cmake - the counters' CPU test, registered with
-# ctest. Included from tests/CMakeLists.txt after its sl_test() function is
-# defined (it uses it), so the test builds like every other test: include
-# dirs src/core src/cpu include, linked to streamlab, CUDA linker rules in a
-# CUDA build. Runs on any machine (label cpu): it needs no GPU.
+# cmake/counters_tests.cmake - the counters' tests, registered with ctest.
+# Included from tests/CMakeLists.txt after its sl_test() function is
+# defined. test_counters checks what needs no GPU (label cpu);
+# test_counters_gpu profiles sl_add on GPU 0 and is skipped (77) where
+# there is no GPU or its counters cannot be read (label gpu).
 
 sl_test(test_counters)
 add_test(NAME test_counters COMMAND test_counters)
 set_tests_properties(test_counters PROPERTIES LABELS cpu)
+add_test(NAME test_counters_gpu COMMAND test_counters gpu)
+set_tests_properties(test_counters_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)

@@ -51,20 +51,22 @@ typedef enum sl_status {
     SL_ERR_INTERNAL       /* a bug in streamlab; please report it */
 } sl_status;
 
-/* Element types (storage). Sizes are sl_dtype_size(). Arithmetic is always
- * done in fp32: inputs are widened exactly, the result is rounded to
+/* Element types (storage). Sizes are sl_dtype_size(). Elementwise
+ * arithmetic is done in fp32 for f32, f16, bf16 and the fp8 types, and in
+ * fp64 for f64: inputs are widened exactly, the result is rounded to
  * nearest-even on the store; fp8 stores saturate to the largest finite
  * value (+-448 for e4m3, +-57344 for e5m2) as cuda_fp8.h's __NV_SATFINITE
- * does, and NaN stays NaN.
- * Sources: IEEE 754-2008 binary16 (f16); bfloat16 is the top half of an
- * fp32; OCP 8-bit Floating Point Specification (OFP8) rev 1.0 (e4m3 is the
- * "FN" variant: no infinities). */
+ * does, and NaN stays NaN. Each op's doc block says which dtypes it offers.
+ * Sources: IEEE 754-2008 binary32, binary64 and binary16 (f16); bfloat16
+ * is the top half of an fp32; OCP 8-bit Floating Point Specification
+ * (OFP8) rev 1.0 (e4m3 is the "FN" variant: no infinities). */
 typedef enum sl_dtype {
     SL_F32 = 0,
     SL_F16,
     SL_BF16,
     SL_FP8_E4M3,
     SL_FP8_E5M2,
+    SL_F64,
     SL_DTYPE_COUNT
 } sl_dtype;
 
@@ -115,11 +117,11 @@ const char *sl_status_string(sl_status s);
  * failing call on this thread. */
 const char *sl_last_error(void);
 
-/* sl_dtype_size: storage bytes per element (4, 2, 2, 1, 1), 0 for an
- * invalid value. */
+/* sl_dtype_size: storage bytes per element (4, 2, 2, 1, 1, 8 in enum
+ * order), 0 for an invalid value. */
 size_t sl_dtype_size(sl_dtype dt);
 
-/* sl_dtype_name: "f32", "f16", "bf16", "fp8e4m3", "fp8e5m2", or NULL. */
+/* sl_dtype_name: "f32", "f16", "bf16", "fp8e4m3", "fp8e5m2", "f64", or NULL. */
 const char *sl_dtype_name(sl_dtype dt);
 
 /* sl_ctx_create: open a context on `device` (a CUDA index >= 0,
@@ -145,61 +147,33 @@ void sl_ctx_destroy(sl_ctx *ctx);
  * Errors: SL_ERR_INVALID_ARG (NULL argument). */
 sl_status sl_ctx_info(const sl_ctx *ctx, sl_device_info *out);
 
-/* sl_add: c[i] = a[i] + b[i] for i in [0, n), elementwise, computed in fp32
- * and rounded to nearest-even into dtype (bit-exact IEEE for SL_F32;
- * saturating for the fp8 types). Every sl_dtype is supported.
- *
- * Shapes and units: a, b and c each hold n elements of `dtype`, contiguous.
- * n may be any value from 0 (a no-op that accepts NULL pointers) up to what
- * fits in memory, including n >= 2^31.
- * Memory: for a CUDA context, device (or managed) pointers on the
- * context's device; for a CPU context, host pointers.
- * Alignment: each pointer must be aligned to the element size. Nothing
- * more is required: an unaligned head and tail are handled separately, and
- * pointers whose offsets differ modulo 16 bytes take a slower scalar path
- * (see docs/ladder.md, "sl_add dispatch").
- * Aliasing: c == a and/or c == b (in place) is allowed. Any other overlap
- * of c with a or b gives SL_ERR_OVERLAP. a and b may overlap freely.
- * Stream: for a CUDA context the kernel is enqueued on `stream` (a
- * cudaStream_t, NULL for the default stream) and the call returns without
- * waiting; errors of the kernel itself surface on later synchronisation.
- * For a CPU context `stream` is ignored and the call is synchronous.
- * Errors: SL_ERR_INVALID_ARG (NULL ctx, NULL pointer with n > 0, n * size
- * overflows, dtype not an sl_dtype), SL_ERR_MISALIGNED,
- * SL_ERR_OVERLAP, SL_ERR_BAD_POINTER (host memory passed to a CUDA
- * context), SL_ERR_CUDA / SL_ERR_CUDA_FAULT (launch failed).
- * Source: seed 000 ("A Deeper Dive into Vector Addition"); the kernel is
- * the registry entry marked `api` (streamlab list). */
-sl_status sl_add(sl_ctx *ctx, sl_dtype dtype, size_t n,
-                 const void *a, const void *b, void *c, void *stream);
-
-/* sl_axpy: y[i] = alpha * x[i] + y[i] for i in [0, n), in place. Each
- * element is widened to fp32, computed as one fused multiply-add
- * fmaf(alpha, x[i], y[i]) (alpha stays fp32: it is never rounded to dtype),
- * and rounded to nearest-even into dtype.
- *
- * dtype: SL_F32, SL_F16 or SL_BF16 (the fp8 types give SL_ERR_UNSUPPORTED).
- * Shapes and units: x and y each hold n elements of `dtype`, contiguous; n
- * may be 0 (a no-op that accepts NULL) up to what fits in memory, including
- * n >= 2^31. alpha is any float (finite for meaningful results).
- * Memory and stream: as for sl_add.
- * Alignment: each pointer aligned to the element size, nothing more. When
- * x and y have the same offset modulo 16 bytes (always true when they share
- * an offset modulo 256, as cudaMalloc'd arrays at the same element offset
- * do), a scalar head brings them to 16 bytes and the body runs vectorized;
- * otherwise the whole call takes a slower scalar kernel with the same
- * results (docs/ladder.md, "sl_axpy dispatch").
- * Aliasing: x == y is allowed (y = (alpha + 1) * y, rounded once); any
- * other overlap gives SL_ERR_OVERLAP.
- * Errors: SL_ERR_INVALID_ARG (NULL ctx, NULL pointer with n > 0, size
- * overflow, dtype not an sl_dtype), SL_ERR_UNSUPPORTED (an fp8 dtype),
- * SL_ERR_MISALIGNED, SL_ERR_OVERLAP,
- * SL_ERR_BAD_POINTER, SL_ERR_CUDA / SL_ERR_CUDA_FAULT.
- * Source: seed 001 ("Part 2", SAXPY and the bf16 haxpy exercise); the
- * kernel is the registry entry marked `api` for axpy (streamlab list --op
- * axpy). */
-sl_status sl_axpy(sl_ctx *ctx, sl_dtype dtype, size_t n, float alpha,
-                  const void *x, void *y, void *stream);
+/* The ops: one function each, sl_<op>(), declared in streamlab_ops.h,
+ * which the build generates from each op's src/ops/<op>/api.h in the
+ * order of src/ops/ops.def (sl_copy, sl_scale, sl_add, sl_triad, sl_dot,
+ * sl_nstream, sl_axpy). Every one of them shares this contract:
+ *   - ctx: a context from sl_ctx_create(); pointers are device (or managed)
+ *     memory of the context's device for a CUDA context, host memory for a
+ *     CPU context.
+ *   - n may be any value from 0 (a no-op that accepts NULL pointers) up to
+ *     what fits in memory, including n >= 2^31.
+ *   - Alignment: each pointer must be aligned to its element size; nothing
+ *     more is required.
+ *   - Aliasing: an output may be exactly one of the inputs (the same start
+ *     and length); any other overlap of an output with another buffer is
+ *     SL_ERR_OVERLAP. Inputs may overlap each other freely.
+ *   - Stream: for a CUDA context the work is enqueued on `stream` (a
+ *     cudaStream_t, NULL for the default stream) and the call returns
+ *     without waiting; errors of the kernel itself surface on later
+ *     synchronisation. For a CPU context `stream` is ignored and the call
+ *     is synchronous.
+ *   - Errors: SL_ERR_INVALID_ARG (NULL ctx, NULL pointer with n > 0,
+ *     n x size overflows, dtype not an sl_dtype), SL_ERR_UNSUPPORTED (a
+ *     dtype the op does not offer), SL_ERR_MISALIGNED, SL_ERR_OVERLAP,
+ *     SL_ERR_BAD_POINTER (host memory passed to a CUDA context),
+ *     SL_ERR_CUDA / SL_ERR_CUDA_FAULT (the launch failed).
+ * The kernel behind each is its op's registry entry marked `api`
+ * (`streamlab list`), chosen from the measurements in docs/ladder.md. */
+#include "streamlab_ops.h"
 
 #ifdef __cplusplus
 }

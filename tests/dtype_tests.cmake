@@ -14,7 +14,8 @@ set_tests_properties(test_dtype_conv PROPERTIES LABELS cpu)
 if(SL_HAVE_CUDA)
   find_package(Threads REQUIRED)
   add_executable(test_dtype_conv_cuda test_dtype_conv_cuda.cu ${PROJECT_SOURCE_DIR}/src/core/dtype_conv.c)
-  target_include_directories(test_dtype_conv_cuda PRIVATE ${PROJECT_SOURCE_DIR}/src/core ${PROJECT_SOURCE_DIR}/include)
+  target_include_directories(test_dtype_conv_cuda PRIVATE ${PROJECT_SOURCE_DIR}/src/core ${PROJECT_SOURCE_DIR}/include
+                                                    ${SL_GENERATED_INCLUDE})
   target_compile_options(test_dtype_conv_cuda PRIVATE $<$<COMPILE_LANGUAGE:C>:${SL_C_WARNINGS}>
                                                       $<$<COMPILE_LANGUAGE:CUDA>:${SL_CUDA_FLAGS}>)
   target_link_libraries(test_dtype_conv_cuda PRIVATE Threads::Threads)

@@ -1,6 +1,9 @@
 /*
  * The public API on the CPU backend: sl_add with odd n, element offsets,
- * in place, and every argument error with its status.
+ * in place, and every argument error with its status; sl_axpy and the
+ * STREAM set (sl_copy, sl_scale, sl_triad, sl_nstream, sl_dot) on
+ * hand-worked values, their dtypes and aliasing rules, dot's determinism.
+ * (test_cpu checks every CPU rung of every op at odd sizes and offsets.)
  */
 #include "check.h"
 #include "rng.h"
@@ -81,6 +84,48 @@ int main(void)
         CHECK(sl_axpy(ctx, SL_F32, 2, 1.0f, NULL, y, NULL) == SL_ERR_INVALID_ARG, "NULL x");
         CHECK(sl_axpy(ctx, SL_F32, 0, 1.0f, NULL, NULL, NULL) == SL_OK, "n = 0");
     }
+    /* The STREAM set: one small case each against hand-worked values. */
+    {
+        float a[4] = {1, 2, 3, 4}, b[4] = {0.5f, -1, 2, 8}, c[4] = {0};
+        CHECK(sl_copy(ctx, SL_F32, 4, a, c, NULL) == SL_OK && memcmp(a, c, sizeof a) == 0, "copy: %s",
+              sl_last_error());
+        CHECK(sl_scale(ctx, SL_F32, 4, 0.5, a, c, NULL) == SL_OK && c[0] == 0.5f && c[3] == 2.0f, "scale");
+        CHECK(sl_triad(ctx, SL_F32, 4, 2.0, a, b, c, NULL) == SL_OK && c[0] == 2.0f && c[1] == 0.0f && c[3] == 20.0f,
+              "triad a = b + s c gave %g %g %g %g", c[0], c[1], c[2], c[3]);
+        float na[4] = {1, 1, 1, 1};
+        CHECK(sl_nstream(ctx, SL_F32, 4, 2.0, na, a, b, NULL) == SL_OK && na[0] == 3.0f && na[1] == 1.0f &&
+                  na[3] == 21.0f,
+              "nstream a += b + s c gave %g %g %g %g", na[0], na[1], na[2], na[3]);
+        double d64[4] = {1, 2, 3, 4}, r64 = -1;
+        CHECK(sl_dot(ctx, SL_F64, 4, d64, d64, &r64, NULL) == SL_OK && r64 == 30.0, "dot f64 1..4: %g", r64);
+        float r32 = -1;
+        CHECK(sl_dot(ctx, SL_F32, 4, a, b, &r32, NULL) == SL_OK && r32 == 0.5f - 2 + 6 + 32, "dot f32: %g", r32);
+        CHECK(sl_dot(ctx, SL_F32, 0, NULL, NULL, &r32, NULL) == SL_OK && r32 == 0.0f, "dot of nothing: %g", r32);
+        CHECK(sl_dot(ctx, SL_F32, 0, NULL, NULL, NULL, NULL) == SL_ERR_INVALID_ARG, "dot needs a result at n = 0");
+        CHECK(sl_dot(ctx, SL_F16, 4, a, b, &r32, NULL) == SL_ERR_UNSUPPORTED, "dot f16");
+        CHECK(strstr(sl_last_error(), "f32, f64") != NULL, "message lists the dtypes: %s", sl_last_error());
+        CHECK(sl_dot(ctx, SL_F32, 4, a, b, a + 2, NULL) == SL_ERR_OVERLAP, "result inside a");
+        CHECK(sl_triad(ctx, SL_F32, 4, 2.0, a, b, b, NULL) == SL_OK, "triad a == c allowed");
+        CHECK(sl_triad(ctx, SL_F32, 3, 2.0, a, b, b + 1, NULL) == SL_ERR_OVERLAP, "triad a overlaps c");
+        CHECK(sl_scale(ctx, SL_FP8_E4M3, 4, 1.0, a, c, NULL) == SL_ERR_UNSUPPORTED, "scale fp8");
+        /* dot is deterministic: the same bits every call */
+        size_t n = (1u << 20) + 3;
+        float *x = malloc(n * 4), *y = malloc(n * 4);
+        for (size_t i = 0; i < n; i++) {
+            x[i] = sl_rand_f32(31, i);
+            y[i] = sl_rand_f32(32, i);
+        }
+        float first = 0, again = 0;
+        CHECK(sl_dot(ctx, SL_F32, n, x, y, &first, NULL) == SL_OK, "dot 2^20+3");
+        int same = 1;
+        for (int k = 0; k < 20; k++) {
+            sl_dot(ctx, SL_F32, n, x, y, &again, NULL);
+            same &= memcmp(&first, &again, sizeof first) == 0;
+        }
+        CHECK(same, "sl_dot differs between calls");
+        free(x);
+        free(y);
+    }
     char *bytes = (char *)buf;
     CHECK(sl_add(ctx, SL_F32, 4, bytes + 1, buf + 8, buf + 16, NULL) == SL_ERR_MISALIGNED, "a misaligned");
     CHECK(sl_add(ctx, SL_F32, 4, buf, buf + 8, bytes + 66, NULL) == SL_ERR_MISALIGNED, "c misaligned");
@@ -95,7 +140,8 @@ int main(void)
     for (int s = SL_OK; s <= SL_ERR_INTERNAL; s++)
         CHECK(strcmp(sl_status_string((sl_status)s), "unknown status") != 0, "status %d has a name", s);
     CHECK(strcmp(sl_status_string((sl_status)1234), "unknown status") == 0, "unknown status");
-    CHECK(sl_dtype_size(SL_BF16) == 2 && sl_dtype_size(SL_FP8_E4M3) == 1, "dtype sizes");
+    CHECK(sl_dtype_size(SL_BF16) == 2 && sl_dtype_size(SL_FP8_E4M3) == 1 && sl_dtype_size(SL_F64) == 8, "dtype sizes");
+    CHECK(strcmp(sl_dtype_name(SL_F64), "f64") == 0, "f64 name");
 
     sl_ctx *bad = (sl_ctx *)&buf;
     CHECK(sl_ctx_create(-7, &bad) == SL_ERR_BAD_DEVICE && bad == NULL, "device -7");

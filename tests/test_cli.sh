@@ -54,12 +54,16 @@ expect 2 "--trials wants" -- run --trials 0
 expect 2 "--warmup wants" -- run --warmup -1
 expect 2 "--device wants" -- run --device banana
 expect 2 "unknown variant 'nope'" -- run --device cpu --variants omp,nope
-expect 2 "is not one of" -- run --dtype f64
-expect 2 "axpy is offered in" -- run --op axpy --dtype fp8e4m3
+expect 2 "is not one of" -- run --dtype f128
+expect 2 "axpy is offered in f32, f16, bf16, f64" -- run --op axpy --dtype fp8e4m3
+expect 2 "dot is offered in f32, f64" -- run --op dot --dtype bf16
+expect 2 "not implemented (available: copy, scale, add, triad, dot, nstream, axpy" -- run --op softmax
+expect 2 "lists add twice" -- run --op add,add
+expect 2 "--timer wants" -- run --timer cpu
+expect 2 "unknown variant 'bulk' for these ops on the cpu" -- run --device cpu --op copy,dot --variants bulk
 expect 2 "lists f32 twice" -- run --dtype f32,bf16,f32
-expect 2 "--alpha wants" -- run --op axpy --alpha nan
+expect 2 "wants a finite number, not 'nan'" -- run --op axpy --alpha nan
 expect 2 "--offset wants" -- run --offset -1
-expect 2 "not implemented" -- run --op softmax
 expect 2 "unexpected argument" -- run extra
 expect 2 "largest n that fits" -- run --device cpu --sizes 2^50
 expect 2 "cannot write" -- run --device cpu --sizes 1000 --json "$T/no/such/dir/x.json"
@@ -67,6 +71,7 @@ expect 2 "device 99" -- run --device 99 --sizes 1000
 expect 2 "device 99" -- info --device 99
 expect 0 "theoretical peak" -- info --device cpu
 expect 0 "serial" -- list --device cpu
+expect 0 "nstream  a = a + b + s c" -- list --device cpu
 expect 2 "unknown option" -- list --bogus
 
 # A small run: table on stdout, three files, all rows verified.
@@ -74,7 +79,7 @@ expect 0 "status: complete" -- run --device cpu --sizes 1000,3 --trials 3 --warm
     --json "$T/ok.json" --csv "$T/ok.csv" --md "$T/ok.md"
 jcheck "$T/ok.json" complete 8 8
 checks=$((checks + 1))
-if [ "$(wc -l < "$T/ok.csv")" -ne 9 ] || ! grep -q "^cpu,-1,add,f32,omp,rung,1000," "$T/ok.csv"; then
+if [ "$(wc -l < "$T/ok.csv")" -ne 9 ] || ! grep -q "^cpu,-1,add,f32,f32,omp,rung,1000," "$T/ok.csv"; then
     echo "FAILED: ok.csv has not 8 rows + header with the omp row:"; cat "$T/ok.csv"; fails=$((fails + 1))
 fi
 checks=$((checks + 1))
@@ -141,7 +146,7 @@ checks=$((checks + 1))
 grep -q "== latency" "$T/cpu.probe.md" || { echo "FAILED: probe --md lacks the latency table"; fails=$((fails + 1)); }
 
 # explain: the model with a described GPU (seed 000's RTX 4060), and its errors.
-expect 0 "DRAM bandwidth               8.8235 ms   <- limiter" -- explain --hw "$HW/rtx4060.json" --variant naive
+expect 0 "DRAM bandwidth  *8.8235 ms  *<- limiter" -- explain --hw "$HW/rtx4060.json" --variant naive
 expect 0 "fp8 output" -- explain --hw "$HW/rtx4060.json" --variant naive
 expect 0 "sl_add" -- explain --hw "$HW/rtx4060.json" --n 2^16 --json "$T/explain.json"
 checks=$((checks + 1))
@@ -149,7 +154,27 @@ grep -q '"limiter"' "$T/explain.json" || { echo "FAILED: explain --json lacks li
 expect 2 "unknown variant 'nope'" -- explain --hw "$HW/rtx4060.json" --variant nope
 expect 2 "cannot read" -- explain --hw "$T/no-such.json"
 expect 2 "--n '10Q'" -- explain --hw "$HW/rtx4060.json" --n 10Q
-expect 2 "--dtype" -- explain --hw "$HW/rtx4060.json" --dtype f64
+expect 2 "dot is offered in f32, f64" -- explain --hw "$HW/rtx4060.json" --op dot --dtype bf16
+expect 2 "is not one of" -- explain --hw "$HW/rtx4060.json" --dtype f128
+expect 0 "sl_triad" -- explain --hw "$HW/rtx4060.json" --op triad --dtype f64
+# Bytes come from the op's descriptor: fp8out moves 9 B/element (4 + 4 + 1),
+# so its modelled bandwidth stays under the RTX 4060's 272 GB/s peak.
+checks=$((checks + 1))
+fp8=$("$SL" explain --hw "$HW/rtx4060.json" --n 2^28 2>&1 | awk '$1 == "fp8out" {print $3}')
+if [ -z "$fp8" ] || [ "$fp8" -gt 272 ]; then
+    echo "FAILED: explain shows fp8out at '$fp8' GB/s, above the 272 GB/s peak"; fails=$((fails + 1))
+fi
+
+# Every op of the STREAM / BabelStream set on the CPU, one table, verified,
+# with the one-line-per-op summary at the end.
+expect 0 "summary: the public function of each op" -- run --device cpu --op all --dtype f32,f64 --sizes 1000,4099 \
+    --trials 2 --warmup 1 --json "$T/all.json" --md "$T/all.md" --csv "$T/all.csv"
+jcheck "$T/all.json" complete 100 200 sl_dot=ok
+checks=$((checks + 1))
+for op in copy scale add triad dot nstream axpy; do
+    grep -q "sl_$op" "$T/all.md" || { echo "FAILED: all.md lacks sl_$op"; fails=$((fails + 1)); }
+done
+expect 0 "status: complete" -- run --device cpu --op triad,dot --dtype f64 --sizes 1000 --trials 2 --timer wall
 
 if [ $fails -ne 0 ]; then
     echo "test_cli: $fails of $checks checks failed"

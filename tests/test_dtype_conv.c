@@ -348,23 +348,29 @@ static void check_dtype_api(void)
 {
     const float xs[] = {1.0f, -0.0f, 0.1f, 3.0e5f, -7.25f, 0x1p-20f};
     for (int dt = 0; dt < SL_DTYPE_COUNT; dt++) {
-        unsigned char buf[6 * 4 + 8];
+        unsigned char buf[6 * 8 + 8];
         memset(buf, 0xa5, sizeof buf);
         size_t es = sl_dtype_size((sl_dtype)dt);
         for (size_t i = 0; i < 6; i++)
             sl_dtype_store((sl_dtype)dt, buf, i, xs[i]);
         for (size_t i = 0; i < 6; i++) {
             float y = sl_dtype_load((sl_dtype)dt, buf, i), want = xs[i];
-            uint32_t p = 0, want_p = 0;
+            uint64_t p = 0, want_p = 0;
             memcpy(&p, buf + i * es, es); /* little-endian hosts: the low bytes */
             switch (dt) {
+            case SL_F64: {
+                double d = (double)xs[i]; /* widening is exact: the load gives xs[i] back */
+                memcpy(&want_p, &d, 8);
+                break;
+            }
             case SL_F16: want_p = sl_f32_to_f16(xs[i]); want = sl_f16_to_f32((uint16_t)want_p); break;
             case SL_BF16: want_p = sl_f32_to_bf16(xs[i]); want = sl_bf16_to_f32((uint16_t)want_p); break;
             case SL_FP8_E4M3: want_p = sl_f32_to_fp8_e4m3(xs[i]); want = sl_fp8_e4m3_to_f32((uint8_t)want_p); break;
             case SL_FP8_E5M2: want_p = sl_f32_to_fp8_e5m2(xs[i]); want = sl_fp8_e5m2_to_f32((uint8_t)want_p); break;
             default: want_p = fbits(xs[i]); break;
             }
-            CHECK(p == want_p, "%s element %zu: stored 0x%x, want 0x%x", sl_dtype_name((sl_dtype)dt), i, p, want_p);
+            CHECK(p == want_p, "%s element %zu: stored 0x%llx, want 0x%llx", sl_dtype_name((sl_dtype)dt), i,
+                  (unsigned long long)p, (unsigned long long)want_p);
             CHECK(fbits(y) == fbits(want), "%s element %zu: loaded %a, want %a", sl_dtype_name((sl_dtype)dt), i,
                   (double)y, (double)want);
         }
@@ -373,6 +379,16 @@ static void check_dtype_api(void)
     CHECK(isnan(sl_dtype_load(SL_DTYPE_COUNT, xs, 0)), "invalid dtype loads NaN");
 
     CHECK(sl_dtype_ulp(SL_F32, 1.0f) == 0x1p-23, "f32 ulp(1)");
+    CHECK(sl_dtype_ulp(SL_F64, 1.0) == 0x1p-52 && sl_dtype_ulp(SL_F64, -3.0) == 0x1p-51, "f64 ulp(1), ulp(-3)");
+    CHECK(sl_dtype_ulp(SL_F64, 0.0) == 0x1p-1074 && sl_dtype_ulp(SL_F64, 0x1p-1030) == 0x1p-1074, "f64 ulp subnormal");
+    CHECK(sl_dtype_ulp(SL_F32, 0x1p-140) == 0x1p-149, "f32 ulp of an f32 subnormal given as a double");
+    {
+        double d[2] = {0}, back;
+        sl_dtype_store_f64(SL_F64, d, 1, 0.1);
+        back = sl_dtype_load_f64(SL_F64, d, 1);
+        CHECK(back == 0.1 && d[0] == 0.0, "f64 store/load round trip");
+        CHECK(sl_dtype_load_f64(SL_BF16, (uint16_t[]){0x3fc0}, 0) == 1.5, "bf16 widens to f64 exactly");
+    }
     CHECK(sl_dtype_ulp(SL_F32, 0.0f) == 0x1p-149, "f32 ulp(0)");
     CHECK(sl_dtype_ulp(SL_F16, 1.0f) == 0x1p-10 && sl_dtype_ulp(SL_F16, -1.5f) == 0x1p-10, "f16 ulp(1)");
     CHECK(sl_dtype_ulp(SL_F16, 0.0f) == 0x1p-24 && sl_dtype_ulp(SL_F16, 1e-7f) == 0x1p-24, "f16 ulp subnormal");

@@ -1,7 +1,11 @@
 /*
- * n > 2^31: every CUDA variant and sl_add() on 2^31 + 5 elements (8 GiB
- * per array), where a 32-bit index would wrap. Also in place through
- * sl_add(). Skips without a GPU or without 3 x 8 GiB of free memory.
+ * n > 2^31: every op at n = 2^31 + 5 elements (8 GiB per f32 array), where a
+ * 32-bit index would wrap: every CUDA variant of add (each at offsets
+ * 1,1,1: a 3-element head, then the aligned vector body), and for every op
+ * its public entry point and its naive rung; the public add also on the
+ * scalar path (offsets that differ modulo 16 bytes) and in place. Skips
+ * without a GPU or without the memory (STREAMLAB_TEST_SKIP_HUGE skips it
+ * too).
  */
 #include "gpu_common.h"
 
@@ -10,36 +14,50 @@ int main(void)
     sl_ctx *ctx = gpu_open_or_skip("test_gpu_huge");
     if (!ctx)
         return SKIP;
-    const size_t n = ((size_t)1 << 31) + 5, len = n + 8;
-    size_t need = 3 * len * 4 + ((size_t)1 << 30);
+    if (getenv("STREAMLAB_TEST_SKIP_HUGE")) {
+        printf("test_gpu_huge: SKIPPED: STREAMLAB_TEST_SKIP_HUGE is set\n");
+        sl_ctx_destroy(ctx);
+        return SKIP;
+    }
+    const size_t n = ((size_t)1 << 31) + 5, len = n + 16;
+    /* three f32 buffers (gpu_bufs sizes them for 8-byte elements: 16 GiB each) */
+    size_t need = 3 * len * 8 + ((size_t)1 << 30);
     if (ctx->ops->mem_available(ctx) < need) {
         printf("test_gpu_huge: SKIPPED: needs %zu GiB free on %s\n", need >> 30, ctx->info.name);
         sl_ctx_destroy(ctx);
         return SKIP;
     }
-    float *A, *B, *C;
-    CHECK(ctx->ops->alloc(ctx, len * 4, (void **)&A) == SL_OK, "alloc A: %s", sl_last_error());
-    CHECK(ctx->ops->alloc(ctx, len * 4, (void **)&B) == SL_OK, "alloc B: %s", sl_last_error());
-    CHECK(ctx->ops->alloc(ctx, len * 4, (void **)&C) == SL_OK, "alloc C: %s", sl_last_error());
-    const uint64_t sa = 0xb16a, sb = 0xb16b;
-    ctx->ops->fill_random(ctx, SL_F32, A, len, sa);
-    ctx->ops->fill_random(ctx, SL_F32, B, len, sb);
-    for (size_t i = 0; i <= sl_registry_count(); i++) {
-        const sl_variant *v = i < sl_registry_count() ? sl_registry_at(i) : NULL;
-        if (v && (v->backend != SL_BACKEND_CUDA || v->op != SL_OP_ADD))
-            continue;
-        /* offsets 1,1,1: a 3-element head, then the aligned vector body */
-        int ok = run_case(ctx, v, SL_F32, A, B, C, len, n, 1, 1, 1, 0, sa, sb);
-        printf("  %-12s n = 2^31 + 5, offsets 1,1,1: %s\n", case_name(v), ok ? "ok" : "FAILED");
-        fflush(stdout);
+    gpu_bufs g;
+    memset(&g, 0, sizeof g);
+    g.len = len;
+    for (int k = 0; k < 3; k++) {
+        g.seed[k] = 0xb16a + (uint64_t)k;
+        CHECK(ctx->ops->alloc(ctx, len * 8, &g.mem[k]) == SL_OK, "alloc %d: %s", k, sl_last_error());
     }
-    int ok = run_case(ctx, NULL, SL_F32, A, B, C, len, n, 3, 2, 0, 0, sa, sb);
-    printf("  %-12s n = 2^31 + 5, offsets 3,2,0 (scalar path): %s\n", "sl_add()", ok ? "ok" : "FAILED");
-    ok = run_case(ctx, NULL, SL_F32, A, B, C, len, n, 0, 0, 0, 1, sa, sb);
-    printf("  %-12s n = 2^31 + 5, in place c == a: %s\n", "sl_add()", ok ? "ok" : "FAILED");
-    ctx->ops->free(ctx, A);
-    ctx->ops->free(ctx, B);
-    ctx->ops->free(ctx, C);
+    int none[SL_MAX_BUFS] = {-1, -1, -1, -1}, ones[SL_MAX_BUFS] = {1, 1, 1, 1}, zeros[SL_MAX_BUFS] = {0};
+    for (int i = 0; i < sl_op_count(); i++) {
+        const sl_op_desc *op = sl_op_at(i);
+        if (op->nbufs > 3)
+            continue;
+        gpu_bufs_fill(ctx, op, &g, SL_F32);
+        for (int k = 0; k <= op->nvariants; k++) {
+            const sl_variant *v = k < op->nvariants ? &op->variants[k] : NULL;
+            if (v && (v->backend != SL_BACKEND_CUDA || !v->launch || !sl_variant_supports(op, v, SL_F32) ||
+                      (op != &sl_op_add && strcmp(v->name, "naive") != 0)))
+                continue;
+            int ok = run_case(ctx, op, v, SL_F32, &g, n, ones, none, NULL);
+            printf("  %-8s %-12s n = 2^31 + 5, offsets 1,1,1: %s\n", op->name, case_name(v), ok ? "ok" : "FAILED");
+            fflush(stdout);
+        }
+    }
+    int skew[SL_MAX_BUFS] = {3, 2, 0, 0}, in_place[SL_MAX_BUFS] = {-1, -1, 0, -1};
+    int ok = run_case(ctx, &sl_op_add, NULL, SL_F32, &g, n, skew, none, NULL);
+    printf("  %-8s %-12s n = 2^31 + 5, offsets 3,2,0 (scalar path): %s\n", "add", "public", ok ? "ok" : "FAILED");
+    gpu_bufs_fill(ctx, &sl_op_add, &g, SL_F32);
+    ok = run_case(ctx, &sl_op_add, NULL, SL_F32, &g, n, zeros, in_place, NULL);
+    printf("  %-8s %-12s n = 2^31 + 5, in place c == a: %s\n", "add", "public", ok ? "ok" : "FAILED");
+    for (int k = 0; k < 3; k++)
+        ctx->ops->free(ctx, g.mem[k]);
     sl_ctx_destroy(ctx);
     return check_exit("test_gpu_huge");
 }

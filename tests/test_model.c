@@ -10,7 +10,7 @@
 #include "check.h"
 #include "hw.h"
 #include "model.h"
-#include "registry.h"
+#include "op.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,11 +21,24 @@ static const char *hw_dir = "hw", *tmp = ".";
 static const sl_variant *naive_like(void)
 {
     /* The seed's naive kernel as the model sees it, whether or not this
-     * build has CUDA rungs in its registry. */
-    static sl_variant v = {.name = "naive", .op = SL_OP_ADD, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
-                           .technique = "naive", .reads = 2, .writes = 1, .flops = 1, .loads_in_flight = 1,
-                           .access_bytes = 4, .elems_per_thread = 1, .insts_per_elem = 12};
+     * build has CUDA rungs. */
+    static sl_variant v = {.name = "naive", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .technique = "naive",
+                           .loads_in_flight = 1, .access_bytes = 4, .elems_per_thread = 1, .insts_per_elem = 12};
     return &v;
+}
+
+/* The model for variant v of add at n elements. */
+static sl_status predict_op(const sl_op_desc *op, const sl_hw *hw, const sl_variant *v, const sl_kernel_attrs *a,
+                            sl_dtype dt, uint64_t n, bool cold, sl_model *m)
+{
+    const sl_shape s = sl_shape_1d(n);
+    return sl_model_predict(hw, op, v, a, dt, &s, -1.0, cold, m);
+}
+
+static sl_status predict(const sl_hw *hw, const sl_variant *v, const sl_kernel_attrs *a, sl_dtype dt, uint64_t n,
+                         bool cold, sl_model *m)
+{
+    return predict_op(&sl_op_add, hw, v, a, dt, n, cold, m);
 }
 
 static void test_seed_rtx4060(void)
@@ -36,13 +49,13 @@ static void test_seed_rtx4060(void)
     CHECK(sl_hw_read_file(path, &hw) == SL_OK, "read %s: %s", path, sl_last_error());
     CHECK(hw.p[HW_SM_COUNT].src == SL_SRC_USER && hw.p[HW_SCHEDULERS_PER_SM].src == SL_SRC_ARCH, "sources");
     sl_model m;
-    CHECK(sl_model_predict(&hw, naive_like(), NULL, SL_F32, 200000000ull, true, &m) == SL_OK, "predict");
+    CHECK(predict(&hw, naive_like(), NULL, SL_F32, 200000000ull, true, &m) == SL_OK, "predict");
     CHECK(fabs(m.ms[SL_B_DRAM] - 8.82) < 0.005, "T_DRAM %.4f ms, seed 000: 8.82 ms", m.ms[SL_B_DRAM]);
     CHECK(fabs(m.ms[SL_B_COMPUTE] - 0.026) < 0.0005, "T_compute %.5f ms, seed 000: 0.026 ms", m.ms[SL_B_COMPUTE]);
     CHECK(m.latency_eff == 1.0, "latency efficiency %.2f, seed 000: 100%%", m.latency_eff);
     CHECK(m.limiter == SL_B_DRAM, "limiter %s, seed 000: DRAM", sl_bound_name(m.limiter));
     char lines[8][256];
-    int k = sl_model_advice(naive_like(), SL_F32, &m, lines, 8);
+    int k = sl_model_advice(&sl_op_add, naive_like(), SL_F32, &m, lines, 8);
     int bf16 = 0, fp8 = 0;
     for (int i = 0; i < k; i++) {
         bf16 |= strstr(lines[i], "bf16") != NULL && strstr(lines[i], "4.412") != NULL;
@@ -75,7 +88,7 @@ static void test_equations(void)
     sl_model m;
     const double n = 2e8;
     /* DRAM: reads at 4400, writes at 4200 */
-    sl_model_predict(&hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &m);
+    predict(&hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &m);
     double want = 1e3 * (8 * n / 4400e9 + 4 * n / 4200e9);
     CHECK(fabs(m.ms[SL_B_DRAM] - want) < 1e-9, "T_DRAM %.6f, want %.6f", m.ms[SL_B_DRAM], want);
     /* Little's law on the read stream: 2048 threads x 8 B = 16 KiB per SM
@@ -95,39 +108,39 @@ static void test_equations(void)
     sl_variant v4 = *naive_like();
     v4.access_bytes = 16;
     v4.elems_per_thread = 4;
-    sl_model_predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
+    predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
     CHECK(m.limiter == SL_B_DRAM && m.latency_eff == 1.0, "float4: %s, eff %.2f", sl_bound_name(m.limiter),
           m.latency_eff);
     /* occupancy from the kernel's attributes: 4 blocks of 256 = 1024 threads, half the bytes in flight */
     sl_kernel_attrs a = {.regs = 64, .block = 256, .blocks_per_sm = 4};
-    sl_model_predict(&hw, &v4, &a, SL_F32, (uint64_t)n, true, &m);
+    predict(&hw, &v4, &a, SL_F32, (uint64_t)n, true, &m);
     CHECK(fabs(m.bif_per_sm - 1024 * 32) < 1e-6, "attrs occupancy: %.0f B/SM", m.bif_per_sm);
 
     /* n = 2^16, warm: L2-resident, launch-bound */
-    sl_model_predict(&hw, &v4, NULL, SL_F32, 65536, false, &m);
+    predict(&hw, &v4, NULL, SL_F32, 65536, false, &m);
     CHECK(m.l2_resident && m.ms[SL_B_DRAM] == 0, "2^16 warm should be L2-resident");
     CHECK(m.limiter == SL_B_LAUNCH, "2^16: limiter %s, want launch overhead", sl_bound_name(m.limiter));
     /* the same, cold: DRAM bytes count, a small grid limits bytes in flight */
-    sl_model_predict(&hw, &v4, NULL, SL_F32, 65536, true, &m);
+    predict(&hw, &v4, NULL, SL_F32, 65536, true, &m);
     CHECK(!m.l2_resident && m.resident_threads == 16384, "2^16 cold: %.0f threads", m.resident_threads);
 
-    /* compute: an FMA counts 2 flops and runs 2 per lane per clock */
-    sl_variant fma = *naive_like(), plain = *naive_like();
-    fma.flops = 2;
-    fma.fma = 1;
+    /* compute: an FMA counts 2 flops and runs 2 per lane per clock: axpy's
+     * fma costs what add's one add does */
     sl_model mf, mp;
-    sl_model_predict(&hw, &fma, NULL, SL_F32, (uint64_t)n, true, &mf);
-    sl_model_predict(&hw, &plain, NULL, SL_F32, (uint64_t)n, true, &mp);
-    CHECK(fabs(mf.ms[SL_B_COMPUTE] - mp.ms[SL_B_COMPUTE]) < 1e-12, "FMA rate");
+    predict_op(&sl_op_axpy, &hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &mf);
+    predict(&hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &mp);
+    CHECK(mf.ms[SL_B_COMPUTE] > 0 && fabs(mf.ms[SL_B_COMPUTE] - mp.ms[SL_B_COMPUTE]) < 1e-12, "FMA rate");
+    /* the traffic is the descriptor's: axpy moves x and y in, y out, like add */
+    CHECK(fabs(mf.ms[SL_B_DRAM] - mp.ms[SL_B_DRAM]) < 1e-12, "axpy's bytes are add's");
     /* bf16 halves the bytes */
     sl_model mb;
-    sl_model_predict(&hw, &v4, NULL, SL_BF16, (uint64_t)n, true, &mb);
-    sl_model_predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
+    predict(&hw, &v4, NULL, SL_BF16, (uint64_t)n, true, &mb);
+    predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
     CHECK(fabs(mb.ms[SL_B_DRAM] * 2 - m.ms[SL_B_DRAM]) < 1e-9, "bf16 T_DRAM is half of f32's");
     /* missing parameters are an error, not a division by zero */
     sl_hw empty;
     memset(&empty, 0, sizeof empty);
-    CHECK(sl_model_predict(&empty, &v4, NULL, SL_F32, 1000, true, &m) == SL_ERR_INVALID_ARG, "empty hw");
+    CHECK(predict(&empty, &v4, NULL, SL_F32, 1000, true, &m) == SL_ERR_INVALID_ARG, "empty hw");
 }
 
 /* With the probe's bandwidth-vs-bytes-in-flight curve, the latency term
@@ -143,7 +156,7 @@ static void test_curve(void)
     sl_model m;
     const double n = 2e8, t_dram = 1e3 * (8 * n / 4400e9 + 4 * n / 4200e9);
     /* naive: 16 KiB per SM -> the best read rate at <= 16 KiB is 2200 GB/s */
-    sl_model_predict(&hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &m);
+    predict(&hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &m);
     double t_lat = 1e3 * 8 * n / 2200e9;
     CHECK(fabs(m.ms[SL_B_LATENCY] - t_lat) < 1e-9, "T_latency %.6f, want %.6f", m.ms[SL_B_LATENCY], t_lat);
     CHECK(fabs(m.latency_eff - t_dram / t_lat) < 1e-9, "efficiency %.4f", m.latency_eff);
@@ -154,16 +167,16 @@ static void test_curve(void)
     sl_variant v4 = *naive_like();
     v4.access_bytes = 16;
     v4.elems_per_thread = 4;
-    sl_model_predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
+    predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
     CHECK(m.latency_eff == 1.0 && m.limiter == SL_B_DRAM, "float4 with the curve: eff %.3f, %s", m.latency_eff,
           sl_bound_name(m.limiter));
     /* below the smallest point: linear in bytes in flight (256 B/SM -> 85 GB/s) */
     sl_kernel_attrs one_warp = {.block = 32, .blocks_per_sm = 1};
-    sl_model_predict(&hw, naive_like(), &one_warp, SL_F32, (uint64_t)n, true, &m);
+    predict(&hw, naive_like(), &one_warp, SL_F32, (uint64_t)n, true, &m);
     CHECK(fabs(m.ms[SL_B_LATENCY] - 1e3 * 8 * n / 85e9) < 1e-6, "extrapolated T_latency %.4f", m.ms[SL_B_LATENCY]);
     /* a warm 2^16 still costs two L2 round trips */
     hw.p[HW_L2_LATENCY_NS].v = 150;
-    sl_model_predict(&hw, &v4, NULL, SL_F32, 65536, false, &m);
+    predict(&hw, &v4, NULL, SL_F32, 65536, false, &m);
     CHECK(fabs(m.body_ms - 300e-6) < 1e-12 && m.limiter == SL_B_LAUNCH, "floor %.6f ms, limiter %s", m.body_ms,
           sl_bound_name(m.limiter));
 }

@@ -6,11 +6,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include "../core/hw.h"
-#include "../core/internal.h"
-#include "../core/model.h"
-#include "../core/registry.h"
-#include "../core/sizes.h"
+#include "hw.h"
+#include "internal.h"
+#include "model.h"
+#include "sizes.h"
+#include "table.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -28,10 +28,10 @@ static void help(FILE *f)
                "of them, and what would move it. No kernel is run.\n"
                "\n"
                "options:\n"
-               "  --op add         the op (default add)\n"
+               "  --op NAME        the op (default add; streamlab list shows them all)\n"
                "  --n SIZE         elements (default 200M; 10M, 2^28, 1e6 ...)\n"
                "  --variant NAME   one registry entry in detail (default: every rung, in a table)\n"
-               "  --dtype T        f32, f16, bf16, fp8e4m3, fp8e5m2 (the model needs no kernel)\n"
+               "  --dtype T        any dtype the op offers (default f32; the model needs no kernel)\n"
                "  --hw FILE        describe a GPU instead of querying one (e.g. hw/rtx4060.json)\n"
                "  --profile FILE   measured parameters from `streamlab probe` (default: the\n"
                "                   device's <name>.profile.json in . or profiles/, if present)\n"
@@ -66,7 +66,10 @@ static void print_hw(const sl_hw *hw)
         }
         printf("\n\n");
     }
-    printf("%-20s %14s %-7s %-10s %s\n", "parameter", "value", "unit", "source", "reference");
+    static const sl_col cols[] = {
+        {"parameter", 20, 'l'}, {"value", 14, 'r'}, {"unit", 7, 'l'}, {"source", 10, 'l'}, {"reference", 0, 'l'}};
+    sl_table t;
+    sl_table_open(&t, cols, 5, stdout, NULL);
     for (int k = 0; k < HW_NKEYS; k++) {
         const sl_param *p = &hw->p[k];
         if (p->src == SL_SRC_NONE)
@@ -76,15 +79,20 @@ static void print_hw(const sl_hw *hw)
             sl_format_bytes(p->v, v, sizeof v);
         else
             snprintf(v, sizeof v, p->v >= 100 ? "%.0f" : "%.3g", p->v);
-        printf("%-20s %14s %-7s %-10s %s\n", sl_hw_key_name((sl_hw_key)k), v,
-               k == HW_L2_BYTES ? "" : sl_hw_key_unit((sl_hw_key)k), sl_src_name(p->src), p->ref);
+        const char *cells[] = {sl_hw_key_name((sl_hw_key)k), v, k == HW_L2_BYTES ? "" : sl_hw_key_unit((sl_hw_key)k),
+                               sl_src_name(p->src), p->ref};
+        sl_table_row(&t, cells);
     }
 }
 
-static void print_detail(const sl_variant *v, sl_dtype dt, uint64_t n, const sl_model *m,
-                         int have_attrs)
+static void print_detail(const sl_op_desc *op, const sl_variant *v, sl_dtype dt, const sl_shape *shape,
+                         const sl_model *m, int have_attrs)
 {
-    printf("\n%-28s %s\n", "bottleneck", "estimated duration or efficiency");
+    static const sl_col cols[] = {{"bottleneck", 28, 'l'}, {"estimated duration or efficiency", 0, 'l'},
+                                  {"", 0, 'l'}};
+    printf("\n");
+    sl_table t;
+    sl_table_open(&t, cols, 3, stdout, NULL);
     for (int b = 0; b < SL_B_COUNT; b++) {
         char val[160];
         if (b == SL_B_LATENCY) {
@@ -110,19 +118,23 @@ static void print_detail(const sl_variant *v, sl_dtype dt, uint64_t n, const sl_
             snprintf(val, sizeof val, "%.4f ms", m->ms[b]);
         }
         int is_lim = (sl_bound)b == m->limiter && !(b == SL_B_LATENCY && m->body_ms == m->floor_ms);
-        printf("%-28s %s%s\n", sl_bound_name((sl_bound)b), val, is_lim ? "   <- limiter" : "");
+        const char *cells[] = {sl_bound_name((sl_bound)b), val, is_lim ? "<- limiter" : ""};
+        sl_table_row(&t, cells);
     }
-    if (m->floor_ms > 0)
-        printf("%-28s %.4f ms (two dependent %s latencies)%s\n", "round-trip floor", m->floor_ms,
-               m->l2_resident ? "L2" : "DRAM",
-               m->limiter == SL_B_LATENCY && m->body_ms == m->floor_ms ? "   <- limiter" : "");
-    double bytes = (double)(v->reads + v->writes) * n * sl_dtype_size(dt);
+    if (m->floor_ms > 0) {
+        char val[96];
+        snprintf(val, sizeof val, "%.4f ms (two dependent %s latencies)", m->floor_ms, m->l2_resident ? "L2" : "DRAM");
+        const char *cells[] = {"round-trip floor", val,
+                               m->limiter == SL_B_LATENCY && m->body_ms == m->floor_ms ? "<- limiter" : ""};
+        sl_table_row(&t, cells);
+    }
+    const sl_traffic tr = sl_variant_traffic(op, v, shape, dt);
     printf("\npredicted: %.4f ms = %.4f launch + %.4f body; %.0f GB/s; limiter: %s\n", m->pred_ms,
-           m->ms[SL_B_LAUNCH], m->body_ms, bytes / (m->pred_ms * 1e6), sl_bound_name(m->limiter));
+           m->ms[SL_B_LAUNCH], m->body_ms, (tr.rd_bytes + tr.wr_bytes) / (m->pred_ms * 1e6), sl_bound_name(m->limiter));
     if (!have_attrs && v->attrs)
         printf("(occupancy assumed full: no GPU to ask for this kernel's registers and blocks per SM)\n");
     char lines[8][256];
-    int k = sl_model_advice(v, dt, m, lines, 8);
+    int k = sl_model_advice(op, v, dt, m, lines, 8);
     if (k) {
         printf("to move the limiter:\n");
         for (int i = 0; i < k; i++)
@@ -131,12 +143,12 @@ static void print_detail(const sl_variant *v, sl_dtype dt, uint64_t n, const sl_
 }
 
 /* The model for v, with the kernel's real occupancy when a GPU can say. */
-static sl_status predict(const sl_hw *hw, const sl_variant *v, int have_gpu, sl_dtype dt, uint64_t n, int cold,
-                         sl_model *m, int *have_attrs)
+static sl_status predict(const sl_hw *hw, const sl_op_desc *op, const sl_variant *v, int have_gpu, sl_dtype dt,
+                         const sl_shape *shape, int cold, sl_model *m, int *have_attrs)
 {
     sl_kernel_attrs a;
     *have_attrs = have_gpu && v->attrs && v->attrs(dt, &a) == SL_OK;
-    return sl_model_predict(hw, v, *have_attrs ? &a : NULL, dt, n, cold, m);
+    return sl_model_predict(hw, op, v, *have_attrs ? &a : NULL, dt, shape, -1.0, cold, m);
 }
 
 static cJSON *model_json(const sl_variant *v, const sl_model *m)
@@ -174,6 +186,7 @@ int cmd_explain(int argc, char **argv)
         {"cold", no_argument, 0, OPT_COLD},             {"json", required_argument, 0, OPT_JSON},
         {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0}};
     const char *variant = NULL, *hw_path = NULL, *prof_path = NULL, *json = NULL;
+    const sl_op_desc *op = sl_op_find("add");
     uint64_t n = 200000000ull;
     sl_dtype dt = SL_F32;
     int device = 0, cold = 0, no_profile = 0, c;
@@ -183,8 +196,11 @@ int cmd_explain(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case OPT_OP:
-            if (strcmp(optarg, "add") != 0)
-                return cli_usage_error("explain", "--op '%s' is not implemented (available: add)", optarg);
+            if (!(op = sl_op_find(optarg))) {
+                char names[256];
+                sl_op_names(names, sizeof names);
+                return cli_usage_error("explain", "--op '%s' is not implemented (available: %s)", optarg, names);
+            }
             break;
         case OPT_N:
             if (sl_parse_count(optarg, &n, why, sizeof why) != 0)
@@ -193,8 +209,7 @@ int cmd_explain(int argc, char **argv)
         case OPT_VARIANT: variant = optarg; break;
         case OPT_DTYPE:
             if (parse_dtype(optarg, &dt))
-                return cli_usage_error("explain", "--dtype '%s' is not one of f32, f16, bf16, fp8e4m3, fp8e5m2",
-                                       optarg);
+                return cli_usage_error("explain", "--dtype '%s' is not one of %s", optarg, sl_dtype_all_names());
             break;
         case OPT_HW: hw_path = optarg; break;
         case OPT_PROFILE: prof_path = optarg; break;
@@ -212,6 +227,12 @@ int cmd_explain(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("explain", "unexpected argument '%s'", argv[optind]);
+    if (!sl_op_supports(op, dt)) {
+        char list[96];
+        sl_op_dtype_list(op, list, sizeof list);
+        return cli_usage_error("explain", "--dtype %s: %s is offered in %s", sl_dtype_name(dt), op->name, list);
+    }
+    const sl_shape shape = sl_shape_1d(n);
 
     sl_hw hw;
     sl_ctx *ctx = NULL;
@@ -243,15 +264,15 @@ int cmd_explain(int argc, char **argv)
         return EXIT_USAGE;
     }
     const sl_variant *one = NULL;
-    if (variant && !(one = sl_registry_find(SL_BACKEND_CUDA, SL_OP_ADD, variant))) {
-        int rc = cli_usage_error("explain", "unknown variant '%s' (see streamlab list)", variant);
+    if (variant && !(one = sl_variant_find(op, SL_BACKEND_CUDA, variant))) {
+        int rc = cli_usage_error("explain", "unknown variant '%s' of %s (see streamlab list)", variant, op->name);
         sl_ctx_destroy(ctx);
         return rc;
     }
 
     char n_s[32], bytes_s[32];
     sl_format_count(n, n_s, sizeof n_s);
-    printf("streamlab explain: %s %s, n = %s, on %s%s\n", "add", sl_dtype_name(dt), n_s, hw.name,
+    printf("streamlab explain: %s %s, n = %s, on %s%s\n", op->name, sl_dtype_name(dt), n_s, hw.name,
            cold ? ", cold caches" : "");
     if (found)
         printf("measured parameters: %s (source: probe)\n", used);
@@ -263,6 +284,7 @@ int cmd_explain(int argc, char **argv)
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "streamlab.explain/1");
     cJSON_AddStringToObject(root, "hardware", hw.name);
+    cJSON_AddStringToObject(root, "op", op->name);
     cJSON_AddNumberToObject(root, "n", (double)n);
     cJSON_AddStringToObject(root, "dtype", sl_dtype_name(dt));
     cJSON *params = cJSON_AddObjectToObject(root, "params");
@@ -279,42 +301,51 @@ int cmd_explain(int argc, char **argv)
     if (one) {
         int have_attrs;
         sl_model m;
-        if (predict(&hw, one, have_gpu, dt, n, cold, &m, &have_attrs) != SL_OK) {
+        if (predict(&hw, op, one, have_gpu, dt, &shape, cold, &m, &have_attrs) != SL_OK) {
             fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
             rc = EXIT_USAGE;
         } else {
-            sl_format_bytes((double)(one->reads + one->writes) * n * sl_dtype_size(dt), bytes_s, sizeof bytes_s);
-            printf("\nkernel: %s (%s): %d read%s + %d write%s of %zu B, %d flop%s per element; %s moved\n",
-                   one->name, one->technique, one->reads, one->reads == 1 ? "" : "s", one->writes,
-                   one->writes == 1 ? "" : "s", sl_dtype_size(dt), one->flops, one->flops == 1 ? "" : "s", bytes_s);
-            print_detail(one, dt, n, &m, have_attrs);
+            const sl_traffic tr = sl_variant_traffic(op, one, &shape, dt);
+            sl_format_bytes(tr.rd_bytes + tr.wr_bytes, bytes_s, sizeof bytes_s);
+            printf("\nkernel: %s (%s): %s; %d array%s read, %d written; %.4g B and %.4g flop%s per element; %s "
+                   "moved\n",
+                   one->name, one->technique, op->formula, tr.rd_streams, tr.rd_streams == 1 ? "" : "s", tr.wr_streams,
+                   (tr.rd_bytes + tr.wr_bytes) / (double)n, one->copy ? 0.0 : op->flops_per_elem,
+                   op->flops_per_elem == 1 ? "" : "s", bytes_s);
+            print_detail(op, one, dt, &shape, &m, have_attrs);
             cJSON_AddItemToArray(arr, model_json(one, &m));
         }
     } else {
-        printf("\n%-12s %11s %9s %-10s %8s %12s  %s\n", "variant", "pred ms", "GB/s", "limiter", "lat.eff",
-               "in flight/SM", "next");
-        for (size_t i = 0; i < sl_registry_count(); i++) {
-            const sl_variant *v = sl_registry_at(i);
-            if (v->backend != SL_BACKEND_CUDA || v->op != SL_OP_ADD || !sl_variant_supports(v, dt))
+        static const sl_col cols[] = {{"variant", 12, 'l'}, {"pred ms", 11, 'r'},      {"GB/s", 9, 'r'},
+                                      {"limiter", 10, 'l'}, {"lat.eff", 8, 'r'},      {"in flight/SM", 12, 'r'},
+                                      {"next", 0, 'l'}};
+        printf("\n");
+        sl_table t;
+        sl_table_open(&t, cols, 7, stdout, NULL);
+        for (int i = 0; i < op->nvariants; i++) {
+            const sl_variant *v = &op->variants[i];
+            if (v->backend != SL_BACKEND_CUDA || !sl_variant_supports(op, v, dt))
                 continue;
             int have_attrs;
             sl_model m;
-            if (predict(&hw, v, have_gpu, dt, n, cold, &m, &have_attrs) != SL_OK) {
+            if (predict(&hw, op, v, have_gpu, dt, &shape, cold, &m, &have_attrs) != SL_OK) {
                 fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
                 rc = EXIT_USAGE;
                 break;
             }
-            double bytes = (double)(v->reads + v->writes) * n * sl_dtype_size(dt);
-            char eff[16] = "-", bif[32] = "-";
+            const sl_traffic tr = sl_variant_traffic(op, v, &shape, dt);
+            char eff[16] = "-", bif[32] = "-", pred[24], gbs[24];
             if (m.latency_eff >= 0) {
                 snprintf(eff, sizeof eff, "%.0f%%", 100 * m.latency_eff);
                 sl_format_bytes(m.bif_per_sm, bif, sizeof bif);
             }
+            snprintf(pred, sizeof pred, "%.4f", m.pred_ms);
+            snprintf(gbs, sizeof gbs, "%.0f", (tr.rd_bytes + tr.wr_bytes) / (m.pred_ms * 1e6));
             char lines[4][256];
-            int k = sl_model_advice(v, dt, &m, lines, 4);
+            int k = sl_model_advice(op, v, dt, &m, lines, 4);
             const char *next = k ? strstr(lines[k - 1], "removed: ") : NULL;
-            printf("%-12s %11.4f %9.0f %-10s %8s %12s  %s\n", v->name, m.pred_ms, bytes / (m.pred_ms * 1e6),
-                   sl_bound_short(m.limiter), eff, bif, next ? next + 9 : "");
+            const char *cells[] = {v->name, pred, gbs, sl_bound_short(m.limiter), eff, bif, next ? next + 9 : ""};
+            sl_table_row(&t, cells);
             cJSON_AddItemToArray(arr, model_json(v, &m));
         }
         printf("\n`--variant NAME` prints one kernel's full table and what would move its limiter.\n");

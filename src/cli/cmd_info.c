@@ -3,8 +3,8 @@
  */
 #include "cli.h"
 
-#include "../core/internal.h"
-#include "../core/sizes.h"
+#include "internal.h"
+#include "sizes.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /*
- * cmd_list.c - `streamlab list`: the registry, as the seed's "Kernels
+ * cmd_list.c - `streamlab list`: every op's variants, as the seed's "Kernels
  * Implemented" table, with what the compiler and occupancy API report.
  */
 #include "cli.h"
 
-#include "../core/internal.h"
-#include "../core/registry.h"
+#include "internal.h"
+#include "table.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,12 +14,12 @@ static void help(FILE *f)
 {
     fprintf(f, "usage: streamlab list [--device N|cpu]\n"
                "\n"
-               "Print every kernel variant in the registry: backend, op, name, kind, technique,\n"
-               "bytes moved per f32 element, loads in flight per thread, the dtypes it runs, the\n"
-               "seed reference, and for CUDA kernels the registers per thread, local memory\n"
-               "(spills) and resident blocks per SM of the f32 kernel (cudaFuncGetAttributes and\n"
-               "the occupancy API; needs a GPU).\n"
-               "The 'api' rows are what sl_add() and sl_axpy() call.\n");
+               "Print every op (formula, dtypes, numerics, source) and every variant of its\n"
+               "ladder: backend, name, kind, technique, bytes moved per f32 element (the op's\n"
+               "descriptor), loads in flight per thread, the dtypes it runs, the source, and for\n"
+               "CUDA kernels the registers per thread, local memory (spills) and resident blocks\n"
+               "per SM of the f32 kernel (cudaFuncGetAttributes and the occupancy API; needs a GPU).\n"
+               "The 'api' rows are what the public functions (sl_add, sl_triad, ...) call.\n");
 }
 
 int cmd_list(int argc, char **argv)
@@ -32,37 +32,63 @@ int cmd_list(int argc, char **argv)
     rc = cli_open_ctx("list", device, &ctx);
     if (rc)
         return rc;
-    int on_gpu = ctx->info.backend == SL_BACKEND_CUDA;
+    const int on_gpu = ctx->info.backend == SL_BACKEND_CUDA;
+    /* dtypes as initials, in sl_dtype order: 3 f32, h f16, b bf16, 4 e4m3, 5 e5m2, d f64 */
+    static const char tag[SL_DTYPE_COUNT + 1] = "3hb45d";
 
-    printf("%-5s %-5s %-14s %-8s %-70s %4s %9s %5s %6s %8s %-10s %s\n", "back", "op", "name", "kind", "technique",
-           "B/el", "in flight", "regs", "local", "blk/SM", "dtypes", "source");
-    for (size_t i = 0; i < sl_registry_count(); i++) {
-        const sl_variant *v = sl_registry_at(i);
-        char regs[16] = "-", local[16] = "-", occ[16] = "-", flight[24] = "-";
-        sl_kernel_attrs a;
-        if (v->attrs && on_gpu && v->attrs(SL_F32, &a) == SL_OK) {
-            snprintf(regs, sizeof regs, "%d", a.regs);
-            snprintf(local, sizeof local, "%d", a.local_bytes);
-            snprintf(occ, sizeof occ, "%dx%d", a.blocks_per_sm, a.block);
+    printf("ops (src/ops/ops.def):\n");
+    static const sl_col ocols[] = {{"op", 8, 'l'},      {"formula", 16, 'l'}, {"dtypes", 38, 'l'},
+                                   {"source", 50, 'l'}, {"numerics", 0, 'l'}};
+    sl_table ot;
+    sl_table_open(&ot, ocols, 5, stdout, NULL);
+    for (int i = 0; i < sl_op_count(); i++) {
+        const sl_op_desc *op = sl_op_at(i);
+        char dts[96];
+        sl_op_dtype_list(op, dts, sizeof dts);
+        const char *cells[] = {op->name, op->formula, dts, op->source, op->numerics};
+        sl_table_row(&ot, cells);
+    }
+    printf("\nvariants:\n");
+    static const sl_col cols[] = {{"back", 4, 'l'},      {"op", 7, 'l'},      {"name", 13, 'l'},
+                                  {"kind", 7, 'l'},      {"technique", 70, 'l'}, {"B/el", 4, 'r'},
+                                  {"in flight", 9, 'r'}, {"regs", 4, 'r'},    {"local", 5, 'r'},
+                                  {"blk/SM", 7, 'r'},    {"dtypes", 6, 'l'},  {"source", 0, 'l'}};
+    sl_table t;
+    sl_table_open(&t, cols, (int)(sizeof cols / sizeof cols[0]), stdout, NULL);
+    for (int i = 0; i < sl_op_count(); i++) {
+        const sl_op_desc *op = sl_op_at(i);
+        for (int k = 0; k < op->nvariants; k++) {
+            const sl_variant *v = &op->variants[k];
+            char regs[16] = "-", local[16] = "-", occ[16] = "-", flight[24] = "-", bpe[16], dts[8] = "",
+                 src[160];
+            sl_kernel_attrs a;
+            if (v->attrs && on_gpu && v->attrs(SL_F32, &a) == SL_OK) {
+                snprintf(regs, sizeof regs, "%d", a.regs);
+                snprintf(local, sizeof local, "%d", a.local_bytes);
+                snprintf(occ, sizeof occ, "%dx%d", a.blocks_per_sm, a.block);
+            }
+            sl_shape one = sl_shape_1d(1);
+            sl_traffic tr = sl_variant_traffic(op, v, &one, SL_F32);
+            if (v->loads_in_flight && v->access_bytes)
+                snprintf(flight, sizeof flight, "%dx%dB", v->loads_in_flight * tr.rd_streams, v->access_bytes);
+            snprintf(bpe, sizeof bpe, "%.0f", sl_variant_bytes_per_elem(op, v, SL_F32));
+            for (int d = 0; d < SL_DTYPE_COUNT; d++)
+                dts[d] = sl_variant_supports(op, v, (sl_dtype)d) ? tag[d] : '.';
+            dts[SL_DTYPE_COUNT] = 0;
+            if (v->ulps)
+                snprintf(src, sizeof src, "%s (checked to %d ulp)", v->source, v->ulps);
+            else
+                snprintf(src, sizeof src, "%s", v->source);
+            const char *cells[] = {v->backend == SL_BACKEND_CUDA ? "cuda" : "cpu",
+                                   op->name, v->name, sl_kind_name(v->kind), v->technique, bpe, flight, regs, local,
+                                   occ, dts, src};
+            sl_table_row(&t, cells);
         }
-        if (v->loads_in_flight && v->access_bytes)
-            snprintf(flight, sizeof flight, "%dx%dB", v->loads_in_flight * v->reads, v->access_bytes);
-        /* dtypes as initials: 3 = f32, h = f16, b = bf16, 4 = e4m3, 5 = e5m2 */
-        char dts[8] = "";
-        const char *tag = "3hb45";
-        for (int d = 0, k = 0; d < SL_DTYPE_COUNT; d++)
-            dts[k] = sl_variant_supports(v, (sl_dtype)d) ? tag[d] : '.', dts[++k] = 0;
-        char tol[24] = "";
-        if (v->ulp_tolerance)
-            snprintf(tol, sizeof tol, " (checked to %d ulp)", v->ulp_tolerance);
-        printf("%-5s %-5s %-14s %-8s %-70s %4zu %9s %5s %6s %8s %-10s %s%s\n",
-               v->backend == SL_BACKEND_CUDA ? "cuda" : "cpu", sl_op_name(v->op), v->name, sl_kind_name(v->kind),
-               v->technique, sl_variant_bytes_per_elem(v, SL_F32), flight, regs, local, occ, dts, v->seed, tol);
     }
     if (!on_gpu)
         printf("\nregisters, local memory and blocks per SM need a GPU: none is in use here.\n");
-    printf("\n'in flight' = independent loads per thread (all inputs) x bytes per load, before the first add.\n"
-           "dtypes: 3 f32, h f16, b bf16, 4 fp8e4m3, 5 fp8e5m2 (. = no kernel).\n");
+    printf("\n'in flight' = independent loads per thread (all inputs) x bytes per load, before the first use.\n"
+           "dtypes: 3 f32, h f16, b bf16, 4 fp8e4m3, 5 fp8e5m2, d f64 (. = no kernel).\n");
     sl_ctx_destroy(ctx);
     return 0;
 }

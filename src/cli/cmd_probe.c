@@ -5,11 +5,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include "../core/internal.h"
-#include "../core/counters.h"
-#include "../lab/probes/probe.h"
-#include "../core/profile.h"
-#include "../core/sizes.h"
+#include "internal.h"
+#include "counters.h"
+#include "probe.h"
+#include "profile.h"
+#include "sizes.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>

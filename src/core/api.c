@@ -1,9 +1,9 @@
 /*
- * api.c - contexts and the public ops: argument checks, then the registry
- * entry marked `api` for the context's backend.
+ * api.c - contexts, and the one entry point every public op goes through:
+ * argument checks read off the op's descriptor, then the op's variant
+ * marked `api` for the context's backend.
  */
 #include "internal.h"
-#include "registry.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -68,17 +68,13 @@ void sl_ctx_destroy(sl_ctx *ctx)
 {
     if (!ctx)
         return;
-#ifdef SL_HAVE_CUDA
-    if (ctx->info.backend == SL_BACKEND_CUDA) {
+    if (ctx->ops) {
         int token = -1;
         sl_status st = ctx->ops->bind(ctx, &token);
-        sl_cuda_ctx_fini(ctx); /* its stream and events live on its device */
+        ctx->ops->fini(ctx); /* a CUDA context's stream and events live on its device */
         if (st == SL_OK)
             ctx->ops->unbind(token);
     }
-#endif
-    if (ctx->info.backend == SL_BACKEND_CPU)
-        free(ctx->state);
     free(ctx);
 }
 
@@ -95,86 +91,83 @@ sl_status sl_ctx_info(const sl_ctx *ctx, sl_device_info *out)
     return SL_OK;
 }
 
-/* [p, p + bytes) and [q, q + bytes) share at least one byte. */
-static int ranges_overlap(const void *p, const void *q, size_t bytes)
+/* [p, p + pb) and [q, q + qb) share at least one byte. */
+static int ranges_overlap(const void *p, size_t pb, const void *q, size_t qb)
 {
     uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
-    return a < b + bytes && b < a + bytes;
+    return pb && qb && a < b + qb && b < a + pb;
 }
 
-sl_status sl_check_binary_args(const sl_ctx *ctx, const char *fn, const char *names, sl_dtype dt, size_t n,
-                               const void *a, const void *b, const void *c)
+sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, void *const *ptrs,
+                     const double *scalars, void *stream)
 {
-    (void)ctx;
-    size_t es = sl_dtype_size(dt);
+    char fn[32];
+    snprintf(fn, sizeof fn, "sl_%s", op->name);
+    if (!ctx)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
+    const size_t es = sl_dtype_size(dt);
     if (es == 0)
         return sl_fail(SL_ERR_INVALID_ARG, "%s: dtype %d is not an sl_dtype", fn, (int)dt);
-    if (n == 0)
+    if (!sl_op_supports(op, dt)) {
+        char list[96];
+        sl_op_dtype_list(op, list, sizeof list);
+        return sl_fail(SL_ERR_UNSUPPORTED, "%s: dtype %s is not offered (%s are)", fn, sl_dtype_name(dt), list);
+    }
+    /* n = 0 is a no-op, except that a reduction still writes its result. */
+    bool scalar_out = false;
+    for (int k = 0; k < op->nbufs; k++)
+        scalar_out |= op->bufs[k].scalar && sl_role_written(op->bufs[k].role);
+    if (n == 0 && !scalar_out)
         return SL_OK;
-    const void *ptrs[3] = {a, b, c};
-    for (int i = 0; i < 3; i++)
-        if (!ptrs[i])
-            return sl_fail(SL_ERR_INVALID_ARG, "%s: %c is NULL with n = %zu", fn, names[i], n);
     if (n > SIZE_MAX / es)
         return sl_fail(SL_ERR_INVALID_ARG, "%s: n = %zu elements of %zu bytes overflows size_t", fn, n, es);
-    for (int i = 0; i < 3; i++)
-        if ((uintptr_t)ptrs[i] % es)
-            return sl_fail(SL_ERR_MISALIGNED, "%s: %c = %p is not aligned to its %zu-byte %s elements", fn, names[i],
-                           ptrs[i], es, sl_dtype_name(dt));
-    size_t bytes = n * es;
-    for (int i = 0; i < 2; i++)
-        if (c != ptrs[i] && ranges_overlap(c, ptrs[i], bytes))
-            return sl_fail(SL_ERR_OVERLAP, "%s: %c = %p overlaps %c = %p over %zu bytes without being equal to it", fn,
-                           names[2], c, names[i], ptrs[i], bytes);
-    return SL_OK;
-}
-
-/* Run the registry's api entry for op on the context's backend. */
-static sl_status run_api(sl_ctx *ctx, sl_op op, const sl_args *args, const void *const *ptrs, int nptrs)
-{
-    const sl_variant *v = sl_registry_api(op, ctx->info.backend);
-    if (!v)
-        return sl_fail(SL_ERR_INTERNAL, "no api entry for %s in the registry for backend %s", sl_op_name(op),
-                       ctx->ops->name);
+    size_t bytes[SL_MAX_BUFS];
+    for (int k = 0; k < op->nbufs; k++) {
+        const sl_buf_desc *b = &op->bufs[k];
+        bytes[k] = b->scalar ? es : n * es;
+        if (bytes[k] == 0)
+            continue; /* an empty array: any pointer, NULL included */
+        if (!ptrs[k])
+            return sl_fail(SL_ERR_INVALID_ARG, "%s: %s is NULL with n = %zu", fn, b->name, n);
+        if ((uintptr_t)ptrs[k] % es)
+            return sl_fail(SL_ERR_MISALIGNED, "%s: %s = %p is not aligned to its %zu-byte %s elements", fn, b->name,
+                           ptrs[k], es, sl_dtype_name(dt));
+    }
+    /* A written buffer may be exactly another buffer (in place); any other
+     * overlap with it would let one element's store change another's load. */
+    for (int k = 0; k < op->nbufs; k++) {
+        if (!sl_role_written(op->bufs[k].role))
+            continue;
+        for (int j = 0; j < op->nbufs; j++) {
+            if (j == k || !ranges_overlap(ptrs[k], bytes[k], ptrs[j], bytes[j]))
+                continue;
+            if (ptrs[k] == ptrs[j] && bytes[k] == bytes[j])
+                continue;
+            return sl_fail(SL_ERR_OVERLAP, "%s: %s = %p (%zu bytes) overlaps %s = %p (%zu bytes) without being equal to it",
+                           fn, op->bufs[k].name, ptrs[k], bytes[k], op->bufs[j].name, ptrs[j], bytes[j]);
+        }
+    }
+    const sl_variant *v = sl_variant_api(op, ctx->info.backend);
+    if (!v || !v->launch)
+        return sl_fail(SL_ERR_INTERNAL, "%s: no api variant for backend %s", fn, ctx->ops->name);
     int token;
     sl_status st = ctx->ops->bind(ctx, &token);
     if (st != SL_OK)
         return st;
-    for (int i = 0; i < nptrs && st == SL_OK; i++)
-        st = ctx->ops->check_pointer(ctx, ptrs[i]);
+    for (int k = 0; k < op->nbufs && st == SL_OK; k++)
+        if (bytes[k])
+            st = ctx->ops->check_pointer(ctx, ptrs[k]);
+    sl_args args = {.op = op, .shape = sl_shape_1d(n), .n = n, .dtype = dt, .out_dtype = dt, .stream = stream};
+    for (int k = 0; k < op->nbufs; k++)
+        args.buf[k] = ptrs[k];
+    for (int k = 0; k < op->nscalars; k++)
+        args.scalar[k] = scalars ? scalars[k] : op->scalars[k].dflt;
+    if (st == SL_OK && v->workspace) {
+        args.workspace_bytes = v->workspace(dt, n);
+        st = ctx->ops->workspace(ctx, args.workspace_bytes, &args.workspace);
+    }
     if (st == SL_OK)
-        st = v->launch(args);
+        st = v->launch(&args);
     ctx->ops->unbind(token);
     return st;
-}
-
-sl_status sl_add(sl_ctx *ctx, sl_dtype dtype, size_t n, const void *a, const void *b, void *c, void *stream)
-{
-    if (!ctx)
-        return sl_fail(SL_ERR_INVALID_ARG, "sl_add: ctx is NULL");
-    sl_status st = sl_check_binary_args(ctx, "sl_add", "abc", dtype, n, a, b, c);
-    if (st != SL_OK || n == 0)
-        return st;
-    const void *ptrs[3] = {a, b, c};
-    sl_args args = {.n = n, .a = a, .b = b, .c = c, .stream = stream, .dtype = dtype, .op = SL_OP_ADD};
-    return run_api(ctx, SL_OP_ADD, &args, ptrs, 3);
-}
-
-sl_status sl_axpy(sl_ctx *ctx, sl_dtype dtype, size_t n, float alpha, const void *x, void *y, void *stream)
-{
-    if (!ctx)
-        return sl_fail(SL_ERR_INVALID_ARG, "sl_axpy: ctx is NULL");
-    if (sl_dtype_size(dtype) == 0)
-        return sl_fail(SL_ERR_INVALID_ARG, "sl_axpy: dtype %d is not an sl_dtype", (int)dtype);
-    if (dtype != SL_F32 && dtype != SL_F16 && dtype != SL_BF16)
-        return sl_fail(SL_ERR_UNSUPPORTED, "sl_axpy: dtype %s is not offered (f32, f16 and bf16 are)",
-                       sl_dtype_name(dtype));
-    /* y is read and written: the checks of c = f(a, b) with a = x, b = c = y. */
-    sl_status st = sl_check_binary_args(ctx, "sl_axpy", "xyy", dtype, n, x, y, y);
-    if (st != SL_OK || n == 0)
-        return st;
-    const void *ptrs[2] = {x, y};
-    sl_args args = {.n = n, .a = x, .b = y, .c = y, .stream = stream, .dtype = dtype, .op = SL_OP_AXPY,
-                    .alpha = alpha};
-    return run_api(ctx, SL_OP_AXPY, &args, ptrs, 2);
 }

@@ -257,9 +257,25 @@ void sl_dtype_store(sl_dtype dt, void *base, size_t i, float x)
     case SL_FP8_E5M2:
         ((uint8_t *)base)[i] = sl_f32_to_fp8_e5m2(x);
         break;
+    case SL_F64:
+        ((double *)base)[i] = (double)x;
+        break;
     default:
         break;
     }
+}
+
+void sl_dtype_store_f64(sl_dtype dt, void *base, size_t i, double x)
+{
+    if (dt == SL_F64)
+        ((double *)base)[i] = x;
+    else
+        sl_dtype_store(dt, base, i, (float)x);
+}
+
+double sl_dtype_load_f64(sl_dtype dt, const void *base, size_t i)
+{
+    return dt == SL_F64 ? ((const double *)base)[i] : (double)sl_dtype_load(dt, base, i);
 }
 
 float sl_dtype_load(sl_dtype dt, const void *base, size_t i)
@@ -267,6 +283,8 @@ float sl_dtype_load(sl_dtype dt, const void *base, size_t i)
     switch (dt) {
     case SL_F32:
         return ((const float *)base)[i];
+    case SL_F64:
+        return (float)((const double *)base)[i];
     case SL_F16:
         return sl_f16_to_f32(((const uint16_t *)base)[i]);
     case SL_BF16:
@@ -289,26 +307,37 @@ static double pow2(int k)
     return d;
 }
 
-double sl_dtype_ulp(sl_dtype dt, float x)
+double sl_dtype_ulp(sl_dtype dt, double x)
 {
     int mbits, emin, emax; /* stored mantissa bits; exponents of the lowest and highest binades */
     switch (dt) {
     case SL_F32: mbits = 23; emin = -126; emax = 127; break;
+    case SL_F64: mbits = 52; emin = -1022; emax = 1023; break;
     case SL_F16: mbits = 10; emin = -14; emax = 15; break;
     case SL_BF16: mbits = 7; emin = -126; emax = 127; break;
     case SL_FP8_E4M3: mbits = 3; emin = -6; emax = 8; break;
     case SL_FP8_E5M2: mbits = 2; emin = -14; emax = 15; break;
     default: return (double)bits_f32(F32_QNAN);
     }
-    uint32_t a = f32_bits(x) & F32_ABS;
-    if (a > F32_INF)
-        return (double)bits_f32(F32_QNAN);
-    /* The binade of |x| from its binary32 exponent; a binary32 subnormal lies
-     * below every format's smallest normal. */
-    int e = a >> 23 ? (int)(a >> 23) - 127 : emin;
+    if (x != x)
+        return x;
+    /* The binade of |x| from its binary64 exponent (exact for every value
+     * of every format here); zero and subnormals lie below emin. */
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    int biased = (int)((b >> 52) & 0x7ffu);
+    int e = biased ? biased - 1023 : emin;
     if (e < emin)
         e = emin;
     if (e > emax)
         e = emax;
+    /* 2^(e - mbits) down to 2^-1074 fits pow2's range for every format but
+     * f64's subnormal spacing: that one is built directly. */
+    if (e - mbits < -1022) {
+        uint64_t tiny = (uint64_t)1 << (e - mbits + 1074);
+        double d;
+        memcpy(&d, &tiny, sizeof d);
+        return d;
+    }
     return pow2(e - mbits);
 }

@@ -2,7 +2,8 @@
  * dtype_conv.h - bit-exact host conversions between fp32 and the storage
  * types f16, bf16, fp8 e4m3 and fp8 e5m2.
  *
- * Kernels compute in fp32 and store with round-to-nearest-even; the CPU
+ * Kernels compute in fp32 (fp64 for f64 data) and store with
+ * round-to-nearest-even; the CPU
  * verifier uses these functions to build the exact bit patterns a kernel
  * must produce. They match CUDA 13's conversions bit for bit, NaN patterns
  * included (tests/test_dtype_conv_cuda.cu checks every pattern against the
@@ -56,10 +57,17 @@ float sl_fp8_e5m2_to_f32(uint8_t v);
 
 /* Element i of an array of dt at base (sl_dtype_size(dt) bytes each, native
  * byte order): store rounds x into dt with the sl_f32_to_* function above
- * (SL_F32 stores x as is); load widens it exactly. An invalid dt stores
- * nothing and loads NaN. */
+ * (SL_F32 stores x as is, SL_F64 widens it exactly); load widens it
+ * exactly (SL_F64 rounds to nearest-even into fp32: use the _f64 pair for
+ * f64 data). An invalid dt stores nothing and loads NaN. */
 void sl_dtype_store(sl_dtype dt, void *base, size_t i, float x);
 float sl_dtype_load(sl_dtype dt, const void *base, size_t i);
+
+/* The same in fp64: for SL_F64 the value as is; every other dtype widens
+ * exactly on load, and on store x must be representable in fp32 (it is
+ * rounded to fp32 first, then as sl_dtype_store does). */
+void sl_dtype_store_f64(sl_dtype dt, void *base, size_t i, double x);
+double sl_dtype_load_f64(sl_dtype dt, const void *base, size_t i);
 
 /* One ulp of dt at x: the spacing of dt's representable numbers in the
  * binade holding |x|, 2^(e - p + 1) for |x| in [2^e, 2^(e+1)) and p bits of
@@ -67,7 +75,7 @@ float sl_dtype_load(sl_dtype dt, const void *base, size_t i);
  * spacing; at or above the largest finite value (Inf included) it is the
  * spacing of the top binade; NaN for NaN or an invalid dt. Exact (a power of
  * two). For tolerances: a correctly rounded store is within ulp/2 of x. */
-double sl_dtype_ulp(sl_dtype dt, float x);
+double sl_dtype_ulp(sl_dtype dt, double x);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,13 @@
 /*
- * internal.h - what the core, the backends and the CLI share but users
- * never see: the context layout, the backend operations table and the
+ * internal.h - what the core, the backends, the ops, the lab and the CLI
+ * share but users never see: the context layout, the backend operations
+ * table (the only way the core and the lab reach a backend) and the
  * error-recording helpers. Included from C11 and from CUDA C (.cu) files.
  */
 #ifndef SL_INTERNAL_H
 #define SL_INTERNAL_H
 
+#include "op.h"
 #include "streamlab.h"
 
 #include <stdbool.h>
@@ -36,6 +38,9 @@ char *sl_read_file(const char *path, size_t *len);
  * spelling), or -1. */
 int sl_dtype_from_name(const char *s);
 
+/* "f32, f64, f16, bf16, fp8e4m3, fp8e5m2" */
+const char *sl_dtype_all_names(void);
+
 /* Operations the harness needs from a backend. Every pointer is a buffer of
  * the backend's own memory (device memory for CUDA, host memory for the
  * CPU). Functions that enqueue work use the context's stream and do not
@@ -44,7 +49,8 @@ typedef struct sl_backend_ops {
     const char *name;
     sl_status (*alloc)(sl_ctx *ctx, size_t bytes, void **out);
     void (*free)(sl_ctx *ctx, void *p);
-    /* Fill p[0..n) with sl_rand_value(dtype, seed, i) (see rng.h). */
+    /* Fill p[0..n) with element i of the stream named by seed, in dtype
+     * (rng.h: sl_rand_f32 rounded to dt, or sl_rand_f64 for f64). */
     sl_status (*fill_random)(sl_ctx *ctx, sl_dtype dt, void *p, size_t n, uint64_t seed);
     /* Set every byte to 0xFF, a NaN pattern in every float format we use,
      * so an element the kernel never wrote cannot match the reference. */
@@ -72,6 +78,20 @@ typedef struct sl_backend_ops {
      * *token remembers what to restore. unbind restores it. */
     sl_status (*bind)(const sl_ctx *ctx, int *token);
     void (*unbind)(int token);
+    /* Scratch of at least `bytes` owned by the context (grown on demand,
+     * freed with it), zeroed when first handed out or grown; *out NULL for
+     * bytes = 0. Variants that need it say so (sl_variant.workspace). The
+     * one buffer serves every call on the context: calls on different
+     * streams must be ordered by the caller. */
+    sl_status (*workspace)(sl_ctx *ctx, size_t bytes, void **out);
+    /* Set `bytes` of backend memory to zero; enqueued, does not wait. */
+    sl_status (*zero)(sl_ctx *ctx, void *p, size_t bytes);
+    /* Release the backend's state (context teardown). */
+    void (*fini)(sl_ctx *ctx);
+    /* The probe primitives (probe_ops.h) and the hardware-counter
+     * interface (counter_ops.h); NULL where the backend has none. */
+    const struct sl_probe_ops *probe;
+    const struct sl_counter_ops *counters;
 } sl_backend_ops;
 
 struct sl_ctx {
@@ -94,13 +114,20 @@ sl_status sl_cuda_ctx_init(sl_ctx *ctx, int device);
 void sl_cuda_ctx_fini(sl_ctx *ctx);
 #endif
 
-/* Validate the arguments of an elementwise op with two inputs and one
- * output, c = f(a, b): NULL, element alignment, size overflow, and overlap
- * of c with an input other than exact aliasing. fn names the caller in
- * the message ("sl_add"); names gives the three pointers' names ("abc",
- * or "xyy" for axpy, whose y is both b and c). */
-sl_status sl_check_binary_args(const sl_ctx *ctx, const char *fn, const char *names, sl_dtype dt, size_t n,
-                               const void *a, const void *b, const void *c);
+/* The public entry point of every op (each op's sl_<op>() calls it):
+ * checks the arguments against the op's descriptor, then runs the op's
+ * SL_KIND_API variant for the context's backend on the context's device.
+ * ptrs[] are the op's buffers in descriptor order, scalars[] its scalars.
+ * Checks, in order: ctx not NULL; dtype an sl_dtype and offered by the op
+ * (SL_ERR_INVALID_ARG, SL_ERR_UNSUPPORTED); for n > 0: no NULL pointer,
+ * n x size fits in size_t (SL_ERR_INVALID_ARG), every pointer aligned to
+ * its element (SL_ERR_MISALIGNED), no written buffer overlapping another
+ * buffer unless both start at the same address and span the same bytes
+ * (SL_ERR_OVERLAP; inputs may overlap each other freely); then every
+ * pointer accessible by the device (SL_ERR_BAD_POINTER). n = 0 is a no-op
+ * that accepts NULL pointers. */
+sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, void *const *ptrs,
+                     const double *scalars, void *stream);
 
 #ifdef __cplusplus
 }

@@ -53,6 +53,7 @@ size_t sl_dtype_size(sl_dtype dt)
     case SL_BF16: return 2;
     case SL_FP8_E4M3: return 1;
     case SL_FP8_E5M2: return 1;
+    case SL_F64: return 8;
     default: return 0;
     }
 }
@@ -65,8 +66,14 @@ const char *sl_dtype_name(sl_dtype dt)
     case SL_BF16: return "bf16";
     case SL_FP8_E4M3: return "fp8e4m3";
     case SL_FP8_E5M2: return "fp8e5m2";
+    case SL_F64: return "f64";
     default: return NULL;
     }
+}
+
+const char *sl_dtype_all_names(void)
+{
+    return "f32, f64, f16, bf16, fp8e4m3, fp8e5m2";
 }
 
 int sl_dtype_from_name(const char *s)

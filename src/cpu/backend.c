@@ -9,8 +9,8 @@
 #define _GNU_SOURCE
 #include "cpu.h"
 #include "internal.h"
+#include "probe_ops.h"
 #include "rng.h"
-#include "verify.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -23,7 +23,24 @@ typedef struct cpu_state {
     double t0;
     char *flush_buf;
     size_t flush_bytes;
+    void *workspace;
+    size_t workspace_bytes;
 } cpu_state;
+
+int sl_cpu_threads(void)
+{
+    return omp_get_max_threads();
+}
+
+void sl_cpu_share(size_t total, size_t *lo, size_t *hi)
+{
+    size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+    /* 64-byte granules, so no two threads write one cache line. */
+    size_t granules = (total + 63) / 64;
+    size_t g_lo = granules * t / nt, g_hi = granules * (t + 1) / nt;
+    *lo = g_lo * 64 < total ? g_lo * 64 : total;
+    *hi = g_hi * 64 < total ? g_hi * 64 : total;
+}
 
 static double now_ms(void)
 {
@@ -228,6 +245,42 @@ static void cpu_unbind(int token)
     (void)token;
 }
 
+static sl_status cpu_workspace(sl_ctx *ctx, size_t bytes, void **out)
+{
+    cpu_state *s = ctx->state;
+    *out = NULL;
+    if (bytes == 0)
+        return SL_OK;
+    if (bytes > s->workspace_bytes) {
+        void *p = calloc(1, bytes);
+        if (!p)
+            return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for a %zu-byte workspace", bytes);
+        free(s->workspace);
+        s->workspace = p;
+        s->workspace_bytes = bytes;
+    }
+    *out = s->workspace;
+    return SL_OK;
+}
+
+static sl_status cpu_zero(sl_ctx *ctx, void *p, size_t bytes)
+{
+    (void)ctx;
+    memset(p, 0, bytes);
+    return SL_OK;
+}
+
+static void cpu_fini(sl_ctx *ctx)
+{
+    cpu_state *s = ctx->state;
+    if (s) {
+        free(s->flush_buf);
+        free(s->workspace);
+        free(s);
+    }
+    ctx->state = NULL;
+}
+
 const sl_backend_ops sl_cpu_ops = {
     .name = "cpu",
     .alloc = cpu_alloc,
@@ -246,4 +299,9 @@ const sl_backend_ops sl_cpu_ops = {
     .refresh_info = cpu_refresh_info,
     .bind = cpu_bind,
     .unbind = cpu_unbind,
+    .workspace = cpu_workspace,
+    .zero = cpu_zero,
+    .fini = cpu_fini,
+    .probe = &sl_cpu_probe_ops,
+    .counters = NULL,
 };

@@ -1,10 +1,10 @@
 /*
- * probe_ops.c - the CPU backend's probe primitives (probe.h), OpenMP over
+ * probe_ops.c - the CPU backend's probe primitives (probe_ops.h), OpenMP over
  * host memory. There is no launch overhead or occupancy to probe on a CPU:
  * those primitives are NULL and their probes are skipped.
  */
 #include "cpu.h"
-#include "probe.h"
+#include "probe_ops.h"
 
 #include <omp.h>
 #include <string.h>

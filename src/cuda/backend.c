@@ -2,8 +2,10 @@
  * backend.c - the CUDA backend: device query, memory, events, and the
  * operations table the harness drives (see internal.h). Host code, C11.
  */
+#include "counter_ops.h"
 #include "cuda_check.h"
 #include "nvml.h"
+#include "probe_ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,8 @@ typedef struct cuda_state {
     cudaEvent_t start, stop;
     void *flush_buf;
     size_t flush_bytes;
+    void *workspace;
+    size_t workspace_bytes;
     sl_nvml *nvml;
     int counted; /* included in live_contexts */
 } cuda_state;
@@ -161,6 +165,8 @@ void sl_cuda_ctx_fini(sl_ctx *ctx)
     /* Best effort: after a sticky fault these calls fail, and that is fine. */
     if (s->flush_buf)
         cudaFree(s->flush_buf);
+    if (s->workspace)
+        cudaFree(s->workspace);
     if (s->start)
         cudaEventDestroy(s->start);
     if (s->stop)
@@ -169,7 +175,7 @@ void sl_cuda_ctx_fini(sl_ctx *ctx)
         cudaStreamDestroy(s->stream);
     sl_nvml_close(s->nvml);
     if (s->counted && __atomic_sub_fetch(&live_contexts, 1, __ATOMIC_RELAXED) == 0)
-        sl_cuda_peers_release();
+        sl_cuda_libs_release();
     free(s);
     ctx->state = NULL;
     (void)cudaGetLastError();
@@ -312,6 +318,39 @@ static void cuda_unbind(int token)
         cudaSetDevice(token);
 }
 
+/* Zeroed with a synchronous memset (legacy stream semantics: ordered
+ * before any later launch on any stream of the device), so a caller's
+ * first launch on its own stream sees zeros. */
+static sl_status cuda_workspace(sl_ctx *ctx, size_t bytes, void **out)
+{
+    cuda_state *s = ctx->state;
+    *out = NULL;
+    if (bytes == 0)
+        return SL_OK;
+    if (bytes > s->workspace_bytes) {
+        if (s->workspace) {
+            SL_CUDA_TRY(cudaDeviceSynchronize()); /* no launch may still use the old one */
+            cudaFree(s->workspace);
+            s->workspace = NULL;
+            s->workspace_bytes = 0;
+        }
+        sl_status st = cuda_alloc(ctx, bytes, &s->workspace);
+        if (st != SL_OK)
+            return st;
+        SL_CUDA_TRY(cudaMemset(s->workspace, 0, bytes));
+        s->workspace_bytes = bytes;
+    }
+    *out = s->workspace;
+    return SL_OK;
+}
+
+static sl_status cuda_zero(sl_ctx *ctx, void *p, size_t bytes)
+{
+    if (bytes)
+        SL_CUDA_TRY(cudaMemsetAsync(p, 0, bytes, (cudaStream_t)ctx->stream));
+    return SL_OK;
+}
+
 const sl_backend_ops sl_cuda_ops = {
     .name = "cuda",
     .alloc = cuda_alloc,
@@ -330,46 +369,11 @@ const sl_backend_ops sl_cuda_ops = {
     .refresh_info = cuda_refresh_info,
     .bind = cuda_bind,
     .unbind = cuda_unbind,
+    .workspace = cuda_workspace,
+    .zero = cuda_zero,
+    .fini = sl_cuda_ctx_fini,
+    .probe = &sl_cuda_probe_ops,
+#ifdef SL_HAVE_CUPTI
+    .counters = &sl_cupti_counter_ops,
+#endif
 };
-
-/* The copy ceiling: a device-to-device cudaMemcpyAsync of the same bytes as
- * one input array (it moves n * size bytes in and n * size out). */
-sl_status sl_cuda_ceiling_copy(const sl_args *x)
-{
-    if (x->n == 0)
-        return SL_OK;
-    SL_CUDA_TRY(cudaMemcpyAsync(x->c, x->a, x->n * sl_dtype_size(x->dtype), cudaMemcpyDeviceToDevice,
-                                (cudaStream_t)x->stream));
-    return SL_OK;
-}
-
-/* The public entry points' dispatch, for every dtype: the bulk-copy rung on
- * sm_90+, the 16-byte vector rung (vec4 / axpy v5) before (bulk copies need
- * Hopper; vec4 was the best LDG rung on the H200, within 1% of bulk), and
- * the vector rung too when the binary carries no sm_90 code. Both fall back
- * to the scalar kernel when the pointers differ modulo 16 bytes. The choice
- * follows the measurements in docs/ladder.md ("sl_add dispatch", "sl_axpy
- * dispatch"). */
-static sl_status api_dispatch(const sl_args *x, sl_launch_fn bulk, sl_launch_fn vec)
-{
-    int cc;
-    sl_status st = sl_cuda_current_cc(&cc);
-    if (st != SL_OK)
-        return st;
-    if (cc >= 90) {
-        st = bulk(x);
-        if (st != SL_ERR_UNSUPPORTED)
-            return st;
-    }
-    return vec(x);
-}
-
-sl_status sl_cuda_add_api(const sl_args *x)
-{
-    return api_dispatch(x, sl_cuda_add_bulk, sl_cuda_add_vec4);
-}
-
-sl_status sl_cuda_axpy_api(const sl_args *x)
-{
-    return api_dispatch(x, sl_cuda_axpy_bulk, sl_cuda_axpy_v5_vec);
-}

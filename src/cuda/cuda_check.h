@@ -7,7 +7,6 @@
 #include <cuda_runtime_api.h>
 
 #include "internal.h"
-#include "registry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,46 +38,18 @@ sl_status sl_cuda_fill_random(sl_dtype dt, void *p, size_t n, uint64_t seed, cud
 sl_status sl_cuda_launch_fault(cudaStream_t stream);
 sl_status sl_cuda_current_cc(int *cc);
 
-/* Launchers of the registry (see registry.c), each with an _attrs
- * function giving its kernel's resources per dtype (SL_EW_LAUNCHER in
- * elementwise.cuh). */
-#define SL_DECLARE_LAUNCHER(NAME)          \
-    sl_status NAME(const sl_args *x);      \
-    sl_status NAME##_attrs(sl_dtype dt, sl_kernel_attrs *out);
-SL_DECLARE_LAUNCHER(sl_cuda_add_naive)
-SL_DECLARE_LAUNCHER(sl_cuda_add_grid_stride)
-SL_DECLARE_LAUNCHER(sl_cuda_add_vec4)
-SL_DECLARE_LAUNCHER(sl_cuda_add_grid_vec4)
-SL_DECLARE_LAUNCHER(sl_cuda_add_ilp2)
-SL_DECLARE_LAUNCHER(sl_cuda_add_ilp4)
-SL_DECLARE_LAUNCHER(sl_cuda_add_tile4)
-SL_DECLARE_LAUNCHER(sl_cuda_add_bulk)
-SL_DECLARE_LAUNCHER(sl_cuda_add_tile1)
-SL_DECLARE_LAUNCHER(sl_cuda_add_tile1_cs)
-SL_DECLARE_LAUNCHER(sl_cuda_add_tile1_lu)
-SL_DECLARE_LAUNCHER(sl_cuda_add_tile1_nc)
-SL_DECLARE_LAUNCHER(sl_cuda_add_tile1_ef)
-SL_DECLARE_LAUNCHER(sl_cuda_add_fp8out)
-SL_DECLARE_LAUNCHER(sl_cuda_axpy_v1_naive)
-SL_DECLARE_LAUNCHER(sl_cuda_axpy_v2_coarse)
-SL_DECLARE_LAUNCHER(sl_cuda_axpy_v3a_hoist)
-SL_DECLARE_LAUNCHER(sl_cuda_axpy_v3b_restrict)
-SL_DECLARE_LAUNCHER(sl_cuda_axpy_v4_persistent)
-SL_DECLARE_LAUNCHER(sl_cuda_axpy_v5_vec)
-SL_DECLARE_LAUNCHER(sl_cuda_axpy_tile4)
-SL_DECLARE_LAUNCHER(sl_cuda_axpy_bulk)
-#undef SL_DECLARE_LAUNCHER
+/* The NVIDIA libraries the peers call (libs.c): the calling thread's
+ * device's cuBLAS handle (a cublasHandle_t), created on first use; a
+ * cublasStatus_t's name; and the release of every handle, when the last
+ * CUDA context is destroyed. */
+sl_status sl_cuda_cublas_handle(void **out);
+const char *sl_cublas_status_name(int status);
+void sl_cuda_libs_release(void);
 
-/* The public entry points' dispatch (backend.c), the peers (peers.cu) and
- * the copy ceiling. */
-sl_status sl_cuda_add_api(const sl_args *x);
-sl_status sl_cuda_axpy_api(const sl_args *x);
-sl_status sl_cuda_peer_cub_add(const sl_args *x);
-sl_status sl_cuda_peer_cublas_axpy(const sl_args *x);
-sl_status sl_cuda_ceiling_copy(const sl_args *x);
-/* Destroy the peers' library handles (cuBLAS); the next peer launch makes
- * new ones. Called when the last CUDA context is destroyed. */
-void sl_cuda_peers_release(void);
+/* The probe primitives (probes/probe_ops.c) and, in a build with CUPTI,
+ * the counter interface (cupti.c), for the backend's ops table. */
+extern const struct sl_probe_ops sl_cuda_probe_ops;
+extern const struct sl_counter_ops sl_cupti_counter_ops;
 
 #ifdef __cplusplus
 }

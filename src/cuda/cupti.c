@@ -1,7 +1,8 @@
 /*
  * cupti.c - hardware counters through CUPTI's Range Profiling API (CUDA
- * 12.6 Update 2 and later; written against CUDA 13.0's headers): the
- * backend of counters.h. Host code, C11. Compiled only when CMake found
+ * 12.6 Update 2 and later; written against CUDA 13.0's headers): the CUDA
+ * backend's sl_counter_ops (counter_ops.h), which the lab's counter
+ * sessions (src/lab/counters.h) reach through the context. Host code, C11. Compiled only when CMake found
  * CUPTI (cmake/counters.cmake), which defines SL_HAVE_CUPTI.
  *
  * What the CUPTI documentation describes ("CUPTI Profiler Host API":
@@ -55,9 +56,9 @@
  * declares only C; cmake/counters.cmake puts an empty <string> on this
  * file's include path so the header compiles as C.
  */
-#include "counters.h"
+#include "counter_ops.h"
 #include "cuda_check.h"
-#include "probe.h"
+#include "probe_ops.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -72,12 +73,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef CUresult (*ctx_get_current_fn)(CUcontext *ctx);
 typedef CUresult (*ctx_get_device_fn)(CUdevice *dev);
 
-struct sl_counter_session {
+#define MAX_METRICS 32
+
+typedef struct cupti_session {
     sl_ctx *ctx;
     CUcontext cu;                 /* the runtime's primary context of ctx's device */
     ctx_get_current_fn get_current;
@@ -85,8 +87,10 @@ struct sl_counter_session {
     char chip[64];                /* "GH100", ... */
     uint8_t *avail;               /* counter availability image of the context */
     CUpti_Profiler_Host_Object *host;
-    const char *names[SL_CTR_COUNT]; /* metrics scheduled (table strings) */
-    int ids[SL_CTR_COUNT];        /* their table ids */
+    const char *const *wanted;    /* the metrics asked for, and how many */
+    int nwanted;
+    const char *names[MAX_METRICS]; /* metrics scheduled (the caller's strings) */
+    int ids[MAX_METRICS];         /* their index in wanted[] */
     size_t nnames;
     uint8_t *config;              /* config image */
     size_t config_size;
@@ -97,20 +101,12 @@ struct sl_counter_session {
     void *scratch;                /* 2 x L2 bytes read to clear L2 */
     size_t scratch_words;
     uint32_t *sum;                /* the read probe's accumulator */
-};
+} cupti_session;
 
 /* Which kind of call failed: in open() every CUPTI failure means "no
  * counters here" (SL_ERR_UNSUPPORTED, the run goes on); in collect() only
  * the permission and availability ones do, the rest are errors. */
 typedef enum phase { PHASE_OPEN, PHASE_COLLECT } phase;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    if (timespec_get(&ts, TIME_UTC) != TIME_UTC)
-        return 0.0;
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* Record a failed CUPTI call (its name and CUPTI's error name and message)
  * for sl_last_error() and return the status it maps to. The permission,
@@ -246,7 +242,7 @@ static sl_status device_unsupported(const CUpti_Profiler_DeviceSupported_Params 
 
 /* A host object (metric enumeration, configuration, evaluation) for the
  * session's chip and counter availability. */
-static sl_status host_init(struct sl_counter_session *s, CUpti_Profiler_Host_Object **out)
+static sl_status host_init(cupti_session *s, CUpti_Profiler_Host_Object **out)
 {
     const phase ph = PHASE_OPEN;
     sl_status st = SL_OK;
@@ -282,21 +278,20 @@ static CUptiResult host_add(CUpti_Profiler_Host_Object *h, const char **names, s
 /* Schedule the table's metrics on a host object and build the config
  * image. A metric the chip does not know (CUPTI_ERROR_INVALID_METRIC_NAME)
  * is left out: its has[] stays false in every collection. */
-static sl_status build_config(struct sl_counter_session *s)
+static sl_status build_config(cupti_session *s)
 {
     const phase ph = PHASE_OPEN;
     sl_status st = SL_OK;
-    const char *cand[SL_CTR_COUNT];
-    int cand_id[SL_CTR_COUNT];
+    const char *cand[MAX_METRICS];
+    int cand_id[MAX_METRICS];
     size_t n = 0;
 
     SL_TRY(host_init(s, &s->host));
-    for (int i = 0; i < sl_counter_count(); i++) {
-        const sl_counter_info *info = sl_counter_info_at(i);
+    for (int i = 0; i < s->nwanted; i++) {
         CUpti_Profiler_Host_GetMetricProperties_Params p = {
             .structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
         p.pHostObject = s->host;
-        p.pMetricName = info->metric;
+        p.pMetricName = s->wanted[i];
         CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
         if (r == CUPTI_ERROR_INVALID_METRIC_NAME)
             continue;
@@ -304,7 +299,7 @@ static sl_status build_config(struct sl_counter_session *s)
             st = cupti_fail(r, "cuptiProfilerHostGetMetricProperties", ph);
             goto done;
         }
-        cand[n] = info->metric;
+        cand[n] = s->wanted[i];
         cand_id[n] = i;
         n++;
     }
@@ -336,7 +331,8 @@ static sl_status build_config(struct sl_counter_session *s)
         r = n ? host_add(s->host, cand, n) : CUPTI_ERROR_INVALID_METRIC_NAME;
     }
     if (n == 0) {
-        st = sl_fail(SL_ERR_UNSUPPORTED, "CUPTI knows none of streamlab's counter metrics on chip %s", s->chip);
+        st = sl_fail(SL_ERR_UNSUPPORTED, "CUPTI knows none of the %d counter metrics asked for on chip %s",
+                     s->nwanted, s->chip);
         goto done;
     }
     if (r != CUPTI_SUCCESS) {
@@ -376,7 +372,7 @@ done:
 
 /* Size (and on first use allocate) the counter data image for one range
  * on an enabled range profiler, and reset it. */
-static sl_status data_image(struct sl_counter_session *s, CUpti_RangeProfiler_Object *obj, phase ph, size_t *size)
+static sl_status data_image(cupti_session *s, CUpti_RangeProfiler_Object *obj, phase ph, size_t *size)
 {
     sl_status st = SL_OK;
     CUpti_RangeProfiler_GetCounterDataSize_Params zp = {
@@ -422,22 +418,28 @@ static void disable(CUpti_RangeProfiler_Object *obj)
  * scratch buffer, so the range neither hits on its inputs nor pays for
  * earlier writes. This stands in for Nsight Compute's cache flush
  * (--cache-control all), which CUPTI 13.0 offers no call for. */
-static sl_status clear_l2(struct sl_counter_session *s)
+static sl_status clear_l2(cupti_session *s)
 {
-    return sl_cuda_probe_ops.read(s->ctx, s->scratch, s->scratch_words, 4, 4, 0, 1, 1, s->sum, NULL);
+    return s->ctx->ops->probe->read(s->ctx, s->scratch, s->scratch_words, 4, 4, 0, 1, 1, s->sum, NULL);
 }
 
-sl_status sl_cupti_open(sl_ctx *ctx, sl_counter_session **out)
+static void cupti_close(void *session);
+
+static sl_status cupti_open(sl_ctx *ctx, const char *const *metrics, int nmetrics, void **out)
 {
     const phase ph = PHASE_OPEN;
     sl_status st = SL_OK;
     int token = -1;
     bool bound = false;
     *out = NULL;
-    struct sl_counter_session *s = calloc(1, sizeof *s);
+    if (nmetrics < 1 || nmetrics > MAX_METRICS)
+        return sl_fail(SL_ERR_INVALID_ARG, "counters: %d metrics asked for (1 to %d)", nmetrics, MAX_METRICS);
+    cupti_session *s = calloc(1, sizeof *s);
     if (!s)
         return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for a counter session");
     s->ctx = ctx;
+    s->wanted = metrics;
+    s->nwanted = nmetrics;
     s->flush = true;
 
     SL_TRY(ctx->ops->bind(ctx, &token));
@@ -532,27 +534,32 @@ done:
         /* Cleanup must not replace the reason. */
         char why[1024];
         snprintf(why, sizeof why, "%s", sl_last_error());
-        sl_cupti_close(s);
+        cupti_close(s);
         return sl_fail(st, "%s", why);
     }
     *out = s;
     return SL_OK;
 }
 
-void sl_cupti_set_flush(sl_counter_session *s, bool flush)
+static void cupti_set_flush(void *session, bool flush)
 {
-    s->flush = flush;
+    ((cupti_session *)session)->flush = flush;
 }
 
-sl_status sl_cupti_collect(sl_counter_session *s, sl_counters_launch_fn fn, void *user, sl_counters *out)
+static sl_status cupti_collect(void *session, sl_counter_work_fn fn, void *user, double *out_values, bool *out_has,
+                               int *out_passes)
 {
+    cupti_session *s = session;
     const phase ph = PHASE_COLLECT;
     sl_status st = SL_OK;
-    double t0 = now_ms();
     int token = -1, pass = 0;
     bool bound = false, started = false, pushed = false;
     CUpti_RangeProfiler_Object *obj = NULL;
-    double values[SL_CTR_COUNT];
+    double values[MAX_METRICS];
+    for (int i = 0; i < s->nwanted; i++) {
+        out_has[i] = false;
+        out_values[i] = 0.0;
+    }
     sl_ctx *ctx = s->ctx;
 
     SL_TRY(ctx->ops->bind(ctx, &token));
@@ -661,10 +668,9 @@ sl_status sl_cupti_collect(sl_counter_session *s, sl_counters_launch_fn fn, void
     CUPTI_TRY(cuptiProfilerHostEvaluateToGpuValues, &vp);
 
     for (size_t k = 0; k < s->nnames; k++) {
-        out->value[s->ids[k]] = values[k];
-        out->has[s->ids[k]] = isfinite(values[k]) && values[k] >= 0.0;
+        out_values[s->ids[k]] = values[k];
+        out_has[s->ids[k]] = isfinite(values[k]) && values[k] >= 0.0;
     }
-    out->passes = pass;
 
 done:
     /* Close what is open, quietly: the first failure is the one reported. */
@@ -685,22 +691,20 @@ done:
     }
     if (st != SL_OK) {
         /* Never half-filled: nothing is reported from a failed collection. */
-        for (int i = 0; i < SL_CTR_COUNT; i++) {
-            out->has[i] = false;
-            out->value[i] = 0.0;
+        for (int i = 0; i < s->nwanted; i++) {
+            out_has[i] = false;
+            out_values[i] = 0.0;
         }
-        out->passes = pass;
-    } else {
-        out->valid = true;
     }
+    *out_passes = pass;
     if (bound)
         ctx->ops->unbind(token);
-    out->collect_ms = now_ms() - t0;
     return st;
 }
 
-void sl_cupti_close(sl_counter_session *s)
+static void cupti_close(void *session)
 {
+    cupti_session *s = session;
     if (!s)
         return;
     /* Best effort, and sl_last_error() is left as the caller saw it. */
@@ -729,3 +733,10 @@ void sl_cupti_close(sl_counter_session *s)
     free(s);
     (void)sl_fail(SL_OK, "%s", keep);
 }
+
+const sl_counter_ops sl_cupti_counter_ops = {
+    .open = cupti_open,
+    .set_flush = cupti_set_flush,
+    .collect = cupti_collect,
+    .close = cupti_close,
+};

@@ -3,20 +3,55 @@
  * with the counter-based generator, the fault-injection test hook, and the
  * occupancy queries the launchers share.
  */
-#include "elementwise.cuh"
+#include "common.cuh"
 #include "rng.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 /* One grid-stride pass; the values are a function of (seed, i) only, so
  * the host regenerates them for the CPU reference (src/core/rng.h): the
  * fp32 value sl_rand_f32(seed, i), narrowed to the dtype with the same
  * round-to-nearest-even (saturating for fp8) the kernels use, which
- * src/core/dtype_conv.c reproduces on the host. */
+ * src/core/dtype_conv.c reproduces on the host; for f64, sl_rand_f64. */
+/* The fp32 value rounded to each storage type (round-to-nearest-even;
+ * saturating for fp8, as the kernels store); f64 has a stream of its own. */
+static __device__ __forceinline__ uint16_t to_f16(float f)
+{
+    return __half_as_ushort(__float2half_rn(f));
+}
+static __device__ __forceinline__ uint16_t to_bf16(float f)
+{
+    return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+}
+static __device__ __forceinline__ uint8_t to_e4m3(float f)
+{
+    return __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3);
+}
+static __device__ __forceinline__ uint8_t to_e5m2(float f)
+{
+    return __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E5M2);
+}
+
 template <int DT>
-static __global__ void fill_random(typename sl_dt<DT>::raw *p, size_t n, uint64_t seed)
+static __global__ void fill_random(void *out, size_t n, uint64_t seed)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        p[i] = sl_dt<DT>::store(sl_rand_f32(seed, i));
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (DT == SL_F32)
+            ((uint32_t *)out)[i] = sl_rand_f32_bits(seed, i);
+        else if (DT == SL_F64)
+            ((unsigned long long *)out)[i] = sl_rand_f64_bits(seed, i);
+        else if (DT == SL_F16)
+            ((uint16_t *)out)[i] = to_f16(sl_rand_f32(seed, i));
+        else if (DT == SL_BF16)
+            ((uint16_t *)out)[i] = to_bf16(sl_rand_f32(seed, i));
+        else if (DT == SL_FP8_E4M3)
+            ((uint8_t *)out)[i] = to_e4m3(sl_rand_f32(seed, i));
+        else
+            ((uint8_t *)out)[i] = to_e5m2(sl_rand_f32(seed, i));
+    }
 }
 
 extern "C" sl_status sl_cuda_fill_random(sl_dtype dt, void *p, size_t n, uint64_t seed,
@@ -31,11 +66,12 @@ extern "C" sl_status sl_cuda_fill_random(sl_dtype dt, void *p, size_t n, uint64_
     size_t want = (n + 255) / 256;
     unsigned grid = (unsigned)(want < (size_t)sms * 8 ? want : (size_t)sms * 8);
     switch (dt) {
-    case SL_F32: fill_random<SL_F32><<<grid, 256, 0, stream>>>((uint32_t *)p, n, seed); break;
-    case SL_F16: fill_random<SL_F16><<<grid, 256, 0, stream>>>((uint16_t *)p, n, seed); break;
-    case SL_BF16: fill_random<SL_BF16><<<grid, 256, 0, stream>>>((uint16_t *)p, n, seed); break;
-    case SL_FP8_E4M3: fill_random<SL_FP8_E4M3><<<grid, 256, 0, stream>>>((uint8_t *)p, n, seed); break;
-    case SL_FP8_E5M2: fill_random<SL_FP8_E5M2><<<grid, 256, 0, stream>>>((uint8_t *)p, n, seed); break;
+    case SL_F32: fill_random<SL_F32><<<grid, 256, 0, stream>>>(p, n, seed); break;
+    case SL_F64: fill_random<SL_F64><<<grid, 256, 0, stream>>>(p, n, seed); break;
+    case SL_F16: fill_random<SL_F16><<<grid, 256, 0, stream>>>(p, n, seed); break;
+    case SL_BF16: fill_random<SL_BF16><<<grid, 256, 0, stream>>>(p, n, seed); break;
+    case SL_FP8_E4M3: fill_random<SL_FP8_E4M3><<<grid, 256, 0, stream>>>(p, n, seed); break;
+    case SL_FP8_E5M2: fill_random<SL_FP8_E5M2><<<grid, 256, 0, stream>>>(p, n, seed); break;
     default: return sl_fail(SL_ERR_UNSUPPORTED, "fill_random: dtype %d", (int)dt);
     }
     SL_CUDA_LAUNCHED();

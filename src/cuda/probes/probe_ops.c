@@ -1,9 +1,9 @@
 /*
- * probe_ops.c - the CUDA backend's probe primitives (probe.h): the kernels
+ * probe_ops.c - the CUDA backend's probe primitives (probe_ops.h): the kernels
  * of probes.cu on the context's stream.
  */
 #include "../cuda_check.h"
-#include "probe.h"
+#include "probe_ops.h"
 
 sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes, int cg,
                              uint32_t *sum, cudaStream_t stream, int *warps_out);

@@ -63,11 +63,9 @@ const char *sl_probe_seed(int i)
 sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof, cJSON *points, FILE *out,
                        FILE *md)
 {
-    const sl_probe_ops *ops = &sl_cpu_probe_ops;
-#ifdef SL_HAVE_CUDA
-    if (ctx->info.backend == SL_BACKEND_CUDA)
-        ops = &sl_cuda_probe_ops;
-#endif
+    const sl_probe_ops *ops = ctx->ops->probe;
+    if (!ops)
+        return sl_fail(SL_ERR_UNSUPPORTED, "the %s backend offers no probe primitives", ctx->ops->name);
     env e = {.ctx = ctx, .ops = ops, .cfg = cfg, .prof = prof, .points = points, .out = out, .md = md};
     int is_gpu = ctx->info.backend == SL_BACKEND_CUDA;
     for (int i = 0; i < NPROBES; i++) {

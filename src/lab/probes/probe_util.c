@@ -3,7 +3,7 @@
  */
 #include "probe_util.h"
 
-#include "registry.h"
+#include "op.h"
 #include "rng.h"
 #include "stats.h"
 #include "verify.h"
@@ -227,48 +227,50 @@ sl_status probe_timed_read(env *e, rw_job *j, int warmup, int trials, uint32_t o
     return SL_OK;
 }
 
-/* ---- the kernel registry ---------------------------------------------- */
+/* ---- the add op's variants ---------------------------------------------- */
 
-/* The add op's copy entry of this backend: a and b in, c a copy of a. The
- * last one listed, should there be several. */
-static const sl_variant *copy_ceiling(const env *e)
+/* An f32 launch of variant v of add on a, b -> c (the descriptor's order). */
+static sl_status launch_add(const env *e, const sl_variant *v, const void *a, const void *b, void *c, size_t words)
 {
-    const sl_variant *v = NULL;
-    for (size_t i = 0; i < sl_registry_count(); i++) {
-        const sl_variant *r = sl_registry_at(i);
-        if (r->backend == e->ctx->info.backend && r->op == SL_OP_ADD && r->kind == SL_KIND_CEILING)
-            v = r;
-    }
-    return v;
+    sl_args x = {.op = &sl_op_add, .shape = sl_shape_1d(words), .n = words, .buf = {(void *)a, (void *)b, c},
+                 .dtype = SL_F32, .out_dtype = SL_F32, .stream = e->ctx->stream};
+    return v->launch(&x);
 }
 
-static sl_status launch_f32(const env *e, const sl_variant *v, const void *a, const void *b, void *c, size_t words)
+/* The add op's copy ceiling of this backend: c, a copy of a. */
+static const sl_variant *copy_ceiling(const env *e)
 {
-    sl_args x = {.n = words, .a = a, .b = b, .c = c, .stream = e->ctx->stream, .dtype = SL_F32};
-    return v->launch(&x);
+    for (int i = 0; i < sl_op_add.nvariants; i++) {
+        const sl_variant *r = &sl_op_add.variants[i];
+        if (r->backend == e->ctx->info.backend && r->kind == SL_KIND_CEILING && r->launch)
+            return r;
+    }
+    return NULL;
 }
 
 sl_status probe_memcpy_ceiling(env *e, void *dst, const void *src, size_t words, bool *have)
 {
     const sl_variant *v = copy_ceiling(e);
     *have = v != NULL;
-    return v ? launch_f32(e, v, src, NULL, dst, words) : SL_OK;
+    return v ? launch_add(e, v, src, src, dst, words) : SL_OK;
 }
 
 sl_status probe_add_launch(env *e, const void *a, const void *b, void *c, size_t words, bool *have)
 {
-    const sl_variant *v = sl_registry_api(SL_OP_ADD, e->ctx->info.backend);
-    *have = v != NULL;
-    return v ? launch_f32(e, v, a, b, c, words) : SL_OK;
+    const sl_variant *v = sl_variant_api(&sl_op_add, e->ctx->info.backend);
+    *have = v && v->launch;
+    return *have ? launch_add(e, v, a, b, c, words) : SL_OK;
 }
 
 sl_status probe_add_check(env *e, const void *c, size_t words, uint64_t seed_a, uint64_t seed_b, uint64_t *bad)
 {
-    const sl_variant *v = sl_registry_api(SL_OP_ADD, e->ctx->info.backend);
+    const sl_variant *v = sl_variant_api(&sl_op_add, e->ctx->info.backend);
     if (!v)
         return sl_fail(SL_ERR_UNSUPPORTED, "the %s backend has no add kernel to check", e->ctx->ops->name);
+    void *const bufs[] = {NULL, NULL, (void *)c};
+    const uint64_t seeds[] = {seed_a, seed_b, 0}, first[] = {0, 0, 0};
     sl_check chk;
-    sl_status st = sl_verify(e->ctx, v, SL_F32, 0.0f, words, c, seed_a, 0, seed_b, 0, &chk);
+    sl_status st = sl_verify_launch(e->ctx, &sl_op_add, v, SL_F32, NULL, words, bufs, seeds, first, &chk);
     if (st == SL_OK)
         *bad = chk.mismatches;
     return st;

@@ -1,0 +1,301 @@
+/*
+ * op.h - what an op is: the descriptor every op folder (src/ops/<op>/)
+ * fills in once, and the rungs (kernel variants) it lists.
+ *
+ * The harness, the verifier, the model, the result writers, the CLI and the
+ * public API all read these descriptors; none of them branches on an op's
+ * name. An op is registered by one line in src/ops/ops.def, which generates
+ * the sl_op enum below, the table in ops.c and the descriptors'
+ * declarations. docs/architecture.md walks through adding one.
+ *
+ * Included from C11 and from CUDA C (.cu) files.
+ */
+#ifndef SL_OP_H
+#define SL_OP_H
+
+#include "streamlab.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ops, in ops.def order: SL_OP_ADD, SL_OP_AXPY, ... */
+typedef enum sl_op {
+#define SL_OP(ID, name) SL_OP_##ID,
+#include "../ops/ops.def"
+#undef SL_OP
+    SL_OP_COUNT
+} sl_op;
+
+#define SL_MAX_BUFS 4    /* buffers of one op */
+#define SL_MAX_SCALARS 2 /* scalar parameters of one op */
+
+/* ---- shapes ----------------------------------------------------------------
+ * A 1-D op of n elements has rows = 1, cols = n, ld = n. A 2-D op is
+ * rows x cols, row-major, with ld >= cols elements between the starts of
+ * consecutive rows (the buffer spans (rows - 1) x ld + cols elements). */
+typedef struct sl_shape {
+    uint64_t rows;
+    uint64_t cols;
+    uint64_t ld;
+} sl_shape;
+
+static inline sl_shape sl_shape_1d(uint64_t n)
+{
+    sl_shape s = {1, n, n};
+    return s;
+}
+
+/* Elements of the shape: rows x cols. */
+static inline uint64_t sl_shape_elems(const sl_shape *s)
+{
+    return s->rows * s->cols;
+}
+
+/* Elements a buffer of this shape spans, padding between rows included. */
+static inline uint64_t sl_shape_span(const sl_shape *s)
+{
+    return s->rows ? (s->rows - 1) * s->ld + s->cols : 0;
+}
+
+/* ---- buffers and scalars ---------------------------------------------------- */
+
+typedef enum sl_role {
+    SL_ROLE_IN = 0, /* read only */
+    SL_ROLE_OUT,    /* written only: the harness poisons it, so an unwritten element fails */
+    SL_ROLE_INOUT   /* read, then written in place (axpy's y, nstream's a) */
+} sl_role;
+
+typedef struct sl_buf_desc {
+    const char *name; /* "a", "x", "y": as the op's formula and its C function name them */
+    sl_role role;
+    bool scalar;      /* one element (a reduction's result), not the shape */
+} sl_buf_desc;
+
+typedef struct sl_scalar_desc {
+    const char *name; /* "alpha", "s" */
+    double dflt;      /* what `streamlab run` uses unless told otherwise */
+} sl_scalar_desc;
+
+/* ---- numerics: how a result is checked --------------------------------------
+ *   SL_TOL_EXACT      bit for bit (an elementwise op computed and rounded
+ *                     exactly as the reference does)
+ *   SL_TOL_ULP        within `ulps` units in the last place of the output
+ *                     dtype (a peer whose rounding order we do not control)
+ *   SL_TOL_REDUCTION  |got - ref| <= ulps x ulp(ref) + L x u_acc x sum|terms|,
+ *                     where ref is the reference (computed in twice the
+ *                     working precision), sum|terms| the sum of the
+ *                     magnitudes of the reduced terms, u_acc the unit
+ *                     roundoff of the variant's accumulator (2^-24 for f32,
+ *                     2^-53 for f64) and L = ceil(n / P) + ceil(log2 P) + 1
+ *                     the longest chain of additions any term goes
+ *                     through when n terms are reduced as P sequential
+ *                     partial sums combined by a tree. Source: Higham,
+ *                     "Accuracy and Stability of Numerical Algorithms", 2nd
+ *                     ed., 2002, section 4.2 (the bound (n-1)u sum|x_i| of
+ *                     recursive summation, applied along each term's path).
+ */
+typedef enum sl_tol_kind { SL_TOL_EXACT = 0, SL_TOL_ULP, SL_TOL_REDUCTION } sl_tol_kind;
+
+typedef struct sl_tol {
+    sl_tol_kind kind;
+    int ulps;
+} sl_tol;
+
+/* ---- traffic ----------------------------------------------------------------
+ * The bytes a launch must move through DRAM (each input read once, each
+ * output written once) and in how many separate streams (arrays): what
+ * GB/s, `explain` and the model all use (sl_variant_traffic). */
+typedef struct sl_traffic {
+    double rd_bytes, wr_bytes;
+    int rd_streams, wr_streams; /* arrays read and written, for bytes in flight */
+} sl_traffic;
+
+/* ---- one launch -------------------------------------------------------------
+ * What a launcher gets. Pointers are backend memory (device memory for
+ * CUDA, host memory for the CPU); buf[] follows the descriptor's buffer
+ * order (IN buffers are not written through). */
+typedef struct sl_args {
+    const struct sl_op_desc *op;
+    sl_shape shape;
+    size_t n;                      /* rows x cols: the elements of a 1-D op */
+    void *buf[SL_MAX_BUFS];
+    double scalar[SL_MAX_SCALARS]; /* in the descriptor's order; f32-computing kernels round them to float */
+    sl_dtype dtype;                /* storage type of the inputs */
+    sl_dtype out_dtype;            /* storage type of OUT buffers (dtype, except an fp8-output variant) */
+    void *stream;                  /* cudaStream_t, or NULL; ignored on the CPU */
+    void *workspace;               /* scratch the variant asked for (sl_variant.workspace), zeroed */
+    size_t workspace_bytes;        /* before the first launch that uses it */
+} sl_args;
+
+typedef sl_status (*sl_launch_fn)(const sl_args *args);
+
+/* What the compiler and the occupancy API say about a CUDA kernel
+ * (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
+typedef struct sl_kernel_attrs {
+    int regs;          /* registers per thread */
+    int local_bytes;   /* local memory (spills, stack) per thread */
+    int static_smem;   /* static shared memory per block, bytes */
+    int block;         /* threads per block the launcher uses */
+    int blocks_per_sm; /* resident blocks per SM at that block size */
+} sl_kernel_attrs;
+
+typedef sl_status (*sl_attrs_fn)(sl_dtype dt, sl_kernel_attrs *out);
+
+/* ---- rungs ------------------------------------------------------------------ */
+
+typedef enum sl_kind {
+    SL_KIND_CEILING = 0, /* a copy of the same bytes (cudaMemcpy, memcpy): the measured ceiling */
+    SL_KIND_PEER,        /* a library doing the same op (CUB, cuBLAS): the bar to beat */
+    SL_KIND_RUNG,        /* one of ours */
+    SL_KIND_API          /* the public entry point (sl_add, ...): dispatch + the best rung */
+} sl_kind;
+
+typedef struct sl_variant {
+    const char *name;      /* CLI name, unique per op and backend */
+    sl_backend backend;
+    sl_kind kind;
+    const char *technique; /* one line, field-standard terms */
+    const char *source;    /* where it comes from: seed file and section, issue, paper */
+    sl_launch_fn launch;   /* NULL in a build without this backend (the row stays for `explain`) */
+    sl_attrs_fn attrs;     /* NULL where not a CUDA kernel of ours */
+    unsigned dtypes;       /* mask of (1u << sl_dtype) it runs; 0: every dtype of the op */
+    /* Ceilings: out = the op's first input, moving one read and one write
+     * stream of the same bytes (sl_variant_traffic). */
+    bool copy;
+    /* An output stored in another dtype than the inputs (seed 000's FP8
+     * experiment: f32 in, e4m3 out). */
+    bool fixed_out;
+    sl_dtype out_dtype;
+    /* Extra tolerance for a peer whose rounding order we do not control:
+     * ulps of the output dtype (elementwise), or partial sums P (reduction). */
+    int ulps;
+    /* Reductions: accumulator dtype (u_acc) and the fewest parallel partial
+     * sums P the variant forms (SL_TOL_REDUCTION). */
+    sl_dtype acc;
+    uint32_t partials;
+    /* Scratch the variant needs per launch, bytes (NULL: none). The caller
+     * hands it over zeroed the first time (sl_args.workspace). */
+    size_t (*workspace)(sl_dtype dt, uint64_t n);
+    /* For the bottleneck model (docs/model.md): */
+    unsigned char loads_in_flight;    /* independent loads per thread per input before first use */
+    unsigned char access_bytes;       /* bytes per thread per global load/store instruction (f32) */
+    unsigned char elems_per_thread;   /* elements a thread handles per step: sizes the grid for small n */
+    unsigned char smem_bytes_per_elem; /* shared-memory bytes written + read per element */
+    bool async_reads;                 /* inputs arrive by bulk copy, not through the load/store units */
+    float insts_per_elem;             /* SASS instructions per element per thread (f32): an estimate
+                                       * from the disassembly; `run --counters` measures it */
+} sl_variant;
+
+/* ---- the op descriptor -------------------------------------------------------- */
+
+/* The CPU reference, over one chunk: work items [lo, hi) (elements of a
+ * 1-D op, rows of a 2-D op). in[k] and out[k] point at the chunk's first
+ * item of buffer k (host memory, the descriptor's order; a scalar buffer's
+ * pointer is its one element, in out[] only). acc[] carries a reduction's
+ * state from chunk to chunk (zeroed before the first); `last` marks the
+ * final chunk, on which a reduction writes its result and, in *scale,
+ * sum|terms| for SL_TOL_REDUCTION. Independent code: never a rung. */
+typedef struct sl_ref_args {
+    sl_shape shape;
+    uint64_t lo, hi;
+    sl_dtype dtype, out_dtype;
+    const double *scalar;
+    const void *in[SL_MAX_BUFS];
+    void *out[SL_MAX_BUFS];
+    double acc[4];
+    bool last;
+    double scale;
+} sl_ref_args;
+
+typedef struct sl_op_desc {
+    sl_op id;
+    const char *name;    /* "add" */
+    const char *formula; /* "c = a + b" */
+    const char *source;  /* seed file and section */
+    const char *numerics; /* one line: how it computes and rounds */
+    int rank;            /* 1 (n) or 2 (rows x cols) */
+    int nbufs;
+    sl_buf_desc bufs[SL_MAX_BUFS];
+    int nscalars;
+    sl_scalar_desc scalars[SL_MAX_SCALARS];
+    unsigned dtypes;     /* mask of (1u << sl_dtype) the op offers */
+    /* Floating-point operations per element; fma: they are fused
+     * multiply-adds (2 flops per lane per clock in the compute bound). */
+    double flops_per_elem;
+    bool fma;
+    /* Traffic of one launch; NULL: each IN and INOUT buffer read once and
+     * each OUT and INOUT buffer written once (sl_op_traffic). An op with
+     * reuse, halos or re-reads gives its own. */
+    sl_traffic (*traffic)(const sl_shape *s, sl_dtype in, sl_dtype out);
+    sl_tol tol;
+    void (*reference)(sl_ref_args *a);
+    const sl_variant *variants;
+    int nvariants;
+} sl_op_desc;
+
+/* The descriptors, one per ops.def line, each defined in its op folder. */
+#define SL_OP(ID, name) extern const sl_op_desc sl_op_##name;
+#include "../ops/ops.def"
+#undef SL_OP
+
+/* ---- the table (ops.c) ------------------------------------------------------- */
+
+int sl_op_count(void);
+const sl_op_desc *sl_op_at(int i);        /* ops.def order; NULL out of range */
+const sl_op_desc *sl_op_find(const char *name); /* NULL if unknown */
+/* "add, axpy, copy, ..." into buf. */
+void sl_op_names(char *buf, size_t len);
+
+/* The op's dtypes as a list ("f32, f64, f16, bf16") into buf. */
+void sl_op_dtype_list(const sl_op_desc *op, char *buf, size_t len);
+
+bool sl_op_supports(const sl_op_desc *op, sl_dtype dt);
+bool sl_variant_supports(const sl_op_desc *op, const sl_variant *v, sl_dtype dt);
+
+/* Variant by name for a backend, or NULL. */
+const sl_variant *sl_variant_find(const sl_op_desc *op, sl_backend b, const char *name);
+/* The SL_KIND_API variant for a backend: what the public function calls. */
+const sl_variant *sl_variant_api(const sl_op_desc *op, sl_backend b);
+
+const char *sl_kind_name(sl_kind k);
+
+/* Index of the first buffer with this role, or -1. Written buffers are
+ * OUT and INOUT. */
+int sl_op_first(const sl_op_desc *op, sl_role role);
+int sl_op_first_written(const sl_op_desc *op);
+static inline bool sl_role_read(sl_role r)
+{
+    return r != SL_ROLE_OUT;
+}
+static inline bool sl_role_written(sl_role r)
+{
+    return r != SL_ROLE_IN;
+}
+
+/* Elements buffer k holds for a shape (the span, or 1 for a scalar). */
+uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s);
+/* Storage dtype of buffer k: out for OUT buffers, else in. */
+sl_dtype sl_op_buf_dtype(const sl_op_desc *op, int k, sl_dtype in, sl_dtype out);
+
+/* The output dtype variant v stores for inputs of dt. */
+sl_dtype sl_variant_out_dtype(const sl_variant *v, sl_dtype dt);
+
+/* The one function that counts bytes: the op's traffic (its own function,
+ * or the roles rule) for v (a copy ceiling moves one input's bytes in and
+ * out). Used for GB/s, by the model and by `explain`. */
+sl_traffic sl_op_traffic(const sl_op_desc *op, const sl_shape *s, sl_dtype in, sl_dtype out);
+sl_traffic sl_variant_traffic(const sl_op_desc *op, const sl_variant *v, const sl_shape *s, sl_dtype dt);
+
+/* Bytes per element of a 1-D op (rd + wr) / n, for tables. */
+double sl_variant_bytes_per_elem(const sl_op_desc *op, const sl_variant *v, sl_dtype dt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SL_OP_H */

@@ -1,0 +1,341 @@
+/*
+ * report.c - see results.h: the report's lifecycle, the cells every table
+ * shows, and the dispatch to the writers (writer.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "writer.h"
+
+#include "sizes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const sl_writer *const writers[4] = {&sl_writer_text, &sl_writer_csv, &sl_writer_json, &sl_writer_md};
+
+const char *sl_row_check_word(sl_status s)
+{
+    switch (s) {
+    case SL_OK: return "ok";
+    case SL_ERR_VERIFY: return "FAIL";
+    case SL_ERR_UNSUPPORTED: return "skip";
+    case SL_ERR_INTERRUPTED: return "stop";
+    default: return "ERROR";
+    }
+}
+
+/* v with `decimals` digits, or "-" when v < 0 (not measured). */
+static void fmt_or_dash(char *buf, size_t len, int decimals, double v)
+{
+    if (v < 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.*f", decimals, v);
+}
+
+/* Instructions per element per thread measured by --counters, or -1. */
+static double measured_ipe(const sl_result *r)
+{
+    return r->ctr.valid ? sl_counters_insts_per_elem(&r->ctr, (double)r->n, 32) : -1.0;
+}
+
+static void make_cells(const sl_result *r, sl_row_cells *c)
+{
+    char n_s[32];
+    sl_format_count(r->n, n_s, sizeof n_s);
+    snprintf(c->n, sizeof c->n, "%s%s", n_s, r->fits_l2 ? "*" : "");
+    snprintf(c->op, sizeof c->op, "%s", r->op->name);
+    snprintf(c->variant, sizeof c->variant, "%s", r->v->name);
+    const sl_dtype odt = sl_variant_out_dtype(r->v, r->dtype);
+    if (odt != r->dtype)
+        snprintf(c->dtype, sizeof c->dtype, "%s>%s", sl_dtype_name(r->dtype), sl_dtype_name(odt));
+    else
+        snprintf(c->dtype, sizeof c->dtype, "%s", sl_dtype_name(r->dtype));
+    snprintf(c->kind, sizeof c->kind, "%s", sl_kind_name(r->v->kind));
+    snprintf(c->bpe, sizeof c->bpe, "%.4g", r->n ? r->bytes / (double)r->n : 0.0);
+    if (r->trials > 0 && (r->status == SL_OK || r->status == SL_ERR_VERIFY)) {
+        snprintf(c->time, sizeof c->time, "%.4f ± %.4f", r->st.mean, r->st.sd);
+        snprintf(c->min, sizeof c->min, "%.4f", r->st.min);
+        snprintf(c->median, sizeof c->median, "%.4f", r->st.median);
+        snprintf(c->gbs, sizeof c->gbs, "%.1f", r->gbs);
+    } else {
+        snprintf(c->time, sizeof c->time, "-");
+        snprintf(c->min, sizeof c->min, "-");
+        snprintf(c->median, sizeof c->median, "-");
+        snprintf(c->gbs, sizeof c->gbs, "-");
+    }
+    snprintf(c->pred, sizeof c->pred, "-");
+    snprintf(c->limiter, sizeof c->limiter, "-");
+    snprintf(c->ratio, sizeof c->ratio, "-");
+    if (r->has_model) {
+        snprintf(c->pred, sizeof c->pred, "%.4f", r->model.pred_ms);
+        snprintf(c->limiter, sizeof c->limiter, "%s", sl_bound_short(r->model.limiter));
+        if (r->trials > 0 && r->st.median > 0)
+            snprintf(c->ratio, sizeof c->ratio, "%.3f", r->st.median / r->model.pred_ms);
+    }
+    /* --counters: measured DRAM bytes over the bytes the row counts (the
+     * model's), instructions per element, L2 hit rates for reads / writes,
+     * achieved occupancy. */
+    fmt_or_dash(c->bratio, sizeof c->bratio, 3, r->ctr.valid ? sl_counters_bytes_ratio(&r->ctr, r->bytes) : -1);
+    fmt_or_dash(c->ipe, sizeof c->ipe, 2, measured_ipe(r));
+    if (r->ctr.valid && r->ctr.has[SL_CTR_L2_READ_HIT_PCT] && r->ctr.has[SL_CTR_L2_WRITE_HIT_PCT])
+        snprintf(c->l2hit, sizeof c->l2hit, "%.0f/%.0f", r->ctr.value[SL_CTR_L2_READ_HIT_PCT],
+                 r->ctr.value[SL_CTR_L2_WRITE_HIT_PCT]);
+    else
+        snprintf(c->l2hit, sizeof c->l2hit, "-");
+    fmt_or_dash(c->occ, sizeof c->occ, 0,
+                r->ctr.valid && r->ctr.has[SL_CTR_OCCUPANCY_PCT] ? r->ctr.value[SL_CTR_OCCUPANCY_PCT] : -1);
+    fmt_or_dash(c->peak, sizeof c->peak, 1, r->pct_peak);
+    fmt_or_dash(c->copy, sizeof c->copy, 1, r->pct_copy);
+    fmt_or_dash(c->peer, sizeof c->peer, 3, r->x_peer);
+    snprintf(c->check, sizeof c->check, "%s", sl_row_check_word(r->status));
+}
+
+int sl_report_columns(const sl_report *rep, sl_col *cols)
+{
+    int k = 0;
+    cols[k++] = (sl_col){"n", 9, 'l'};
+    if (rep->meta.multi_op)
+        cols[k++] = (sl_col){"op", 7, 'l'};
+    cols[k++] = (sl_col){"variant", 13, 'l'};
+    cols[k++] = (sl_col){"dtype", 8, 'l'};
+    cols[k++] = (sl_col){"kind", 7, 'l'};
+    cols[k++] = (sl_col){"B/el", 4, 'r'};
+    cols[k++] = (sl_col){"time ms (mean ± sd)", 21, 'r'};
+    cols[k++] = (sl_col){"min ms", 9, 'r'};
+    cols[k++] = (sl_col){"median ms", 9, 'r'};
+    cols[k++] = (sl_col){"GB/s", 8, 'r'};
+    cols[k++] = (sl_col){"%peak", 5, 'r'};
+    cols[k++] = (sl_col){"%copy", 5, 'r'};
+    cols[k++] = (sl_col){"×peer", 6, 'r'};
+    cols[k++] = (sl_col){"check", 5, 'l'};
+    if (rep->meta.model) {
+        cols[k++] = (sl_col){"pred ms", 9, 'r'};
+        cols[k++] = (sl_col){"limiter", 8, 'l'};
+        cols[k++] = (sl_col){"meas/pred", 9, 'r'};
+    }
+    if (rep->meta.counters) {
+        cols[k++] = (sl_col){"B/model", 7, 'r'};
+        cols[k++] = (sl_col){"inst/el", 7, 'r'};
+        cols[k++] = (sl_col){"L2hit r/w", 9, 'r'};
+        cols[k++] = (sl_col){"occ%", 4, 'r'};
+    }
+    return k;
+}
+
+void sl_report_cells(const sl_report *rep, const sl_row_cells *c, const char **cells)
+{
+    int k = 0;
+    cells[k++] = c->n;
+    if (rep->meta.multi_op)
+        cells[k++] = c->op;
+    cells[k++] = c->variant;
+    cells[k++] = c->dtype;
+    cells[k++] = c->kind;
+    cells[k++] = c->bpe;
+    cells[k++] = c->time;
+    cells[k++] = c->min;
+    cells[k++] = c->median;
+    cells[k++] = c->gbs;
+    cells[k++] = c->peak;
+    cells[k++] = c->copy;
+    cells[k++] = c->peer;
+    cells[k++] = c->check;
+    if (rep->meta.model) {
+        cells[k++] = c->pred;
+        cells[k++] = c->limiter;
+        cells[k++] = c->ratio;
+    }
+    if (rep->meta.counters) {
+        cells[k++] = c->bratio;
+        cells[k++] = c->ipe;
+        cells[k++] = c->l2hit;
+        cells[k++] = c->occ;
+    }
+}
+
+int sl_report_header(const sl_report *rep, char lines[][512])
+{
+    const sl_device_info *d = &rep->ctx->info;
+    const sl_report_meta *m = &rep->meta;
+    int k = 0;
+    char l2[32], mem[32];
+    sl_format_bytes((double)d->l2_bytes, l2, sizeof l2);
+    sl_format_bytes((double)d->mem_total, mem, sizeof mem);
+    if (d->backend == SL_BACKEND_CUDA)
+        snprintf(lines[k++], 512, "device: %s (CUDA device %d, sm_%d%d, %d SMs, L2 %s, %s)", d->name, d->device,
+                 d->cc_major, d->cc_minor, d->sm_count, l2, mem);
+    else
+        snprintf(lines[k++], 512, "device: %s (CPU backend, %d OpenMP threads, LLC %s, %s RAM)", d->name,
+                 d->sm_count, l2, mem);
+    if (d->peak_gbs > 0)
+        snprintf(lines[k++], 512, "theoretical peak %.0f GB/s = %.3f GHz memory clock x %d-bit bus x 2 (DDR)",
+                 d->peak_gbs, d->mem_clock_khz / 1e6, d->bus_width_bits);
+    else
+        snprintf(lines[k++], 512,
+                 "theoretical peak unknown on the CPU: compare with %%copy, the copy ceiling measured here");
+    if (d->nvml_sm_clock_mhz >= 0)
+        snprintf(lines[k++], 512, "NVML at start: SM %d MHz, memory %d MHz, %.0f W; ECC %s", d->nvml_sm_clock_mhz,
+                 d->nvml_mem_clock_mhz, d->nvml_power_mw / 1000.0,
+                 d->ecc_enabled > 0 ? "on" : d->ecc_enabled == 0 ? "off" : "unknown");
+    else if (d->backend == SL_BACKEND_CUDA)
+        snprintf(lines[k++], 512, "NVML unavailable: current clocks unknown");
+    snprintf(lines[k++], 512, "%d warm-ups, %d trials per row, %s, %s; seed 0x%016llx", m->warmup, m->trials,
+             m->cold ? "L2 flushed before every trial (--cold)" : "warm cache (--cold flushes L2 before each trial)",
+             m->timer == SL_TIMER_WALL ? "host clock around launch + sync (--timer wall)"
+                                       : "event-timed launches (--timer event)",
+             (unsigned long long)m->seed);
+    snprintf(lines[k++], 512,
+             "GB/s = (bytes read + written, the op's descriptor) / median time; %%copy and ×peer compare with the "
+             "copy and peer rows of the same op, n and dtype");
+    if (m->scalars)
+        snprintf(lines[k++], 512, "scalars: %s", m->scalars);
+    if (m->model)
+        snprintf(lines[k++], 512, "model: pred ms, limiter, measured/predicted (streamlab explain; docs/model.md)%s%s",
+                 m->hw_note ? "; " : "", m->hw_note ? m->hw_note : "");
+    if (m->counters)
+        snprintf(lines[k++], 512,
+                 "counters (CUPTI, one extra launch per row): B/model = DRAM bytes read + written / the row's bytes; "
+                 "inst/el = smsp__inst_executed.sum x 32 / n; L2 hit = lts__t_sector_op_read/write_hit_rate.pct; "
+                 "occ = sm__warps_active.avg.pct_of_peak_sustained_active");
+    return k;
+}
+
+void sl_report_summary(const sl_report *rep, FILE *txt, FILE *md)
+{
+    static const sl_col cols[] = {{"n", 9, 'l'},      {"dtype", 6, 'l'},       {"function", 11, 'l'},
+                                  {"GB/s", 8, 'r'},   {"min ms", 9, 'r'},      {"max ms", 9, 'r'},
+                                  {"avg ms", 9, 'r'}, {"×peer", 6, 'r'},      {"peer", 7, 'l'}};
+    if (txt)
+        fprintf(txt, "\nsummary: the public function of each op (GB/s from the minimum time, as BabelStream and "
+                     "STREAM report it)\n");
+    if (md)
+        fprintf(md, "\n## Summary: the public function of each op\n\nGB/s from the minimum time, as BabelStream and "
+                    "STREAM report it.\n\n");
+    sl_table t;
+    sl_table_open(&t, cols, (int)(sizeof cols / sizeof cols[0]), txt, md);
+    for (int i = 0; i < rep->nrows; i++) {
+        const sl_row *r = &rep->rows[i];
+        if (r->v->kind != SL_KIND_API || r->status != SL_OK)
+            continue;
+        const char *peer = "-";
+        for (int j = 0; j < rep->nrows; j++)
+            if (rep->rows[j].op == r->op && rep->rows[j].n == r->n && rep->rows[j].dtype == r->dtype &&
+                rep->rows[j].v->kind == SL_KIND_PEER)
+                peer = rep->rows[j].v->name;
+        char n_s[32], g[16], mn[16], mx[16], av[16], xp[16];
+        sl_format_count(r->n, n_s, sizeof n_s);
+        snprintf(g, sizeof g, "%.1f", r->gbs_best);
+        snprintf(mn, sizeof mn, "%.4f", r->min_ms);
+        snprintf(mx, sizeof mx, "%.4f", r->max_ms);
+        snprintf(av, sizeof av, "%.4f", r->mean_ms);
+        fmt_or_dash(xp, sizeof xp, 3, r->x_peer);
+        const char *cells[] = {n_s, sl_dtype_name(r->dtype), r->v->name, g, mn, mx, av, xp, peer};
+        sl_table_row(&t, cells);
+    }
+}
+
+static void iso_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+sl_status sl_report_open(sl_ctx *ctx, const sl_report_meta *meta, const sl_report_opts *opts, sl_report **out)
+{
+    *out = NULL;
+    sl_report *rep = calloc(1, sizeof *rep);
+    if (!rep)
+        return sl_fail(SL_ERR_NO_MEMORY, "out of host memory");
+    rep->ctx = ctx;
+    rep->meta = *meta;
+    rep->opts = *opts;
+    rep->status = "running";
+    iso_now(rep->started, sizeof rep->started);
+    for (int w = 0; w < 4; w++) {
+        sl_status st = writers[w]->open(rep, &rep->state[w]);
+        if (st != SL_OK) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", sl_last_error());
+            rep->status = "failed";
+            for (int u = 0; u < w; u++)
+                writers[u]->close(rep, rep->state[u]);
+            free(rep);
+            return sl_fail(st, "%s", why);
+        }
+    }
+    *out = rep;
+    return SL_OK;
+}
+
+void sl_report_row(void *report, sl_result *r)
+{
+    sl_report *rep = report;
+    if (rep->nrows == rep->cap) {
+        int cap = rep->cap ? 2 * rep->cap : 64;
+        sl_row *rows = realloc(rep->rows, (size_t)cap * sizeof *rows);
+        if (!rows) {
+            fprintf(stderr, "streamlab: warning: out of host memory for result rows; row %s dropped\n", r->v->name);
+            return;
+        }
+        rep->rows = rows;
+        rep->cap = cap;
+    }
+    sl_row *row = &rep->rows[rep->nrows];
+    memset(row, 0, sizeof *row);
+    make_cells(r, &row->c);
+    row->message = r->message[0] ? strdup(r->message) : NULL;
+    row->ctr_note = r->ctr_note[0] ? strdup(r->ctr_note) : NULL;
+    row->op = r->op;
+    row->v = r->v;
+    row->dtype = r->dtype;
+    row->n = r->n;
+    row->status = r->status;
+    row->gbs = r->gbs;
+    row->gbs_best = r->gbs_best;
+    row->min_ms = r->st.min;
+    row->max_ms = r->st.max;
+    row->mean_ms = r->st.mean;
+    row->x_peer = r->x_peer;
+    rep->nrows++;
+    rep->any_l2 |= r->fits_l2;
+    if (r->status == SL_ERR_UNSUPPORTED)
+        rep->skipped++;
+    else if (r->status != SL_OK)
+        rep->failed++;
+    for (int w = 0; w < 4; w++)
+        if (writers[w]->row(rep, rep->state[w], r) != SL_OK)
+            fprintf(stderr, "streamlab: warning: %s\n", sl_last_error());
+}
+
+sl_status sl_report_close(sl_report *rep, sl_status sweep, const char *error)
+{
+    if (!rep)
+        return SL_OK;
+    rep->status = sweep == SL_OK ? (rep->failed ? "failed" : "complete")
+                  : sweep == SL_ERR_INTERRUPTED ? "interrupted"
+                                                : "failed";
+    rep->error = error && error[0] ? error : NULL;
+    rep->ctx->ops->refresh_info(rep->ctx);
+    sl_status st = SL_OK;
+    for (int w = 0; w < 4; w++) {
+        sl_status ws = writers[w]->close(rep, rep->state[w]);
+        if (ws != SL_OK && st == SL_OK)
+            st = ws;
+    }
+    for (int i = 0; i < rep->nrows; i++) {
+        free(rep->rows[i].message);
+        free(rep->rows[i].ctr_note);
+    }
+    free(rep->rows);
+    free(rep);
+    return st;
+}
+
+int sl_report_failed_rows(const sl_report *rep)
+{
+    return rep ? rep->failed : 0;
+}

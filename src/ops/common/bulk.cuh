@@ -1,0 +1,243 @@
+/*
+ * bulk.cuh - elementwise kernels that stage the inputs through shared memory
+ * with the bulk-copy engine (see bulk_copy.cuh), templated over the dtype
+ * and the op like every rung (elementwise.cuh): add's rung 8, axpy's bulk
+ * rung, the public API on sm_90, and the search in bench/explore_kernels.cu.
+ * Tiles are counted in 16-byte vectors whatever the dtype.
+ *
+ * ew_bulk_tile<BLOCK, V, BULK_STORE>: one tile of BLOCK * V vectors per
+ *   input per block. Thread 0 issues one cp.async.bulk load per input (NIN)
+ *   completing on one mbarrier; every thread waits, applies the op to V
+ *   vectors from shared memory and stores them (st.global.v4), or, with
+ *   BULK_STORE, writes the results back to shared memory and thread 0 sends
+ *   the tile out with one bulk store.
+ * ew_bulk_pipe<BLOCK, V, STAGES>: a persistent kernel (SMs x resident
+ *   blocks) that walks tiles with stride gridDim.x through a ring of STAGES
+ *   shared-memory buffers, keeping STAGES - 1 tiles of loads in flight
+ *   while it adds and stores the current one.
+ */
+#ifndef SL_BULK_CUH
+#define SL_BULK_CUH
+
+#include "bulk_copy.cuh"
+#include "elementwise.cuh"
+
+template <int BLOCK, int V, bool BULK_STORE, int DT, class OP>
+static __global__ void __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK)
+ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    enum { TILE = BLOCK * V, NIN = OP::NIN };
+    __shared__ __align__(128) uint4 sm[NIN][TILE];
+    __shared__ __align__(8) uint64_t bar;
+
+    sl_ew_edges<DT>(op, p);
+    const size_t base = (size_t)blockIdx.x * TILE;
+    if (base >= p.nvec) /* block-uniform: only the edge-only launch of a tiny n */
+        return;
+    const size_t left = p.nvec - base;
+    const uint32_t count = left < (size_t)TILE ? (uint32_t)left : (uint32_t)TILE;
+    const uint32_t bytes = count * (uint32_t)sizeof(uint4);
+    if (threadIdx.x == 0) {
+        mbar_init(&bar, 1);
+        mbar_arrive_expect(&bar, NIN * bytes);
+#pragma unroll
+        for (int q = 0; q < NIN; q++)
+            bulk_load(sm[q], p.in16[q] + base, bytes, &bar);
+    }
+    __syncthreads(); /* the barrier is initialised before anyone waits on it */
+    mbar_wait(&bar, 0);
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        uint32_t j = threadIdx.x + v * BLOCK;
+        if (j < count) {
+            uint4 r[NIN];
+#pragma unroll
+            for (int q = 0; q < NIN; q++)
+                r[q] = sm[q][j];
+            if (!BULK_STORE)
+                p.out16[base + j] = sl_apply16<DT>(op, r);
+            else
+                sm[0][j] = sl_apply16<DT>(op, r);
+        }
+    }
+    if (BULK_STORE) {
+        fence_proxy_async(); /* our shared stores, before the bulk store reads them */
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            bulk_store(p.out16 + base, sm[0], bytes);
+            bulk_commit();
+            bulk_wait_read_all(); /* shared memory must outlive the read */
+        }
+    }
+#else
+    /* Compiled for an architecture without bulk copies: the launcher checks
+     * the loaded code's version first, so reaching this is a bug; fail loudly
+     * rather than return with the output unwritten. */
+    (void)op; (void)p;
+    __trap();
+#endif
+}
+
+template <int BLOCK, int V, int STAGES, int DT, class OP>
+static __global__ void __launch_bounds__(BLOCK)
+ew_bulk_pipe(OP op, sl_ew_ptrs<DT, OP::NIN> p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    enum { TILE = BLOCK * V, NIN = OP::NIN };
+    extern __shared__ __align__(128) uint4 ring[]; /* STAGES x NIN tiles */
+    __shared__ __align__(8) uint64_t full[STAGES];
+
+    sl_ew_edges<DT>(op, p);
+    const size_t nvec = p.nvec;
+    const size_t ntiles = (nvec + TILE - 1) / TILE;
+    const size_t step = gridDim.x;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++)
+            mbar_init(&full[s], 1);
+        for (int s = 0; s < STAGES; s++) {
+            size_t t = blockIdx.x + s * step;
+            if (t < ntiles) {
+                size_t base = t * TILE;
+                uint32_t bytes = (uint32_t)((nvec - base < (size_t)TILE ? nvec - base : (size_t)TILE) * 16);
+                mbar_arrive_expect(&full[s], NIN * bytes);
+                for (int q = 0; q < NIN; q++)
+                    bulk_load(ring + (NIN * s + q) * TILE, p.in16[q] + base, bytes, &full[s]);
+            }
+        }
+    }
+    __syncthreads();
+    int s = 0;
+    uint32_t phase = 0;
+    for (size_t t = blockIdx.x; t < ntiles; t += step) {
+        const size_t base = t * TILE;
+        const size_t left = nvec - base;
+        const uint32_t count = left < (size_t)TILE ? (uint32_t)left : (uint32_t)TILE;
+        mbar_wait(&full[s], phase);
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            uint32_t j = threadIdx.x + v * BLOCK;
+            if (j < count) {
+                uint4 r[NIN];
+#pragma unroll
+                for (int q = 0; q < NIN; q++)
+                    r[q] = ring[(NIN * s + q) * TILE + j];
+                p.out16[base + j] = sl_apply16<DT>(op, r);
+            }
+        }
+        __syncthreads(); /* every thread is done reading stage s */
+        const size_t next = t + STAGES * step;
+        if (threadIdx.x == 0 && next < ntiles) {
+            fence_proxy_async(); /* our reads of stage s, before the engine overwrites it */
+            size_t nb = next * TILE;
+            uint32_t bytes = (uint32_t)((nvec - nb < (size_t)TILE ? nvec - nb : (size_t)TILE) * 16);
+            mbar_arrive_expect(&full[s], NIN * bytes);
+            for (int q = 0; q < NIN; q++)
+                bulk_load(ring + (NIN * s + q) * TILE, p.in16[q] + nb, bytes, &full[s]);
+        }
+        if (++s == STAGES) {
+            s = 0;
+            phase ^= 1;
+        }
+    }
+#else
+    (void)op; (void)p;
+    __trap();
+#endif
+}
+
+/* The code the driver loaded for fn was compiled for sm_90 or newer (a build
+ * for, say, sm_80 that runs on an H200 JITs sm_80 PTX, whose bulk kernels are
+ * empty). Cached per device. */
+static inline sl_status bulk_code_ok(const void *fn, int *cache)
+{
+    int dev;
+    SL_CUDA_TRY(cudaGetDevice(&dev));
+    int *slot = dev >= 0 && dev < SL_MAX_DEVICES ? &cache[dev] : NULL;
+    int v = slot ? __atomic_load_n(slot, __ATOMIC_RELAXED) : 0;
+    if (!v) {
+        cudaFuncAttributes fa;
+        SL_CUDA_TRY(cudaFuncGetAttributes(&fa, fn));
+        v = fa.binaryVersion >= 90 && fa.ptxVersion >= 90 ? 1 : -1;
+        if (slot)
+            __atomic_store_n(slot, v, __ATOMIC_RELAXED);
+    }
+    if (v < 0)
+        return sl_fail(SL_ERR_UNSUPPORTED, "bulk: this binary has no sm_90 code for the device (rebuild with "
+                                           "CMAKE_CUDA_ARCHITECTURES including 90)");
+    return SL_OK;
+}
+
+/* sl_ew_prologue plus the sm_90 check the bulk copy engine needs. */
+template <int DT, class OP>
+static inline bool bulk_prologue(const sl_args *x, const OP &op, const char *who, const void *fn, int *code_cache,
+                                 sl_ew_ptrs<DT, OP::NIN> *p, sl_status *st)
+{
+    if (x->n > 0) {
+        int cc = 0;
+        if ((*st = sl_cuda_current_cc(&cc)) != SL_OK)
+            return false;
+        if (cc < 90) {
+            *st = sl_fail(SL_ERR_UNSUPPORTED, "%s: needs sm_90 or newer (cp.async.bulk); this device is sm_%d", who,
+                          cc);
+            return false;
+        }
+        if ((*st = bulk_code_ok(fn, code_cache)) != SL_OK)
+            return false;
+    }
+    return sl_ew_prologue<DT>(x, op, p, st);
+}
+
+template <int BLOCK, int V, bool BULK_STORE, int DT, class OP> struct rung_bulk_tile {
+    static sl_status launch(const sl_args *x, const OP &op)
+    {
+        static int code_cache[SL_MAX_DEVICES];
+        const void *fn = (const void *)ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP>;
+        sl_ew_ptrs<DT, OP::NIN> p;
+        sl_status st;
+        if (!bulk_prologue<DT>(x, op, "bulk", fn, code_cache, &p, &st))
+            return st;
+        unsigned grid = 0;
+        if ((st = sl_grid_for(p.nvec > 0 ? p.nvec : 1, (size_t)BLOCK * V, "bulk", &grid)) != SL_OK)
+            return st;
+        ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP><<<grid, BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+        SL_CUDA_LAUNCHED();
+        return SL_OK;
+    }
+    static sl_status attrs(sl_kernel_attrs *out)
+    {
+        return sl_cuda_kernel_attrs((const void *)ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP>, BLOCK, 0, out);
+    }
+};
+
+template <int BLOCK, int V, int STAGES, int DT, class OP> struct rung_bulk_pipe {
+    static sl_status launch(const sl_args *x, const OP &op)
+    {
+        static int code_cache[SL_MAX_DEVICES];
+        static sl_grid_cache cache;
+        const void *fn = (const void *)ew_bulk_pipe<BLOCK, V, STAGES, DT, OP>;
+        sl_ew_ptrs<DT, OP::NIN> p;
+        sl_status st;
+        if (!bulk_prologue<DT>(x, op, "bulk_pipe", fn, code_cache, &p, &st))
+            return st;
+        const size_t smem = (size_t)STAGES * OP::NIN * BLOCK * V * sizeof(uint4);
+        int dev = 0;
+        SL_CUDA_TRY(cudaGetDevice(&dev));
+        if (dev >= SL_MAX_DEVICES || __atomic_load_n(&cache.grid[dev], __ATOMIC_RELAXED) == 0) {
+            /* Above 48 KiB a kernel must opt in to dynamic shared memory; once
+             * per device, before the occupancy query that depends on it. */
+            SL_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        }
+        int grid = 0;
+        if ((st = sl_cuda_persistent_grid(&cache, fn, BLOCK, smem, &grid)) != SL_OK)
+            return st;
+        size_t ntiles = (p.nvec + BLOCK * V - 1) / (BLOCK * V);
+        if (ntiles < (size_t)grid)
+            grid = ntiles > 0 ? (int)ntiles : 1;
+        ew_bulk_pipe<BLOCK, V, STAGES, DT, OP><<<grid, BLOCK, smem, (cudaStream_t)x->stream>>>(op, p);
+        SL_CUDA_LAUNCHED();
+        return SL_OK;
+    }
+};
+
+#endif /* SL_BULK_CUH */

@@ -1,0 +1,84 @@
+/*
+ * nstream.c - the nstream op, a = a + b + s c (BabelStream 5.0: Nstream (the PRK nstream kernel)): its descriptor,
+ * reference, CPU rungs, variant table and the public sl_nstream().
+ */
+#include "nstream.h"
+
+#include <math.h>
+
+/* ---- the reference: one element at a time, in the compute type --------- */
+
+static float ref_f32(const float *x, const float *s)
+{
+    return x[0] + fmaf(s[0], x[2], x[1]);
+}
+
+static double ref_f64(const double *x, const double *s)
+{
+    return x[0] + fma(s[0], x[2], x[1]);
+}
+
+static void reference(sl_ref_args *a)
+{
+    static const sl_ew_ref_fn fn = {ref_f32, ref_f64};
+    sl_ew_reference(a, 3, &fn);
+}
+
+/* ---- the CPU rungs ------------------------------------------------------- */
+
+SL_CPU_EW_RUNGS(cpu_nstream, 3, x[0] + fmaf(s[0], x[2], x[1]), x[0] + fma(s[0], x[2], x[1]))
+
+/* ---- the rungs ------------------------------------------------------------ */
+
+static const sl_variant variants[] = {
+    SL_EW_CEILING_CUDA,
+    {.name = "cub", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_PEER,
+     .technique = "cub::DeviceTransform::Transform (CCCL; bulk copies on sm_90)", .source = "issue 10",
+     .launch = SL_CUDA_FN(sl_cuda_nstream_cub), .loads_in_flight = 3, .access_bytes = 4, .elems_per_thread = 3,
+     .smem_bytes_per_elem = 24, .async_reads = true, .insts_per_elem = 8},
+    {.name = "naive", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .technique = "naive: one thread per element",
+     .source = "seed 000 rung 1; BabelStream's CUDA Nstream is this with 1024-thread blocks",
+     .launch = SL_CUDA_FN(sl_cuda_nstream_naive), .attrs = SL_CUDA_FN(sl_cuda_nstream_naive_attrs), .loads_in_flight = 1,
+     .access_bytes = 4, .elems_per_thread = 1, .insts_per_elem = 12},
+    {.name = "vec", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "one 16-byte vector per input per thread, aligned head and tail", .source = "add rung 3 (vec4)",
+     .launch = SL_CUDA_FN(sl_cuda_nstream_vec), .attrs = SL_CUDA_FN(sl_cuda_nstream_vec_attrs), .loads_in_flight = 1,
+     .access_bytes = 16, .elems_per_thread = 4, .insts_per_elem = 7},
+    {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "cp.async.bulk 4 KiB tiles to shared memory + mbarrier (sm_90)", .source = "add rung 8 (bulk)",
+     .launch = SL_CUDA_FN(sl_cuda_nstream_bulk), .attrs = SL_CUDA_FN(sl_cuda_nstream_bulk_attrs), .loads_in_flight = 1,
+     .access_bytes = 16, .elems_per_thread = 4, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
+    {.name = "sl_nstream", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
+     .technique = "public sl_nstream(): bulk on sm_90+, vec before, scalar if misaligned", .source = "issue 10",
+     .launch = SL_CUDA_FN(sl_cuda_nstream_api), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,
+     .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
+    SL_EW_CEILING_CPU,
+    SL_EW_CPU_RUNGS(cpu_nstream, "sl_nstream"),
+};
+
+const sl_op_desc sl_op_nstream = {
+    .id = SL_OP_NSTREAM,
+    .name = "nstream",
+    .formula = "a = a + b + s c",
+    .source = "BabelStream 5.0: Nstream (the PRK nstream kernel)",
+    .numerics = "a + fma(s, c, b) in fp32 (fp64 for f64): two roundings in the compute type, one to the storage type; bit-exact",
+    .rank = 1,
+    .nbufs = 3,
+    .bufs = {{"a", SL_ROLE_INOUT, false}, {"b", SL_ROLE_IN, false}, {"c", SL_ROLE_IN, false}},
+    .nscalars = 1,
+    .scalars = {{"s", 0.4}},
+    .dtypes = SL_NSTREAM_DTYPES,
+    .flops_per_elem = 3,
+    .fma = true,
+    .tol = {SL_TOL_EXACT, 0},
+    .reference = reference,
+    .variants = variants,
+    .nvariants = (int)(sizeof variants / sizeof variants[0]),
+};
+
+sl_status sl_nstream(sl_ctx *ctx, sl_dtype dtype, size_t n, double s, void *a, const void *b, const void *c, void *stream)
+{
+    void *const ptrs[] = {a, (void *)b, (void *)c};
+    const double sc[] = {s};
+    return sl_op_call(ctx, &sl_op_nstream, dtype, n, ptrs, sc, stream);
+}
