@@ -8,8 +8,8 @@
  * output checked for stray writes. Also: the device generator equals the
  * host one in every dtype, argument errors on the GPU, and sl_dot's
  * determinism. Skips (exit 77) without a GPU. Run under compute-sanitizer
- * by bench/h200.sh (STREAMLAB_TEST_QUICK: two sizes; STREAMLAB_TEST_OPS:
- * a comma list of ops).
+ * by bench/h200.sh (STREAMLAB_TEST_QUICK: two sizes; STREAMLAB_TEST_OPS and
+ * STREAMLAB_TEST_DTYPES: comma lists of ops and dtypes to run).
  */
 #include "gpu_common.h"
 
@@ -156,13 +156,13 @@ int main(void)
     test_generator(ctx, g.mem[0]);
     test_errors(ctx, g.mem[0], g.mem[1], g.mem[2]);
     test_dot_determinism(ctx, g.mem[0], g.mem[1], g.mem[2]);
-    const char *only = getenv("STREAMLAB_TEST_OPS");
+    const char *only = getenv("STREAMLAB_TEST_OPS"), *dtypes = getenv("STREAMLAB_TEST_DTYPES");
     for (int i = 0; i < sl_op_count(); i++) {
         const sl_op_desc *op = sl_op_at(i);
         if (only && !sl_list_has(only, op->name))
             continue;
         for (int d = 0; d < SL_DTYPE_COUNT; d++) {
-            if (!sl_op_supports(op, (sl_dtype)d))
+            if (!sl_op_supports(op, (sl_dtype)d) || (dtypes && !sl_list_has(dtypes, sl_dtype_name((sl_dtype)d))))
                 continue;
             for (int k = 0; k < op->nvariants; k++) {
                 const sl_variant *v = &op->variants[k];
