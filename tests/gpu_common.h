@@ -112,8 +112,11 @@ static inline int run_case(sl_ctx *ctx, const sl_op_desc *op, const sl_variant *
         ptr[k] = (char *)g->mem[src] + (size_t)off[src] * es;
         seeds[k] = g->seed[src];
         first[k] = (uint64_t)off[src];
-        if (op->bufs[k].role == SL_ROLE_OUT && alias[k] < 0)
-            CHECK(ctx->ops->poison(ctx, g->mem[k], g->len * 8) == SL_OK, "poison: %s", sl_last_error());
+        if (op->bufs[k].role == SL_ROLE_OUT && alias[k] < 0) {
+            const size_t used = ((size_t)off[k] + n) * 8 + (64u << 10);
+            CHECK(ctx->ops->poison(ctx, g->mem[k], used < g->len * 8 ? used : g->len * 8) == SL_OK, "poison: %s",
+                  sl_last_error());
+        }
     }
     double sc[SL_MAX_SCALARS] = {0};
     for (int k = 0; k < op->nscalars; k++)
@@ -158,8 +161,11 @@ static inline int run_case(sl_ctx *ctx, const sl_op_desc *op, const sl_variant *
         if (op->bufs[k].role != SL_ROLE_OUT || alias[k] >= 0)
             continue;
         const size_t es = sl_dtype_size(sl_op_buf_dtype(op, k, dt, odt)), cnt = op->bufs[k].scalar ? 1 : n;
-        size_t stray = stray_writes(g->mem[k], 0, (size_t)off[k] * es) +
-                       stray_writes(g->mem[k], ((size_t)off[k] + cnt) * es, g->len * 8);
+        /* the bytes before the output and up to 64 KiB after it: where an
+         * off-by-one, a wrong head or tail or a wrapped index would land */
+        const size_t end = ((size_t)off[k] + cnt) * es, stop = end + (64u << 10) < g->len * 8 ? end + (64u << 10)
+                                                                                                  : g->len * 8;
+        size_t stray = stray_writes(g->mem[k], 0, (size_t)off[k] * es) + stray_writes(g->mem[k], end, stop);
         CHECK(stray == 0, "%s %s %s n=%zu: %zu bytes written outside %s", op->name, case_name(v), sl_dtype_name(dt),
               n, stray, op->bufs[k].name);
     }

@@ -1,13 +1,16 @@
 /*
  * n > 2^31: every op at n = 2^31 + 5 elements (8 GiB per f32 array), where a
- * 32-bit index would wrap: every CUDA variant of add (each at offsets
- * 1,1,1: a 3-element head, then the aligned vector body), and for every op
- * its public entry point and its naive rung; the public add also on the
+ * 32-bit index would wrap: add's rungs whose index arithmetic differs
+ * (naive, grid-stride, vec4, ILP, tile, bulk, fp8out), and every op's
+ * naive rung and public entry point, each at offsets 1,1,1 (a 3-element
+ * head, then the aligned vector body); the public add also on the
  * scalar path (offsets that differ modulo 16 bytes) and in place. Skips
  * without a GPU or without the memory (STREAMLAB_TEST_SKIP_HUGE skips it
  * too).
  */
 #include "gpu_common.h"
+
+#include "sizes.h"
 
 int main(void)
 {
@@ -42,8 +45,11 @@ int main(void)
         gpu_bufs_fill(ctx, op, &g, SL_F32);
         for (int k = 0; k <= op->nvariants; k++) {
             const sl_variant *v = k < op->nvariants ? &op->variants[k] : NULL;
+            /* add: the rungs whose index math differs; every op: naive and the
+             * public entry */
+            const char *names = op == &sl_op_add ? "naive,grid_stride,vec4,ilp4,tile4,bulk,fp8out" : "naive";
             if (v && (v->backend != SL_BACKEND_CUDA || !v->launch || !sl_variant_supports(op, v, SL_F32) ||
-                      (op != &sl_op_add && strcmp(v->name, "naive") != 0)))
+                      !sl_list_has(names, v->name)))
                 continue;
             int ok = run_case(ctx, op, v, SL_F32, &g, n, ones, none, NULL);
             printf("  %-8s %-12s n = 2^31 + 5, offsets 1,1,1: %s\n", op->name, case_name(v), ok ? "ok" : "FAILED");

@@ -22,7 +22,6 @@
 #include "rng.h"
 #include "sizes.h"
 
-#include <omp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,7 +198,6 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
     const size_t es_in = sl_dtype_size(in);
     memset(e, 0, sizeof *e);
     e->out_dtype = out_dtype;
-    bool reduction = false;
     for (int k = 0; k < op->nbufs; k++) {
         if (!sl_role_written(op->bufs[k].role))
             continue;
@@ -208,7 +206,6 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
         if (!e->host[k])
             return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for %s's expected %s (%llu elements)", op->name,
                            op->bufs[k].name, (unsigned long long)s->elems[k]);
-        reduction |= op->bufs[k].scalar;
     }
     uint64_t unit, items = items_of(op, &s->shape, &unit);
     const uint64_t per_chunk = unit >= CHUNK ? 1 : CHUNK / unit;
@@ -243,29 +240,7 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
                 a.out[k] = op->bufs[k].scalar ? e->host[k] : (unsigned char *)e->host[k] + first * es;
             }
         }
-        if (reduction || hi - lo < 1024) {
-            op->reference(&a);
-        } else {
-            /* Elementwise: the same plain reference on each thread's slice. */
-#pragma omp parallel
-            {
-                sl_ref_args t = a;
-                const uint64_t nt = (uint64_t)omp_get_num_threads(), id = (uint64_t)omp_get_thread_num();
-                t.lo = lo + (hi - lo) * id / nt;
-                t.hi = lo + (hi - lo) * (id + 1) / nt;
-                const uint64_t skip = (t.lo - lo) * unit;
-                for (int k = 0; k < op->nbufs; k++) {
-                    if (t.in[k])
-                        t.in[k] = (const unsigned char *)t.in[k] + skip * es_in;
-                    if (t.out[k]) {
-                        const size_t es = sl_dtype_size(sl_op_buf_dtype(op, k, in, out_dtype));
-                        t.out[k] = (unsigned char *)t.out[k] + skip * es;
-                    }
-                }
-                t.last = a.last && id + 1 == nt;
-                op->reference(&t);
-            }
-        }
+        sl_reference_run(op, &a, unit);
         if (a.last)
             e->scale = a.scale;
         if (items == 0)

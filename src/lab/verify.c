@@ -7,6 +7,7 @@
 #include "rng.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,35 @@ void sl_check_format(const sl_check *chk, char *buf, size_t len)
     }
 }
 
+void sl_reference_run(const sl_op_desc *op, sl_ref_args *a, uint64_t unit)
+{
+    bool reduction = false;
+    for (int k = 0; k < op->nbufs; k++)
+        reduction |= op->bufs[k].scalar;
+    if (reduction || a->hi - a->lo < 4096) {
+        op->reference(a);
+        return;
+    }
+    const uint64_t lo = a->lo, hi = a->hi;
+#pragma omp parallel
+    {
+        sl_ref_args t = *a;
+        const uint64_t nt = (uint64_t)omp_get_num_threads(), id = (uint64_t)omp_get_thread_num();
+        t.lo = lo + (hi - lo) * id / nt;
+        t.hi = lo + (hi - lo) * (id + 1) / nt;
+        const uint64_t skip = (t.lo - lo) * unit;
+        for (int k = 0; k < op->nbufs; k++) {
+            if (t.in[k])
+                t.in[k] = (const unsigned char *)t.in[k] + skip * sl_dtype_size(a->dtype);
+            if (t.out[k])
+                t.out[k] = (unsigned char *)t.out[k] +
+                           skip * sl_dtype_size(sl_op_buf_dtype(op, k, a->dtype, a->out_dtype));
+        }
+        t.last = a->last && id + 1 == nt;
+        op->reference(&t);
+    }
+}
+
 sl_status sl_verify_launch(sl_ctx *ctx, const sl_op_desc *op, const sl_variant *v, sl_dtype dt,
                            const double *scalars, size_t n, void *const *bufs, const uint64_t *seeds,
                            const uint64_t *first, sl_check *out)
@@ -204,7 +234,7 @@ sl_status sl_verify_launch(sl_ctx *ctx, const sl_op_desc *op, const sl_variant *
             a.in[k] = in[k];
             a.out[k] = want[k];
         }
-        op->reference(&a);
+        sl_reference_run(op, &a, 1);
         if (a.last)
             tol = sl_tolerance_for(op, v, dt, n, a.scale);
         else if (op->tol.kind != SL_TOL_REDUCTION)

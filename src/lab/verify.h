@@ -50,6 +50,12 @@ sl_status sl_verify_buffer(sl_ctx *ctx, const char *name, const void *got, const
 
 void sl_check_reset(sl_check *c, sl_dtype dt);
 
+/* Run op's reference on the chunk a describes (items [a->lo, a->hi), each
+ * `unit` elements apart in the buffers): an elementwise op's chunk is split
+ * across OpenMP threads, each running the same plain reference on its
+ * slice; a reduction (an op with a scalar output) runs in order. */
+void sl_reference_run(const sl_op_desc *op, sl_ref_args *a, uint64_t unit);
+
 /* Check one launch of variant v of a 1-D op, without the harness: the read
  * buffers bufs[k] (backend memory, n elements; one for a scalar) hold
  * elements first[k] .. first[k] + n - 1 of the streams seeds[k] (what
