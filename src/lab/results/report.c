@@ -219,10 +219,10 @@ void sl_report_summary(const sl_report *rep, FILE *txt, FILE *md)
         const sl_row *r = &rep->rows[i];
         if (r->v->kind != SL_KIND_API || r->status != SL_OK)
             continue;
-        const char *peer = "-";
-        for (int j = 0; j < rep->nrows; j++)
+        const char *peer = "-"; /* the first peer of the group: the one ×peer divides by */
+        for (int j = 0; j < rep->nrows && peer[0] == '-'; j++)
             if (rep->rows[j].op == r->op && rep->rows[j].n == r->n && rep->rows[j].dtype == r->dtype &&
-                rep->rows[j].v->kind == SL_KIND_PEER)
+                rep->rows[j].v->kind == SL_KIND_PEER && rep->rows[j].status == SL_OK)
                 peer = rep->rows[j].v->name;
         char n_s[32], g[16], mn[16], mx[16], av[16], xp[16];
         sl_format_count(r->n, n_s, sizeof n_s);
