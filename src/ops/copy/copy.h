@@ -16,6 +16,7 @@ extern "C" {
 SL_DECLARE_LAUNCHER(sl_cuda_copy_naive)
 SL_DECLARE_LAUNCHER(sl_cuda_copy_vec)
 SL_DECLARE_LAUNCHER(sl_cuda_copy_bulk)
+SL_DECLARE_LAUNCHER(sl_cuda_copy_bulk8k)
 sl_status sl_cuda_copy_api(const sl_args *x);
 sl_status sl_cuda_copy_cub(const sl_args *x);
 

@@ -47,9 +47,9 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_scale_bulk), .attrs = SL_CUDA_FN(sl_cuda_scale_bulk_attrs), .loads_in_flight = 1,
      .access_bytes = 16, .elems_per_thread = 4, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
     {.name = "sl_scale", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_scale(): bulk on sm_90+, vec before, scalar if misaligned", .source = "issue 10",
+     .technique = "public sl_scale(): the vec rung (scalar if misaligned)", .source = "issue 10",
      .launch = SL_CUDA_FN(sl_cuda_scale_api), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,
-     .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
+     .insts_per_elem = 7},
     SL_EW_CEILING_CPU,
     SL_EW_CPU_RUNGS(cpu_scale, "sl_scale"),
 };

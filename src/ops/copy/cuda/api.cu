@@ -1,10 +1,15 @@
 /*
- * api.cu - what sl_copy() runs on a CUDA context: the bulk rung on sm_90+,
- * vec before (the elementwise dispatch, ew_cuda.cu).
+ * api.cu - what sl_copy() runs on a CUDA context: the vec rung, on every
+ * architecture. With one input, the bulk rung's one 4 KiB tile per block
+ * keeps 8 x 4 KiB = 32 KiB in flight per SM at full occupancy, under the
+ * ~48 KiB knee of the H200's bandwidth-vs-bytes-in-flight curve
+ * (docs/probes.md); vec keeps 64 KiB in flight per SM and measured
+ * 1.002-1.017 x CUB where bulk measured 0.97-0.99 (docs/ladder.md, "copy
+ * and scale").
  */
 #include "copy.h"
 
 extern "C" sl_status sl_cuda_copy_api(const sl_args *x)
 {
-    return sl_ew_cuda_dispatch(x, sl_cuda_copy_bulk, sl_cuda_copy_vec);
+    return sl_cuda_copy_vec(x);
 }
