@@ -9,5 +9,6 @@
  * Alignment, memory, stream, errors: the contract above.
  * Source: BabelStream 5.0 (UoB-HPC), Nstream; Parallel Research Kernels
  * (Van der Wijngaart and Mattson, 2014), nstream. */
-sl_status sl_nstream(sl_ctx *ctx, sl_dtype dtype, size_t n, double s, void *a, const void *b, const void *c, void *stream);
+sl_status sl_nstream(sl_ctx *ctx, sl_dtype dtype, size_t n, double s, void *a, const void *b, const void *c,
+                     void *stream);
 

@@ -1,6 +1,7 @@
 /*
- * nstream.c - the nstream op, a = a + b + s c (BabelStream 5.0: Nstream (the PRK nstream kernel)): its descriptor,
- * reference, CPU rungs, variant table and the public sl_nstream().
+ * nstream.c - the nstream op, a = a + b + s c (BabelStream 5.0: Nstream (the
+ * PRK nstream kernel)): its descriptor, reference, CPU rungs, variant table
+ * and the public sl_nstream().
  */
 #include "nstream.h"
 
@@ -61,7 +62,8 @@ const sl_op_desc sl_op_nstream = {
     .name = "nstream",
     .formula = "a = a + b + s c",
     .source = "BabelStream 5.0: Nstream (the PRK nstream kernel)",
-    .numerics = "a + fma(s, c, b) in fp32 (fp64 for f64): two roundings in the compute type, one to the storage type; bit-exact",
+    .numerics = "a + fma(s, c, b) in fp32 (fp64 for f64): two roundings in the compute type, one to the storage "
+                "type; bit-exact",
     .rank = 1,
     .nbufs = 3,
     .bufs = {{"a", SL_ROLE_INOUT, false}, {"b", SL_ROLE_IN, false}, {"c", SL_ROLE_IN, false}},
@@ -76,7 +78,8 @@ const sl_op_desc sl_op_nstream = {
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
 };
 
-sl_status sl_nstream(sl_ctx *ctx, sl_dtype dtype, size_t n, double s, void *a, const void *b, const void *c, void *stream)
+sl_status sl_nstream(sl_ctx *ctx, sl_dtype dtype, size_t n, double s, void *a, const void *b, const void *c,
+                     void *stream)
 {
     void *const ptrs[] = {a, (void *)b, (void *)c};
     const double sc[] = {s};

@@ -1,6 +1,7 @@
 /*
- * scale.c - the scale op, b = s c (STREAM (McCalpin) and BabelStream 5.0: Scale / Mul): its descriptor,
- * reference, CPU rungs, variant table and the public sl_scale().
+ * scale.c - the scale op, b = s c (STREAM (McCalpin) and BabelStream 5.0:
+ * Scale / Mul): its descriptor, reference, CPU rungs, variant table and the
+ * public sl_scale().
  */
 #include "scale.h"
 

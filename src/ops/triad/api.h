@@ -8,5 +8,6 @@
  * Aliasing: a == b and/or a == c is allowed (in place).
  * Alignment, memory, stream, errors: the contract above.
  * Source: STREAM (McCalpin, 1995); BabelStream 5.0 (UoB-HPC), Triad. */
-sl_status sl_triad(sl_ctx *ctx, sl_dtype dtype, size_t n, double s, const void *b, const void *c, void *a, void *stream);
+sl_status sl_triad(sl_ctx *ctx, sl_dtype dtype, size_t n, double s, const void *b, const void *c, void *a,
+                   void *stream);
 

@@ -1,6 +1,7 @@
 /*
- * triad.c - the triad op, a = b + s c (STREAM (McCalpin) and BabelStream 5.0: Triad): its descriptor,
- * reference, CPU rungs, variant table and the public sl_triad().
+ * triad.c - the triad op, a = b + s c (STREAM (McCalpin) and BabelStream
+ * 5.0: Triad): its descriptor, reference, CPU rungs, variant table and the
+ * public sl_triad().
  */
 #include "triad.h"
 
@@ -76,7 +77,8 @@ const sl_op_desc sl_op_triad = {
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
 };
 
-sl_status sl_triad(sl_ctx *ctx, sl_dtype dtype, size_t n, double s, const void *b, const void *c, void *a, void *stream)
+sl_status sl_triad(sl_ctx *ctx, sl_dtype dtype, size_t n, double s, const void *b, const void *c, void *a,
+                   void *stream)
 {
     void *const ptrs[] = {(void *)b, (void *)c, a};
     const double sc[] = {s};
