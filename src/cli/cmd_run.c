@@ -486,6 +486,8 @@ int cmd_run(int argc, char **argv)
         model = 1;
     }
     sl_report_meta meta = {
+        .ctxs = &ctx,
+        .nctx = 1,
         .command_line = cmdline,
         .ops = op_list,
         .dtypes = dtype_list,
@@ -505,7 +507,7 @@ int cmd_run(int argc, char **argv)
     };
     ropts.quiet = quiet;
     sl_report *rep;
-    if (sl_report_open(ctx, &meta, &ropts, &rep) != SL_OK) {
+    if (sl_report_open(&meta, &ropts, &rep) != SL_OK) {
         fprintf(stderr, "streamlab run: %s\n", sl_last_error());
         sl_counters_close(ctr);
         sl_ctx_destroy(ctx);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,14 +26,55 @@ sl_status sl_fail(sl_status s, const char *fmt, ...)
 #endif
     ;
 
-/* Replace the file at path with text (plus a final newline if it lacks
- * one): write path.tmp, then rename.
- * SL_ERR_IO with the path and errno's message on failure. */
-sl_status sl_write_atomic(const char *path, const char *text);
+/* ---- files --------------------------------------------------------------- */
 
-/* The whole file, NUL-terminated, in a malloc'd buffer (the caller frees),
- * its length in *len; NULL with errno set if it cannot be read. */
+/* The most sl_read_file reads: 64 MiB (profiles and hardware descriptions
+ * are a few KiB; a larger file is a mistake, not an input). */
+#define SL_READ_MAX ((uint64_t)64 << 20)
+
+/* The whole of a regular file, NUL-terminated, in a malloc'd buffer (the
+ * caller frees), its length in *len; NULL with errno set if it cannot be
+ * read: EISDIR for a directory, EINVAL for anything else that is not a
+ * regular file (a device, a FIFO), EFBIG past SL_READ_MAX. */
 char *sl_read_file(const char *path, size_t *len);
+/* A one-phrase reason for sl_read_file's errno ("it is a directory"). */
+const char *sl_read_error(int err);
+
+/* An output file, checked before anything is written to it. Regular files
+ * (new, existing, or the target of a symbolic link, which stays a link)
+ * are replaced atomically; character devices, FIFOs and "-" (standard
+ * output) are written in place; anything else (a directory, a dangling
+ * link, a FIFO with no reader, a block device, a socket) is refused with
+ * the reason. Nothing that is not a regular file is ever replaced. */
+typedef enum sl_output_kind { SL_OUT_REGULAR = 0, SL_OUT_STREAM } sl_output_kind;
+
+typedef struct sl_output {
+    char path[4096];   /* as given */
+    char target[4096]; /* the file written: absolute, the link resolved */
+    sl_output_kind kind;
+    int fd;            /* a stream's descriptor; -1 otherwise */
+    bool is_stdout, via_link, exists, written;
+    unsigned long long dev, ino; /* of an existing target */
+    unsigned mode;     /* an existing regular file's permissions, kept */
+} sl_output;
+
+/* Check path and prepare it (a FIFO or device is opened now). SL_ERR_IO
+ * with "cannot write PATH: reason". */
+sl_status sl_output_open(sl_output *o, const char *path);
+/* Whether two outputs would write the same file ("-" twice included). */
+bool sl_output_same(const sl_output *a, const sl_output *b);
+/* The whole text: a regular file is replaced atomically (a temporary file
+ * in the same directory, then rename; its permissions kept); a stream gets
+ * the text written in place (call it once, at the end). A final newline is
+ * added if missing. */
+sl_status sl_output_replace(sl_output *o, const char *text);
+/* A FILE to write as one goes (CSV rows, a probe's tables): a regular file
+ * opened in place and truncated, or the stream; NULL with the reason. */
+FILE *sl_output_stream(sl_output *o);
+void sl_output_close(sl_output *o);
+
+/* sl_output_open + sl_output_replace + close, for a one-shot document. */
+sl_status sl_write_atomic(const char *path, const char *text);
 
 /* The sl_dtype named s ("f32", "bf16", "fp8e4m3", ...: sl_dtype_name's
  * spelling), or -1. */

@@ -581,6 +581,7 @@ static sl_status run_shape(sl_ctx *ctx, const sl_run_config *cfg, int j, sl_row_
             st = sl_fail(SL_ERR_NO_MEMORY, "out of host memory for a result row");
             break;
         }
+        r->ctx = ctx;
         r->op = op;
         r->v = v;
         r->dtype = cfg->dtype;

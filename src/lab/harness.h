@@ -45,6 +45,7 @@ typedef struct sl_run_config {
 
 /* One row: a variant at a shape. */
 typedef struct sl_result {
+    const sl_ctx *ctx;        /* the context (device) it ran on */
     const sl_op_desc *op;
     const sl_variant *v;
     sl_dtype dtype;           /* storage type of the inputs (the output's is sl_variant_out_dtype) */

@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "hw.h"
+#include "internal.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -254,16 +255,20 @@ sl_status sl_hw_read_file(const char *path, sl_hw *hw)
     size_t len = 0;
     char *text = sl_read_file(path, &len);
     if (!text)
-        return sl_fail(SL_ERR_IO, "--hw %s: cannot read: %s", path, strerror(errno));
+        return sl_fail(SL_ERR_IO, "--hw %s: cannot read: %s", path, sl_read_error(errno));
+    sl_status st = sl_hw_parse(text, len, path, hw);
+    free(text);
+    return st;
+}
+
+sl_status sl_hw_parse(const char *text, size_t len, const char *path, sl_hw *hw)
+{
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     sl_status st = SL_OK;
-    if (!root) {
-        st = sl_fail(SL_ERR_IO, "--hw %s: not valid JSON (parsing stopped at byte %zu of %zu)", path,
-                     end ? (size_t)(end - text) : 0, len);
-        free(text);
-        return st;
-    }
+    if (!root)
+        return sl_fail(SL_ERR_IO, "--hw %s: not valid JSON (parsing stopped at byte %zu of %zu)", path,
+                       end ? (size_t)(end - text) : 0, len);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     const cJSON *cc = cJSON_GetObjectItemCaseSensitive(root, "cc");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
@@ -310,6 +315,5 @@ sl_status sl_hw_read_file(const char *path, sl_hw *hw)
         set(hw, HW_MAX_THREADS_PER_SM, 2048, SL_SRC_ARCH, "default 2048 (give max_threads_per_sm)");
 done:
     cJSON_Delete(root);
-    free(text);
     return st;
 }

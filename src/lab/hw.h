@@ -82,6 +82,10 @@ void sl_hw_apply_profile(sl_hw *hw, const sl_profile *prof, const char *path);
  * number. */
 sl_status sl_hw_read_file(const char *path, sl_hw *hw);
 
+/* The same from len bytes of text (not NUL-terminated); path only names
+ * the source in messages. The fuzz target tests/fuzz/fuzz_hw.c. */
+sl_status sl_hw_parse(const char *text, size_t len, const char *path, sl_hw *hw);
+
 /* Look for the device's profile: `explicit_path` if given, else
  * ./<name>.profile.json, else profiles/<name>.profile.json. Applies it and
  * returns SL_OK; SL_ERR_IO if an explicit file is bad or belongs to another

@@ -75,15 +75,25 @@ sl_status sl_profile_read(const char *path, sl_profile *out)
     size_t len = 0;
     char *text = sl_read_file(path, &len);
     if (!text)
-        return sl_fail(SL_ERR_IO, "profile %s: cannot read: %s", path, strerror(errno));
+        return sl_fail(SL_ERR_IO, "profile %s: cannot read: %s", path, sl_read_error(errno));
+    sl_status st = sl_profile_parse(text, len, path, out);
+    free(text);
+    return st;
+}
+
+sl_status sl_profile_parse(const char *text, size_t len, const char *path, sl_profile *out)
+{
+    sl_profile_init(out);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
         size_t at = end ? (size_t)(end - text) : 0;
-        sl_status st = sl_fail(SL_ERR_IO, "profile %s: not valid JSON (parsing stopped at byte %zu of %zu%s)", path,
-                               at, len, at >= len ? ": the file looks truncated" : "");
-        free(text);
-        return st;
+        return sl_fail(SL_ERR_IO, "profile %s: not valid JSON (parsing stopped at byte %zu of %zu%s)", path, at, len,
+                       at >= len ? ": the file looks truncated" : "");
+    }
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return sl_fail(SL_ERR_IO, "profile %s: not a JSON object", path);
     }
     sl_status st = SL_OK;
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
@@ -151,7 +161,6 @@ sl_status sl_profile_read(const char *path, sl_profile *out)
     }
 done:
     cJSON_Delete(root);
-    free(text);
     return st;
 }
 

@@ -48,6 +48,10 @@ void sl_profile_init(sl_profile *p);
  * field that is not a number, a negative or non-finite bandwidth/latency. */
 sl_status sl_profile_read(const char *path, sl_profile *out);
 
+/* The same from len bytes of text (not NUL-terminated); path only names
+ * the source in messages. The fuzz target tests/fuzz/fuzz_profile.c. */
+sl_status sl_profile_parse(const char *text, size_t len, const char *path, sl_profile *out);
+
 /* The raw "points" object of a profile file, as a new cJSON object the
  * caller deletes; NULL when the file has none or cannot be read. */
 struct cJSON *sl_profile_read_points(const char *path);

@@ -40,8 +40,18 @@ static double measured_ipe(const sl_result *r)
     return r->ctr.valid ? sl_counters_insts_per_elem(&r->ctr, (double)r->n, 32) : -1.0;
 }
 
+/* "cpu" or the CUDA index, as --devices takes them. */
+static void device_label(const sl_ctx *ctx, char *buf, size_t len)
+{
+    if (ctx->info.backend == SL_BACKEND_CPU)
+        snprintf(buf, len, "cpu");
+    else
+        snprintf(buf, len, "%d", ctx->info.device);
+}
+
 static void make_cells(const sl_result *r, sl_row_cells *c)
 {
+    device_label(r->ctx, c->device, sizeof c->device);
     char n_s[32];
     sl_format_count(r->n, n_s, sizeof n_s);
     snprintf(c->n, sizeof c->n, "%s%s", n_s, r->fits_l2 ? "*" : "");
@@ -95,6 +105,8 @@ static void make_cells(const sl_result *r, sl_row_cells *c)
 int sl_report_columns(const sl_report *rep, sl_col *cols)
 {
     int k = 0;
+    if (rep->meta.nctx > 1)
+        cols[k++] = (sl_col){"device", 6, 'l'};
     cols[k++] = (sl_col){"n", 9, 'l'};
     if (rep->meta.multi_op)
         cols[k++] = (sl_col){"op", 7, 'l'};
@@ -127,6 +139,8 @@ int sl_report_columns(const sl_report *rep, sl_col *cols)
 void sl_report_cells(const sl_report *rep, const sl_row_cells *c, const char **cells)
 {
     int k = 0;
+    if (rep->meta.nctx > 1)
+        cells[k++] = c->device;
     cells[k++] = c->n;
     if (rep->meta.multi_op)
         cells[k++] = c->op;
@@ -157,30 +171,35 @@ void sl_report_cells(const sl_report *rep, const sl_row_cells *c, const char **c
 
 int sl_report_header(const sl_report *rep, char lines[][512])
 {
-    const sl_device_info *d = &rep->ctx->info;
     const sl_report_meta *m = &rep->meta;
     int k = 0;
-    char l2[32], mem[32];
-    sl_format_bytes((double)d->l2_bytes, l2, sizeof l2);
-    sl_format_bytes((double)d->mem_total, mem, sizeof mem);
-    if (d->backend == SL_BACKEND_CUDA)
-        snprintf(lines[k++], 512, "device: %s (CUDA device %d, sm_%d%d, %d SMs, L2 %s, %s)", d->name, d->device,
-                 d->cc_major, d->cc_minor, d->sm_count, l2, mem);
-    else
-        snprintf(lines[k++], 512, "device: %s (CPU backend, %d OpenMP threads, LLC %s, %s RAM)", d->name,
-                 d->sm_count, l2, mem);
-    if (d->peak_gbs > 0)
-        snprintf(lines[k++], 512, "theoretical peak %.0f GB/s = %.3f GHz memory clock x %d-bit bus x 2 (DDR)",
-                 d->peak_gbs, d->mem_clock_khz / 1e6, d->bus_width_bits);
-    else
-        snprintf(lines[k++], 512,
-                 "theoretical peak unknown on the CPU: compare with %%copy, the copy ceiling measured here");
-    if (d->nvml_sm_clock_mhz >= 0)
-        snprintf(lines[k++], 512, "NVML at start: SM %d MHz, memory %d MHz, %.0f W; ECC %s", d->nvml_sm_clock_mhz,
-                 d->nvml_mem_clock_mhz, d->nvml_power_mw / 1000.0,
-                 d->ecc_enabled > 0 ? "on" : d->ecc_enabled == 0 ? "off" : "unknown");
-    else if (d->backend == SL_BACKEND_CUDA)
-        snprintf(lines[k++], 512, "NVML unavailable: current clocks unknown");
+    for (int i = 0; i < m->nctx && i < 2; i++) {
+        const sl_device_info *d = &m->ctxs[i]->info;
+        char l2[32], mem[32], label[16];
+        sl_format_bytes((double)d->l2_bytes, l2, sizeof l2);
+        sl_format_bytes((double)d->mem_total, mem, sizeof mem);
+        device_label(m->ctxs[i], label, sizeof label);
+        if (d->backend == SL_BACKEND_CUDA)
+            snprintf(lines[k++], 512, "device %s: %s (CUDA device %d, sm_%d%d, %d SMs, L2 %s, %s)", label, d->name,
+                     d->device, d->cc_major, d->cc_minor, d->sm_count, l2, mem);
+        else
+            snprintf(lines[k++], 512, "device %s: %s (CPU backend, %d OpenMP threads, LLC %s, %s RAM)", label,
+                     d->name, d->sm_count, l2, mem);
+        if (d->peak_gbs > 0)
+            snprintf(lines[k++], 512, "  theoretical peak %.0f GB/s = %.3f GHz memory clock x %d-bit bus x 2 (DDR)",
+                     d->peak_gbs, d->mem_clock_khz / 1e6, d->bus_width_bits);
+        else
+            snprintf(lines[k++], 512,
+                     "  theoretical peak unknown on the CPU: compare with %%copy, the copy ceiling measured here");
+        if (d->nvml_sm_clock_mhz >= 0)
+            snprintf(lines[k++], 512, "  NVML at start: SM %d MHz, memory %d MHz, %.0f W; ECC %s",
+                     d->nvml_sm_clock_mhz, d->nvml_mem_clock_mhz, d->nvml_power_mw / 1000.0,
+                     d->ecc_enabled > 0 ? "on" : d->ecc_enabled == 0 ? "off" : "unknown");
+        else if (d->backend == SL_BACKEND_CUDA)
+            snprintf(lines[k++], 512, "  NVML unavailable: current clocks unknown");
+    }
+    if (m->nctx > 2)
+        snprintf(lines[k++], 512, "(and %d more devices: see the JSON)", m->nctx - 2);
     snprintf(lines[k++], 512, "%d warm-ups, %d trials per row, %s, %s; seed 0x%016llx", m->warmup, m->trials,
              m->cold ? "L2 flushed before every trial (--cold)" : "warm cache (--cold flushes L2 before each trial)",
              m->timer == SL_TIMER_WALL ? "host clock around launch + sync (--timer wall)"
@@ -244,25 +263,61 @@ static void iso_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-sl_status sl_report_open(sl_ctx *ctx, const sl_report_meta *meta, const sl_report_opts *opts, sl_report **out)
+sl_status sl_report_open(const sl_report_meta *meta, const sl_report_opts *opts, sl_report **out)
 {
     *out = NULL;
+    if (!meta->ctxs || meta->nctx < 1)
+        return sl_fail(SL_ERR_INTERNAL, "a report needs at least one device");
     sl_report *rep = calloc(1, sizeof *rep);
     if (!rep)
         return sl_fail(SL_ERR_NO_MEMORY, "out of host memory");
-    rep->ctx = ctx;
+    rep->ctx = meta->ctxs[0];
     rep->meta = *meta;
     rep->opts = *opts;
     rep->status = "running";
     iso_now(rep->started, sizeof rep->started);
+    /* Every output is checked before anything is written: a directory, a
+     * dangling link, a FIFO nobody reads, or two options naming one file
+     * stop the run here (exit 2), not after the first row. */
+    struct {
+        const char *path, *flag;
+        sl_output *o;
+        bool *has;
+    } outs[] = {{opts->json_path, "--json", &rep->json, &rep->has_json},
+                {opts->md_path, "--md", &rep->md, &rep->has_md},
+                {opts->csv_path, "--csv", &rep->csv, &rep->has_csv}};
+    sl_status st = SL_OK;
+    for (int i = 0; i < 3 && st == SL_OK; i++) {
+        if (!outs[i].path)
+            continue;
+        st = sl_output_open(outs[i].o, outs[i].path);
+        if (st == SL_OK)
+            *outs[i].has = true;
+        for (int j = 0; j < i && st == SL_OK; j++)
+            if (*outs[j].has && sl_output_same(outs[i].o, outs[j].o))
+                st = sl_fail(SL_ERR_IO, "%s and %s name the same file (%s): give each its own", outs[j].flag,
+                             outs[i].flag, outs[i].o->target);
+    }
+    if (st != SL_OK) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", sl_last_error());
+        for (int i = 0; i < 3; i++)
+            if (*outs[i].has)
+                sl_output_close(outs[i].o);
+        free(rep);
+        return sl_fail(st, "%s", why);
+    }
     for (int w = 0; w < 4; w++) {
-        sl_status st = writers[w]->open(rep, &rep->state[w]);
+        st = writers[w]->open(rep, &rep->state[w]);
         if (st != SL_OK) {
             char why[1024];
             snprintf(why, sizeof why, "%s", sl_last_error());
             rep->status = "failed";
             for (int u = 0; u < w; u++)
                 writers[u]->close(rep, rep->state[u]);
+            sl_output_close(&rep->json);
+            sl_output_close(&rep->md);
+            sl_output_close(&rep->csv);
             free(rep);
             return sl_fail(st, "%s", why);
         }
@@ -304,6 +359,8 @@ void sl_report_row(void *report, sl_result *r)
     rep->any_l2 |= r->fits_l2;
     if (r->status == SL_ERR_UNSUPPORTED)
         rep->skipped++;
+    else if (r->status == SL_ERR_INTERRUPTED)
+        rep->interrupted++;
     else if (r->status != SL_OK)
         rep->failed++;
     for (int w = 0; w < 4; w++)
@@ -319,13 +376,17 @@ sl_status sl_report_close(sl_report *rep, sl_status sweep, const char *error)
                   : sweep == SL_ERR_INTERRUPTED ? "interrupted"
                                                 : "failed";
     rep->error = error && error[0] ? error : NULL;
-    rep->ctx->ops->refresh_info(rep->ctx);
+    for (int i = 0; i < rep->meta.nctx; i++)
+        rep->meta.ctxs[i]->ops->refresh_info(rep->meta.ctxs[i]);
     sl_status st = SL_OK;
     for (int w = 0; w < 4; w++) {
         sl_status ws = writers[w]->close(rep, rep->state[w]);
         if (ws != SL_OK && st == SL_OK)
             st = ws;
     }
+    sl_output_close(&rep->json);
+    sl_output_close(&rep->md);
+    sl_output_close(&rep->csv);
     for (int i = 0; i < rep->nrows; i++) {
         free(rep->rows[i].message);
         free(rep->rows[i].ctr_note);

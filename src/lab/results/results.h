@@ -16,6 +16,8 @@
 
 /* What the files record about the run as a whole. */
 typedef struct sl_report_meta {
+    sl_ctx *const *ctxs;      /* every device the run uses, in --devices order (rows name theirs) */
+    int nctx;
     const char *command_line; /* recorded in the files */
     const char *ops;          /* the op list as run: "add", or "copy,scale,add,..." */
     const char *dtypes;       /* "f32,bf16" */
@@ -42,9 +44,11 @@ typedef struct sl_report_opts {
 
 typedef struct sl_report sl_report;
 
-/* Create the report and its files (truncating them). Fails with SL_ERR_IO
- * and a message naming the path when a file cannot be created. */
-sl_status sl_report_open(sl_ctx *ctx, const sl_report_meta *meta, const sl_report_opts *opts, sl_report **out);
+/* Create the report and its files. Every output is checked first
+ * (sl_output_open: never a directory, a dangling link or a FIFO nobody
+ * reads; a device or FIFO written in place; "-" standard output; no two
+ * options naming one file): SL_ERR_IO with the reason otherwise. */
+sl_status sl_report_open(const sl_report_meta *meta, const sl_report_opts *opts, sl_report **out);
 
 /* An sl_row_fn: print the row and update the files. */
 void sl_report_row(void *report, sl_result *r);

@@ -12,7 +12,7 @@
 
 /* What the tables show of a row. */
 typedef struct sl_row_cells {
-    char n[40], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
+    char device[16], n[40], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
         copy[12], peer[12], check[8], pred[16], limiter[12], ratio[12], bratio[12], ipe[12], l2hit[16], occ[10];
 } sl_row_cells;
 
@@ -38,6 +38,10 @@ struct sl_report {
     int nrows, cap, failed, skipped, any_l2;
     const char *status; /* "running", then how it ended */
     const char *error;
+    int interrupted;    /* rows stopped by an interrupt (not counted as failed) */
+    /* the output files, checked and opened before any writer starts */
+    sl_output json, md, csv;
+    bool has_json, has_md, has_csv;
     /* the writers' states, in writer order */
     void *state[4];
 };
@@ -48,7 +52,8 @@ int sl_report_columns(const sl_report *rep, sl_col *cols);
 void sl_report_cells(const sl_report *rep, const sl_row_cells *c, const char **cells);
 
 /* Header lines every human-readable format shows, in order, into lines[];
- * returns how many (at most 10). */
+ * returns how many (at most 16). */
+#define SL_REPORT_HEADER_LINES 16
 int sl_report_header(const sl_report *rep, char lines[][512]);
 
 /* The summary of a multi-op run (one line per op, dtype and size: the

@@ -92,9 +92,12 @@ static cJSON *model_json(const sl_model *m, const sl_result *r)
     return mo;
 }
 
-static cJSON *row_json(const sl_result *r)
+static cJSON *row_json(const sl_report *rep, const sl_result *r)
 {
     cJSON *o = cJSON_CreateObject();
+    for (int i = 0; i < rep->meta.nctx && rep->meta.nctx > 1; i++)
+        if (rep->meta.ctxs[i] == r->ctx)
+            cJSON_AddNumberToObject(o, "device", i); /* index into "devices" */
     cJSON_AddStringToObject(o, "op", r->op->name);
     cJSON_AddStringToObject(o, "variant", r->v->name);
     cJSON_AddStringToObject(o, "dtype", sl_dtype_name(r->dtype));
@@ -176,12 +179,16 @@ static cJSON *row_json(const sl_result *r)
     return o;
 }
 
-static sl_status write_out(const sl_report *rep, cJSON *root)
+/* A regular file is rewritten after every row (always a valid document);
+ * a stream (stdout, a FIFO, a device) gets the one final document. */
+static sl_status write_out(sl_report *rep, cJSON *root, bool final)
 {
+    if (rep->json.kind == SL_OUT_STREAM && !final)
+        return SL_OK;
     char *text = cJSON_Print(root);
     if (!text)
         return sl_fail(SL_ERR_NO_MEMORY, "out of memory serialising JSON");
-    sl_status st = sl_write_atomic(rep->opts.json_path, text);
+    sl_status st = sl_output_replace(&rep->json, text);
     free(text);
     return st;
 }
@@ -189,7 +196,7 @@ static sl_status write_out(const sl_report *rep, cJSON *root)
 static sl_status json_open(sl_report *rep, void **state)
 {
     *state = NULL;
-    if (!rep->opts.json_path)
+    if (!rep->has_json)
         return SL_OK;
     const sl_report_meta *m = &rep->meta;
     cJSON *root = cJSON_CreateObject();
@@ -200,6 +207,11 @@ static sl_status json_open(sl_report *rep, void **state)
     cJSON_AddStringToObject(root, "started", rep->started);
     cJSON_AddStringToObject(root, "status", "running");
     cJSON_AddItemToObject(root, "device", device_json(rep->ctx));
+    if (rep->meta.nctx > 1) {
+        cJSON *devs = cJSON_AddArrayToObject(root, "devices");
+        for (int i = 0; i < rep->meta.nctx; i++)
+            cJSON_AddItemToArray(devs, device_json(rep->meta.ctxs[i]));
+    }
     cJSON *c = cJSON_AddObjectToObject(root, "config");
     cJSON_AddStringToObject(c, "op", m->ops);
     cJSON_AddStringToObject(c, "dtype", m->dtypes);
@@ -219,7 +231,7 @@ static sl_status json_open(sl_report *rep, void **state)
     if (m->hw_note)
         cJSON_AddStringToObject(c, "model_parameters", m->hw_note);
     cJSON_AddArrayToObject(root, "results");
-    sl_status st = write_out(rep, root);
+    sl_status st = write_out(rep, root, false);
     if (st != SL_OK) {
         cJSON_Delete(root);
         return st;
@@ -233,8 +245,8 @@ static sl_status json_row(sl_report *rep, void *state, const sl_result *r)
     cJSON *root = state;
     if (!root)
         return SL_OK;
-    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(root, "results"), row_json(r));
-    return write_out(rep, root);
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(root, "results"), row_json(rep, r));
+    return write_out(rep, root, false);
 }
 
 static void iso_now(char *buf, size_t len)
@@ -260,7 +272,7 @@ static sl_status json_close(sl_report *rep, void *state)
     cJSON_AddNumberToObject(nv, "sm_clock_mhz", rep->ctx->info.nvml_sm_clock_mhz);
     cJSON_AddNumberToObject(nv, "mem_clock_mhz", rep->ctx->info.nvml_mem_clock_mhz);
     cJSON_AddNumberToObject(nv, "power_mw", rep->ctx->info.nvml_power_mw);
-    sl_status st = write_out(rep, root);
+    sl_status st = write_out(rep, root, true);
     cJSON_Delete(root);
     return st;
 }

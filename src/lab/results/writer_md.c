@@ -13,8 +13,10 @@
 #define SL_GIT_DESCRIBE "unknown"
 #endif
 
-static sl_status render(const sl_report *rep)
+static sl_status render(sl_report *rep, bool final)
 {
+    if (rep->md.kind == SL_OUT_STREAM && !final)
+        return SL_OK; /* a stream gets the one final document */
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -24,7 +26,7 @@ static sl_status render(const sl_report *rep)
     fprintf(f, "# streamlab run: %s %s on %s\n\n", m->ops, m->dtypes, rep->ctx->info.name);
     fprintf(f, "- command: `%s`\n", m->command_line ? m->command_line : "?");
     fprintf(f, "- started: %s; streamlab %s (%s)\n", rep->started, SL_VERSION_STRING, SL_GIT_DESCRIBE);
-    char lines[10][512];
+    char lines[SL_REPORT_HEADER_LINES][512];
     int k = sl_report_header(rep, lines);
     for (int i = 0; i < k; i++)
         fprintf(f, "- %s\n", lines[i]);
@@ -51,7 +53,7 @@ static sl_status render(const sl_report *rep)
         free(text);
         return sl_fail(SL_ERR_NO_MEMORY, "out of memory writing Markdown");
     }
-    sl_status st = sl_write_atomic(rep->opts.md_path, text);
+    sl_status st = sl_output_replace(&rep->md, text);
     free(text);
     return st;
 }
@@ -59,20 +61,20 @@ static sl_status render(const sl_report *rep)
 static sl_status md_open(sl_report *rep, void **state)
 {
     *state = NULL;
-    return rep->opts.md_path ? render(rep) : SL_OK;
+    return rep->has_md ? render(rep, false) : SL_OK;
 }
 
 static sl_status md_row(sl_report *rep, void *state, const sl_result *r)
 {
     (void)state;
     (void)r;
-    return rep->opts.md_path ? render(rep) : SL_OK;
+    return rep->has_md ? render(rep, false) : SL_OK;
 }
 
 static sl_status md_close(sl_report *rep, void *state)
 {
     (void)state;
-    return rep->opts.md_path ? render(rep) : SL_OK;
+    return rep->has_md ? render(rep, true) : SL_OK;
 }
 
 const sl_writer sl_writer_md = {"md", md_open, md_row, md_close};

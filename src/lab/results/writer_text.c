@@ -25,7 +25,7 @@ static sl_status text_open(sl_report *rep, void **state)
     text_state *s = calloc(1, sizeof *s);
     if (!s)
         return sl_fail(SL_ERR_NO_MEMORY, "out of host memory");
-    char lines[10][512];
+    char lines[SL_REPORT_HEADER_LINES][512];
     int k = sl_report_header(rep, lines);
     printf("streamlab %s run: %s %s\n", SL_VERSION_STRING, rep->meta.ops, rep->meta.dtypes);
     for (int i = 0; i < k; i++)
@@ -73,8 +73,10 @@ static sl_status text_close(sl_report *rep, void *state)
     }
     if (rep->meta.multi_op)
         sl_report_summary(rep, stdout, NULL);
-    printf("\n%d row%s, %d failed, %d skipped; status: %s\n", rep->nrows, rep->nrows == 1 ? "" : "s", rep->failed,
-           rep->skipped, rep->status);
+    printf("\n%d row%s, %d failed, %d skipped", rep->nrows, rep->nrows == 1 ? "" : "s", rep->failed, rep->skipped);
+    if (rep->interrupted)
+        printf(", %d interrupted", rep->interrupted);
+    printf("; status: %s\n", rep->status);
     fflush(stdout);
     free(s);
     return SL_OK;
