@@ -38,6 +38,11 @@ int cli_open_ctx(const char *cmd, int device, sl_ctx **ctx);
  * (list, info). Returns -1 to go on, or the exit code (0 after --help). */
 int cli_device_only(const char *cmd, int argc, char **argv, void (*help)(FILE *), int *device);
 
+/* When an output file is "-": standard output carries that data alone, so
+ * the human-readable text printed to stdout goes to standard error from
+ * here on. Call before opening the outputs; no-op unless any path is "-". */
+void cli_data_to_stdout(const char *const *paths, int npaths);
+
 /* Parse a non-negative int option value within [lo, hi]. */
 int cli_parse_int(const char *s, int lo, int hi, int *out);
 

@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The largest --n: 2^48 elements (a petabyte of f32) is beyond any GPU's
+ * memory, and keeps every byte count exact in a double. */
+#define SL_EXPLAIN_MAX_N (1ull << 48)
+
 static void help(FILE *f)
 {
     fprintf(f, "usage: streamlab explain [options]\n"
@@ -28,21 +32,25 @@ static void help(FILE *f)
                "of them, and what would move it. No kernel is run.\n"
                "\n"
                "options:\n"
-               "  --op NAME        the op (default add; streamlab list shows them all)\n"
-               "  --n SIZE         elements (default 200M; 10M, 2^28, 1e6 ...)\n"
+               "  -o, --op NAME    the op (default add; streamlab list shows them all)\n"
+               "  --n SIZE         elements, 1 to 2^48 (default 200M; 10M, 2^28, 1e6 ...)\n"
                "  --variant NAME   one registry entry in detail (default: every rung, in a table)\n"
                "  --dtype T        any dtype the op offers (default f32; the model needs no kernel)\n"
                "  --hw FILE        describe a GPU instead of querying one (e.g. hw/rtx4060.json)\n"
                "  --profile FILE   measured parameters from `streamlab probe` (default: the\n"
                "                   device's <name>.profile.json in . or profiles/, if present)\n"
+               "  --profile-force  use --profile FILE even if it was measured on another device\n"
                "  --no-profile     ignore profiles: queried and arch-table values only\n"
-               "  --device N       the GPU to describe (default 0)\n"
+               "  -d, --device N   the GPU to describe (default 0)\n"
                "  --cold           caches start empty (else a working set that fits in L2 stays there)\n"
-               "  --json FILE      also write the parameters and bounds as JSON\n"
+               "  --json FILE      also write the parameters and bounds as JSON (- for stdout)\n"
                "  -h, --help       this help\n"
                "\n"
                "Every hardware parameter is printed with its source: queried, arch-table, probe\n"
-               "or user. Equations and their sources: docs/model.md.\n");
+               "or user. Equations and their sources: docs/model.md.\n"
+               "\n"
+               "exit codes: 0 ok, 1 the JSON file could not be written at the end, 2 usage error\n"
+               "(bad flag, size, variant, device, --hw or --profile file, unwritable --json)\n");
 }
 
 static int parse_dtype(const char *s, sl_dtype *dt)
@@ -177,24 +185,26 @@ static cJSON *model_json(const sl_variant *v, const sl_model *m)
 int cmd_explain(int argc, char **argv)
 {
     enum { OPT_OP = 256, OPT_N, OPT_VARIANT, OPT_DTYPE, OPT_HW, OPT_PROFILE, OPT_NOPROFILE, OPT_DEVICE, OPT_COLD,
-           OPT_JSON };
+           OPT_JSON, OPT_PROFILE_FORCE };
     static const struct option opts[] = {
         {"op", required_argument, 0, OPT_OP},           {"n", required_argument, 0, OPT_N},
         {"variant", required_argument, 0, OPT_VARIANT}, {"dtype", required_argument, 0, OPT_DTYPE},
         {"hw", required_argument, 0, OPT_HW},           {"profile", required_argument, 0, OPT_PROFILE},
         {"no-profile", no_argument, 0, OPT_NOPROFILE},  {"device", required_argument, 0, OPT_DEVICE},
         {"cold", no_argument, 0, OPT_COLD},             {"json", required_argument, 0, OPT_JSON},
+        {"profile-force", no_argument, 0, OPT_PROFILE_FORCE},
         {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0}};
     const char *variant = NULL, *hw_path = NULL, *prof_path = NULL, *json = NULL;
     const sl_op_desc *op = sl_op_find("add");
     uint64_t n = 200000000ull;
     sl_dtype dt = SL_F32;
-    int device = 0, cold = 0, no_profile = 0, c;
+    int device = 0, cold = 0, no_profile = 0, force = 0, c;
     char why[200];
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:d:", opts, NULL)) != -1) {
         switch (c) {
+        case 'o':
         case OPT_OP:
             if (!(op = sl_op_find(optarg))) {
                 char names[256];
@@ -205,6 +215,9 @@ int cmd_explain(int argc, char **argv)
         case OPT_N:
             if (sl_parse_count(optarg, &n, why, sizeof why) != 0)
                 return cli_usage_error("explain", "--n '%s': %s", optarg, why);
+            if (n > SL_EXPLAIN_MAX_N)
+                return cli_usage_error("explain", "--n %s is more than 2^48 elements, larger than any GPU memory",
+                                       optarg);
             break;
         case OPT_VARIANT: variant = optarg; break;
         case OPT_DTYPE:
@@ -214,6 +227,8 @@ int cmd_explain(int argc, char **argv)
         case OPT_HW: hw_path = optarg; break;
         case OPT_PROFILE: prof_path = optarg; break;
         case OPT_NOPROFILE: no_profile = 1; break;
+        case OPT_PROFILE_FORCE: force = 1; break;
+        case 'd':
         case OPT_DEVICE:
             if (cli_parse_int(optarg, 0, 1 << 20, &device))
                 return cli_usage_error("explain", "--device wants a CUDA index, not '%s'", optarg);
@@ -232,7 +247,19 @@ int cmd_explain(int argc, char **argv)
         sl_op_dtype_list(op, list, sizeof list);
         return cli_usage_error("explain", "--dtype %s: %s is offered in %s", sl_dtype_name(dt), op->name, list);
     }
+    if (force && !prof_path)
+        return cli_usage_error("explain", "--profile-force goes with --profile FILE");
+    if (no_profile && prof_path)
+        return cli_usage_error("explain", "--profile and --no-profile contradict each other");
     const sl_shape shape = sl_shape_1d(n);
+    /* The JSON file is checked before any work, so that a path that cannot
+     * be written is a usage error, as in run and probe. */
+    sl_output json_out;
+    cli_data_to_stdout(&json, 1);
+    if (json && sl_output_open(&json_out, json, "streamlab.explain/") != SL_OK) {
+        fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
+        return EXIT_USAGE;
+    }
 
     sl_hw hw;
     sl_ctx *ctx = NULL;
@@ -258,7 +285,7 @@ int cmd_explain(int argc, char **argv)
     }
     char used[512] = "";
     int found = 0;
-    if (!no_profile && sl_hw_load_profile(&hw, prof_path, &found, used, sizeof used) != SL_OK) {
+    if (!no_profile && sl_hw_load_profile(&hw, prof_path, force, &found, used, sizeof used) != SL_OK) {
         fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
         sl_ctx_destroy(ctx);
         return EXIT_USAGE;
@@ -352,12 +379,14 @@ int cmd_explain(int argc, char **argv)
     }
     if (json && rc == 0) {
         char *text = cJSON_Print(root);
-        if (!text || sl_write_atomic(json, text) != SL_OK) {
+        if (!text || sl_output_replace(&json_out, text) != SL_OK) {
             fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
             rc = EXIT_RUN_FAILED;
         }
         free(text);
     }
+    if (json)
+        sl_output_close(&json_out);
     cJSON_Delete(root);
     sl_ctx_destroy(ctx);
     return rc;

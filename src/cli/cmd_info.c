@@ -11,10 +11,16 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: streamlab info [--device N|cpu]\n"
+    fprintf(f, "usage: streamlab info [-d|--device N|cpu]\n"
                "\n"
                "Print the device streamlab would run on: name, SMs, caches, memory, clocks,\n"
-               "and the theoretical DRAM bandwidth = memory clock x bus width x 2 (DDR).\n");
+               "and the theoretical DRAM bandwidth = memory clock x bus width x 2 (DDR).\n"
+               "\n"
+               "options:\n"
+               "  -d, --device N|cpu  CUDA device index, cpu or auto (default: GPU 0 if present)\n"
+               "  -h, --help          this help\n"
+               "\n"
+               "exit codes: 0 ok, 1 the device could not be opened, 2 usage error (bad flag or device)\n");
 }
 
 int cmd_info(int argc, char **argv)

@@ -12,14 +12,20 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: streamlab list [--device N|cpu]\n"
+    fprintf(f, "usage: streamlab list [-d|--device N|cpu]\n"
                "\n"
                "Print every op (formula, dtypes, numerics, source) and every variant of its\n"
                "ladder: backend, name, kind, technique, bytes moved per f32 element (the op's\n"
                "descriptor), loads in flight per thread, the dtypes it runs, the source, and for\n"
                "CUDA kernels the registers per thread, local memory (spills) and resident blocks\n"
                "per SM of the f32 kernel (cudaFuncGetAttributes and the occupancy API; needs a GPU).\n"
-               "The 'api' rows are what the public functions (sl_add, sl_triad, ...) call.\n");
+               "The 'api' rows are what the public functions (sl_add, sl_triad, ...) call.\n"
+               "\n"
+               "options:\n"
+               "  -d, --device N|cpu  CUDA device index, cpu or auto (default: GPU 0 if present)\n"
+               "  -h, --help          this help\n"
+               "\n"
+               "exit codes: 0 ok, 1 the device could not be opened, 2 usage error (bad flag or device)\n");
 }
 
 int cmd_list(int argc, char **argv)

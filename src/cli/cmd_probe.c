@@ -32,8 +32,10 @@ static void help(FILE *f)
                "                  profile for the same device is updated, not replaced\n"
                "  --json FILE     the profile to write (default: <device-name>.profile.json)\n"
                "  --md FILE       also write the tables as Markdown\n"
-               "  --device N|cpu  CUDA device index, or cpu (default: GPU 0 if present)\n"
-               "  --trials N      timed runs per point (default 10)\n"
+               "                  FILE - is standard output (the tables then go to stderr); an\n"
+               "                  existing file is replaced only if streamlab wrote it\n"
+               "  -d, --device N|cpu  CUDA device index, or cpu (default: GPU 0 if present)\n"
+               "  -n, --trials N  timed runs per point (default 10)\n"
                "  --quick         few, small points (tests; the numbers are not ceilings)\n"
                "  --counters      hardware counters (CUPTI) for the l2-write probe: L2 hit rates of\n"
                "                  read-only, write-only and add kernels, DRAM read : write sectors of\n"
@@ -44,7 +46,10 @@ static void help(FILE *f)
     for (int i = 0; i < sl_probe_count(); i++)
         fprintf(f, "  %-9s %s\n", sl_probe_name(i), sl_probe_what(i));
     fprintf(f, "\nEvery probe checks its own result (checksums, mismatch counts, the chase's end\n"
-               "node) and stops the run with exit 1 if a check fails. exit 2: usage error.\n");
+               "node) and stops the run with exit 1 if a check fails.\n"
+               "\n"
+               "exit codes: 0 ok, 1 a probe's check failed, a CUDA fault or a write failing at the\n"
+               "end, 2 usage error (bad flag, probe or device; an output that cannot be written)\n");
 }
 
 static int known_probe(const char *name)
@@ -68,15 +73,17 @@ int cmd_probe(int argc, char **argv)
     int device = SL_DEVICE_AUTO, trials = 10, quick = 0, counters = 0, c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:n:", opts, NULL)) != -1) {
         switch (c) {
         case OPT_ONLY: only = optarg; break;
         case OPT_JSON: json = optarg; break;
         case OPT_MD: md_path = optarg; break;
+        case 'd':
         case OPT_DEVICE:
             if (cli_parse_device(optarg, &device))
                 return cli_usage_error("probe", "--device wants a CUDA index, 'cpu' or 'auto', not '%s'", optarg);
             break;
+        case 'n':
         case OPT_TRIALS:
             if (cli_parse_int(optarg, 1, 64, &trials))
                 return cli_usage_error("probe", "--trials wants an integer from 1 to 64, not '%s'", optarg);
@@ -112,10 +119,29 @@ int cmd_probe(int argc, char **argv)
     else
         sl_profile_default_name(ctx->info.name, path, sizeof path);
 
+    /* Both outputs are checked before the first probe runs (exit 2). */
+    const char *paths[] = {path, md_path};
+    cli_data_to_stdout(paths, 2);
+    sl_output jout, mout;
+    if (sl_output_open(&jout, path, SL_PROFILE_SCHEMA) != SL_OK) {
+        fprintf(stderr, "streamlab probe: %s\n", sl_last_error());
+        sl_ctx_destroy(ctx);
+        return EXIT_USAGE;
+    }
+    if (md_path && (sl_output_open(&mout, md_path, "# streamlab probe") != SL_OK ||
+                    (sl_output_same(&jout, &mout) &&
+                     sl_fail(SL_ERR_IO, "--json and --md name the same file (%s): give each its own", mout.target)))) {
+        fprintf(stderr, "streamlab probe: %s\n", sl_last_error());
+        sl_output_close(&jout);
+        sl_ctx_destroy(ctx);
+        return EXIT_USAGE;
+    }
+
     /* Start from the existing profile of this device, so --only updates it. */
     sl_profile prof;
     cJSON *points = NULL;
-    if (access(path, F_OK) == 0 && sl_profile_read(path, &prof) == SL_OK && strcmp(prof.device, ctx->info.name) == 0) {
+    if (jout.kind == SL_OUT_REGULAR && jout.exists && sl_profile_read(path, &prof) == SL_OK &&
+        strcmp(prof.device, ctx->info.name) == 0) {
         fprintf(stderr, "streamlab probe: updating %s\n", path);
         points = sl_profile_read_points(path); /* keep the curves of probes not re-run */
     } else {
@@ -135,8 +161,11 @@ int cmd_probe(int argc, char **argv)
     strftime(prof.created, sizeof prof.created, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
     FILE *md = NULL;
-    if (md_path && !(md = fopen(md_path, "w"))) {
-        fprintf(stderr, "streamlab probe: cannot write %s\n", md_path);
+    if (md_path && !(md = sl_output_stream(&mout))) {
+        fprintf(stderr, "streamlab probe: %s\n", sl_last_error());
+        sl_output_close(&jout);
+        sl_output_close(&mout);
+        cJSON_Delete(points);
         sl_ctx_destroy(ctx);
         return EXIT_USAGE;
     }
@@ -170,7 +199,10 @@ int cmd_probe(int argc, char **argv)
         rc = EXIT_RUN_FAILED;
     }
     /* What finished is kept, even after a failing probe. */
-    sl_status wst = sl_profile_write(path, &prof, points);
+    char *text = sl_profile_text(&prof, points);
+    sl_status wst = text ? sl_output_replace(&jout, text) : sl_fail(SL_ERR_NO_MEMORY, "out of memory for the profile");
+    free(text);
+    sl_output_close(&jout);
     if (wst != SL_OK) {
         fprintf(stderr, "streamlab probe: %s\n", sl_last_error());
         rc = rc ? rc : EXIT_RUN_FAILED;
@@ -179,7 +211,11 @@ int cmd_probe(int argc, char **argv)
     }
     if (md) {
         fprintf(md, "\nprofile: `%s`; the probes took %.1f s.\n", path, secs);
-        fclose(md);
+        if (fclose(md) != 0) {
+            fprintf(stderr, "streamlab probe: cannot write %s\n", md_path);
+            rc = rc ? rc : EXIT_RUN_FAILED;
+        }
+        sl_output_close(&mout);
     }
     cJSON_Delete(points);
     if (st != SL_ERR_CUDA_FAULT) {

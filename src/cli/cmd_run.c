@@ -8,12 +8,14 @@
 #include "counters.h"
 #include "harness.h"
 #include "hw.h"
+#include "profile.h"
 #include "internal.h"
 #include "model.h"
 #include "results.h"
 #include "rng.h"
 #include "sizes.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +26,8 @@
 
 #define MAX_SIZES 64
 #define MAX_VARIANTS 64
+#define MAX_DEVICES 16
+#define NBACKENDS 2 /* SL_BACKEND_CPU, SL_BACKEND_CUDA */
 #define DEFAULT_SIZES "10M,100M,200M"
 #define DEFAULT_OP "add"
 
@@ -50,10 +54,10 @@ static void help(FILE *f)
             "docs/architecture.md, \"Tolerances\").\n"
             "\n"
             "options:\n"
-            "  --op NAME|LIST|all  the op, a comma list, or all of them (default " DEFAULT_OP
-            "); `all` ends\n"
-            "                    with one line per op (its public function), as BabelStream prints\n"
-            "  --sizes LIST      element counts, comma-separated (default " DEFAULT_SIZES ");\n"
+            "  -o, --op NAME|LIST|all  the op, a comma list, or all of them (default " DEFAULT_OP
+            "); `all`\n"
+            "                    ends with one line per op (its public function), as BabelStream prints\n"
+            "  -s, --sizes LIST  element counts, comma-separated (default " DEFAULT_SIZES ");\n"
             "                    forms: 100000, 10M (10^6), 64Ki (2^10), 2^28, 1e6\n"
             "  --dtype LIST      storage types, comma-separated (default f32): %s;\n"
             "                    each op runs the ones it offers (streamlab list shows which)\n"
@@ -61,20 +65,25 @@ static void help(FILE *f)
             "                    the copy ceiling and the peer always run\n"
             "  --scalar X        the op's scalar: axpy's alpha (default 1.3), s of scale, triad\n"
             "                    and nstream (default 0.4, BabelStream's); --alpha X is the same\n"
-            "  --trials N        timed launches per row (default 10)\n"
+            "  -n, --trials N    timed launches per row (default 10)\n"
             "  --warmup N        untimed launches before the trials (default 5)\n"
             "  --timer event|wall  event (default): device events around each launch alone;\n"
             "                    wall: a host clock around launch + synchronisation, as\n"
             "                    BabelStream and STREAM time (launch latency included)\n"
-            "  --device N|cpu    CUDA device index, or cpu (default: GPU 0 if present, else cpu)\n"
+            "  -d, --device LIST  CUDA device indices and/or cpu, comma-separated (default: GPU 0\n"
+            "                    if present, else cpu); each device runs the whole sweep in turn\n"
+            "                    and the table gains a device column; --devices is the same\n"
             "  --cold            flush L2 before every trial (for sizes that fit in L2)\n"
             "  --offset K        start every array K elements past its allocation (cudaMalloc:\n"
             "                    256-byte aligned; CPU: 64-byte): element-aligned pointers that\n"
             "                    are not vector-aligned\n"
             "  --seed N          seed for the random inputs (default: from the clock; recorded)\n"
-            "  --csv FILE        also write the rows as CSV\n"
+            "  --csv FILE        also write the rows as CSV (a null value is an empty field)\n"
             "  --json FILE       also write everything as JSON (schema streamlab.run/1)\n"
             "  --md FILE         also write the table as Markdown\n"
+            "                    FILE - is standard output (the table then goes to stderr); a\n"
+            "                    device or FIFO is written in place, a symbolic link's target is\n"
+            "                    replaced, and an existing file is replaced only if streamlab wrote it\n"
             "  --quiet           no table on stdout (files and errors only)\n"
             "  --counters        after each row's trials, one more launch profiled through CUPTI:\n"
             "                    DRAM bytes, L2 sectors and hit rates, instructions, occupancy\n"
@@ -83,12 +92,16 @@ static void help(FILE *f)
             "                    instructions. Where counters cannot be read, says why once and\n"
             "                    runs without them.\n"
             "  --profile FILE    measured parameters for the model columns (default: the device's\n"
-            "                    <name>.profile.json in . or profiles/, if present)\n"
+            "                    <name>.profile.json in . or profiles/, if present); a file that\n"
+            "                    cannot be read or was measured on another device is an error\n"
+            "  --profile-force   use --profile FILE even if it was measured on another device\n"
             "  -h, --help        this help\n"
             "\n"
             "Files are rewritten after every row: an interrupted or failing run leaves\n"
             "valid files with the rows it finished (JSON status: running, interrupted, failed).\n"
-            "exit codes: 0 ok, 1 a row failed or a CUDA fault, 2 usage error, 130 interrupted\n",
+            "exit codes: 0 ok, 1 a row failed, a CUDA fault or a write failing mid-run, 2 usage\n"
+            "error (bad flag, size, variant, device, profile; an output that cannot be written),\n"
+            "130 interrupted\n",
             sl_dtype_all_names());
 }
 
@@ -128,34 +141,85 @@ static int select_variants(const sl_op_desc *op, sl_backend backend, const char 
     return count;
 }
 
-/* Every name in --variants must be a variant of at least one selected op. */
-static int check_variant_names(const sl_op_desc *const *ops, int nops, sl_backend backend, const char *list)
+/* --variants: no empty item, and every name a variant of at least one
+ * selected op on at least one of the backends in use. */
+static int check_variant_names(const sl_op_desc *const *ops, int nops, const bool *backends, const char *list)
 {
     if (!list || strcmp(list, "all") == 0)
         return 0;
+    /* "", "," or "a,,b": an empty name would silently select nothing. */
+    size_t len = strlen(list);
+    if (len == 0 || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
+        return cli_usage_error("run", "--variants '%s' has an empty name (give names, or all)", list);
     char *copy = strdup(list), *save = NULL;
     if (!copy)
         return -1;
     int rc = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
         int found = 0;
-        for (int o = 0; o < nops && !found; o++)
-            found = sl_variant_find(ops[o], backend, tok) != NULL;
+        for (int b = 0; b < NBACKENDS && !found; b++)
+            for (int o = 0; o < nops && !found && backends[b]; o++)
+                found = sl_variant_find(ops[o], (sl_backend)b, tok) != NULL;
         if (!found) {
             char names[1024] = "";
             size_t used = 0;
             for (int o = 0; o < nops; o++)
                 for (int i = 0; i < ops[o]->nvariants && used < sizeof names; i++)
-                    if (ops[o]->variants[i].backend == backend && !strstr(names, ops[o]->variants[i].name))
+                    if (backends[ops[o]->variants[i].backend] && !strstr(names, ops[o]->variants[i].name))
                         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "",
                                                  ops[o]->variants[i].name);
-            rc = cli_usage_error("run", "unknown variant '%s' for %s on the %s backend (known: %s)", tok,
-                                 nops == 1 ? ops[0]->name : "these ops", backend == SL_BACKEND_CUDA ? "cuda" : "cpu",
-                                 names);
+            const char *where = backends[SL_BACKEND_CPU] && backends[SL_BACKEND_CUDA] ? "cpu and cuda backends"
+                                : backends[SL_BACKEND_CUDA]                           ? "cuda backend"
+                                                                                      : "cpu backend";
+            rc = cli_usage_error("run", "unknown variant '%s' for %s on the %s (known: %s)", tok,
+                                 nops == 1 ? ops[0]->name : "these ops", where, names);
         }
     }
     free(copy);
     return rc;
+}
+
+/* --device LIST: "cpu", "auto" or CUDA indices, comma-separated, no repeats.
+ * Returns the count or -1 (message printed). */
+static int parse_devices(const char *arg, int *out)
+{
+    char list[256];
+    if (strlen(arg) >= sizeof list) {
+        cli_usage_error("run", "--device: the list is too long");
+        return -1;
+    }
+    snprintf(list, sizeof list, "%s", arg);
+    size_t len = strlen(list);
+    if (len == 0 || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,")) {
+        cli_usage_error("run", "--device '%s' has an empty item (give CUDA indices and/or cpu)", arg);
+        return -1;
+    }
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int d;
+        if (cli_parse_device(tok, &d)) {
+            cli_usage_error("run", "--device wants CUDA indices (0, 1, ...), 'cpu' or 'auto', not '%s'", tok);
+            return -1;
+        }
+        if (n == MAX_DEVICES) {
+            cli_usage_error("run", "--device lists more than %d devices", MAX_DEVICES);
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            if (out[i] == d) {
+                cli_usage_error("run", "--device lists %s twice", tok);
+                return -1;
+            }
+        out[n++] = d;
+    }
+    if (n > 1)
+        for (int i = 0; i < n; i++)
+            if (out[i] == SL_DEVICE_AUTO) {
+                cli_usage_error("run", "--device: auto stands alone (it picks one device)");
+                return -1;
+            }
+    return n;
 }
 
 /* --op: one name, a comma list, or "all". Returns the count or -1. */
@@ -232,7 +296,7 @@ static int parse_dtypes(const char *arg, sl_dtype *out)
  * were read, the measured instructions per element (issue 5). */
 typedef struct row_hook {
     sl_report *rep;
-    const sl_hw *hw;
+    const sl_hw *hw; /* the model's parameters for the device being run; NULL: none */
     bool cold;
 } row_hook;
 
@@ -247,18 +311,40 @@ static void on_row(void *user, sl_result *r)
     sl_report_row(h->rep, r);
 }
 
+/* One device of the run: its context, model parameters and counters. */
+typedef struct run_device {
+    sl_ctx *ctx;
+    sl_hw hw;
+    bool model;
+    sl_counter_session *ctr;
+} run_device;
+
+static void close_devices(run_device *devs, int ndev, bool faulted)
+{
+    /* After a sticky fault the context cannot be torn down cleanly; the
+     * process exit releases it. */
+    if (faulted)
+        return;
+    for (int i = 0; i < ndev; i++) {
+        sl_counters_close(devs[i].ctr);
+        sl_ctx_destroy(devs[i].ctx);
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
-           OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_SCALAR, OPT_COUNTERS, OPT_OFFSET, OPT_TIMER };
+           OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_PROFILE_FORCE, OPT_SCALAR, OPT_COUNTERS, OPT_OFFSET,
+           OPT_TIMER };
     static const struct option opts[] = {
         {"sizes", required_argument, 0, OPT_SIZES},   {"variants", required_argument, 0, OPT_VARIANTS},
         {"trials", required_argument, 0, OPT_TRIALS}, {"warmup", required_argument, 0, OPT_WARMUP},
-        {"device", required_argument, 0, OPT_DEVICE}, {"cold", no_argument, 0, OPT_COLD},
-        {"op", required_argument, 0, OPT_OP},         {"dtype", required_argument, 0, OPT_DTYPE},
-        {"seed", required_argument, 0, OPT_SEED},     {"csv", required_argument, 0, OPT_CSV},
-        {"json", required_argument, 0, OPT_JSON},     {"md", required_argument, 0, OPT_MD},
-        {"quiet", no_argument, 0, OPT_QUIET},         {"profile", required_argument, 0, OPT_PROFILE},
+        {"device", required_argument, 0, OPT_DEVICE}, {"devices", required_argument, 0, OPT_DEVICE},
+        {"cold", no_argument, 0, OPT_COLD},           {"op", required_argument, 0, OPT_OP},
+        {"dtype", required_argument, 0, OPT_DTYPE},   {"seed", required_argument, 0, OPT_SEED},
+        {"csv", required_argument, 0, OPT_CSV},       {"json", required_argument, 0, OPT_JSON},
+        {"md", required_argument, 0, OPT_MD},         {"quiet", no_argument, 0, OPT_QUIET},
+        {"profile", required_argument, 0, OPT_PROFILE}, {"profile-force", no_argument, 0, OPT_PROFILE_FORCE},
         {"alpha", required_argument, 0, OPT_SCALAR},  {"scalar", required_argument, 0, OPT_SCALAR},
         {"counters", no_argument, 0, OPT_COUNTERS},   {"offset", required_argument, 0, OPT_OFFSET},
         {"timer", required_argument, 0, OPT_TIMER},   {"help", no_argument, 0, 'h'},
@@ -267,10 +353,10 @@ int cmd_run(int argc, char **argv)
     char cmdline[2048];
     join_args(argc, argv, cmdline, sizeof cmdline);
     const char *sizes_arg = DEFAULT_SIZES, *variants_arg = NULL, *profile_arg = NULL, *dtype_arg = "f32",
-               *op_arg = DEFAULT_OP;
+               *op_arg = DEFAULT_OP, *device_arg = "auto";
     double scalar = 0.0;
-    int have_scalar = 0;
-    int trials = 10, warmup = 5, device = SL_DEVICE_AUTO, cold = 0, quiet = 0, counters = 0, offset = 0;
+    int have_scalar = 0, profile_force = 0;
+    int trials = 10, warmup = 5, cold = 0, quiet = 0, counters = 0, offset = 0;
     sl_timer timer = SL_TIMER_EVENT;
     uint64_t seed = sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
     sl_report_opts ropts = {0};
@@ -279,10 +365,12 @@ int cmd_run(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, NULL)) != -1) {
         switch (c) {
+        case 's':
         case OPT_SIZES: sizes_arg = optarg; break;
         case OPT_VARIANTS: variants_arg = optarg; break;
+        case 'n':
         case OPT_TRIALS:
             if (cli_parse_int(optarg, 1, 1000000, &trials))
                 return cli_usage_error("run", "--trials wants an integer from 1 to 1000000, not '%s'", optarg);
@@ -291,12 +379,10 @@ int cmd_run(int argc, char **argv)
             if (cli_parse_int(optarg, 0, 1000000, &warmup))
                 return cli_usage_error("run", "--warmup wants an integer from 0 to 1000000, not '%s'", optarg);
             break;
-        case OPT_DEVICE:
-            if (cli_parse_device(optarg, &device))
-                return cli_usage_error("run", "--device wants a CUDA index (0, 1, ...), 'cpu' or 'auto', not '%s'",
-                                       optarg);
-            break;
+        case 'd':
+        case OPT_DEVICE: device_arg = optarg; break;
         case OPT_COLD: cold = 1; break;
+        case 'o':
         case OPT_OP: op_arg = optarg; break;
         case OPT_DTYPE: dtype_arg = optarg; break;
         case OPT_SCALAR: {
@@ -318,9 +404,10 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_SEED: {
             char *end;
+            errno = 0;
             seed = strtoull(optarg, &end, 0);
-            if (!*optarg || *end)
-                return cli_usage_error("run", "--seed wants an integer, not '%s'", optarg);
+            if (!*optarg || *end || errno || optarg[0] == '-')
+                return cli_usage_error("run", "--seed wants an integer from 0 to 2^64-1, not '%s'", optarg);
             break;
         }
         case OPT_CSV: ropts.csv_path = optarg; break;
@@ -333,6 +420,7 @@ int cmd_run(int argc, char **argv)
                 return cli_usage_error("run", "--offset wants an element count from 0 to 1048576, not '%s'", optarg);
             break;
         case OPT_PROFILE: profile_arg = optarg; break;
+        case OPT_PROFILE_FORCE: profile_force = 1; break;
         case 'h': help(stdout); return 0;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
@@ -340,6 +428,8 @@ int cmd_run(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if (profile_force && !profile_arg)
+        return cli_usage_error("run", "--profile-force goes with --profile FILE");
 
     const sl_op_desc *ops[SL_OP_COUNT];
     int nops = parse_ops(op_arg, ops);
@@ -373,84 +463,156 @@ int cmd_run(int argc, char **argv)
     sl_shape shapes[MAX_SIZES];
     for (int i = 0; i < nsizes; i++)
         shapes[i] = sl_shape_1d(sizes[i]);
+    int device_ids[MAX_DEVICES];
+    const int ndev = parse_devices(device_arg, device_ids);
+    if (ndev < 0)
+        return EXIT_USAGE;
+    /* A profile given by name must be readable and well formed whatever the
+     * backend: it is checked here, before any device is opened. */
+    sl_profile given_profile;
+    if (profile_arg && sl_profile_read(profile_arg, &given_profile) != SL_OK)
+        return cli_usage_error("run", "--profile: %s", sl_last_error());
 
-    sl_ctx *ctx = NULL;
-    int rc = cli_open_ctx("run", device, &ctx);
-    if (rc)
+    run_device devs[MAX_DEVICES];
+    memset(devs, 0, sizeof devs);
+    sl_ctx *ctxs[MAX_DEVICES];
+    bool backends[NBACKENDS] = {false, false};
+    int rc = 0;
+    for (int i = 0; i < ndev && rc == 0; i++) {
+        rc = cli_open_ctx("run", device_ids[i], &devs[i].ctx);
+        if (rc == 0) {
+            ctxs[i] = devs[i].ctx;
+            backends[devs[i].ctx->info.backend] = true;
+            /* The same GPU twice (auto resolving to a listed index) would
+             * run every row twice: refuse it. */
+            for (int j = 0; j < i && rc == 0; j++)
+                if (ctxs[j]->info.backend == ctxs[i]->info.backend && ctxs[j]->info.device == ctxs[i]->info.device)
+                    rc = cli_usage_error("run", "--device names %s twice", ctxs[i]->info.name);
+        }
+    }
+    if (rc) {
+        close_devices(devs, ndev, false);
         return rc;
-    if (check_variant_names(ops, nops, ctx->info.backend, variants_arg) != 0) {
-        sl_ctx_destroy(ctx);
+    }
+    if (check_variant_names(ops, nops, backends, variants_arg) != 0) {
+        close_devices(devs, ndev, false);
         return EXIT_USAGE;
     }
 
-    /* One sweep per (op, dtype): its config. */
+    /* The model columns of each GPU: queried + arch table, and a probe
+     * profile (--profile, or the device's default one if present). CPU rows
+     * get none; a --profile given for them is still checked against the
+     * device, so that a wrong file never passes unnoticed. */
+    char hw_note[1200] = "";
+    int model = 0;
+    for (int i = 0; i < ndev; i++) {
+        sl_ctx *ctx = devs[i].ctx;
+        char note[600] = "", prof_used[512] = "";
+        if (ctx->info.backend == SL_BACKEND_CUDA && sl_hw_from_ctx(ctx, &devs[i].hw) == SL_OK) {
+            int found = 0;
+            if (sl_hw_load_profile(&devs[i].hw, profile_arg, profile_force, &found, prof_used, sizeof prof_used) !=
+                SL_OK) {
+                rc = cli_usage_error("run", "--profile: %s", sl_last_error());
+                break;
+            }
+            snprintf(note, sizeof note, "%s%s",
+                     found ? "measured parameters from " : "no probe profile: datasheet and arch-table parameters",
+                     found ? prof_used : "");
+            devs[i].model = true;
+            model = 1;
+        } else if (profile_arg) {
+            if (strcmp(given_profile.device, ctx->info.name) != 0 && !profile_force) {
+                rc = cli_usage_error("run",
+                                     "--profile %s was measured on %s, not %s (--profile-force uses it anyway)",
+                                     profile_arg, given_profile.device, ctx->info.name);
+                break;
+            }
+            fprintf(stderr, "streamlab run: %s has no model columns (the model describes GPUs): --profile %s is "
+                            "checked but not used there\n", ctx->info.name, profile_arg);
+        }
+        if (note[0])
+            snprintf(hw_note + strlen(hw_note), sizeof hw_note - strlen(hw_note), "%s%s%s%s", hw_note[0] ? "; " : "",
+                     ndev > 1 ? ctx->info.name : "", ndev > 1 ? ": " : "", note);
+    }
+    if (rc) {
+        close_devices(devs, ndev, false);
+        return rc;
+    }
+
+    /* One sweep per (device, op, dtype): its config. */
     typedef struct sweep {
+        int dev;
         sl_run_config cfg;
         const sl_variant *chosen[MAX_VARIANTS];
+        int rows;
     } sweep;
-    sweep *sweeps = calloc((size_t)nops * ndtypes, sizeof *sweeps);
+    sweep *sweeps = calloc((size_t)ndev * nops * ndtypes, sizeof *sweeps);
     if (!sweeps) {
-        sl_ctx_destroy(ctx);
+        close_devices(devs, ndev, false);
         fprintf(stderr, "streamlab run: out of host memory\n");
         return EXIT_RUN_FAILED;
     }
     int nsweeps = 0, steps = 0;
-    for (int o = 0; o < nops; o++) {
-        for (int d = 0; d < ndtypes; d++) {
-            if (!sl_op_supports(ops[o], dtypes[d]))
-                continue;
-            sweep *s = &sweeps[nsweeps];
-            sl_run_config *cfg = &s->cfg;
-            cfg->op = ops[o];
-            cfg->dtype = dtypes[d];
-            for (int k = 0; k < ops[o]->nscalars; k++)
-                cfg->scalar[k] = have_scalar ? scalar : ops[o]->scalars[k].dflt;
-            cfg->shapes = shapes;
-            cfg->nshapes = nsizes;
-            cfg->nvariants = select_variants(ops[o], ctx->info.backend, variants_arg, s->chosen);
-            cfg->variants = s->chosen;
-            cfg->warmup = warmup;
-            cfg->trials = trials;
-            cfg->cold = cold;
-            cfg->timer = timer;
-            cfg->progress = !quiet && isatty(STDERR_FILENO);
-            cfg->seed = seed;
-            cfg->inject_fault = getenv("STREAMLAB_INJECT_FAULT");
-            /* With every variant, one that has no kernel for a dtype gets no
-             * row; one the user named gets a "skip" row saying so. */
-            cfg->quiet_unsupported = !variants_arg || strcmp(variants_arg, "all") == 0;
-            cfg->offset = (uint64_t)offset;
-            int rows = 0;
-            for (int i = 0; i < cfg->nvariants; i++)
-                rows += !cfg->quiet_unsupported || sl_variant_supports(ops[o], s->chosen[i], dtypes[d]);
-            steps += rows * nsizes;
-            nsweeps++;
+    for (int g = 0; g < ndev; g++) {
+        for (int o = 0; o < nops; o++) {
+            for (int d = 0; d < ndtypes; d++) {
+                if (!sl_op_supports(ops[o], dtypes[d]))
+                    continue;
+                sweep *s = &sweeps[nsweeps];
+                sl_run_config *cfg = &s->cfg;
+                s->dev = g;
+                cfg->op = ops[o];
+                cfg->dtype = dtypes[d];
+                for (int k = 0; k < ops[o]->nscalars; k++)
+                    cfg->scalar[k] = have_scalar ? scalar : ops[o]->scalars[k].dflt;
+                cfg->shapes = shapes;
+                cfg->nshapes = nsizes;
+                cfg->nvariants = select_variants(ops[o], devs[g].ctx->info.backend, variants_arg, s->chosen);
+                cfg->variants = s->chosen;
+                cfg->warmup = warmup;
+                cfg->trials = trials;
+                cfg->cold = cold;
+                cfg->timer = timer;
+                cfg->progress = !quiet && isatty(STDERR_FILENO);
+                cfg->seed = seed;
+                cfg->inject_fault = getenv("STREAMLAB_INJECT_FAULT");
+                /* With every variant, one that has no kernel for a dtype gets
+                 * no row; one the user named gets a "skip" row saying so. */
+                cfg->quiet_unsupported = !variants_arg || strcmp(variants_arg, "all") == 0;
+                cfg->offset = (uint64_t)offset;
+                for (int i = 0; i < cfg->nvariants; i++)
+                    s->rows += !cfg->quiet_unsupported || sl_variant_supports(ops[o], s->chosen[i], dtypes[d]);
+                steps += s->rows * nsizes;
+                nsweeps++;
+            }
         }
     }
     for (int i = 0; i < nsweeps; i++)
         sweeps[i].cfg.steps = steps;
 
-    /* --counters: open the profiler once (it holds a buffer to clear L2
-     * between replay passes, so it goes before the memory checks). */
-    sl_counter_session *ctr = NULL;
-    if (counters) {
-        if (sl_counters_open(ctx, &ctr) != SL_OK) {
-            fprintf(stderr, "streamlab run: counters unavailable, running without them: %s\n", sl_last_error());
-            ctr = NULL;
+    /* --counters: open the profiler once per device (it holds a buffer to
+     * clear L2 between replay passes, so it goes before the memory checks). */
+    for (int g = 0; g < ndev && counters; g++) {
+        if (sl_counters_open(devs[g].ctx, &devs[g].ctr) != SL_OK) {
+            fprintf(stderr, "streamlab run: counters unavailable on %s, running without them: %s\n",
+                    devs[g].ctx->info.name, sl_last_error());
+            devs[g].ctr = NULL;
         }
     }
-    /* Every size must fit, for every op and dtype, before the first one runs. */
-    for (int i = 0; i < nsweeps; i++) {
-        sweeps[i].cfg.counters = ctr;
-        for (int j = 0; j < nsizes; j++) {
-            if (sl_harness_check_fit(ctx, &sweeps[i].cfg, &shapes[j]) != SL_OK) {
+    /* Every size must fit, for every device, op and dtype, before the first
+     * row runs. */
+    for (int i = 0; i < nsweeps && rc == 0; i++) {
+        sweeps[i].cfg.counters = devs[sweeps[i].dev].ctr;
+        for (int j = 0; j < nsizes && rc == 0; j++)
+            if (sl_harness_check_fit(devs[sweeps[i].dev].ctx, &sweeps[i].cfg, &shapes[j]) != SL_OK) {
                 fprintf(stderr, "streamlab run: %s\n", sl_last_error());
-                sl_counters_close(ctr);
-                sl_ctx_destroy(ctx);
-                free(sweeps);
-                return EXIT_USAGE;
+                rc = EXIT_USAGE;
             }
-        }
+    }
+    if (rc) {
+        close_devices(devs, ndev, false);
+        free(sweeps);
+        return rc;
     }
 
     /* The header's lists, as run. */
@@ -465,29 +627,13 @@ int cmd_run(int argc, char **argv)
             snprintf(scalars + strlen(scalars), sizeof scalars - strlen(scalars), "%s%s = %.9g (%s)",
                      scalars[0] ? "; " : "", ops[o]->scalars[k].name,
                      have_scalar ? scalar : ops[o]->scalars[k].dflt, ops[o]->name);
+    bool any_counters = false;
+    for (int g = 0; g < ndev; g++)
+        any_counters |= devs[g].ctr != NULL;
 
-    /* The model columns: queried + arch table, and a probe profile if one
-     * exists for this device. CPU rows get none. */
-    sl_hw hw;
-    char hw_note[600] = "", prof_used[512] = "";
-    int model = 0;
-    if (ctx->info.backend == SL_BACKEND_CUDA && sl_hw_from_ctx(ctx, &hw) == SL_OK) {
-        int found = 0;
-        if (sl_hw_load_profile(&hw, profile_arg, &found, prof_used, sizeof prof_used) != SL_OK) {
-            fprintf(stderr, "streamlab run: %s\n", sl_last_error());
-            sl_counters_close(ctr);
-            sl_ctx_destroy(ctx);
-            free(sweeps);
-            return EXIT_USAGE;
-        }
-        snprintf(hw_note, sizeof hw_note, "%s%s",
-                 found ? "measured parameters from " : "no probe profile: datasheet and arch-table parameters",
-                 found ? prof_used : "");
-        model = 1;
-    }
     sl_report_meta meta = {
-        .ctxs = &ctx,
-        .nctx = 1,
+        .ctxs = ctxs,
+        .nctx = ndev,
         .command_line = cmdline,
         .ops = op_list,
         .dtypes = dtype_list,
@@ -502,15 +648,16 @@ int cmd_run(int argc, char **argv)
         .scalars = scalars[0] ? scalars : NULL,
         .model = model,
         .hw_note = model ? hw_note : NULL,
-        .counters = ctr != NULL,
+        .counters = any_counters,
         .multi_op = nops > 1,
     };
     ropts.quiet = quiet;
+    const char *paths[] = {ropts.json_path, ropts.csv_path, ropts.md_path};
+    cli_data_to_stdout(paths, 3);
     sl_report *rep;
     if (sl_report_open(&meta, &ropts, &rep) != SL_OK) {
         fprintf(stderr, "streamlab run: %s\n", sl_last_error());
-        sl_counters_close(ctr);
-        sl_ctx_destroy(ctx);
+        close_devices(devs, ndev, false);
         free(sweeps);
         return EXIT_USAGE;
     }
@@ -521,17 +668,15 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    row_hook hook = {rep, model ? &hw : NULL, cold};
+    row_hook hook = {rep, NULL, cold};
     sl_status sweep_st = SL_OK;
     int done = 0;
     for (int i = 0; i < nsweeps && sweep_st == SL_OK; i++) {
+        const run_device *dev = &devs[sweeps[i].dev];
+        hook.hw = dev->model ? &dev->hw : NULL;
         sweeps[i].cfg.step0 = done;
-        sweep_st = sl_harness_run(ctx, &sweeps[i].cfg, on_row, &hook);
-        int rows = 0;
-        for (int k = 0; k < sweeps[i].cfg.nvariants; k++)
-            rows += !sweeps[i].cfg.quiet_unsupported ||
-                    sl_variant_supports(sweeps[i].cfg.op, sweeps[i].chosen[k], sweeps[i].cfg.dtype);
-        done += rows * nsizes;
+        sweep_st = sl_harness_run(dev->ctx, &sweeps[i].cfg, on_row, &hook);
+        done += sweeps[i].rows * nsizes;
     }
     free(sweeps);
     char error[1024] = "";
@@ -557,11 +702,6 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "streamlab run: %s\n", sl_last_error());
         rc = EXIT_RUN_FAILED;
     }
-    /* After a sticky fault the context cannot be torn down cleanly; the
-     * process exit releases it. */
-    if (sweep_st != SL_ERR_CUDA_FAULT) {
-        sl_counters_close(ctr);
-        sl_ctx_destroy(ctx);
-    }
+    close_devices(devs, ndev, sweep_st == SL_ERR_CUDA_FAULT);
     return rc;
 }

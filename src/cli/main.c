@@ -1,6 +1,7 @@
 /*
  * main.c - the streamlab command: dispatch to a subcommand.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -19,10 +21,11 @@ static void usage(FILE *f)
             "usage: streamlab <command> [options]\n"
             "\n"
             "A lab for memory-bound GPU kernels: every rung of each kernel ladder,\n"
-            "verified against a CPU reference and timed beside the copy ceiling and CUB.\n"
+            "verified against a CPU reference and timed beside the copy ceiling and a\n"
+            "library peer (CUB, cuBLAS).\n"
             "\n"
             "commands:\n"
-            "  run      verify and time the add ladder (the main job; see run --help)\n"
+            "  run      verify and time an op's ladder (the main job; see run --help)\n"
             "  list     print the kernel registry, with registers per thread\n"
             "  info     print the device and its theoretical peak bandwidth\n"
             "  probe    measure the memory system (ceilings, latency, bytes in flight, ...)\n"
@@ -32,8 +35,9 @@ static void usage(FILE *f)
             "\n"
             "exit codes: 0 ok, 1 a run failed (wrong result, CUDA fault, a write\n"
             "            failing mid-run), 2 usage error (bad flag, size, variant or\n"
-            "            device; a size that does not fit; an output file that cannot\n"
-            "            be created), 130 interrupted\n");
+            "            device; a size that does not fit; an input file that cannot be\n"
+            "            read; an output file that cannot be written), 130 interrupted\n"
+            "            (run); each command's --help says which it uses\n");
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -67,7 +71,7 @@ int cli_device_only(const char *cmd, int argc, char **argv, void (*help)(FILE *)
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:", opts, NULL)) != -1) {
         switch (c) {
         case 'd':
             if (cli_parse_device(optarg, device))
@@ -81,6 +85,20 @@ int cli_device_only(const char *cmd, int argc, char **argv, void (*help)(FILE *)
     if (optind < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     return -1;
+}
+
+void cli_data_to_stdout(const char *const *paths, int npaths)
+{
+    int any = 0;
+    for (int i = 0; i < npaths; i++)
+        any |= paths[i] && strcmp(paths[i], "-") == 0;
+    if (!any)
+        return;
+    fflush(stdout);
+    int data = dup(STDOUT_FILENO);
+    if (data < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        return; /* then the data and the text share stdout, as before */
+    sl_output_set_stdout_fd(data);
 }
 
 int cli_parse_device(const char *s, int *device)
@@ -135,7 +153,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        if (argc > 2 && strcmp(cmd, "help") == 0) {
+        if (argc > 2 && strcmp(cmd, "help") == 0 && strcmp(argv[2], "--help") != 0 && strcmp(argv[2], "-h") != 0 &&
+            strcmp(argv[2], "help") != 0) {
             char *sub[] = {argv[2], "--help", NULL};
             if (strcmp(argv[2], "run") == 0)
                 return cmd_run(2, sub);

@@ -84,6 +84,15 @@ const char *sl_read_error(int err)
 
 /* ---- writing ---------------------------------------------------------------- */
 
+/* Where "-" writes: standard output, unless the CLI moved its text away
+ * (sl_output_set_stdout_fd). */
+static int stdout_fd = STDOUT_FILENO;
+
+void sl_output_set_stdout_fd(int fd)
+{
+    stdout_fd = fd;
+}
+
 static sl_status out_fail(const sl_output *o, const char *why)
 {
     return sl_fail(SL_ERR_IO, "cannot write %s: %s", o->path, why);
@@ -101,7 +110,31 @@ static int absolute(const char *path, char *out, size_t len)
     return snprintf(out, len, "%s/%s", real, basename(base)) < (int)len ? 0 : -1;
 }
 
-sl_status sl_output_open(sl_output *o, const char *path)
+/* Whether an existing regular file may be replaced: empty, or with `ours`
+ * in its first 4 KiB (a file streamlab wrote). */
+static bool replaceable(const char *target, const char *ours)
+{
+    if (!ours)
+        return true;
+    int fd = open(target, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    char head[4097];
+    ssize_t k;
+    do
+        k = read(fd, head, sizeof head - 1);
+    while (k < 0 && errno == EINTR);
+    close(fd);
+    if (k < 0)
+        return false;
+    head[k] = 0;
+    for (ssize_t i = 0; i < k; i++)
+        if (!head[i])
+            head[i] = ' '; /* binary bytes cannot hide the marker */
+    return k == 0 || strstr(head, ours) != NULL;
+}
+
+sl_status sl_output_open(sl_output *o, const char *path, const char *ours)
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
@@ -111,7 +144,7 @@ sl_status sl_output_open(sl_output *o, const char *path)
         return sl_fail(SL_ERR_IO, "output path too long: %.80s...", path);
     if (strcmp(path, "-") == 0) {
         o->kind = SL_OUT_STREAM;
-        o->fd = STDOUT_FILENO;
+        o->fd = stdout_fd;
         o->is_stdout = true;
         snprintf(o->target, sizeof o->target, "<standard output>");
         return SL_OK;
@@ -146,6 +179,8 @@ sl_status sl_output_open(sl_output *o, const char *path)
     if (S_ISREG(st.st_mode)) {
         if (access(o->target, W_OK) != 0)
             return out_fail(o, "permission denied");
+        if (!replaceable(o->target, ours))
+            return out_fail(o, "it exists and was not written by streamlab; remove it or choose another name");
         o->kind = SL_OUT_REGULAR;
         o->mode = st.st_mode & 07777;
         return SL_OK;
@@ -257,10 +292,10 @@ void sl_output_close(sl_output *o)
     o->fd = -1;
 }
 
-sl_status sl_write_atomic(const char *path, const char *text)
+sl_status sl_write_atomic(const char *path, const char *text, const char *ours)
 {
     sl_output o;
-    sl_status st = sl_output_open(&o, path);
+    sl_status st = sl_output_open(&o, path, ours);
     if (st == SL_OK)
         st = sl_output_replace(&o, text);
     sl_output_close(&o);

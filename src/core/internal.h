@@ -58,9 +58,12 @@ typedef struct sl_output {
     unsigned mode;     /* an existing regular file's permissions, kept */
 } sl_output;
 
-/* Check path and prepare it (a FIFO or device is opened now). SL_ERR_IO
+/* Check path and prepare it (a FIFO or device is opened now). An existing
+ * regular file is replaced only if it is empty or its first 4 KiB contain
+ * `ours` (a marker of the file streamlab writes there, e.g. "streamlab.";
+ * NULL: no check), so a file that is not ours is never lost. SL_ERR_IO
  * with "cannot write PATH: reason". */
-sl_status sl_output_open(sl_output *o, const char *path);
+sl_status sl_output_open(sl_output *o, const char *path, const char *ours);
 /* Whether two outputs would write the same file ("-" twice included). */
 bool sl_output_same(const sl_output *a, const sl_output *b);
 /* The whole text: a regular file is replaced atomically (a temporary file
@@ -73,8 +76,13 @@ sl_status sl_output_replace(sl_output *o, const char *text);
 FILE *sl_output_stream(sl_output *o);
 void sl_output_close(sl_output *o);
 
+/* The descriptor "-" writes to (default STDOUT_FILENO): the CLI gives the
+ * data its own copy of standard output when it sends the tables to
+ * standard error (cli_data_to_stdout). */
+void sl_output_set_stdout_fd(int fd);
+
 /* sl_output_open + sl_output_replace + close, for a one-shot document. */
-sl_status sl_write_atomic(const char *path, const char *text);
+sl_status sl_write_atomic(const char *path, const char *text, const char *ours);
 
 /* The sl_dtype named s ("f32", "bf16", "fp8e4m3", ...: sl_dtype_name's
  * spelling), or -1. */

@@ -7,6 +7,8 @@
 #include "nvml.h"
 #include "probe_ops.h"
 
+#include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,16 @@ sl_status sl_cuda_fail(cudaError_t e, const char *expr, const char *file, int li
                    short_path(file), line);
 }
 
+/* Whether the NVIDIA driver's library (libcuda.so.1, which the runtime
+ * loads) can be loaded here. */
+static bool driver_present(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+
 sl_status sl_cuda_device_count(int *count, char *why, size_t why_len)
 {
     *count = 0;
@@ -70,9 +82,11 @@ sl_status sl_cuda_device_count(int *count, char *why, size_t why_len)
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
         /* No driver, no device, or a driver too old for this runtime: a
-         * CPU fallback situation, not an error of ours. */
+         * CPU fallback situation, not an error of ours. Without the driver
+         * library at all the runtime reports an "insufficient driver",
+         * which misleads: say what is missing. */
         if (why)
-            snprintf(why, why_len, "%s", cudaGetErrorString(e));
+            snprintf(why, why_len, "%s", driver_present() ? cudaGetErrorString(e) : "no NVIDIA driver or GPU found");
         (void)cudaGetLastError();
         return SL_OK;
     }
@@ -103,9 +117,11 @@ static void cuda_refresh_info(sl_ctx *ctx)
 sl_status sl_cuda_ctx_init(sl_ctx *ctx, int dev)
 {
     int count = 0;
-    sl_cuda_device_count(&count, NULL, 0);
+    char why[160] = "";
+    sl_cuda_device_count(&count, why, sizeof why);
     if (count == 0)
-        return sl_fail(SL_ERR_NO_DEVICE, "no CUDA device is present (asked for device %d)", dev);
+        return sl_fail(SL_ERR_NO_DEVICE, "no CUDA device for device %d: %s", dev,
+                       why[0] ? why : "no CUDA device is present");
     if (dev < 0 || dev >= count)
         return sl_fail(SL_ERR_BAD_DEVICE, "device %d does not exist: this machine has %d CUDA device%s (0..%d)",
                        dev, count, count == 1 ? "" : "s", count - 1);

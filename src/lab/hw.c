@@ -216,7 +216,8 @@ void sl_hw_apply_profile(sl_hw *hw, const sl_profile *prof, const char *path)
         set(hw, HW_LAUNCH_US, prof->launch_event_us, SL_SRC_PROBE, ref);
 }
 
-sl_status sl_hw_load_profile(sl_hw *hw, const char *explicit_path, int *found, char *used_path, size_t len)
+sl_status sl_hw_load_profile(sl_hw *hw, const char *explicit_path, int force, int *found, char *used_path,
+                             size_t len)
 {
     *found = 0;
     char cand[2][512];
@@ -236,15 +237,17 @@ sl_status sl_hw_load_profile(sl_hw *hw, const char *explicit_path, int *found, c
         sl_status st = sl_profile_read(cand[i], &prof);
         if (st != SL_OK)
             return st;
-        if (strcmp(prof.device, hw->name) != 0) {
-            if (explicit_path)
-                return sl_fail(SL_ERR_IO, "profile %s is for %s, not %s", cand[i], prof.device, hw->name);
+        const int other = strcmp(prof.device, hw->name) != 0;
+        if (other && !explicit_path)
             continue;
-        }
+        if (other && !force)
+            return sl_fail(SL_ERR_IO, "profile %s was measured on %s, not %s (--profile-force uses it anyway)",
+                           cand[i], prof.device, hw->name);
         sl_hw_apply_profile(hw, &prof, cand[i]);
         *found = 1;
         if (used_path)
-            snprintf(used_path, len, "%s", cand[i]);
+            snprintf(used_path, len, "%s%s%s%s", cand[i], other ? " (forced: measured on " : "",
+                     other ? prof.device : "", other ? ")" : "");
         return SL_OK;
     }
     return SL_OK;

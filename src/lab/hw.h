@@ -86,10 +86,13 @@ sl_status sl_hw_read_file(const char *path, sl_hw *hw);
  * the source in messages. The fuzz target tests/fuzz/fuzz_hw.c. */
 sl_status sl_hw_parse(const char *text, size_t len, const char *path, sl_hw *hw);
 
-/* Look for the device's profile: `explicit_path` if given, else
+/* Load the profile for hw's device: explicit_path if given, else
  * ./<name>.profile.json, else profiles/<name>.profile.json. Applies it and
- * returns SL_OK; SL_ERR_IO if an explicit file is bad or belongs to another
- * device; SL_OK with *found = 0 if none was found. */
-sl_status sl_hw_load_profile(sl_hw *hw, const char *explicit_path, int *found, char *used_path, size_t len);
+ * returns SL_OK; SL_ERR_IO with the reason if an explicit file cannot be
+ * read, is malformed, or belongs to another device (unless force: then it
+ * is applied anyway and used_path says so); SL_OK with *found = 0 if no
+ * default file exists (a default file for another device is skipped). */
+sl_status sl_hw_load_profile(sl_hw *hw, const char *explicit_path, int force, int *found, char *used_path,
+                             size_t len);
 
 #endif /* SL_HW_H */

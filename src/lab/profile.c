@@ -181,7 +181,7 @@ cJSON *sl_profile_read_points(const char *path)
     return pts;
 }
 
-sl_status sl_profile_write(const char *path, const sl_profile *p, const struct cJSON *points)
+char *sl_profile_text(const sl_profile *p, const struct cJSON *points)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", SL_PROFILE_SCHEMA);
@@ -210,9 +210,15 @@ sl_status sl_profile_write(const char *path, const sl_profile *p, const struct c
         cJSON_AddItemToObject(root, "points", cJSON_Duplicate(points, 1));
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
+    return text;
+}
+
+sl_status sl_profile_write(const char *path, const sl_profile *p, const struct cJSON *points)
+{
+    char *text = sl_profile_text(p, points);
     if (!text)
         return sl_fail(SL_ERR_NO_MEMORY, "out of memory serialising the profile");
-    sl_status st = sl_write_atomic(path, text);
+    sl_status st = sl_write_atomic(path, text, SL_PROFILE_SCHEMA);
     free(text);
     return st;
 }

@@ -56,9 +56,13 @@ sl_status sl_profile_parse(const char *text, size_t len, const char *path, sl_pr
  * caller deletes; NULL when the file has none or cannot be read. */
 struct cJSON *sl_profile_read_points(const char *path);
 
-/* Write p, plus `points` (a cJSON object of raw curves, may be NULL; it is
- * not consumed), atomically (temporary file, then rename). */
+/* The profile as JSON text (malloc'd; NULL when out of memory). */
 struct cJSON;
+char *sl_profile_text(const sl_profile *p, const struct cJSON *points);
+
+/* Write p, plus `points` (a cJSON object of raw curves, may be NULL; it is
+ * not consumed), atomically (temporary file, then rename); an existing
+ * file is replaced only if it is a profile (sl_output_open). */
 sl_status sl_profile_write(const char *path, const sl_profile *p, const struct cJSON *points);
 
 /* "NVIDIA H200" -> "NVIDIA-H200.profile.json" (spaces and slashes to '-'). */

@@ -280,17 +280,17 @@ sl_status sl_report_open(const sl_report_meta *meta, const sl_report_opts *opts,
      * dangling link, a FIFO nobody reads, or two options naming one file
      * stop the run here (exit 2), not after the first row. */
     struct {
-        const char *path, *flag;
+        const char *path, *flag, *ours;
         sl_output *o;
         bool *has;
-    } outs[] = {{opts->json_path, "--json", &rep->json, &rep->has_json},
-                {opts->md_path, "--md", &rep->md, &rep->has_md},
-                {opts->csv_path, "--csv", &rep->csv, &rep->has_csv}};
+    } outs[] = {{opts->json_path, "--json", SL_RUN_JSON_MARK, &rep->json, &rep->has_json},
+                {opts->md_path, "--md", SL_RUN_MD_MARK, &rep->md, &rep->has_md},
+                {opts->csv_path, "--csv", SL_RUN_CSV_MARK, &rep->csv, &rep->has_csv}};
     sl_status st = SL_OK;
     for (int i = 0; i < 3 && st == SL_OK; i++) {
         if (!outs[i].path)
             continue;
-        st = sl_output_open(outs[i].o, outs[i].path);
+        st = sl_output_open(outs[i].o, outs[i].path, outs[i].ours);
         if (st == SL_OK)
             *outs[i].has = true;
         for (int j = 0; j < i && st == SL_OK; j++)

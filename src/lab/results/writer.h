@@ -10,6 +10,13 @@
 #include "results.h"
 #include "table.h"
 
+/* What an existing output file must contain (in its first 4 KiB) to be
+ * replaced (sl_output_open): the JSON schema, the Markdown title, the CSV
+ * header. Keep them in step with the writers. */
+#define SL_RUN_JSON_MARK "\"streamlab.run/"
+#define SL_RUN_MD_MARK "# streamlab run"
+#define SL_RUN_CSV_MARK "backend,device,op,"
+
 /* What the tables show of a row. */
 typedef struct sl_row_cells {
     char device[16], n[40], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
