@@ -34,6 +34,20 @@ fi
 "$JC" "$T/fault.json" failed 2 100 ilp2=ERROR || fails=$((fails + 1))
 "$JC" "$T/fault.json" failed 2 100 naive=ok || fails=$((fails + 1))
 
+# Two devices in one run (--devices): the GPU's sweep, then the CPU's, one
+# table with a device column, one JSON document listing both devices, every
+# row verified; the CSV names each row's backend.
+"$SL" run --devices 0,cpu --op add,dot --sizes 4099 --trials 2 --json "$T/two.json" --csv "$T/two.csv" \
+    > "$T/two.out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "status: complete" "$T/two.out"; then
+    echo "FAILED: the --devices 0,cpu run exited $rc"; cat "$T/two.out"; fails=$((fails + 1))
+fi
+"$JC" "$T/two.json" complete 8 100 sl_add=ok sl_dot=ok || fails=$((fails + 1))
+if ! grep -q '"devices"' "$T/two.json" || ! grep -q '^cuda,0,add,' "$T/two.csv" || ! grep -q '^cpu,-1,dot,' "$T/two.csv"; then
+    echo "FAILED: two.json lacks the devices list or two.csv a backend's rows"; fails=$((fails + 1))
+fi
+
 if [ $fails -ne 0 ]; then
     echo "test_gpu_cli: $fails checks failed"
     exit 1
