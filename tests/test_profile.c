@@ -5,6 +5,7 @@
  * `streamlab probe` reads back with its ceilings and latency measured.
  */
 #include "check.h"
+#include "hw.h"
 #include "internal.h"
 #include "profile.h"
 
@@ -116,6 +117,81 @@ static void malformed(void)
     CHECK(sl_profile_read(path, &p) == SL_OK && p.read_gbs < 0, "null field: %s", sl_last_error());
 }
 
+/* Inputs tests/fuzz found (issue 13), parsed from buffers, plus their
+ * well-formed neighbours, which must still pass. */
+static void parse_profile(const char *what, const char *text, sl_status want, const char *message_part)
+{
+    sl_profile p;
+    sl_status st = sl_profile_parse(text, strlen(text), "fz.json", &p);
+    CHECK(st == want, "%s: status %d, want %d (%s)", what, st, want, sl_last_error());
+    if (want != SL_OK)
+        CHECK(strstr(sl_last_error(), message_part) != NULL, "%s: message '%s' lacks '%s'", what, sl_last_error(),
+              message_part);
+}
+
+static void parse_hw(const char *what, const char *text, sl_status want, const char *message_part)
+{
+    sl_hw hw;
+    sl_status st = sl_hw_parse(text, strlen(text), "fz.json", &hw);
+    CHECK(st == want, "%s: status %d, want %d (%s)", what, st, want, sl_last_error());
+    if (want != SL_OK)
+        CHECK(strstr(sl_last_error(), message_part) != NULL, "%s: message '%s' lacks '%s'", what, sl_last_error(),
+              message_part);
+}
+
+static void fuzz_regressions(void)
+{
+#define DEV(fields) "{\"schema\": \"streamlab.profile/1\", \"device\": {\"name\": \"x\"" fields "}}"
+    /* compute_capability went through sscanf("%d.%d"): "0.-10" gave minor -10 */
+    parse_profile("cc negative minor", DEV(", \"compute_capability\": \"0.-10\""), SL_ERR_IO, "compute_capability");
+    parse_profile("cc overflow", DEV(", \"compute_capability\": \"99999999999.0\""), SL_ERR_IO,
+                  "compute_capability");
+    parse_profile("cc trailing", DEV(", \"compute_capability\": \"9.0x\""), SL_ERR_IO, "compute_capability");
+    parse_profile("cc no minor", DEV(", \"compute_capability\": \"9\""), SL_ERR_IO, "compute_capability");
+    /* peak_gbs was taken as given: negative, or 1e999 = inf */
+    parse_profile("peak negative", DEV(", \"peak_gbs\": -2.1e13"), SL_ERR_IO, "device.peak_gbs");
+    parse_profile("peak inf", DEV(", \"peak_gbs\": 1e999"), SL_ERR_IO, "device.peak_gbs");
+    /* sm_count through cJSON's saturating valueint: -1e10 gave INT_MIN */
+    parse_profile("sm_count negative", DEV(", \"sm_count\": -1e10"), SL_ERR_IO, "device.sm_count");
+    parse_profile("sm_count -1", DEV(", \"sm_count\": -1"), SL_ERR_IO, "device.sm_count");
+    parse_profile("sm_count fraction", DEV(", \"sm_count\": 13.5"), SL_ERR_IO, "device.sm_count");
+    parse_profile("sm_count huge", DEV(", \"sm_count\": 3e9"), SL_ERR_IO, "device.sm_count");
+    /* an infinite point on the bytes-in-flight curve passed "> 0" */
+    parse_profile("curve inf",
+                  "{\"schema\": \"streamlab.profile/1\", \"device\": {\"name\": \"x\"}, \"points\": "
+                  "{\"bytes_in_flight\": [{\"bytes_in_flight_per_sm\": 6384, \"gbs\": 1e999}]}}",
+                  SL_ERR_IO, "bytes_in_flight");
+    /* the well-formed neighbours */
+    parse_profile("cc, sm_count, peak", DEV(", \"compute_capability\": \"12.0\", \"sm_count\": 132, \"peak_gbs\": 4814.3"),
+                  SL_OK, "");
+    parse_profile("cpu device", DEV(", \"compute_capability\": \"0.0\", \"sm_count\": 0"), SL_OK, "");
+    sl_profile p;
+    const char *ok = DEV(", \"compute_capability\": \"10.3\", \"sm_count\": 148");
+    CHECK(sl_profile_parse(ok, strlen(ok), "fz.json", &p) == SL_OK && p.cc_major == 10 && p.cc_minor == 3 &&
+              p.sm_count == 148,
+          "cc 10.3: %d.%d, %d SMs", p.cc_major, p.cc_minor, p.sm_count);
+#undef DEV
+
+#define HW(cc, params) "{\"schema\": \"streamlab.hw/1\", \"cc\": \"" cc "\", \"params\": {" params "}}"
+#define REQ "\"sm_count\": 24, \"sm_clock_ghz\": 2.46, \"peak_dram_gbs\": 272"
+    /* "cc" through sscanf("%d.%d") then major x 10 + minor: signed overflow */
+    parse_hw("cc overflow", HW("8888888888807.1", REQ), SL_ERR_IO, "\"cc\"");
+    parse_hw("cc negative", HW("-8.9", REQ), SL_ERR_IO, "\"cc\"");
+    parse_hw("cc two-digit minor", HW("8.10", REQ), SL_ERR_IO, "\"cc\"");
+    parse_hw("cc trailing", HW("8.9 ", REQ), SL_ERR_IO, "\"cc\"");
+    /* a huge clock made the derived L2 bandwidth (bytes/clk x clock) inf */
+    parse_hw("clock 1e308",
+             HW("8.9", "\"sm_count\": 24, \"sm_clock_ghz\": 1e308, \"peak_dram_gbs\": 272"), SL_ERR_IO,
+             "l2_gbs comes out infinite");
+    parse_hw("cc 8.9", HW("8.9", REQ), SL_OK, "");
+    sl_hw hw;
+    const char *h = HW("12.0", REQ);
+    CHECK(sl_hw_parse(h, strlen(h), "fz.json", &hw) == SL_OK && hw.cc == 120 && hw.p[HW_L2_GBS].v > 0,
+          "cc 12.0: cc %d, l2 %g", hw.cc, hw.p[HW_L2_GBS].v);
+#undef REQ
+#undef HW
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && strcmp(argv[1], "--check") == 0) {
@@ -129,5 +205,6 @@ int main(int argc, char **argv)
         dir = argv[1];
     round_trip();
     malformed();
+    fuzz_regressions();
     return check_exit("test_profile");
 }

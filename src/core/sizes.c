@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int mul_ok(uint64_t a, uint64_t b, uint64_t *out)
@@ -169,6 +170,123 @@ int sl_parse_count_list(const char *s, uint64_t *out, int max, char *why, size_t
         if (!comma)
             break;
         p = comma + 1;
+    }
+    return count;
+}
+
+/* ---- shapes ---------------------------------------------------------------- */
+
+/* One side of a shape: the n characters at p, as a count. `what` names the
+ * side in the reason ("rows: ..."); NULL for a 1-D shape's only side. A
+ * side is copied to be NUL-terminated: on the stack when short, as every
+ * real count is, else on the heap, so any text sl_parse_count takes alone
+ * is taken as a side too (leading zeros included). */
+static int shape_side(const char *p, size_t n, const char *what, uint64_t *v, char *why, size_t len)
+{
+    char local[64], reason[160];
+    const char *sep = what ? ": " : "";
+    what = what ? what : "";
+    if (n == 0) {
+        if (why && len)
+            snprintf(why, len, "%s%smissing (expected N, ROWSxCOLS or ROWSxCOLS:LD)", what, sep);
+        return -1;
+    }
+    char *item = n < sizeof local ? local : malloc(n + 1);
+    if (!item)
+        return fail(why, len, "out of memory");
+    memcpy(item, p, n);
+    item[n] = 0;
+    int rc = sl_parse_count(item, v, reason, sizeof reason);
+    if (item != local)
+        free(item);
+    if (rc != 0 && why && len)
+        snprintf(why, len, "%s%s%s", what, sep, reason);
+    return rc;
+}
+
+/* sl_parse_shape on the n characters at s (no NUL among them), so that a
+ * list item needs no copy. */
+static int parse_shape_span(const char *s, size_t n, sl_shape *out, char *why, size_t len)
+{
+    if (n == 0)
+        return fail(why, len, "empty shape");
+    const char *end = s + n, *x = NULL, *colon = NULL;
+    for (const char *p = s; p < end; p++) {
+        if (*p == 'x' || *p == 'X') {
+            if (x)
+                return fail(why, len, "more than one 'x' (expected ROWSxCOLS or ROWSxCOLS:LD)");
+            x = p;
+        } else if (*p == ':') {
+            if (colon)
+                return fail(why, len, "more than one ':' (expected ROWSxCOLS:LD)");
+            colon = p;
+        }
+    }
+    if (!x) {
+        if (colon)
+            return fail(why, len, "a leading dimension needs two sides: ROWSxCOLS:LD");
+        uint64_t count;
+        if (shape_side(s, n, NULL, &count, why, len) != 0)
+            return -1;
+        *out = sl_shape_1d(count);
+        return 0;
+    }
+    if (colon && colon < x)
+        return fail(why, len, "':' before 'x' (expected ROWSxCOLS:LD)");
+    const char *cols_end = colon ? colon : end;
+    sl_shape sh;
+    if (shape_side(s, (size_t)(x - s), "rows", &sh.rows, why, len) != 0 ||
+        shape_side(x + 1, (size_t)(cols_end - (x + 1)), "cols", &sh.cols, why, len) != 0)
+        return -1;
+    sh.ld = sh.cols;
+    if (colon && shape_side(colon + 1, (size_t)(end - (colon + 1)), "ld", &sh.ld, why, len) != 0)
+        return -1;
+    if (sh.ld < sh.cols)
+        return fail(why, len, "ld must be at least cols (each row starts ld elements after the last)");
+    /* Both products must fit: the element count sizes the work and the span
+     * sizes the allocation. Without ":LD" the span is rows x cols. */
+    uint64_t elems, span;
+    if (!mul_ok(sh.rows, sh.cols, &elems))
+        return fail(why, len, "too large: rows x cols above 2^64 - 1");
+    if (!mul_ok(sh.rows - 1, sh.ld, &span) || span > UINT64_MAX - sh.cols)
+        return fail(why, len, "too large: the span (rows - 1) x ld + cols above 2^64 - 1");
+    *out = sh;
+    return 0;
+}
+
+int sl_parse_shape(const char *s, sl_shape *out, char *why, size_t len)
+{
+    return parse_shape_span(s ? s : "", s ? strlen(s) : 0, out, why, len);
+}
+
+int sl_parse_shape_list(const char *s, sl_shape *out, int max, char *why, size_t len)
+{
+    if (!s || !*s)
+        return fail(why, len, "empty shape list");
+    int count = 0;
+    for (const char *p = s;; p++) {
+        size_t item = strcspn(p, ",");
+        char reason[160];
+        int shown = (int)(item < 40 ? item : 40);
+        if (item == 0) {
+            if (why && len)
+                snprintf(why, len, "bad shape '': empty item in the list");
+            return -1;
+        }
+        if (count == max) {
+            if (why && len)
+                snprintf(why, len, "too many shapes (at most %d)", max);
+            return -1;
+        }
+        if (parse_shape_span(p, item, &out[count], reason, sizeof reason) != 0) {
+            if (why && len)
+                snprintf(why, len, "bad shape '%.*s': %s", shown, p, reason);
+            return -1;
+        }
+        count++;
+        p += item;
+        if (!*p)
+            break;
     }
     return count;
 }

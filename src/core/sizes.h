@@ -1,8 +1,10 @@
 /*
- * sizes.h - parsing element counts as people write them.
+ * sizes.h - parsing element counts and shapes as people write them.
  */
 #ifndef SL_SIZES_H
 #define SL_SIZES_H
+
+#include "op.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +23,29 @@ int sl_parse_count(const char *s, uint64_t *out, char *why, size_t why_len);
 /* Parse a comma-separated list of counts into out[0..max). Returns the
  * number parsed, or -1 with a reason naming the bad item. */
 int sl_parse_count_list(const char *s, uint64_t *out, int max, char *why, size_t why_len);
+
+/* Parse one shape (sl_shape in op.h: rows, cols, ld, all in elements).
+ * Accepted forms, no spaces; every side is a count as sl_parse_count
+ * accepts it (so at least 1):
+ *   N              1-D: {1, N, N}                   "2^28", "10M", "64Ki"
+ *   ROWSxCOLS      2-D, rows packed: {R, C, C}      "8192x8192", "4Kix4Ki", "2^13x2^13"
+ *   ROWSxCOLS:LD   2-D, rows LD elements apart (LD >= COLS): {R, C, LD}
+ *                                                   "4096x1000:1024"
+ * The separator is 'x' or 'X' (no count contains either).
+ * Errors (returns -1, *out untouched, a one-line reason without the input
+ * in why): empty input; a side that is empty ("x8", "8x", "8x8:") or not a
+ * count (the reason names the side: "rows: ..."); more than one 'x' or ':';
+ * ':' without 'x'; LD < COLS; ROWS x COLS, or the span (ROWS - 1) x LD +
+ * COLS that a buffer of the shape covers, above 2^64 - 1. The reason is
+ * cut to why_len - 1 characters and NUL-terminated; why may be NULL.
+ * Returns 0 and stores the shape on success (why untouched). */
+int sl_parse_shape(const char *s, sl_shape *out, char *why, size_t why_len);
+
+/* Parse a comma-separated list of shapes ("1024x1024,4Kix4Ki:4160,2^20")
+ * into out[0..max). Returns the number parsed, or -1 with a reason naming
+ * the bad item (its first 40 characters): an empty item, too many items,
+ * or any error of sl_parse_shape. */
+int sl_parse_shape_list(const char *s, sl_shape *out, int max, char *why, size_t why_len);
 
 /* 1 if `name` is one of the items of the comma-separated `list`. */
 int sl_list_has(const char *list, const char *name);

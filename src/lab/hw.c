@@ -276,10 +276,18 @@ sl_status sl_hw_parse(const char *text, size_t len, const char *path, sl_hw *hw)
     const cJSON *cc = cJSON_GetObjectItemCaseSensitive(root, "cc");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
-    int major = 0, minor = 0;
+    /* "cc" is "MAJOR.MINOR": 1 to 3 digits, a dot, one digit (the arch
+     * table's key is major x 10 + minor). sscanf's %d took signs and
+     * trailing text, and "8888888888807.1" overflowed major x 10 (found by
+     * tests/fuzz/fuzz_hw). */
+    const char *ccs = cJSON_IsString(cc) ? cc->valuestring : "";
+    size_t nmaj = strspn(ccs, "0123456789");
+    int cc_ok = nmaj >= 1 && nmaj <= 3 && ccs[nmaj] == '.' && ccs[nmaj + 1] >= '0' && ccs[nmaj + 1] <= '9' &&
+                ccs[nmaj + 2] == 0;
+    int major = cc_ok ? atoi(ccs) : 0, minor = cc_ok ? ccs[nmaj + 1] - '0' : 0;
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "streamlab.hw/1") != 0) {
         st = sl_fail(SL_ERR_IO, "--hw %s: schema must be \"streamlab.hw/1\"", path);
-    } else if (!cJSON_IsString(cc) || sscanf(cc->valuestring, "%d.%d", &major, &minor) != 2) {
+    } else if (!cc_ok) {
         st = sl_fail(SL_ERR_IO, "--hw %s: \"cc\" must be a compute capability string such as \"8.9\"", path);
     } else if (!cJSON_IsObject(params)) {
         st = sl_fail(SL_ERR_IO, "--hw %s: \"params\" must be an object of parameter: number", path);
@@ -312,6 +320,16 @@ sl_status sl_hw_parse(const char *text, size_t len, const char *path, sl_hw *hw)
         set(hw, (sl_hw_key)k, item->valuedouble, SL_SRC_USER, path);
     }
     finish(hw);
+    /* Each value is finite, but a derived one need not be: "sm_clock_ghz":
+     * 1e308 made l2_gbs (bytes per clock x clock) infinite (found by
+     * tests/fuzz/fuzz_hw). */
+    for (int k = 0; k < HW_NKEYS; k++) {
+        if (!isfinite(hw->p[k].v)) {
+            st = sl_fail(SL_ERR_IO, "--hw %s: %s comes out infinite from the values given (one is far too large)",
+                         path, keys[k].name);
+            goto done;
+        }
+    }
     if (hw->p[HW_SM_COUNT].v <= 0 || hw->p[HW_SM_CLOCK_GHZ].v <= 0 || hw->p[HW_PEAK_DRAM_GBS].v <= 0)
         st = sl_fail(SL_ERR_IO, "--hw %s: sm_count, sm_clock_ghz and peak_dram_gbs are required", path);
     if (st == SL_OK && hw->p[HW_MAX_THREADS_PER_SM].v <= 0)

@@ -116,12 +116,40 @@ sl_status sl_profile_parse(const char *text, size_t len, const char *path, sl_pr
         goto done;
     }
     const cJSON *v;
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(dev, "sm_count")))
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(dev, "sm_count"))) {
+        /* A whole number that fits an int (cJSON's valueint saturates, so it
+         * equals valuedouble exactly then). A negative count passed, and
+         * -1e10 became INT_MIN (found by tests/fuzz/fuzz_profile). */
+        if (v->valuedouble < 0 || (double)v->valueint != v->valuedouble) {
+            st = sl_fail(SL_ERR_IO, "profile %s: device.sm_count must be a whole number >= 0", path);
+            goto done;
+        }
         out->sm_count = v->valueint;
-    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(dev, "peak_gbs")))
+    }
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(dev, "peak_gbs"))) {
+        /* A bandwidth like the measurements below: -2.1e13 passed unchecked
+         * (found by tests/fuzz/fuzz_profile), and so did 1e999 (= inf). */
+        if (!isfinite(v->valuedouble) || v->valuedouble < 0) {
+            st = sl_fail(SL_ERR_IO, "profile %s: device.peak_gbs must be a non-negative number", path);
+            goto done;
+        }
         out->peak_gbs = v->valuedouble;
-    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(dev, "compute_capability")))
-        sscanf(v->valuestring, "%d.%d", &out->cc_major, &out->cc_minor);
+    }
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(dev, "compute_capability"))) {
+        /* "MAJOR.MINOR", 1 to 3 digits each. sscanf's %d gave "0.-10" a
+         * negative minor (found by tests/fuzz/fuzz_profile), and took
+         * spaces, trailing text and out-of-range digit runs. */
+        const char *cc = v->valuestring;
+        size_t nmaj = strspn(cc, "0123456789");
+        size_t nmin = cc[nmaj] == '.' ? strspn(cc + nmaj + 1, "0123456789") : 0;
+        if (nmaj < 1 || nmaj > 3 || nmin < 1 || nmin > 3 || cc[nmaj + 1 + nmin]) {
+            st = sl_fail(SL_ERR_IO, "profile %s: device.compute_capability must be \"MAJOR.MINOR\", as in \"9.0\"",
+                         path);
+            goto done;
+        }
+        out->cc_major = atoi(cc);
+        out->cc_minor = atoi(cc + nmaj + 1);
+    }
     for (size_t i = 0; i < NFIELDS; i++) {
         const cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, fields[i].section);
         if (!sec)
@@ -148,8 +176,12 @@ sl_status sl_profile_parse(const char *text, size_t len, const char *path, sl_pr
     {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(pt, "bytes_in_flight_per_sm");
         const cJSON *y = cJSON_GetObjectItemCaseSensitive(pt, "gbs");
-        if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y) || x->valuedouble <= 0 || y->valuedouble <= 0) {
-            st = sl_fail(SL_ERR_IO, "profile %s: points.bytes_in_flight needs positive bytes_in_flight_per_sm and gbs",
+        /* isfinite: 1e999 parses as inf, which passed "> 0" (found by
+         * tests/fuzz/fuzz_profile) */
+        if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y) || !isfinite(x->valuedouble) || !isfinite(y->valuedouble) ||
+            x->valuedouble <= 0 || y->valuedouble <= 0) {
+            st = sl_fail(SL_ERR_IO,
+                         "profile %s: points.bytes_in_flight needs finite positive bytes_in_flight_per_sm and gbs",
                          path);
             goto done;
         }
