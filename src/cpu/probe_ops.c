@@ -3,6 +3,7 @@
  * host memory. There is no launch overhead or occupancy to probe on a CPU:
  * those primitives are NULL and their probes are skipped.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC under -std=c11 */
 #include "cpu.h"
 #include "probe_ops.h"
 
@@ -21,7 +22,7 @@ static sl_status read_(sl_ctx *ctx, const void *src, size_t words, int vec, int 
     const uint32_t *w = src;
     uint32_t acc = 0;
     for (int p = 0; p < passes; p++) {
-#pragma omp parallel for simd reduction(+ : acc) schedule(static)
+#pragma omp parallel for reduction(+ : acc) schedule(static)
         for (size_t i = 0; i < words; i++)
             acc += w[i];
     }
@@ -52,9 +53,9 @@ static sl_status write_(sl_ctx *ctx, void *dst, size_t count, size_t stride, uin
 static sl_status copy_(sl_ctx *ctx, void *dst, const void *src, size_t words)
 {
     (void)ctx;
-    const uint32_t *s = src;
-    uint32_t *d = dst;
-#pragma omp parallel for simd schedule(static)
+    const uint32_t *restrict s = src;
+    uint32_t *restrict d = dst;
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < words; i++)
         d[i] = s[i];
     return SL_OK;
