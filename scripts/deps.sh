@@ -7,6 +7,8 @@ missing=""
 command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
 command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 command -v make >/dev/null 2>&1 || missing="$missing make"
+# pkg-config: the install test (tests/test_install.sh) links examples/ with it.
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 found_cjson=0
 for d in /usr/include /usr/local/include ${CMAKE_PREFIX_PATH:+$(echo "$CMAKE_PREFIX_PATH" | tr ':' ' ' | sed 's|\([^ ]*\)|\1/include|g')}; do
     [ -f "$d/cjson/cJSON.h" ] && found_cjson=1
