@@ -16,21 +16,25 @@
 #                  -DSL_BUILD_BENCH=ON            bench/ tools on a machine without a GPU
 #                Without either architecture flag the build is for the GPU present or,
 #                with none, sm_90 and sm_100 SASS plus compute_90 PTX (CMakeLists.txt).
-#                The flags a build was configured with are kept in $(BUILD)/cmake-flags;
-#                when CMAKE_FLAGS differs, make configures again, and a -DNAME=...
-#                dropped since then goes back to its default (cmake -UNAME).
+#                The flags a build was configured with are kept in $(BUILD)/cmake-flags.
+#                Given (even empty: CMAKE_FLAGS=), they are the whole configuration: when
+#                they differ from the kept ones make configures again, and a -DNAME=...
+#                dropped since then goes back to its default (cmake -UNAME). Not given,
+#                the kept ones stay (make test CMAKE_FLAGS=X; make install: both X).
 #   ARGS         passed to streamlab run (e.g. ARGS="--sizes 2^28 --trials 50")
 #   PREFIX       where make install puts it (default /usr/local)
 #   JOBS         parallel compile jobs (default: the number of CPUs)
 BUILD ?= build
-CMAKE_FLAGS ?=
 ARGS ?=
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 STAMP := $(BUILD)/cmake-flags
-NEW_FLAGS := $(strip $(CMAKE_FLAGS))
 OLD_FLAGS := $(strip $(if $(wildcard $(STAMP)),$(shell cat $(STAMP))))
+ifeq ($(origin CMAKE_FLAGS),undefined)
+CMAKE_FLAGS := $(OLD_FLAGS)
+endif
+NEW_FLAGS := $(strip $(CMAKE_FLAGS))
 # NAME of every -DNAME=value and -DNAME:TYPE=value in a flag list.
 define_names = $(foreach f,$(filter -D%,$(1)),$(firstword $(subst :, ,$(firstword $(subst =, ,$(patsubst -D%,%,$(f)))))))
 DROPPED := $(filter-out $(call define_names,$(NEW_FLAGS)),$(call define_names,$(OLD_FLAGS)))
