@@ -183,12 +183,24 @@ grep -q "0 failed, 0 skipped, [1-9][0-9]* interrupted" "$T/int.out" ||
     { fail "the summary does not count the interrupted row as interrupted:"; tail -3 "$T/int.out"; }
 
 # ---- finding 6: the --cold flush buffer is freed (valgrind, where present) --
+# What counts: definitely lost bytes, and possibly lost ones beyond the few
+# hundred bytes glibc keeps per OpenMP thread (a thread's TLS block, 304 to
+# 368 bytes here). The flush buffer, when it leaked, showed as "possibly
+# lost" (16 MiB in 2 blocks under valgrind), so both are read. valgrind's
+# exit status is not used: in a CUDA build the loader's own dlopen code
+# trips its invalid-read check (strncmp in ld.so's rpath parsing).
 if command -v valgrind >/dev/null 2>&1; then
     checks=$((checks + 1))
-    if ! OMP_NUM_THREADS=2 timeout 600 valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
-        --show-leak-kinds=definite --error-exitcode=99 "$SL" run $SMALL --cold --quiet > "$T/valgrind.out" 2>&1; then
-        fail "valgrind found a definite leak or an error in run --cold --device cpu:"
+    OMP_NUM_THREADS=2 timeout 600 valgrind --leak-check=full "$SL" run $SMALL --cold --quiet > "$T/valgrind.out" 2>&1
+    rc=$?
+    definite=$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$T/valgrind.out" | tr -d ,)
+    possible=$(sed -n 's/.*possibly lost: \([0-9,]*\) bytes.*/\1/p' "$T/valgrind.out" | tr -d ,)
+    if [ $rc -ne 0 ] || ! grep -q "HEAP SUMMARY" "$T/valgrind.out"; then
+        fail "run --cold --device cpu under valgrind exited $rc:"
         tail -30 "$T/valgrind.out"
+    elif [ "${definite:-0}" -ne 0 ] || [ "${possible:-0}" -gt 4096 ]; then
+        fail "run --cold --device cpu leaks: ${definite:-0} bytes definitely and ${possible:-0} possibly lost:"
+        grep -E "lost in|by 0x" "$T/valgrind.out" | head -40
     fi
 else
     echo "test_cli_files: valgrind not found: the --cold leak check is skipped"
