@@ -1,0 +1,85 @@
+#!/bin/bash
+# bench/matmul.sh - issue 12 on the device, in one call: build the matmul op
+# alone for sm_90 (its kernels, reference, CPU rungs, the cuBLAS peers and
+# the two programs; a dozen files instead of the whole library, so the call
+# stays short), ptxas resource report and SASS summary, test_gpu_matmul
+# (every rung vs the fp64 reference at odd sizes) plain and under
+# compute-sanitizer memcheck, then bench/matmul_bench (the ladder, every
+# row verified) and bench/matmul_torch.py (torch.matmul) in the same call.
+#
+#   run(kind="nvidia-h200", carry=[".wt/issue12"],
+#       command="cd .wt/issue12 && bash bench/matmul.sh")
+#
+# Environment: SIZES (1024,2048,4096,8192), DTYPES (f32,bf16,f16), EXPLORE
+# (1: time rung 7's other configurations), STAGES ("build test memcheck
+# bench torch"). Outputs under $OUT (default ./matmul-out).
+set -uo pipefail
+OUT=${OUT:-$PWD/matmul-out}
+mkdir -p "$OUT"
+SIZES=${SIZES:-1024,2048,4096,8192}
+DTYPES=${DTYPES:-f32,bf16,f16}
+EXPLORE=${EXPLORE:-1}
+STAGES=${STAGES:-"build test memcheck bench torch"}
+B=/tmp/mm-build
+mkdir -p $B
+t0=$(date +%s)
+exec > >(tee "$OUT/matmul.log") 2>&1
+stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+has() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
+
+INC="-Iinclude -I$B/include -Isrc/core -Isrc/cuda -Isrc/ops/matmul -Isrc/ops/matmul/cuda"
+if has build; then
+    stage "device"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw --format=csv
+    nvcc --version | tail -1
+    # the generated public header, as CMake writes it (no op functions are used here)
+    mkdir -p $B/include && echo "/* standalone matmul build: no op functions */" > $B/include/streamlab_ops.h
+    stage "build"
+    pids=()
+    for f in src/ops/matmul/cuda/*.cu; do
+        nvcc -arch=sm_90 -O3 -std=c++17 -Xptxas -v -Werror=all-warnings $INC -c $f -o $B/$(basename $f .cu).o \
+            > $B/$(basename $f .cu).log 2>&1 &
+        pids+=($!)
+    done
+    for f in src/ops/matmul/*.c src/core/status.c src/core/dtype_conv.c src/cuda/libs.c bench/mm_glue.c \
+             bench/matmul_bench.c tests/test_gpu_matmul.c; do
+        gcc -std=c11 -O3 -fopenmp -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -DSL_HAVE_CUDA=1 $INC \
+            -I/usr/local/cuda/include -c $f -o $B/c_$(basename $f .c).o > $B/c_$(basename $f .c).log 2>&1 &
+        pids+=($!)
+    done
+    fail=0
+    for p in "${pids[@]}"; do wait $p || fail=1; done
+    cat $B/*.log | grep -E "error|warning" | head -20
+    [ $fail = 0 ] || { echo "build failed"; exit 1; }
+    grep -hE "Compiling entry|registers|spill" $B/*.log | grep -B2 -E "[1-9][0-9]* bytes spill" | head -10
+    grep -hE "Compiling entry|registers" $B/*.log > "$OUT/ptxas.txt"
+    LIBO=$(ls $B/*.o | grep -v -E "c_matmul_bench|c_test_gpu_matmul")
+    nvcc -arch=sm_90 -o $B/matmul_bench $B/c_matmul_bench.o $LIBO -lcublas -lgomp || exit 1
+    nvcc -arch=sm_90 -o $B/test_gpu_matmul $B/c_test_gpu_matmul.o $LIBO -lcublas -lgomp || exit 1
+    cuobjdump --dump-sass $B/matmul_bench 2>/dev/null | grep -E "Function :|HMMA|LDGSTS|LDS\.128|LDG\.E\.128|FFMA" \
+        | awk '/Function/{f=$0; next} {split($0,a," "); for(i=1;i<=NF;i++) if ($i ~ /^(HMMA|LDGSTS|LDS|LDG|FFMA)/){c[f" "$i]++; break}} END{for(k in c) print c[k], k}' \
+        | sort -k2 > "$OUT/sass-summary.txt"
+fi
+rc_test=-; rc_mem=-; rc_bench=-
+if has test; then
+    stage "test_gpu_matmul"
+    $B/test_gpu_matmul > "$OUT/test_gpu_matmul.txt" 2>&1; rc_test=$?
+    tail -5 "$OUT/test_gpu_matmul.txt"; grep FAIL "$OUT/test_gpu_matmul.txt" | head -20
+fi
+if has memcheck; then
+    stage "memcheck"
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $B/test_gpu_matmul --quick \
+        > "$OUT/memcheck.txt" 2>&1; rc_mem=$?
+    tail -4 "$OUT/memcheck.txt"
+fi
+if has bench; then
+    stage "bench"
+    EX=""; [ "$EXPLORE" = 1 ] && EX=--explore
+    OMP_PROC_BIND=close $B/matmul_bench --sizes $SIZES --dtypes $DTYPES $EX --json "$OUT/matmul.json" \
+        --md "$OUT/matmul.md"; rc_bench=$?
+fi
+if has torch; then
+    stage "torch"
+    python3 bench/matmul_torch.py --sizes $SIZES --json "$OUT/torch.json"
+fi
+stage "done: test rc=$rc_test memcheck rc=$rc_mem bench rc=$rc_bench"
