@@ -68,7 +68,7 @@ if has test; then
 fi
 if has memcheck; then
     stage "memcheck"
-    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $B/test_gpu_matmul --quick \
+    timeout ${MEMCHECK_S:-120} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $B/test_gpu_matmul --quick \
         > "$OUT/memcheck.txt" 2>&1; rc_mem=$?
     tail -4 "$OUT/memcheck.txt"
 fi
