@@ -238,6 +238,9 @@ static void run_cpu(const sl_mm_variant *v, sl_dtype dt, int64_t s, int reps)
 static sl_status best_cfg1(const sl_mm *p) { return sl_cuda_mm_best_cfg(p, 1); }
 static sl_status best_cfg2(const sl_mm *p) { return sl_cuda_mm_best_cfg(p, 2); }
 static sl_status best_cfg3(const sl_mm *p) { return sl_cuda_mm_best_cfg(p, 3); }
+static sl_status wt_cfg1(const sl_mm *p) { return sl_cuda_mm_warptile_cfg(p, 1); }
+static sl_status wt_cfg2(const sl_mm *p) { return sl_cuda_mm_warptile_cfg(p, 2); }
+static sl_status wt_cfg3(const sl_mm *p) { return sl_cuda_mm_warptile_cfg(p, 3); }
 
 static const row *find_row(const char *name, sl_dtype dt, int64_t s)
 {
@@ -353,6 +356,14 @@ int main(int argc, char **argv)
                     !wanted(variants, v->name))
                     continue;
                 run_variant(&P, v, v->launch, v->name, trials, budget);
+            }
+            if (explore && dt == SL_F32) {
+                const sl_mm_variant *wt = sl_mm_variant_find("warptile");
+                for (int cfg = 1; cfg < 4; cfg++) {
+                    char nm[32];
+                    snprintf(nm, sizeof nm, "warptile_cfg%d", cfg);
+                    run_variant(&P, wt, cfg == 1 ? wt_cfg1 : cfg == 2 ? wt_cfg2 : wt_cfg3, nm, trials, budget);
+                }
             }
             if (explore && dt != SL_F32) {
                 const sl_mm_variant *best = sl_mm_variant_find("best");

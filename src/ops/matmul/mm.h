@@ -51,6 +51,7 @@ sl_status sl_cuda_mm_smem(const sl_mm *p);      /* 02: seed 002's 32x32 shared-m
 sl_status sl_cuda_mm_regblock(const sl_mm *p);  /* 03: 2-D register blocking 8x8 per thread (f32) */
 sl_status sl_cuda_mm_vec(const sl_mm *p);       /* 04: 16-byte loads, transposed A tile (f32) */
 sl_status sl_cuda_mm_warptile(const sl_mm *p);  /* 05: warp tiling + cp.async double buffering (f32) */
+sl_status sl_cuda_mm_warptile_cfg(const sl_mm *p, int cfg); /* 05 with configuration cfg (0 = default) */
 sl_status sl_cuda_mm_wmma(const sl_mm *p);      /* 06: WMMA 16x16x16, bf16/f16 (and TF32 for f32) */
 sl_status sl_cuda_mm_wmma_tf32(const sl_mm *p); /* 06 for f32 inputs on TF32 tensor cores */
 sl_status sl_cuda_mm_best(const sl_mm *p);      /* 07: our best on sm_90 (bf16/f16) */

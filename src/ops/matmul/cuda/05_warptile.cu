@@ -27,18 +27,18 @@
 
 #define BM 128
 #define BN 128
-#define BK 16
 #define NT 256
-#define STAGES 3
 #define PA (BM + 4)
-#define STAGE_FLOATS (BK * PA + BK * BN)
 
-template <bool VEC>
+/* BK: K step; STAGES: tiles in flight. The default is <16, 3>; the others
+ * are timed by bench/matmul_bench.c --explore (sl_cuda_mm_warptile_cfg). */
+template <bool VEC, int BK, int STAGES>
 __global__ void __launch_bounds__(NT, 2) mm_warptile_kernel(int64_t m, int64_t n, int64_t k,
                                                             const float *__restrict__ a, int64_t lda,
                                                             const float *__restrict__ b, int64_t ldb, float *c,
                                                             int64_t ldc, float alpha, float beta)
 {
+    enum { STAGE_FLOATS = BK * PA + BK * BN };
     extern __shared__ __align__(16) float smem[];
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wm = (warp / 4) * 64, wn = (warp % 4) * 32; /* the warp tile */
@@ -123,18 +123,24 @@ __global__ void __launch_bounds__(NT, 2) mm_warptile_kernel(int64_t m, int64_t n
         }
 }
 
-template <bool VEC> static sl_status launch(const sl_mm *p, dim3 g)
+template <bool VEC, int BK, int STAGES> static sl_status launch(const sl_mm *p, dim3 g)
 {
-    const size_t bytes = STAGES * STAGE_FLOATS * sizeof(float);
-    SL_CUDA_TRY(cudaFuncSetAttribute(mm_warptile_kernel<VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    mm_warptile_kernel<VEC><<<g, NT, bytes, (cudaStream_t)p->stream>>>(
+    const size_t bytes = (size_t)STAGES * (BK * PA + BK * BN) * sizeof(float);
+    SL_CUDA_TRY(cudaFuncSetAttribute(mm_warptile_kernel<VEC, BK, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)bytes));
+    mm_warptile_kernel<VEC, BK, STAGES><<<g, NT, bytes, (cudaStream_t)p->stream>>>(
         p->m, p->n, p->k, (const float *)p->a, p->lda, (const float *)p->b, p->ldb, (float *)p->c, p->ldc,
         (float)p->alpha, (float)p->beta);
     SL_CUDA_LAUNCHED();
     return SL_OK;
 }
 
-extern "C" sl_status sl_cuda_mm_warptile(const sl_mm *p)
+template <int BK, int STAGES> static sl_status launch_cfg(const sl_mm *p, dim3 g)
+{
+    return mm_vec_ok(p->b, p->ldb, 4) ? launch<true, BK, STAGES>(p, g) : launch<false, BK, STAGES>(p, g);
+}
+
+extern "C" sl_status sl_cuda_mm_warptile_cfg(const sl_mm *p, int cfg)
 {
     sl_status st = mm_need_dtype(p, 1u << SL_F32, "matmul warptile");
     dim3 g;
@@ -142,5 +148,16 @@ extern "C" sl_status sl_cuda_mm_warptile(const sl_mm *p)
         st = mm_grid(p, BM, BN, "matmul warptile", &g);
     if (st != SL_OK)
         return st;
-    return mm_vec_ok(p->b, p->ldb, 4) ? launch<true>(p, g) : launch<false>(p, g);
+    switch (cfg) {
+    case 0: return launch_cfg<16, 3>(p, g);
+    case 1: return launch_cfg<32, 3>(p, g);
+    case 2: return launch_cfg<16, 4>(p, g);
+    case 3: return launch_cfg<8, 4>(p, g);
+    default: return sl_fail(SL_ERR_INVALID_ARG, "matmul warptile: no configuration %d", cfg);
+    }
+}
+
+extern "C" sl_status sl_cuda_mm_warptile(const sl_mm *p)
+{
+    return sl_cuda_mm_warptile_cfg(p, 0);
 }

@@ -97,32 +97,57 @@ __global__ void __launch_bounds__(mm_wcfg<Ts, BM, BN, WM, WN, STAGES>::NT)
     const int64_t ntiles = (k + BK - 1) / BK;
     const Ts zero = mm_from_f32<Ts>(0.0f);
 
+    /* The 16-byte path: thread tid copies the same chunk column of A (cv)
+     * for rows a_r0 + q * RS_A, and of B (bv) for rows b_r0 + q * RS_B,
+     * every tile: base pointers advanced by BK columns of A / BK rows of B
+     * per tile, validity worked out once (rows of A, columns of B) or per
+     * tile (K), shared-memory offsets 32-bit. */
+    enum { CA = BK / V, CB = BN / V, RS_A = NT / CA, RS_B = NT / CB };
+    static_assert(NT % CA == 0 && NT % CB == 0 && (BM * CA) % NT == 0 && (BK * CB) % NT == 0,
+                  "chunks must divide among the threads");
+    const int a_r0 = tid / CA, a_cv = (tid % CA) * V, b_r0 = tid / CB, b_cv = (tid % CB) * V;
+    const int64_t a_rows = m - i0 - a_r0; /* copy q is inside M if q * RS_A < a_rows */
+    int64_t nb_ = n - j0 - b_cv;
+    const int b_n = nb_ <= 0 ? 0 : (nb_ >= V ? V : (int)nb_); /* valid columns of the B chunk */
+    const Ts *a_base = a + (a_rows > 0 ? (i0 + a_r0) * lda : 0) + a_cv;
+    const Ts *b_base = b + b_r0 * ldb + j0 + b_cv;
+
     auto load = [&](int64_t t, int s) {
         Ts *as = smem + s * (C::A_ELEMS + C::B_ELEMS), *bs = as + C::A_ELEMS;
         const int64_t t0 = t * BK;
+        if (VEC) {
+            int64_t ka = k - t0 - a_cv;
+            const int a_k = ka <= 0 ? 0 : (ka >= V ? V : (int)ka);
 #pragma unroll
-        for (int e = tid; e < BM * (BK / V); e += NT) {
-            const int r = e / (BK / V), cv = (e % (BK / V)) * V;
-            const int64_t gi = i0 + r, gk = t0 + cv;
-            int64_t valid = gi < m ? k - gk : 0;
-            valid = valid < 0 ? 0 : (valid > V ? V : valid);
-            if (VEC) {
-                mm_cp_async16(&as[r * LDA + cv], valid ? a + gi * lda + gk : a, (int)valid * (int)sizeof(Ts));
-            } else {
+            for (int q = 0; q < (BM * CA) / NT; q++) {
+                const int valid = q * RS_A < a_rows ? a_k : 0;
+                mm_cp_async16(&as[(a_r0 + q * RS_A) * LDA + a_cv], valid ? a_base + q * RS_A * lda + t0 : a,
+                              valid * (int)sizeof(Ts));
+            }
+#pragma unroll
+            for (int q = 0; q < (BK * CB) / NT; q++) {
+                const int r = b_r0 + q * RS_B;
+                const int valid = t0 + r < k ? b_n : 0;
+                mm_cp_async16(&bs[r * LDB + b_cv], valid ? b_base + (t0 + q * RS_B) * ldb : b,
+                              valid * (int)sizeof(Ts));
+            }
+        } else {
+#pragma unroll
+            for (int e = tid; e < BM * (BK / V); e += NT) {
+                const int r = e / (BK / V), cv = (e % (BK / V)) * V;
+                const int64_t gi = i0 + r, gk = t0 + cv;
+                int64_t valid = gi < m ? k - gk : 0;
+                valid = valid < 0 ? 0 : (valid > V ? V : valid);
 #pragma unroll
                 for (int x = 0; x < V; x++)
                     as[r * LDA + cv + x] = x < valid ? a[gi * lda + gk + x] : zero;
             }
-        }
 #pragma unroll
-        for (int e = tid; e < BK * (BN / V); e += NT) {
-            const int r = e / (BN / V), cv = (e % (BN / V)) * V;
-            const int64_t gk = t0 + r, gj = j0 + cv;
-            int64_t valid = gk < k ? n - gj : 0;
-            valid = valid < 0 ? 0 : (valid > V ? V : valid);
-            if (VEC) {
-                mm_cp_async16(&bs[r * LDB + cv], valid ? b + gk * ldb + gj : b, (int)valid * (int)sizeof(Ts));
-            } else {
+            for (int e = tid; e < BK * (BN / V); e += NT) {
+                const int r = e / (BN / V), cv = (e % (BN / V)) * V;
+                const int64_t gk = t0 + r, gj = j0 + cv;
+                int64_t valid = gk < k ? n - gj : 0;
+                valid = valid < 0 ? 0 : (valid > V ? V : valid);
 #pragma unroll
                 for (int x = 0; x < V; x++)
                     bs[r * LDB + cv + x] = x < valid ? b[gk * ldb + gj + x] : zero;
