@@ -18,6 +18,8 @@
  */
 #include "mm.h"
 
+#include "cuda_check.h"
+
 #include "dtype_conv.h"
 #include "op.h"
 #include "rng.h"
@@ -280,6 +282,7 @@ int main(int argc, char **argv)
     if (!quick)
         check_can_fail();
     refusals();
+    sl_cuda_libs_release(); /* the cuBLAS handle, so that memcheck's leak check sees nothing of ours */
     printf("%d cases, %d failures\n", cases, fails);
     return fails ? 1 : 0;
 }

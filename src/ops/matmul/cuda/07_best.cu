@@ -14,21 +14,23 @@
  *    16x16 operand instead of 4-8 LDS and the packing;
  *  - warp tile 64x64 = 4 x 8 mma.m16n8k16 accumulators (128 fp32
  *    registers): per 16 of K a warp issues 8 ldmatrix.x4 and 32 mma;
- *  - block tile 128 x 256 (8 warps), BK = 32, 4 cp.async stages with
- *    base pointers precomputed per thread (mm_wmma.cuh's 16-byte path),
- *    padded rows (80 / 528 bytes: the 8 rows an ldmatrix phase reads hit 8
- *    different 16-byte bank groups), grouped block order for L2 reuse;
+ *  - block tile 128 x 128 (4 warps, two blocks per SM), BK = 32, 4
+ *    cp.async stages with base pointers precomputed per thread
+ *    (mm_wmma.cuh's 16-byte path), padded rows (80 / 272 bytes: the 8 rows
+ *    an ldmatrix phase reads hit 8 different 16-byte bank groups), grouped
+ *    block order for L2 reuse; the configuration that measured fastest of
+ *    those in best_cfg() below (128 x 256 with 8 warps was 21% slower);
  *  - epilogue straight from the accumulators (alpha acc + beta c, rounded
  *    once, bounds-checked).
  * A matrix whose rows are not 16-byte aligned runs rung 6's kernel in its
  * scalar-load configuration instead (the public entry never loses
  * generality).
- * Arithmetic intensity: to L2 2 BM BN / ((BM + BN) x 2 bytes) = 85 flop/B
- * (128x256 bf16); shared memory: per warp per 16-deep step 4 A + 4 B
+ * Arithmetic intensity: to L2 2 BM BN / ((BM + BN) x 2 bytes) = 64 flop/B
+ * (128x128 bf16); shared memory: per warp per 16-deep step 4 A + 4 B
  * ldmatrix.x4 (8 x 512 B) for 32 x 4096 flops: 32 flop/B.
  * Expected limiter: the mma.sync issue rate: on Hopper the legacy HMMA
  * path does not reach the wgmma peak (989 TFLOP/s dense bf16); L2 at 85
- * flop/B x 7.66 TB/s = 650 TFLOP/s is the next roof.
+ * flop/B x 7.66 TB/s = 490 TFLOP/s is the next roof.
  */
 #include "mm_wmma.cuh"
 
@@ -62,12 +64,12 @@ template <> __device__ __forceinline__ void mm_mma16816<__half>(float c[4], cons
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-template <class Ts, int BM, int BN, int WM, int WN, int STAGES, bool SWZ>
-__global__ void __launch_bounds__(mm_wcfg<Ts, BM, BN, WM, WN, STAGES>::NT)
+template <class Ts, int BM, int BN, int WM, int WN, int STAGES, int KB, bool SWZ>
+__global__ void __launch_bounds__(mm_wcfg<Ts, BM, BN, WM, WN, STAGES, KB>::NT)
     mm_mma_kernel(int64_t m, int64_t n, int64_t k, const Ts *__restrict__ a, int64_t lda, const Ts *__restrict__ b,
                   int64_t ldb, Ts *c, int64_t ldc, float alpha, float beta)
 {
-    typedef mm_wcfg<Ts, BM, BN, WM, WN, STAGES> C;
+    typedef mm_wcfg<Ts, BM, BN, WM, WN, STAGES, KB> C;
     enum { V = C::V, BK = C::BK, LDA = C::LDA, LDB = C::LDB, NT = C::NT, FM = WM / 16, FN = WN / 8 };
     enum { CA = BK / V, CB = BN / V, RS_A = NT / CA, RS_B = NT / CB };
     static_assert(NT % CA == 0 && NT % CB == 0 && (BM * CA) % NT == 0 && (BK * CB) % NT == 0 && FN % 2 == 0,
@@ -173,10 +175,10 @@ __global__ void __launch_bounds__(mm_wcfg<Ts, BM, BN, WM, WN, STAGES>::NT)
             }
 }
 
-template <class Ts, int BM, int BN, int WM, int WN, int STAGES>
+template <class Ts, int BM, int BN, int WM, int WN, int STAGES, int KB>
 static sl_status mma_launch(const sl_mm *p)
 {
-    typedef mm_wcfg<Ts, BM, BN, WM, WN, STAGES> C;
+    typedef mm_wcfg<Ts, BM, BN, WM, WN, STAGES, KB> C;
     if (!(mm_vec_ok(p->a, p->lda, sizeof(Ts)) && mm_vec_ok(p->b, p->ldb, sizeof(Ts))))
         return mm_wmma_launch<Ts, 128, 128, 64, 32, 3, false>(p, "matmul best (unaligned: rung 6)");
     dim3 g;
@@ -184,23 +186,24 @@ static sl_status mma_launch(const sl_mm *p)
     if (st != SL_OK)
         return st;
     const size_t smem = (size_t)STAGES * C::STAGE_BYTES;
-    SL_CUDA_TRY(cudaFuncSetAttribute(mm_mma_kernel<Ts, BM, BN, WM, WN, STAGES, true>,
+    SL_CUDA_TRY(cudaFuncSetAttribute(mm_mma_kernel<Ts, BM, BN, WM, WN, STAGES, KB, true>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    mm_mma_kernel<Ts, BM, BN, WM, WN, STAGES, true><<<g, C::NT, smem, (cudaStream_t)p->stream>>>(
+    mm_mma_kernel<Ts, BM, BN, WM, WN, STAGES, KB, true><<<g, C::NT, smem, (cudaStream_t)p->stream>>>(
         p->m, p->n, p->k, (const Ts *)p->a, p->lda, (const Ts *)p->b, p->ldb, (Ts *)p->c, p->ldc, (float)p->alpha,
         (float)p->beta);
     SL_CUDA_LAUNCHED();
     return SL_OK;
 }
 
-/* The configurations tried (bench/matmul_bench.c --explore); 0 is the default. */
+/* The configurations tried (bench/matmul_bench.c --explore); 0 is the
+ * default: the fastest of the H200 run that picked it (docs/ladder.md). */
 template <class Ts> static sl_status best_cfg(const sl_mm *p, int cfg)
 {
     switch (cfg) {
-    case 0: return mma_launch<Ts, 128, 256, 64, 64, 4>(p);
-    case 1: return mma_launch<Ts, 128, 128, 64, 64, 4>(p);
-    case 2: return mma_launch<Ts, 256, 128, 64, 64, 3>(p);
-    case 3: return mma_launch<Ts, 128, 256, 64, 64, 3>(p);
+    case 0: return mma_launch<Ts, 128, 128, 64, 64, 4, 64>(p);  /* 4 warps, 2 blocks / SM, BK 32 */
+    case 1: return mma_launch<Ts, 128, 128, 64, 64, 3, 128>(p); /* BK 64: half the barriers per flop */
+    case 2: return mma_launch<Ts, 128, 256, 64, 64, 4, 64>(p);  /* 8 warps, 1 block / SM */
+    case 3: return mma_launch<Ts, 128, 128, 64, 32, 3, 128>(p); /* 8 warps of 64x32, BK 64 */
     default: return sl_fail(SL_ERR_INVALID_ARG, "matmul best: no configuration %d", cfg);
     }
 }

@@ -56,10 +56,10 @@ template <class F> __device__ __forceinline__ void mm_tf32_round(F &f, float *)
 }
 template <class F, class T> __device__ __forceinline__ void mm_tf32_round(F &, T *) {}
 
-template <class Ts, int BM, int BN, int WM, int WN, int STAGES> struct mm_wcfg {
+template <class Ts, int BM, int BN, int WM, int WN, int STAGES, int KB = 64> struct mm_wcfg {
     enum {
         V = 16 / (int)sizeof(Ts),   /* elements per 16-byte chunk */
-        BK = 64 / (int)sizeof(Ts),  /* 64 bytes of a row per K step */
+        BK = KB / (int)sizeof(Ts),  /* KB bytes of a row per K step (64: 32 bf16, 16 f32) */
         LDA = BK + V,               /* padded pitches, elements */
         LDB = BN + V,
         A_ELEMS = BM * LDA,
