@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 SIZES=${SIZES:-1024,2048,4096,8192}
 DTYPES=${DTYPES:-f32,bf16,f16}
 EXPLORE=${EXPLORE:-1}
-STAGES=${STAGES:-"build test memcheck bench torch"}
+STAGES=${STAGES:-"build test memcheck bench torch cli"}
 B=/tmp/mm-build
 mkdir -p $B
 t0=$(date +%s)
@@ -37,7 +37,7 @@ if has build; then
     stage "build"
     pids=()
     for f in src/ops/matmul/cuda/*.cu; do
-        nvcc -arch=sm_90 -O3 -std=c++17 -Xptxas -v -Werror=all-warnings $INC -c $f -o $B/$(basename $f .cu).o \
+        nvcc -arch=sm_90 -O3 -std=c++17 -Xptxas -v --expt-relaxed-constexpr -Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror $INC -c $f -o $B/$(basename $f .cu).o \
             > $B/$(basename $f .cu).log 2>&1 &
         pids+=($!)
     done
@@ -82,4 +82,34 @@ if has torch; then
     stage "torch"
     python3 bench/matmul_torch.py --sizes $SIZES --json "$OUT/torch.json"
 fi
-stage "done: test rc=$rc_test memcheck rc=$rc_mem bench rc=$rc_bench"
+rc_cli=-
+if has cli; then
+    # the op through the library's harness and CLI (full CMake build; CUDA sm_90 only)
+    stage "cli: cmake build"
+    PREFIX_ARGS=""
+    if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
+        mkdir -p /tmp/deps
+        for deb in .deps/*.deb; do dpkg-deb -x "$deb" /tmp/deps 2>/dev/null || (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); done
+        PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
+        export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+    fi
+    cmake -S . -B /tmp/mm-cmake -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$OUT/cmake.log" 2>&1 \
+        && timeout ${CMAKE_S:-240} cmake --build /tmp/mm-cmake -j 16 --target streamlab_cli test_gpu_matmul test_cpu_matmul \
+        >> "$OUT/cmake.log" 2>&1; rc_cli=$?
+    grep -E "error|FAILED" "$OUT/cmake.log" | head -10
+    if [ $rc_cli = 0 ]; then
+        stage "cli: ctest-built tests"
+        /tmp/mm-cmake/tests/test_cpu_matmul && /tmp/mm-cmake/tests/test_gpu_matmul --quick | tail -2
+        stage "cli: streamlab run --op matmul"
+        SL=/tmp/mm-cmake/streamlab
+        $SL run --op matmul --shape 4096x4096x4096 --trials 10 --warmup 2 --json "$OUT/cli-f32.json" \
+            --md "$OUT/cli-f32.md"; rc_cli=$?
+        $SL run --op matmul --shape 4096x4096x4096 --dtype bf16 --trials 10 --warmup 2 --json "$OUT/cli-bf16.json" \
+            --md "$OUT/cli-bf16.md" || rc_cli=$?
+        $SL run --op matmul --shape 0x4x4; echo "zero extent: exit $?"
+        $SL run --op matmul --dtype f64; echo "f64: exit $?"
+        $SL explain --op matmul --shape 4096x4096x4096 > "$OUT/explain-f32.txt"; echo "explain: exit $?"
+        $SL explain --op matmul --shape 8192x8192x8192 --dtype bf16 > "$OUT/explain-bf16.txt"
+    fi
+fi
+stage "done: test rc=$rc_test memcheck rc=$rc_mem bench rc=$rc_bench cli rc=$rc_cli"

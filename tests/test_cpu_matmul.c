@@ -9,6 +9,7 @@
 #include "mm.h"
 
 #include "dtype_conv.h"
+#include "internal.h"
 #include "op.h"
 #include "rng.h"
 
@@ -160,9 +161,83 @@ static void roofline(void)
     EXPECT(!strcmp(r.limiter, "DRAM"), "8192x8192x1: limiter %s, want DRAM", r.limiter);
 }
 
+
+/* sl_gemm on a CPU context: padded leading dimensions against the
+ * reference, and every argument error with its status. */
+static void public_api(void)
+{
+    sl_ctx *ctx = NULL;
+    EXPECT(sl_ctx_create(SL_DEVICE_CPU, &ctx) == SL_OK, "CPU context: %s", sl_last_error());
+    if (!ctx)
+        return;
+    enum { M = 37, N = 21, K = 50, LDA = 53, LDB = 24, LDC = 22 };
+    static float a[M * LDA], b[K * LDB], c0[M * LDC], c[M * LDC];
+    fill(SL_F32, a, M * LDA, 31);
+    fill(SL_F32, b, K * LDB, 32);
+    fill(SL_F32, c0, M * LDC, 33);
+    memcpy(c, c0, sizeof c);
+    EXPECT(sl_gemm(ctx, SL_F32, 'N', 'n', M, N, K, 1.5, a, LDA, b, LDB, -0.25, c, LDC, NULL) == SL_OK, "sl_gemm: %s",
+           sl_last_error());
+    sl_mm p = {.m = M, .n = N, .k = K, .lda = LDA, .ldb = LDB, .ldc = LDC, .alpha = 1.5, .beta = -0.25, .a = a,
+               .b = b, .dtype = SL_F32};
+    double w;
+    EXPECT(sl_mm_check(&p, SL_MM_FP32, c0, c, true, 0, &w) == SL_OK, "sl_gemm result: %s", sl_last_error());
+    for (int i = 0; i + 1 < M; i++)
+        EXPECT(c[i * LDC + N] == c0[i * LDC + N], "sl_gemm wrote C's padding");
+    /* errors */
+    struct {
+        sl_status want;
+        sl_status got;
+        const char *what;
+    } e[] = {
+        {SL_ERR_UNSUPPORTED, sl_gemm(ctx, SL_F32, 'T', 'N', M, N, K, 1, a, LDA, b, LDB, 0, c, LDC, NULL), "transa T"},
+        {SL_ERR_UNSUPPORTED, sl_gemm(ctx, SL_F32, 'N', 'c', M, N, K, 1, a, LDA, b, LDB, 0, c, LDC, NULL), "transb c"},
+        {SL_ERR_INVALID_ARG, sl_gemm(ctx, SL_F32, 'X', 'N', M, N, K, 1, a, LDA, b, LDB, 0, c, LDC, NULL), "transa X"},
+        {SL_ERR_INVALID_ARG, sl_gemm(ctx, SL_F32, 'N', 'N', 0, N, K, 1, a, LDA, b, LDB, 0, c, LDC, NULL), "m = 0"},
+        {SL_ERR_INVALID_ARG, sl_gemm(ctx, SL_F32, 'N', 'N', M, N, 0, 1, a, LDA, b, LDB, 0, c, LDC, NULL), "k = 0"},
+        {SL_ERR_INVALID_ARG, sl_gemm(ctx, SL_F32, 'N', 'N', M, N, K, 1, a, K - 1, b, LDB, 0, c, LDC, NULL), "lda < k"},
+        {SL_ERR_INVALID_ARG, sl_gemm(ctx, SL_F32, 'N', 'N', M, N, K, 1, a, LDA, b, N - 1, 0, c, LDC, NULL), "ldb < n"},
+        {SL_ERR_INVALID_ARG, sl_gemm(ctx, SL_F32, 'N', 'N', M, N, K, 1, a, LDA, b, LDB, 0, c, N - 1, NULL), "ldc < n"},
+        {SL_ERR_UNSUPPORTED, sl_gemm(ctx, SL_F64, 'N', 'N', M, N, K, 1, a, LDA, b, LDB, 0, c, LDC, NULL), "f64"},
+        {SL_ERR_INVALID_ARG, sl_gemm(ctx, SL_F32, 'N', 'N', M, N, K, 1, NULL, LDA, b, LDB, 0, c, LDC, NULL), "A NULL"},
+        {SL_ERR_MISALIGNED, sl_gemm(ctx, SL_F32, 'N', 'N', M, N, K, 1, (char *)a + 2, LDA, b, LDB, 0, c, LDC, NULL),
+         "A misaligned"},
+        {SL_ERR_OVERLAP, sl_gemm(ctx, SL_F32, 'N', 'N', M, N, K, 1, a, LDA, b, LDB, 0, a + 5, LDC, NULL), "C inside A"},
+        {SL_ERR_INVALID_ARG, sl_gemm(NULL, SL_F32, 'N', 'N', M, N, K, 1, a, LDA, b, LDB, 0, c, LDC, NULL), "ctx NULL"},
+    };
+    for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+        EXPECT(e[i].got == e[i].want, "sl_gemm %s: status %d, want %d (%s)", e[i].what, (int)e[i].got,
+               (int)e[i].want, sl_last_error());
+    sl_ctx_destroy(ctx);
+}
+
+/* The ladder's table (mm.h, for the bench and the roofline) and the
+ * descriptor's variants name the same rungs. */
+static void tables_agree(void)
+{
+    for (int i = 0; i < sl_mm_nvariants; i++) {
+        const sl_mm_variant *v = &sl_mm_variants[i];
+        EXPECT(sl_variant_find(&sl_op_matmul, v->backend, v->name) != NULL, "%s is not in sl_op_matmul", v->name);
+    }
+    for (int i = 0; i < sl_op_matmul.nvariants; i++) {
+        const sl_variant *v = &sl_op_matmul.variants[i];
+        bool found = v->kind == SL_KIND_API;
+        for (int j = 0; j < sl_mm_nvariants; j++)
+            found |= sl_mm_variants[j].backend == v->backend && !strcmp(sl_mm_variants[j].name, v->name);
+        EXPECT(found, "%s is not in sl_mm_variants", v->name);
+    }
+    sl_shape s = {.rows = 300, .cols = 200, .ld = 210, .k = 50};
+    EXPECT(sl_op_buf_elems(&sl_op_matmul, 0, &s) == 300 * 50, "A's extent");
+    EXPECT(sl_op_buf_elems(&sl_op_matmul, 1, &s) == 50 * 200, "B's extent");
+    EXPECT(sl_op_buf_elems(&sl_op_matmul, 2, &s) == 299 * 210 + 200, "C's extent");
+    EXPECT(sl_op_flops(&sl_op_matmul, &s) == 2.0 * 300 * 200 * 50, "flops");
+}
+
 int main(void)
 {
     hand_worked();
+    public_api();
+    tables_agree();
     static const int64_t shapes[][3] = {{1, 1, 1}, {33, 17, 65}, {129, 257, 31}, {7, 600, 3}, {70, 1, 513}};
     const sl_dtype dts[] = {SL_F32, SL_BF16, SL_F16};
     for (int s = 0; s < 5; s++)

@@ -494,6 +494,14 @@ int cmd_run(int argc, char **argv)
         if (nshapes2[o] < 0)
             return cli_usage_error("run", "--shape%s%s: %s", shape_arg ? "" : " (default of ",
                                    shape_arg ? "" : ops[o]->name, why);
+        /* a shape that leaves an input empty (matmul's RxC without K) */
+        for (int j = 0; j < nshapes2[o]; j++)
+            for (int k = 0; k < ops[o]->nbufs; k++)
+                if (sl_role_read(ops[o]->bufs[k].role) && !sl_op_buf_elems(ops[o], k, &shapes2[o][j]))
+                    return cli_usage_error("run", "--shape: %s's %s is empty at %llux%llu%s", ops[o]->name,
+                                           ops[o]->bufs[k].name, (unsigned long long)shapes2[o][j].rows,
+                                           (unsigned long long)shapes2[o][j].cols,
+                                           shapes2[o][j].k ? "" : " (give MxNxK)");
         if (!shape_arg || o == 0 || !shapes_text[0]) {
             size_t used = strlen(shapes_text);
             snprintf(shapes_text + used, sizeof shapes_text - used, "%s%s%s%s", used ? "; " : "",

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -187,6 +188,13 @@ typedef struct sl_variant {
      * sums P the variant forms (SL_TOL_REDUCTION). */
     sl_dtype acc;
     uint32_t partials;
+    /* SL_TOL_REDUCTION, continued (matmul): the accumulator truncates
+     * instead of rounding (tensor cores: u_acc doubles; Fasi et al., PeerJ
+     * CS 7:e330, 2021), and each product's inputs are first rounded with
+     * unit roundoff in_round (TF32: 2^-10; 0: exact products), adding
+     * 2 in_round x scale. */
+    bool acc_truncates;
+    float in_round;
     /* Scratch the variant needs per launch, bytes (NULL: none). The caller
      * hands it over zeroed the first time (sl_args.workspace). */
     size_t (*workspace)(sl_dtype dt, uint64_t n);
@@ -270,6 +278,10 @@ typedef struct sl_op_desc {
     /* Floating-point operations of one launch; NULL: flops_per_elem x
      * rows x cols (sl_op_flops). */
     double (*flops)(const sl_shape *s);
+    /* An op's own section of `streamlab explain`, printed after the
+     * generic model (matmul: its roofline with the tensor-core peaks,
+     * which the generic FP32 model does not know); NULL: none. */
+    void (*explain)(FILE *f, const sl_shape *s, sl_dtype dt);
 } sl_op_desc;
 
 /* The descriptors, one per ops.def line, each defined in its op folder. */

@@ -396,7 +396,8 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
     expected *e = expected_for(s, args->out_dtype, &st);
     if (!e)
         return st;
-    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, s->n, e->scale);
+    /* the length of each reduction: K for an op with a third extent (matmul), else n */
+    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, s->shape.k ? s->shape.k : s->n, e->scale);
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
         if (!sl_role_written(op->bufs[k].role))
             continue;
