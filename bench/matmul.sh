@@ -12,10 +12,17 @@
 #
 # Environment: SIZES (1024,2048,4096,8192), DTYPES (f32,bf16,f16), EXPLORE
 # (1: time rung 7's other configurations), STAGES ("build test memcheck
-# bench torch"). Outputs under $OUT (default ./matmul-out).
+# bench torch cli"). Outputs: $OUT/matmul-out.tgz (default ./matmul-out).
 set -uo pipefail
-OUT=${OUT:-$PWD/matmul-out}
-mkdir -p "$OUT"
+# Every output goes under $W; at exit they are packed into
+# $OUT/matmul-out.tgz (the device tool returns at most 8 files), and the
+# bench's JSON and Markdown and the log are copied beside it.
+FINAL=${OUT:-$PWD/matmul-out}
+W=/tmp/mm-out
+mkdir -p "$FINAL" "$W"
+OUT=$W
+pack() { tar czf "$FINAL/matmul-out.tgz" -C "$W" . 2>/dev/null; cp "$W"/matmul.json "$W"/matmul.md "$W"/matmul.log "$FINAL"/ 2>/dev/null; }
+trap pack EXIT
 SIZES=${SIZES:-1024,2048,4096,8192}
 DTYPES=${DTYPES:-f32,bf16,f16}
 EXPLORE=${EXPLORE:-1}
@@ -36,7 +43,7 @@ if has build; then
     mkdir -p $B/include && echo "/* standalone matmul build: no op functions */" > $B/include/streamlab_ops.h
     stage "build"
     pids=()
-    for f in src/ops/matmul/cuda/*.cu; do
+    for f in src/ops/matmul/cuda/*.cu src/cuda/device_util.cu; do
         nvcc -arch=sm_90 -O3 -std=c++17 -Xptxas -v --expt-relaxed-constexpr -Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror $INC -c $f -o $B/$(basename $f .cu).o \
             > $B/$(basename $f .cu).log 2>&1 &
         pids+=($!)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #ifdef SL_HAVE_CUDA
+#include "cuda_check.h"
 #define MM_CUDA(f) f
 #else
 #define MM_CUDA(f) NULL
@@ -166,10 +167,18 @@ MM_ADAPT(cuda_wmma_tf32, sl_cuda_mm_wmma_tf32)
 MM_ADAPT(cuda_wmma, sl_cuda_mm_wmma)
 MM_ADAPT(cuda_best, sl_cuda_mm_best)
 
-/* what sl_gemm runs on a CUDA context */
+/* what sl_gemm runs on a CUDA context: warptile (f32) and best (bf16, f16)
+ * need sm_80 (cp.async); f32 on an older GPU runs the vec rung, bf16 / f16
+ * there are refused by best with the reason. */
 static sl_status cuda_api_mm(const sl_mm *p)
 {
-    return p->dtype == SL_F32 ? sl_cuda_mm_warptile(p) : sl_cuda_mm_best(p);
+    int cc = 0;
+    sl_status st = sl_cuda_current_cc(&cc);
+    if (st != SL_OK)
+        return st;
+    if (p->dtype == SL_F32)
+        return cc >= 80 ? sl_cuda_mm_warptile(p) : sl_cuda_mm_vec(p);
+    return sl_cuda_mm_best(p);
 }
 MM_ADAPT(cuda_api, cuda_api_mm)
 #endif

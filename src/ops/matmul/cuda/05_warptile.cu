@@ -39,6 +39,7 @@ __global__ void __launch_bounds__(NT, 2) mm_warptile_kernel(int64_t m, int64_t n
                                                             const float *__restrict__ b, int64_t ldb, float *c,
                                                             int64_t ldc, float alpha, float beta)
 {
+#if MM_SM80
     enum { STAGE_FLOATS = BK * PA + BK * BN };
     extern __shared__ __align__(16) float smem[];
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -122,6 +123,7 @@ __global__ void __launch_bounds__(NT, 2) mm_warptile_kernel(int64_t m, int64_t n
             if (i < m && j < n)
                 mm_store(c, ldc, i, j, acc[x][y], alpha, beta);
         }
+#endif /* MM_SM80 */
 }
 
 template <bool VEC, int BK, int STAGES> static sl_status launch(const sl_mm *p, dim3 g)
@@ -145,6 +147,8 @@ extern "C" sl_status sl_cuda_mm_warptile_cfg(const sl_mm *p, int cfg)
 {
     sl_status st = mm_need_dtype(p, 1u << SL_F32, "matmul warptile");
     dim3 g;
+    if (st == SL_OK)
+        st = mm_need_sm80("matmul warptile");
     if (st == SL_OK)
         st = mm_grid(p, BM, BN, "matmul warptile", &g);
     if (st != SL_OK)

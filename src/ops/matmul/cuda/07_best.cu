@@ -69,6 +69,7 @@ __global__ void __launch_bounds__(mm_wcfg<Ts, BM, BN, WM, WN, STAGES, KB>::NT)
     mm_mma_kernel(int64_t m, int64_t n, int64_t k, const Ts *__restrict__ a, int64_t lda, const Ts *__restrict__ b,
                   int64_t ldb, Ts *c, int64_t ldc, float alpha, float beta)
 {
+#if MM_SM80
     typedef mm_wcfg<Ts, BM, BN, WM, WN, STAGES, KB> C;
     enum { V = C::V, BK = C::BK, LDA = C::LDA, LDB = C::LDB, NT = C::NT, FM = WM / 16, FN = WN / 8 };
     enum { CA = BK / V, CB = BN / V, RS_A = NT / CA, RS_B = NT / CB };
@@ -173,6 +174,7 @@ __global__ void __launch_bounds__(mm_wcfg<Ts, BM, BN, WM, WN, STAGES, KB>::NT)
                 if (i < m && j < n)
                     mm_store(c, ldc, i, j, acc[x][y][z], alpha, beta);
             }
+#endif /* MM_SM80 */
 }
 
 template <class Ts, int BM, int BN, int WM, int WN, int STAGES, int KB>
@@ -182,7 +184,9 @@ static sl_status mma_launch(const sl_mm *p)
     if (!(mm_vec_ok(p->a, p->lda, sizeof(Ts)) && mm_vec_ok(p->b, p->ldb, sizeof(Ts))))
         return mm_wmma_launch<Ts, 128, 128, 64, 32, 3, false>(p, "matmul best (unaligned: rung 6)");
     dim3 g;
-    sl_status st = mm_grid(p, BM, BN, "matmul best", &g);
+    sl_status st = mm_need_sm80("matmul best");
+    if (st == SL_OK)
+        st = mm_grid(p, BM, BN, "matmul best", &g);
     if (st != SL_OK)
         return st;
     const size_t smem = (size_t)STAGES * C::STAGE_BYTES;

@@ -55,7 +55,31 @@ __device__ __forceinline__ void mm_cp_async4(void *smem, const void *gmem, int s
 __device__ __forceinline__ void mm_cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> __device__ __forceinline__ void mm_cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
+/* ---- sm_80 features -------------------------------------------------------------
+ * cp.async (rungs 5-7), bf16 / TF32 WMMA and mma.sync need sm_80. The build
+ * also targets sm_75 (-DSL_CUDA_ALL_ARCHS=ON): there the kernels that use
+ * them compile to an empty body (MM_SM80 = 0), and their launchers refuse
+ * a device older than sm_80 before launching (mm_need_sm80). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define MM_SM80 1
+#else
+#define MM_SM80 0
+#endif
+
 /* ---- host side ----------------------------------------------------------------- */
+
+static inline sl_status mm_need_sm80(const char *who)
+{
+    int cc = 0;
+    sl_status st = sl_cuda_current_cc(&cc);
+    if (st != SL_OK)
+        return st;
+    if (cc < 80)
+        return sl_fail(SL_ERR_UNSUPPORTED, "%s: needs sm_80 or newer (cp.async, bf16/TF32 tensor cores); this device "
+                                           "is sm_%d",
+                       who, cc);
+    return SL_OK;
+}
 
 /* Grid of ceil(N / bn) x ceil(M / bm) blocks, checked against the limits. */
 static inline sl_status mm_grid(const sl_mm *p, int bm, int bn, const char *who, dim3 *g)

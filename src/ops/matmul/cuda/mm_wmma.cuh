@@ -32,6 +32,7 @@
 namespace wmma = nvcuda::wmma;
 
 template <class Ts> struct mm_wm;
+#if MM_SM80
 template <> struct mm_wm<__half> {
     typedef __half frag_t;
     enum { WK = 16 };
@@ -55,6 +56,7 @@ template <class F> __device__ __forceinline__ void mm_tf32_round(F &f, float *)
         f.x[i] = wmma::__float_to_tf32(f.x[i]);
 }
 template <class F, class T> __device__ __forceinline__ void mm_tf32_round(F &, T *) {}
+#endif /* MM_SM80 */
 
 template <class Ts, int BM, int BN, int WM, int WN, int STAGES, int KB = 64> struct mm_wcfg {
     enum {
@@ -76,6 +78,7 @@ __global__ void __launch_bounds__(mm_wcfg<Ts, BM, BN, WM, WN, STAGES>::NT)
     mm_wmma_kernel(int64_t m, int64_t n, int64_t k, const Ts *__restrict__ a, int64_t lda, const Ts *__restrict__ b,
                    int64_t ldb, Ts *c, int64_t ldc, float alpha, float beta)
 {
+#if MM_SM80
     typedef mm_wcfg<Ts, BM, BN, WM, WN, STAGES> C;
     typedef typename mm_wm<Ts>::frag_t FT;
     enum { V = C::V, BK = C::BK, LDA = C::LDA, LDB = C::LDB, NT = C::NT, WK = mm_wm<Ts>::WK };
@@ -214,6 +217,7 @@ __global__ void __launch_bounds__(mm_wcfg<Ts, BM, BN, WM, WN, STAGES>::NT)
             }
             __syncwarp();
         }
+#endif /* MM_SM80 */
 }
 
 /* Launch one configuration for p (dtype checked by the caller). */
@@ -222,7 +226,9 @@ static sl_status mm_wmma_launch(const sl_mm *p, const char *who)
 {
     typedef mm_wcfg<Ts, BM, BN, WM, WN, STAGES> C;
     dim3 g;
-    sl_status st = mm_grid(p, BM, BN, who, &g);
+    sl_status st = mm_need_sm80(who);
+    if (st == SL_OK)
+        st = mm_grid(p, BM, BN, who, &g);
     if (st != SL_OK)
         return st;
     const bool vec = mm_vec_ok(p->a, p->lda, sizeof(Ts)) && mm_vec_ok(p->b, p->ldb, sizeof(Ts));
