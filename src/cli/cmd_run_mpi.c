@@ -41,12 +41,15 @@ int cmd_run_mpi(int argc, char **argv)
     (void)argv;
     char what[128] = "";
     cli_mpi_launched(what, sizeof what);
+#ifndef SL_MPI_WHY
+#define SL_MPI_WHY "no MPI was found"
+#endif
     fprintf(stderr,
-            "streamlab run: started by an MPI launcher (%s), but this streamlab was built without MPI, so MPI mode "
-            "(one rank per device, per-rank and aggregate bandwidth) is unavailable. Install an MPI "
+            "streamlab run: started by an MPI launcher (%s), but this streamlab was built without MPI (%s), so MPI "
+            "mode (one rank per device, per-rank and aggregate bandwidth) is unavailable. Install an MPI "
             "(Debian/Ubuntu: libopenmpi-dev openmpi-bin, or scripts/deps.sh) and configure with -DSL_MPI=ON "
             "(docs/scale.md). To run one device without MPI, start streamlab without mpirun.\n",
-            what);
+            what, SL_MPI_WHY);
     return EXIT_USAGE;
 }
 
@@ -94,9 +97,10 @@ static void help(FILE *f)
             "  -o, --op NAME|LIST|all   -s, --sizes LIST (elements per rank)   --dtype LIST\n"
             "  --variants LIST   -n, --trials N (at most %d)   --warmup N   --cold   --timer event|wall\n"
             "  --seed N   --scalar X   --json FILE   --md FILE   --quiet   -h, --help\n"
-            "  -d, --device local|cpu|LIST  local (default): the node-local rank's GPU (ranks on a\n"
-            "                    node from MPI_Comm_split_type), or the CPU where there is no GPU;\n"
-            "                    LIST: entry i for local rank i (CUDA indices and/or cpu)\n"
+            "  -d, --device local|cpu|LIST  local (default): visible GPU (node-local rank mod the GPUs\n"
+            "                    the rank sees; ranks on a node from MPI_Comm_split_type), or the CPU\n"
+            "                    where there is no GPU; LIST: entry i for local rank i (CUDA indices\n"
+            "                    and/or cpu)\n"
             "  --oversubscribe-gpu  let ranks of a node share a GPU (default: refused)\n"
             "  --solo all|first|none  the single-rank figure: every rank alone in turn (default),\n"
             "                    rank 0 alone, or not measured\n"
@@ -619,15 +623,14 @@ static int pick_device(const sl_mpi *m, const mopts *o, int *dev, char *note, si
             snprintf(note, len, "no GPU on this node: CPU ranks");
             return 0;
         }
-        if (m->local_rank >= ngpu && !o->oversub) {
-            fprintf(stderr,
-                    "streamlab run: rank %d (host %s): the node runs %d ranks but has %d GPU%s, so local rank %d "
-                    "has none of its own; start at most %d ranks per node, give --oversubscribe-gpu to share "
-                    "GPUs, or --device cpu\n",
-                    m->rank, m->host, m->local_size, ngpu, ngpu == 1 ? "" : "s", m->local_rank, ngpu);
-            return EXIT_USAGE;
-        }
+        /* Local rank l takes visible GPU l mod (GPUs it sees): with every
+         * GPU visible that is GPU l; where the launcher gives each rank its
+         * own (Slurm's --gpus-per-task=1, CUDA_VISIBLE_DEVICES) it is that
+         * one. Two ranks that still land on one GPU are refused by
+         * check_layout (PCI bus ids), unless --oversubscribe-gpu. */
         *dev = m->local_rank % ngpu;
+        if (m->local_rank >= ngpu && !o->oversub)
+            snprintf(note, len, "more ranks on a node than GPUs each rank sees: checking that no GPU is shared");
         return 0;
     }
     if (strcmp(o->device_arg, "cpu") == 0) {
@@ -743,8 +746,9 @@ static int check_layout(sl_mpi *m, const sl_ctx *ctx, const char *key, int overs
             if (j != m->local_rank && strncmp(mine, "cuda:", 5) == 0 && strcmp(keys[j], mine) == 0) {
                 if (j > m->local_rank)
                     fprintf(stderr,
-                            "streamlab run: ranks on host %s share %s (local ranks %d and %d): ranks of a node "
-                            "share no GPU unless --oversubscribe-gpu is given\n",
+                            "streamlab run: ranks on host %s share the GPU at %s (local ranks %d and %d): ranks of "
+                            "a node share no GPU unless --oversubscribe-gpu is given; start at most one rank per "
+                            "GPU, or give --device cpu\n",
                             m->host, mine + 5, m->local_rank, j);
                 bad = 1;
             }
