@@ -250,6 +250,7 @@ static cJSON *dot_json(const mrun *R, int i)
     cJSON_AddNumberToObject(o, "n_per_rank", (double)d->n_per_rank);
     cJSON_AddNumberToObject(o, "ranks", d->ranks);
     cJSON_AddStringToObject(o, "transport", sl_mpi_transport_name(d->transport));
+    cJSON_AddStringToObject(o, "transport_reason", d->transport_why);
     cJSON_AddStringToObject(o, "status", d->ok ? "ok" : "failed");
     if (d->message[0])
         cJSON_AddStringToObject(o, "message", d->message);
@@ -1227,7 +1228,8 @@ static int run(sl_mpi *m, int argc, char **argv)
                             d->total_ms > 0 ? d->ranks * d->bytes_per_rank / (d->total_ms * 1e6) : 0,
                             d->ok ? "ok" : "FAILED", d->err, d->tol);
                 }
-                fprintf(f, "all-reduce transport: %s\n", sl_mpi_transport_name(R.dots[0].transport));
+                fprintf(f, "all-reduce transport: %s (rank 0: %s)\n", sl_mpi_transport_name(R.dots[0].transport),
+                        R.dots[0].transport_why);
             }
             fprintf(f, "aggregate: every rank's bytes / the slowest rank's time, per trial (median); single: each "
                        "rank alone with the others idle (median across ranks)\n");

@@ -305,15 +305,20 @@ sl_mpi_transport sl_mpi_cuda_transport(char *why, size_t len)
         snprintf(why, len, "STREAMLAB_MPI_STAGED=1");
         return SL_MPI_STAGED;
     }
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) || defined(MPIX_CUDA_AWARE_SUPPORT)
+    /* The run-time answer decides (Open MPI 5 loads its CUDA support at run
+     * time; the compile-time MPIX_CUDA_AWARE_SUPPORT only says how the
+     * headers were configured). */
+#ifdef MPIX_CUDA_AWARE_SUPPORT
+    const int built = MPIX_CUDA_AWARE_SUPPORT;
+#else
+    const int built = -1;
+#endif
     if (MPIX_Query_cuda_support() == 1) {
-        snprintf(why, len, "MPIX_Query_cuda_support() = 1");
+        snprintf(why, len, "MPIX_Query_cuda_support() = 1 (MPIX_CUDA_AWARE_SUPPORT = %d)", built);
         return SL_MPI_CUDA_AWARE;
     }
-    snprintf(why, len, "MPIX_Query_cuda_support() = 0 (the library was built with CUDA support, the run-time has none)");
-    return SL_MPI_STAGED;
-#elif defined(MPIX_CUDA_AWARE_SUPPORT)
-    snprintf(why, len, "this MPI was built without CUDA support (MPIX_CUDA_AWARE_SUPPORT = 0)");
+    snprintf(why, len, "MPIX_Query_cuda_support() = 0 (MPIX_CUDA_AWARE_SUPPORT = %d)", built);
     return SL_MPI_STAGED;
 #else
     snprintf(why, len, "this MPI has no MPIX_Query_cuda_support (no CUDA-aware extension)");
@@ -551,8 +556,9 @@ sl_status sl_mpi_dist_dot(sl_mpi *m, sl_ctx *ctx, sl_dtype dt, uint64_t n, uint6
     d.es = sl_dtype_size(dt);
     d.n = n;
     d.type = dt == SL_F32 ? MPI_FLOAT : MPI_DOUBLE;
-    char why[160];
-    d.tr = ctx->info.backend == SL_BACKEND_CPU ? SL_MPI_HOST_MEM : sl_mpi_cuda_transport(why, sizeof why);
+    snprintf(out->transport_why, sizeof out->transport_why, "CPU ranks: the partial is in host memory");
+    d.tr = ctx->info.backend == SL_BACKEND_CPU ? SL_MPI_HOST_MEM
+                                               : sl_mpi_cuda_transport(out->transport_why, sizeof out->transport_why);
     out->transport = d.tr;
     out->bytes_per_rank = 2.0 * (double)n * (double)d.es;
     m->doing = "the distributed dot's set-up";

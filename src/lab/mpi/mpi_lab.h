@@ -136,6 +136,7 @@ typedef struct sl_mpi_dot_result {
     uint64_t n_per_rank;
     int ranks, trials;
     sl_mpi_transport transport;
+    char transport_why[160];       /* what decided it (MPIX_Query_cuda_support's answer, ...) */
     double bytes_per_rank;         /* the local dot's: 2 n x element size */
     double local_ms, allreduce_ms, total_ms; /* medians over trials, slowest rank's per trial */
     double local_ms_min, total_ms_min;
