@@ -273,6 +273,23 @@ static cJSON *dot_json(const mrun *R, int i)
     return o;
 }
 
+/* Append to a text of cap bytes; past the end, nothing more is written. */
+static void md_add(char *t, size_t cap, size_t *u, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void md_add(char *t, size_t cap, size_t *u, const char *fmt, ...)
+{
+    if (*u >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t + *u, cap - *u, fmt, ap);
+    va_end(ap);
+    *u += n > 0 ? (size_t)n : 0;
+}
+
 static void write_files(mrun *R, bool final)
 {
     if (R->m->rank != 0)
@@ -319,12 +336,12 @@ static void write_files(mrun *R, bool final)
         cJSON_Delete(root);
     }
     if (R->has_md && (R->md.kind == SL_OUT_REGULAR || final)) {
-        size_t cap = 4096 + (size_t)(R->nrows + R->ndots) * 512 + (size_t)R->m->size * 256;
+        size_t cap = 16384 + (size_t)(R->nrows + R->ndots) * 1024 + (size_t)R->m->size * 512;
         char *t = malloc(cap);
         if (!t)
             return;
         size_t u = 0;
-#define P(...) (u += (size_t)snprintf(t + u, u < cap ? cap - u : 0, __VA_ARGS__))
+#define P(...) md_add(t, cap, &u, __VA_ARGS__)
         P(MD_MARK " (%d ranks on %d node%s)\n\n", R->m->size, R->m->nnodes, R->m->nnodes == 1 ? "" : "s");
         P("`%s`\n\nstatus: %s%s%s; streamlab %s; %s; seed %llu; %d trials after %d warm-up launches%s; "
           "timer %s\n\n",
@@ -1169,7 +1186,8 @@ static int run(sl_mpi *m, int argc, char **argv)
     if (want_dot && o.dist_dot && R.first_failed < 0 && !interrupted) {
         R.dots = calloc((size_t)ndt * (size_t)nsizes, sizeof *R.dots);
         R.dot_dtypes = calloc((size_t)ndt * (size_t)nsizes, sizeof *R.dot_dtypes);
-        for (int d = 0; d < ndt && R.dots; d++) {
+        int dot_failed = 0;
+        for (int d = 0; d < ndt && R.dots && !dot_failed; d++) {
             if (dts[d] != SL_F32 && dts[d] != SL_F64)
                 continue;
             for (int j = 0; j < nsizes; j++) {
@@ -1183,7 +1201,7 @@ static int run(sl_mpi *m, int argc, char **argv)
                     R.first_failed = m->rank;
                 }
                 write_files(&R, false);
-                if (sl_mpi_all_max(m, st != SL_OK))
+                if ((dot_failed = sl_mpi_all_max(m, st != SL_OK)) != 0)
                     break;
             }
         }

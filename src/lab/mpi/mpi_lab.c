@@ -138,10 +138,12 @@ void sl_mpi_wait(sl_mpi *m, MPI_Request *req)
                 m->on_abort(m->abort_user);
             MPI_Abort(MPI_COMM_WORLD, 3);
         }
-        if (t > 1e-3) {
-            /* Past a millisecond the wait is long: leave the core to the
-             * rank's own work (CPU ranks share the node's cores). */
-            struct timespec ts = {0, 50000};
+        if (t > 1e-2) {
+            /* Past 10 ms the wait is long (a check, a reference, another
+             * rank timing alone): leave the core to the rank's own work (CPU
+             * ranks share the node's cores). Shorter waits spin, so a trial
+             * starts as soon as the last rank arrives. */
+            struct timespec ts = {0, 20000};
             nanosleep(&ts, NULL);
         }
     }

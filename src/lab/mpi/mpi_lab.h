@@ -59,8 +59,8 @@ void sl_mpi_device_key(const sl_ctx *ctx, char *buf, size_t len);
  * threads. Returns the thread count in use. */
 int sl_mpi_split_cpu_threads(const sl_mpi *m);
 
-/* Wait for a non-blocking request; spins for the first millisecond (so a
- * trial's start is not delayed by a sleep), then polls every 50 us. Past
+/* Wait for a non-blocking request; spins for the first 10 ms (so a
+ * trial's start is not delayed by a sleep), then polls every 20 us. Past
  * m->timeout_s: a message naming this rank, its host and m->doing on
  * stderr, on_abort, MPI_Abort(3). Never returns without completion. */
 void sl_mpi_wait(sl_mpi *m, MPI_Request *req);
