@@ -1257,11 +1257,11 @@ static int run(sl_mpi *m, int argc, char **argv)
                     const sl_mpi_dot_result *d = &R.dots[i];
                     char n_s[32];
                     sl_format_count(d->n_per_rank, n_s, sizeof n_s);
-                    fprintf(f, "%-5s %-9s %10.4f %12.4f %10.4f %12.1f %14.1f  %s (|error| %.3g <= %.3g)\n",
+                    fprintf(f, "%-5s %-9s %10.4f %12.4f %10.4f %12.1f %14.1f  %s (|error| %.3g %s %.3g)\n",
                             sl_dtype_name(R.dot_dtypes[i]), n_s, d->local_ms, d->allreduce_ms, d->total_ms,
                             d->local_ms > 0 ? d->ranks * d->bytes_per_rank / (d->local_ms * 1e6) : 0,
                             d->total_ms > 0 ? d->ranks * d->bytes_per_rank / (d->total_ms * 1e6) : 0,
-                            d->ok ? "ok" : "FAILED", d->err, d->tol);
+                            d->ok ? "ok" : "FAILED", d->err, d->err <= d->tol ? "<=" : ">", d->tol);
                 }
                 fprintf(f, "all-reduce transport: %s (rank 0: %s)\n", sl_mpi_transport_name(R.dots[0].transport),
                         R.dots[0].transport_why);
