@@ -467,12 +467,25 @@ static sl_status time_trials(sl_ctx *ctx, const sl_run_config *cfg, const sl_var
     }
     sl_status st = SL_OK;
     int done = 0;
-    for (; done < cfg->trials && !stop_requested; done++) {
+    bool peer_stopped = false;
+    for (; done < cfg->trials && (cfg->sync || !stop_requested); done++) {
         if (cfg->cold && (st = ctx->ops->flush_cache(ctx)) != SL_OK)
             break;
+        if (cfg->sync && cfg->sync(cfg->sync_user, stop_requested ? SL_SYNC_FAIL : SL_SYNC_OK) != SL_SYNC_OK) {
+            peer_stopped = true;
+            break;
+        }
         if ((st = timed_launch(ctx, cfg, v, args, &t[done])) != SL_OK)
             break;
     }
+    /* The closing step: a process that failed (or stopped) tells the
+     * others, who are at their next step. */
+    if (cfg->sync && !peer_stopped &&
+        cfg->sync(cfg->sync_user, st == SL_OK && done == cfg->trials ? SL_SYNC_OK : SL_SYNC_FAIL) != SL_SYNC_OK)
+        peer_stopped = true;
+    if (peer_stopped && st == SL_OK)
+        st = sl_fail(SL_ERR_INTERRUPTED, "stopped after %d of %d trials: another process failed or was interrupted",
+                     done, cfg->trials);
     r->trials = done;
     if (done > 0) {
         for (int i = 0; i < done; i++)
@@ -536,6 +549,22 @@ static sl_status run_one(sl_ctx *ctx, shape_state *s, const sl_variant *v, sl_ar
 
     bool inject = cfg->inject_fault && strcmp(cfg->inject_fault, v->name) == 0;
     st = launch_and_check(ctx, s, v, args, &r->before, inject);
+    if (cfg->sync) {
+        /* Every process times the row, or none does. */
+        const int mine = st == SL_ERR_UNSUPPORTED                   ? SL_SYNC_SKIP
+                         : st != SL_OK || r->before.mismatches ? SL_SYNC_FAIL
+                                                                : SL_SYNC_OK;
+        const int all = cfg->sync(cfg->sync_user, mine);
+        if (mine == SL_SYNC_OK && all == SL_SYNC_SKIP) {
+            r->status = SL_ERR_UNSUPPORTED;
+            snprintf(r->message, sizeof r->message, "skipped: another process could not run %s", v->name);
+            return SL_OK;
+        }
+        if (mine == SL_SYNC_OK && all != SL_SYNC_OK) {
+            st = sl_fail(SL_ERR_INTERRUPTED, "not timed: another process failed its check before timing");
+            goto failed;
+        }
+    }
     if (st == SL_ERR_UNSUPPORTED) {
         r->status = st;
         snprintf(r->message, sizeof r->message, "skipped: %s", sl_last_error());
@@ -554,6 +583,8 @@ static sl_status run_one(sl_ctx *ctx, shape_state *s, const sl_variant *v, sl_ar
         st = ctx->ops->sync(ctx);
     if (st == SL_OK)
         st = time_trials(ctx, cfg, v, args, r);
+    else if (cfg->sync)
+        cfg->sync(cfg->sync_user, SL_SYNC_FAIL); /* the others wait at their first trial's step */
     if (st != SL_OK)
         goto failed;
 
@@ -583,7 +614,7 @@ static sl_status run_one(sl_ctx *ctx, shape_state *s, const sl_variant *v, sl_ar
 failed:
     r->status = st;
     if (st == SL_ERR_INTERRUPTED)
-        snprintf(r->message, sizeof r->message, "interrupted");
+        snprintf(r->message, sizeof r->message, "%s", cfg->sync ? sl_last_error() : "interrupted");
     else
         snprintf(r->message, sizeof r->message, "%s %s failed at n=%s: %s: %s", cfg->op->name, v->name, n_s,
                  sl_status_string(st), sl_last_error());
