@@ -46,7 +46,6 @@
 #include "axpy.cuh"
 #include "ew_cub.cuh"
 #include "internal.h"
-#include "sizes.h"
 #include "streamlab.h"
 
 SL_EW_CUB_LAUNCHER(bench_axpy_cub, sl_k_axpy)
@@ -78,6 +77,20 @@ static double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* name is one of the comma list's items */
+static bool in_list(const char *list, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p = e ? e + 1 : p + len;
+    }
+    return false;
 }
 
 static double median(std::vector<double> v)
@@ -157,7 +170,7 @@ static void bench_align(void)
             const sl_dtype dt = (sl_dtype)d;
             if (!sl_op_supports(op, dt))
                 continue;
-            if (getenv("ALIGN_DTYPES") && !sl_list_has(getenv("ALIGN_DTYPES"), sl_dtype_name(dt)))
+            if (getenv("ALIGN_DTYPES") && !in_list(getenv("ALIGN_DTYPES"), sl_dtype_name(dt)))
                 continue;
             const size_t es = sl_dtype_size(dt);
             const int per = (int)(16 / es);
