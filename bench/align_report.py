@@ -62,6 +62,34 @@ def main():
               + " | ".join(f"{r[x]['gbs']:.0f}" for x in who)
               + f" | {r['sl_add']['x_cub']:.3f} | {r['tile4']['x_cub']:.3f} | {r['bulk']['x_cub']:.3f} |")
         w("")
+    if d.get("axpyrungs"):
+        w("## sl_axpy at DRAM sizes, aligned: beside CUB in place and out of place, and its rungs\n")
+        w("30 trials each, the order rotating; x CUB = CUB in place median / this median.\n")
+        w("| dtype | n | who | median ms | GB/s | x CUB (in place) |")
+        w("|---|---|---|--:|--:|--:|")
+        for r in d["axpyrungs"]:
+            w(f"| {r['dtype']} | 2^{r['n_log2']} | {r['who']} | {r['median_ms']:.5f} | {r['gbs']:.0f} | {r['x_cub_inplace']:.4f} |")
+        w("")
+    if any(r.get("ratios") for r in d.get("align", [])):
+        w("## Per combination (4- and 8-byte dtypes): x CUB by output offset (rows) and input offsets\n")
+        w("add: one row per c offset, the cells in order (a, b) = (0,0), (1,0), ..., i.e. a fastest;")
+        w("axpy: one row per y offset (y is read and written), cells by x offset.\n")
+        for r in d["align"]:
+            if not r.get("ratios"):
+                continue
+            per = {"f32": 4, "f64": 2}.get(r["dtype"], 0)
+            if not per:
+                continue
+            nb = 3 if r["op"] == "add" else 2
+            inner = per ** (nb - 1)
+            w(f"{r['op']} {r['dtype']} 2^{r['log2n']}:\n")
+            w("| out offset | " + " | ".join(
+                (f"a{c % per},b{c // per}" if nb == 3 else f"x{c}") for c in range(inner)) + " |")
+            w("|---|" + "--:|" * inner)
+            for o in range(per):
+                cells = r["ratios"][o * inner:(o + 1) * inner]
+                w(f"| {o} | " + " | ".join(f"{x:.3f}" for x in cells) + " |")
+            w("")
     if d.get("rwmix"):
         w("## DRAM bandwidth against the read/write mix (float4 streams, 2^28 floats each)\n")
         w("| read streams | write streams | read fraction | median ms | GB/s |")
