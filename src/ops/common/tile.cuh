@@ -98,8 +98,16 @@ static __device__ __forceinline__ void tile_ld16(const sl_ew_ptrs<DT, OP::NIN> &
     }
 }
 
+/* RA (the realigned layout) holds two aligned vectors per input per k
+ * until they are funnel-shifted: K x NIN x 8 registers of loads. Under the
+ * aligned kernel's 32-register cap ptxas spilled 76-216 bytes per thread
+ * (H200 build, issue 17), so the realigned kernel asks for a quarter of
+ * the resident blocks (up to 128 registers): 512 threads per SM on sm_90,
+ * still 4 x 2 x 16 B x 512 = 64 KiB of loads in flight per SM for two
+ * inputs, above the ~48 KiB knee (docs/probes.md). */
 template <int BLOCK, int K, int HINT, int DT, class OP, bool RA>
-static __global__ void __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK)
+static __global__ void __launch_bounds__(BLOCK, RA ? (SL_THREADS_PER_SM / BLOCK / 4 > 0 ? SL_THREADS_PER_SM / BLOCK / 4 : 1)
+                                                   : SL_THREADS_PER_SM / BLOCK)
 ew_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
 {
     sl_ew_edges<DT>(op, p);
