@@ -155,6 +155,12 @@ int cmd_probe(int argc, char **argv)
     prof.cc_minor = ctx->info.cc_minor;
     prof.sm_count = ctx->info.sm_count;
     prof.peak_gbs = ctx->info.peak_gbs > 0 ? ctx->info.peak_gbs : -1;
+    snprintf(prof.uuid, sizeof prof.uuid, "%s", ctx->info.uuid);
+    prof.sm_clock_max_mhz = ctx->info.sm_clock_khz > 0 ? ctx->info.sm_clock_khz / 1000 : -1;
+    prof.mem_clock_mhz = ctx->info.mem_clock_khz > 0 ? ctx->info.mem_clock_khz / 1000 : -1;
+    prof.sm_clock_now_mhz = ctx->info.nvml_sm_clock_mhz;
+    prof.mem_clock_now_mhz = ctx->info.nvml_mem_clock_mhz;
+    prof.ecc = ctx->info.ecc_enabled;
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);

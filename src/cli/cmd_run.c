@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "model.h"
 #include "mpi_run.h"
+#include "probe.h"
 #include "results.h"
 #include "rng.h"
 #include "sizes.h"
@@ -99,6 +100,10 @@ static void help(FILE *f)
             "                    <name>.profile.json in . or profiles/, if present); a file that\n"
             "                    cannot be read or was measured on another device is an error\n"
             "  --profile-force   use --profile FILE even if it was measured on another device\n"
+            "  --reprobe         re-measure the DRAM read, write and copy ceilings now (one working\n"
+            "                    set, under a second) and use them in the model; the JSON records\n"
+            "                    the profile and the rates used (a profile belongs to one GPU: `run`\n"
+            "                    warns when it was made on another)\n"
             "  -h, --help        this help\n"
             "\n"
             "Files are rewritten after every row: an interrupted or failing run leaves\n"
@@ -107,6 +112,38 @@ static void help(FILE *f)
             "error (bad flag, size, variant, device, profile; an output that cannot be written),\n"
             "130 interrupted\n",
             sl_dtype_all_names());
+}
+
+/* --reprobe (issue 17): the DRAM ceilings measured now replace the
+ * profile's in hw, and the note (the JSON's model_parameters) says so. */
+static int run_reprobe(sl_ctx *ctx, sl_hw *hw, char *note, size_t len)
+{
+    sl_profile rp;
+    sl_profile_init(&rp);
+    double sec = 0;
+    if (sl_probe_reprobe(ctx, &rp, &sec) != SL_OK) {
+        fprintf(stderr, "streamlab run: --reprobe: %s\n", sl_last_error());
+        return EXIT_RUN_FAILED;
+    }
+    sl_hw_apply_profile(hw, &rp, "run --reprobe");
+    size_t used = strlen(note);
+    snprintf(note + used, len - used, "%sDRAM ceilings re-probed now (--reprobe, %.2f s): read %.0f, write %.0f, "
+             "SM copy %.0f GB/s", used ? "; " : "", sec, rp.read_gbs, rp.write_gbs, rp.copy_sm_gbs);
+    return 0;
+}
+
+/* The DRAM rates the model uses, appended to the note. */
+static void run_note_rates(const sl_hw *hw, char *note, size_t len)
+{
+    size_t used = strlen(note);
+    snprintf(note + used, len - used, "%smodel DRAM rates: read %.0f (%s), write %.0f (%s), mixed write %.0f GB/s (%s)",
+             used ? "; " : "", hw->p[HW_DRAM_READ_GBS].v, sl_src_name(hw->p[HW_DRAM_READ_GBS].src),
+             hw->p[HW_DRAM_WRITE_GBS].v, sl_src_name(hw->p[HW_DRAM_WRITE_GBS].src),
+             hw->p[HW_DRAM_MIXED_WRITE_GBS].v, sl_src_name(hw->p[HW_DRAM_MIXED_WRITE_GBS].src));
+    if (hw->profile_warning[0]) {
+        used = strlen(note);
+        snprintf(note + used, len - used, "; warning: %s", hw->profile_warning);
+    }
 }
 
 static void on_signal(int sig)
@@ -342,7 +379,7 @@ int cmd_run(int argc, char **argv)
         return cmd_run_mpi(argc, argv);
     enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
            OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_PROFILE_FORCE, OPT_SCALAR, OPT_COUNTERS, OPT_OFFSET,
-           OPT_TIMER, OPT_SHAPE };
+           OPT_TIMER, OPT_SHAPE, OPT_REPROBE };
     static const struct option opts[] = {
         {"sizes", required_argument, 0, OPT_SIZES},   {"variants", required_argument, 0, OPT_VARIANTS},
         {"trials", required_argument, 0, OPT_TRIALS}, {"warmup", required_argument, 0, OPT_WARMUP},
@@ -356,6 +393,7 @@ int cmd_run(int argc, char **argv)
         {"counters", no_argument, 0, OPT_COUNTERS},   {"offset", required_argument, 0, OPT_OFFSET},
         {"timer", required_argument, 0, OPT_TIMER},   {"shape", required_argument, 0, OPT_SHAPE},
         {"help", no_argument, 0, 'h'},
+        {"reprobe", no_argument, 0, OPT_REPROBE},
         {0, 0, 0, 0}};
 
     char cmdline[2048];
@@ -363,7 +401,7 @@ int cmd_run(int argc, char **argv)
     const char *sizes_arg = DEFAULT_SIZES, *shape_arg = NULL, *variants_arg = NULL, *profile_arg = NULL, *dtype_arg = "f32",
                *op_arg = DEFAULT_OP, *device_arg = "auto";
     double scalar = 0.0;
-    int have_scalar = 0, profile_force = 0, have_sizes = 0;
+    int have_scalar = 0, profile_force = 0, have_sizes = 0, reprobe = 0;
     int trials = 10, warmup = 5, cold = 0, quiet = 0, counters = 0, offset = 0;
     sl_timer timer = SL_TIMER_EVENT;
     uint64_t seed = sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
@@ -433,6 +471,7 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_PROFILE: profile_arg = optarg; break;
         case OPT_PROFILE_FORCE: profile_force = 1; break;
+        case OPT_REPROBE: reprobe = 1; break;
         case 'h': help(stdout); return 0;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
@@ -544,11 +583,11 @@ int cmd_run(int argc, char **argv)
      * profile (--profile, or the device's default one if present). CPU rows
      * get none; a --profile given for them is still checked against the
      * device, so that a wrong file never passes unnoticed. */
-    char hw_note[1200] = "";
+    char hw_note[4800] = "";
     int model = 0;
     for (int i = 0; i < ndev; i++) {
         sl_ctx *ctx = devs[i].ctx;
-        char note[600] = "", prof_used[512] = "";
+        char note[2400] = "", prof_used[512] = "";
         if (ctx->info.backend == SL_BACKEND_CUDA && sl_hw_from_ctx(ctx, &devs[i].hw) == SL_OK) {
             int found = 0;
             if (sl_hw_load_profile(&devs[i].hw, profile_arg, profile_force, &found, prof_used, sizeof prof_used) !=
@@ -559,6 +598,11 @@ int cmd_run(int argc, char **argv)
             snprintf(note, sizeof note, "%s%s",
                      found ? "measured parameters from " : "no probe profile: datasheet and arch-table parameters",
                      found ? prof_used : "");
+            if (devs[i].hw.profile_warning[0])
+                fprintf(stderr, "streamlab run: warning: %s\n", devs[i].hw.profile_warning);
+            if (reprobe && (rc = run_reprobe(ctx, &devs[i].hw, note, sizeof note)) != 0)
+                break;
+            run_note_rates(&devs[i].hw, note, sizeof note);
             devs[i].model = true;
             model = 1;
         } else if (profile_arg) {

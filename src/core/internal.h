@@ -150,6 +150,13 @@ struct sl_ctx {
     const sl_backend_ops *ops;
     void *stream;  /* the harness's stream (cudaStream_t), NULL on the CPU */
     void *state;   /* backend-private */
+    /* sl_ctx_set_pointer_checks: the mode (an sl_pointer_checks; set to
+     * SL_POINTER_CHECKS_FIRST_USE by sl_ctx_create) and the pointers that
+     * passed (a ring; read and written with atomics). */
+    int pointer_checks;
+#define SL_PTR_MEMO 16
+    const void *ptr_memo[SL_PTR_MEMO];
+    unsigned ptr_memo_next;
 };
 
 extern const sl_backend_ops sl_cpu_ops;

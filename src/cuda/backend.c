@@ -158,6 +158,14 @@ sl_status sl_cuda_ctx_init(sl_ctx *ctx, int dev)
     /* Theoretical DRAM bandwidth: clock x bus bytes x 2 transfers per clock
      * (DDR), as the seed computes it (seed 000, "Benchmark Methodology"). */
     d->peak_gbs = (double)d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) * 2.0 / 1e9;
+    /* The UUID names this GPU among identical ones (issue 17: a profile
+     * belongs to one machine); nvidia-smi's layout, 8-4-4-4-12 hex digits. */
+    {
+        const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+        snprintf(d->uuid, sizeof d->uuid,
+                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
+                 u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    }
 
     char bus_id[32] = "";
     if (cudaDeviceGetPCIBusId(bus_id, (int)sizeof bus_id, dev) == cudaSuccess)
@@ -321,9 +329,11 @@ static sl_status cuda_bind(const sl_ctx *ctx, int *token)
 {
     int cur = -1;
     SL_CUDA_TRY(cudaGetDevice(&cur));
-    *token = cur;
-    if (cur != ctx->info.device)
+    *token = -1; /* nothing to restore: unbind makes no runtime call (issue 17, per-call cost) */
+    if (cur != ctx->info.device) {
+        *token = cur;
         SL_CUDA_TRY(cudaSetDevice(ctx->info.device));
+    }
     return SL_OK;
 }
 
