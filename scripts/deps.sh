@@ -1,6 +1,8 @@
 #!/bin/sh
 # Check what streamlab needs to build and, where we can (root or sudo with
-# apt-get), install what is missing from Debian/Ubuntu packages. Prints the
+# apt-get), install what is missing from Debian/Ubuntu packages
+# (SL_DEPS_NO_BROWSER=1 leaves Chromium out: only the report's browser test
+# needs it). Prints the
 # exact command otherwise. nvcc is optional: without it the build is CPU-only.
 set -u
 missing=""
@@ -14,6 +16,14 @@ for d in /usr/include /usr/local/include ${CMAKE_PREFIX_PATH:+$(echo "$CMAKE_PRE
     [ -f "$d/cjson/cJSON.h" ] && found_cjson=1
 done
 [ $found_cjson = 1 ] || missing="$missing libcjson-dev"
+# streamlab report plots with gnuplot; its tests read the page with Python
+# and render it in headless Chromium (tests/test_report*.sh skip without them).
+command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+if [ "${SL_DEPS_NO_BROWSER:-0}" != 1 ] && ! command -v chromium >/dev/null 2>&1 &&
+    ! command -v chromium-browser >/dev/null 2>&1; then
+    missing="$missing chromium"
+fi
 [ -z "$missing" ] && exit 0
 
 echo "streamlab: missing build dependencies:$missing"

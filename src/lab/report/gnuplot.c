@@ -205,14 +205,17 @@ char *sl_gp_svg(sl_gp *gp, const char *id)
         sl_fail(SL_ERR_IO, "gnuplot's figure %s is not SVG", id);
         return NULL;
     }
-    /* Prefix every id and every reference to one: id="x", url(#x), href="#x". */
-    static const char *const pats[] = {"id=\"", "url(#", "href=\"#"};
-    sbuf b = {0};
+    /* Prefix every id and every reference to one: id="x", url(#x),
+     * href="#x". gnuplot 5.4 gives a plot's key sample and its curve the
+     * same id (gnuplot_plot_N); a repeated id gets a suffix (-2, -3, ...),
+     * so no id occurs twice on the page. */
+    static const char *const pats[] = {"id=\"", "id='", "url(#", "href=\"#", "href='#"};
+    sbuf b = {0}, seen = {0}; /* seen: "\nid\n" for every id written */
     const char *p = start;
-    int oom = 0;
+    int oom = sb_put(&seen, "\n", 1);
     while (*p && !oom) {
         int hit = -1;
-        for (int k = 0; k < 3 && hit < 0; k++)
+        for (int k = 0; k < 5 && hit < 0; k++)
             if (strncmp(p, pats[k], strlen(pats[k])) == 0)
                 hit = k;
         if (hit >= 0) {
@@ -221,11 +224,35 @@ char *sl_gp_svg(sl_gp *gp, const char *id)
             oom |= sb_put(&b, id, strlen(id)) != 0;
             oom |= sb_put(&b, "-", 1) != 0;
             p += pl;
+            if (hit <= 1) {
+                size_t vl = strcspn(p, hit == 0 ? "\"" : "'");
+                char key[300];
+                int count = 0;
+                if (vl < 250) {
+                    /* how many times this id was written before */
+                    for (int k = 1; k < 1000; k++) {
+                        snprintf(key, sizeof key, "\n%.*s%s%.0d\n", (int)vl, p, k > 1 ? "-" : "", k > 1 ? k : 0);
+                        if (!strstr(seen.p, key)) {
+                            count = k;
+                            break;
+                        }
+                    }
+                    oom |= sb_put(&seen, key + 1, strlen(key + 1)) != 0;
+                }
+                oom |= sb_put(&b, p, vl) != 0;
+                if (count > 1) {
+                    char suf[16];
+                    snprintf(suf, sizeof suf, "-%d", count);
+                    oom |= sb_put(&b, suf, strlen(suf)) != 0;
+                }
+                p += vl;
+            }
         } else {
             oom |= sb_put(&b, p, 1) != 0;
             p++;
         }
     }
+    free(seen.p);
     free(svg);
     if (oom) {
         free(b.p);
