@@ -65,7 +65,12 @@ static void help(FILE *f)
             "                    the copy ceiling and the peer always run\n"
             "  --scalar X        the op's scalar: axpy's alpha (default 1.3), s of scale, triad\n"
             "                    and nstream (default 0.4, BabelStream's); --alpha X is the same\n"
-            "  -n, --trials N    timed launches per row (default 10)\n"
+            "  -n, --trials N    timed launches per row (default 10); with --stdrel, the least\n"
+            "  --stdrel PCT      noise-aware timing (nvbench's stdrel): after --trials, keep timing\n"
+            "                    until the median's relative standard error is below PCT %%, or\n"
+            "                    --max-time runs out; each row reports its trials and its noise\n"
+            "  --max-time S      seconds of timing per row at most (default with --stdrel: 2;\n"
+            "                    without it, none: the trials stop at --trials or S, first)\n"
             "  --warmup N        untimed launches before the trials (default 5)\n"
             "  --timer event|wall  event (default): device events around each launch alone;\n"
             "                    wall: a host clock around launch + synchronisation, as\n"
@@ -335,7 +340,7 @@ int cmd_run(int argc, char **argv)
 {
     enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
            OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_PROFILE_FORCE, OPT_SCALAR, OPT_COUNTERS, OPT_OFFSET,
-           OPT_TIMER };
+           OPT_TIMER, OPT_STDREL, OPT_MAX_TIME };
     static const struct option opts[] = {
         {"sizes", required_argument, 0, OPT_SIZES},   {"variants", required_argument, 0, OPT_VARIANTS},
         {"trials", required_argument, 0, OPT_TRIALS}, {"warmup", required_argument, 0, OPT_WARMUP},
@@ -348,6 +353,7 @@ int cmd_run(int argc, char **argv)
         {"alpha", required_argument, 0, OPT_SCALAR},  {"scalar", required_argument, 0, OPT_SCALAR},
         {"counters", no_argument, 0, OPT_COUNTERS},   {"offset", required_argument, 0, OPT_OFFSET},
         {"timer", required_argument, 0, OPT_TIMER},   {"help", no_argument, 0, 'h'},
+        {"stdrel", required_argument, 0, OPT_STDREL}, {"max-time", required_argument, 0, OPT_MAX_TIME},
         {0, 0, 0, 0}};
 
     char cmdline[2048];
@@ -358,6 +364,7 @@ int cmd_run(int argc, char **argv)
     int have_scalar = 0, profile_force = 0;
     int trials = 10, warmup = 5, cold = 0, quiet = 0, counters = 0, offset = 0;
     sl_timer timer = SL_TIMER_EVENT;
+    double stdrel = 0.0, max_time = -1.0; /* --stdrel (a fraction here), --max-time (s; -1: not given) */
     uint64_t seed = sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
     sl_report_opts ropts = {0};
     char why[256];
@@ -419,6 +426,21 @@ int cmd_run(int argc, char **argv)
             if (cli_parse_int(optarg, 0, 1 << 20, &offset))
                 return cli_usage_error("run", "--offset wants an element count from 0 to 1048576, not '%s'", optarg);
             break;
+        case OPT_STDREL:
+        case OPT_MAX_TIME: {
+            char *end;
+            double x = strtod(optarg, &end);
+            const bool is_rel = c == OPT_STDREL;
+            if (!*optarg || *end || !(x > 0) || x > (is_rel ? 100.0 : 3600.0))
+                return cli_usage_error("run", "%s wants a number above 0 and at most %s, not '%s'",
+                                       is_rel ? "--stdrel" : "--max-time", is_rel ? "100 (percent)" : "3600 (seconds)",
+                                       optarg);
+            if (is_rel)
+                stdrel = x / 100.0;
+            else
+                max_time = x;
+            break;
+        }
         case OPT_PROFILE: profile_arg = optarg; break;
         case OPT_PROFILE_FORCE: profile_force = 1; break;
         case 'h': help(stdout); return 0;
@@ -571,6 +593,9 @@ int cmd_run(int argc, char **argv)
                 cfg->variants = s->chosen;
                 cfg->warmup = warmup;
                 cfg->trials = trials;
+                cfg->stdrel = stdrel;
+                cfg->max_time_s = max_time > 0 ? max_time : stdrel > 0 ? 2.0 : 0.0; /* --stdrel alone: 2 s a row */
+                cfg->max_trials = 1000000;
                 cfg->cold = cold;
                 cfg->timer = timer;
                 cfg->progress = !quiet && isatty(STDERR_FILENO);
@@ -641,6 +666,8 @@ int cmd_run(int argc, char **argv)
         .nsizes = nsizes,
         .warmup = warmup,
         .trials = trials,
+        .stdrel = stdrel,
+        .max_time_s = max_time > 0 ? max_time : stdrel > 0 ? 2.0 : 0.0,
         .cold = cold,
         .timer = timer,
         .seed = seed,

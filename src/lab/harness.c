@@ -399,27 +399,58 @@ static sl_status timed_launch(sl_ctx *ctx, const sl_run_config *cfg, const sl_va
     return ctx->ops->timer_stop(ctx, ms);
 }
 
-/* Time `trials` launches; keeps the first 1024 times in r and summarises
- * all of them. */
+/* sl_time_by_rule's callbacks: one timed launch (cache flushed first with
+ * --cold), the host clock, and the interrupt flag. */
+typedef struct trial_ctx {
+    sl_ctx *ctx;
+    const sl_run_config *cfg;
+    const sl_variant *v;
+    const sl_args *args;
+} trial_ctx;
+
+static sl_status one_trial(void *user, double *ms)
+{
+    trial_ctx *c = user;
+    sl_status st;
+    if (c->cfg->cold && (st = c->ctx->ops->flush_cache(c->ctx)) != SL_OK)
+        return st;
+    return timed_launch(c->ctx, c->cfg, c->v, c->args, ms);
+}
+
+static double clock_s(void *user)
+{
+    (void)user;
+    return now_ms() / 1e3;
+}
+
+static bool stop_asked(void *user)
+{
+    (void)user;
+    return stop_requested != 0;
+}
+
+/* Time the launches by the run's stop rule (stoprule.h: `trials`, or with
+ * --stdrel until the noise is low enough); keeps the first 1024 times in r
+ * and summarises all of them. */
 static sl_status time_trials(sl_ctx *ctx, const sl_run_config *cfg, const sl_variant *v, const sl_args *args,
                              sl_result *r)
 {
     enum { KEEP = sizeof r->times_ms / sizeof r->times_ms[0] };
-    double *t = malloc((size_t)cfg->trials * sizeof *t);
-    double *g = malloc((size_t)cfg->trials * sizeof *g);
+    const sl_stop_rule rule = {.min_trials = cfg->trials,
+                               .max_trials = cfg->max_trials > cfg->trials ? cfg->max_trials : cfg->trials,
+                               .stdrel = cfg->stdrel,
+                               .max_time_s = cfg->max_time_s};
+    const int cap = rule.stdrel > 0 ? rule.max_trials : rule.min_trials;
+    double *t = malloc((size_t)cap * sizeof *t);
+    double *g = malloc((size_t)cap * sizeof *g);
     if (!t || !g) {
         free(t);
         free(g);
-        return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for %d trial times", cfg->trials);
+        return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for %d trial times", cap);
     }
-    sl_status st = SL_OK;
+    trial_ctx tc = {ctx, cfg, v, args};
     int done = 0;
-    for (; done < cfg->trials && !stop_requested; done++) {
-        if (cfg->cold && (st = ctx->ops->flush_cache(ctx)) != SL_OK)
-            break;
-        if ((st = timed_launch(ctx, cfg, v, args, &t[done])) != SL_OK)
-            break;
-    }
+    sl_status st = sl_time_by_rule(&rule, one_trial, clock_s, stop_asked, &tc, t, &done, &r->noise, &r->stop);
     r->trials = done;
     if (done > 0) {
         for (int i = 0; i < done; i++)
@@ -434,7 +465,7 @@ static sl_status time_trials(sl_ctx *ctx, const sl_run_config *cfg, const sl_var
     }
     free(t);
     free(g);
-    if (st == SL_OK && done < cfg->trials)
+    if (st == SL_OK && r->stop == SL_STOP_INTERRUPT)
         st = sl_fail(SL_ERR_INTERRUPTED, "interrupted after %d of %d trials", done, cfg->trials);
     return st;
 }
@@ -481,6 +512,10 @@ static sl_status run_one(sl_ctx *ctx, shape_state *s, const sl_variant *v, sl_ar
     if (v->attrs && v->attrs(cfg->dtype, &r->attrs) == SL_OK)
         r->has_attrs = true;
 
+    /* The record: clocks, power, temperature and throttle reasons at the
+     * row's start and after its trials (record.h). */
+    if (ctx->ops->env_sample)
+        ctx->ops->env_sample(ctx, &r->env0);
     bool inject = cfg->inject_fault && strcmp(cfg->inject_fault, v->name) == 0;
     st = launch_and_check(ctx, s, v, args, &r->before, inject);
     if (st == SL_ERR_UNSUPPORTED) {
@@ -501,6 +536,8 @@ static sl_status run_one(sl_ctx *ctx, shape_state *s, const sl_variant *v, sl_ar
         st = ctx->ops->sync(ctx);
     if (st == SL_OK)
         st = time_trials(ctx, cfg, v, args, r);
+    if (ctx->ops->env_sample)
+        ctx->ops->env_sample(ctx, &r->env1);
     if (st != SL_OK)
         goto failed;
 

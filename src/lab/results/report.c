@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "writer.h"
 
+#include "record.h"
 #include "sizes.h"
 
 #include <stdio.h>
@@ -75,6 +76,11 @@ static void make_cells(const sl_result *r, sl_row_cells *c)
         snprintf(c->median, sizeof c->median, "-");
         snprintf(c->gbs, sizeof c->gbs, "-");
     }
+    snprintf(c->ntrials, sizeof c->ntrials, "%d", r->trials);
+    if (r->trials > 1)
+        snprintf(c->noise, sizeof c->noise, "%.2f", 100.0 * r->noise);
+    else
+        snprintf(c->noise, sizeof c->noise, "-");
     snprintf(c->pred, sizeof c->pred, "-");
     snprintf(c->limiter, sizeof c->limiter, "-");
     snprintf(c->ratio, sizeof c->ratio, "-");
@@ -99,7 +105,8 @@ static void make_cells(const sl_result *r, sl_row_cells *c)
     fmt_or_dash(c->peak, sizeof c->peak, 1, r->pct_peak);
     fmt_or_dash(c->copy, sizeof c->copy, 1, r->pct_copy);
     fmt_or_dash(c->peer, sizeof c->peer, 3, r->x_peer);
-    snprintf(c->check, sizeof c->check, "%s", sl_row_check_word(r->status));
+    /* " T": NVML saw the clocks held down (power, thermal) during the row */
+    snprintf(c->check, sizeof c->check, "%s%s", sl_row_check_word(r->status), sl_record_row_throttled(r) ? " T" : "");
 }
 
 int sl_report_columns(const sl_report *rep, sl_col *cols)
@@ -122,6 +129,10 @@ int sl_report_columns(const sl_report *rep, sl_col *cols)
     cols[k++] = (sl_col){"%copy", 5, 'r'};
     cols[k++] = (sl_col){"×peer", 6, 'r'};
     cols[k++] = (sl_col){"check", 5, 'l'};
+    if (rep->meta.stdrel > 0 || rep->meta.max_time_s > 0) {
+        cols[k++] = (sl_col){"trials", 6, 'r'};
+        cols[k++] = (sl_col){"noise%", 6, 'r'};
+    }
     if (rep->meta.model) {
         cols[k++] = (sl_col){"pred ms", 9, 'r'};
         cols[k++] = (sl_col){"limiter", 8, 'l'};
@@ -156,6 +167,10 @@ void sl_report_cells(const sl_report *rep, const sl_row_cells *c, const char **c
     cells[k++] = c->copy;
     cells[k++] = c->peer;
     cells[k++] = c->check;
+    if (rep->meta.stdrel > 0 || rep->meta.max_time_s > 0) {
+        cells[k++] = c->ntrials;
+        cells[k++] = c->noise;
+    }
     if (rep->meta.model) {
         cells[k++] = c->pred;
         cells[k++] = c->limiter;
@@ -197,6 +212,8 @@ int sl_report_header(const sl_report *rep, char lines[][512])
                      d->ecc_enabled > 0 ? "on" : d->ecc_enabled == 0 ? "off" : "unknown");
         else if (d->backend == SL_BACKEND_CUDA)
             snprintf(lines[k++], 512, "  NVML unavailable: current clocks unknown");
+        if (d->backend == SL_BACKEND_CUDA && d->nvml_sm_clock_mhz >= 0)
+            snprintf(lines[k++], 512, "  check \"ok T\": NVML saw the clocks held down (power or thermal) during the row");
     }
     if (m->nctx > 2)
         snprintf(lines[k++], 512, "(and %d more devices: see the JSON)", m->nctx - 2);
@@ -205,6 +222,13 @@ int sl_report_header(const sl_report *rep, char lines[][512])
              m->timer == SL_TIMER_WALL ? "host clock around launch + sync (--timer wall)"
                                        : "event-timed launches (--timer event)",
              (unsigned long long)m->seed);
+    if (m->stdrel > 0)
+        snprintf(lines[k++], 512,
+                 "noise-aware timing (--stdrel %.3g): at least %d trials, then until the median's relative standard "
+                 "error (noise%%) is below %.3g%%, or %.3g s a row",
+                 100 * m->stdrel, m->trials, 100 * m->stdrel, m->max_time_s);
+    else if (m->max_time_s > 0)
+        snprintf(lines[k++], 512, "trials stop at %d or after %.3g s a row (--max-time)", m->trials, m->max_time_s);
     snprintf(lines[k++], 512,
              "GB/s = (bytes read + written, the op's descriptor) / median time; %%copy and ×peer compare with the "
              "copy and peer rows of the same op, n and dtype");

@@ -24,6 +24,8 @@ typedef struct sl_report_meta {
     const uint64_t *sizes;    /* element counts */
     int nsizes;
     int warmup, trials;
+    double stdrel;            /* --stdrel as a fraction; 0: fixed trials */
+    double max_time_s;        /* per row; 0: none */
     bool cold;
     sl_timer timer;
     uint64_t seed;

@@ -7,6 +7,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "writer.h"
 
+#include "record.h"
+
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +134,8 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     }
     cJSON_AddNumberToObject(o, "trials", r->trials);
     if (r->trials > 0) {
+        cJSON_AddNumberToObject(o, "noise_rse_median", r->noise);
+        cJSON_AddStringToObject(o, "trials_stopped_by", sl_stop_reason_name(r->stop));
         cJSON *t = cJSON_AddObjectToObject(o, "time_ms");
         cJSON_AddNumberToObject(t, "mean", r->st.mean);
         cJSON_AddNumberToObject(t, "sd", r->st.sd);
@@ -168,6 +172,9 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     }
     if (r->ctr_note[0])
         cJSON_AddStringToObject(o, "counters_note", r->ctr_note);
+    cJSON *nv = sl_record_row_json(r);
+    if (nv)
+        cJSON_AddItemToObject(o, "nvml", nv);
     if (r->has_attrs) {
         cJSON *k = cJSON_AddObjectToObject(o, "kernel");
         cJSON_AddNumberToObject(k, "registers", r->attrs.regs);
@@ -212,6 +219,7 @@ static sl_status json_open(sl_report *rep, void **state)
         for (int i = 0; i < rep->meta.nctx; i++)
             cJSON_AddItemToArray(devs, device_json(rep->meta.ctxs[i]));
     }
+    cJSON_AddItemToObject(root, "record", sl_record_run_json(m->ctxs, m->nctx));
     cJSON *c = cJSON_AddObjectToObject(root, "config");
     cJSON_AddStringToObject(c, "op", m->ops);
     cJSON_AddStringToObject(c, "dtype", m->dtypes);
@@ -219,6 +227,10 @@ static sl_status json_open(sl_report *rep, void **state)
         cJSON_AddStringToObject(c, "scalars", m->scalars);
     cJSON_AddNumberToObject(c, "warmup", m->warmup);
     cJSON_AddNumberToObject(c, "trials", m->trials);
+    if (m->stdrel > 0)
+        cJSON_AddNumberToObject(c, "stdrel_pct", 100 * m->stdrel);
+    if (m->max_time_s > 0)
+        cJSON_AddNumberToObject(c, "max_time_s", m->max_time_s);
     cJSON_AddBoolToObject(c, "cold", m->cold);
     cJSON_AddStringToObject(c, "timer", m->timer == SL_TIMER_WALL ? "wall" : "event");
     cJSON_AddNumberToObject(c, "offset_elements", (double)m->offset);
