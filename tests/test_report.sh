@@ -28,8 +28,20 @@ fi
 "$SL" run --devices cpu --op add,triad --sizes 100000,1M --trials 3 --warmup 1 --seed 7 --json "$T/cpu.json" --quiet \
     || fail "streamlab run (cpu) exited $?"
 "$SL" probe -d cpu --quick --json "$T/cpu.profile.json" > "$T/probe.out" 2>&1 || { tail -5 "$T/probe.out"; fail "probe exited $?"; }
+# --devices cpu,0: with a GPU, both run and the comparison follows the
+# table; without one, the CPU runs alone and says so.
+"$SL" run --devices cpu,0 --sizes 100000,1M --trials 3 --warmup 1 --json "$T/cmp.json" > "$T/cmp.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { cat "$T/cmp.out"; fail "run --devices cpu,0 exited $rc"; }
+if grep -q "running on the CPU alone" "$T/cmp.out"; then
+    grep -q '"cpu_vs_gpu"' "$T/cmp.json" && fail "a CPU-only run wrote a CPU vs GPU comparison"
+    echo "test_report: --devices cpu,0 without a GPU: the CPU ran alone, with the message"
+else
+    grep -q "CPU vs GPU" "$T/cmp.out" || fail "a cpu,0 run printed no CPU vs GPU comparison"
+    grep -q '"cpu_vs_gpu"' "$T/cmp.json" || fail "a cpu,0 run's JSON has no cpu_vs_gpu"
+fi
 H200="$SRC/bench/results/h200-ladders-2026-11-22-add.json $SRC/bench/results/h200-ladders-2026-11-22-axpy.json"
-set -- "$T/cpu.json" "$T/cpu.profile.json" $H200 "$SRC/profiles/NVIDIA-H200.profile.json"
+set -- "$T/cpu.json" "$T/cmp.json" "$T/cpu.profile.json" $H200 "$SRC/profiles/NVIDIA-H200.profile.json"
 "$SL" report "$@" -o "$T/report.html" > "$T/report.out" 2>&1 || { cat "$T/report.out"; fail "report exited $?"; }
 python3 "$SRC/tests/check_report.py" "$T/report.html" "$@" || fail "check_report.py"
 

@@ -44,6 +44,10 @@ int cli_device_only(const char *cmd, int argc, char **argv, void (*help)(FILE *)
  * here on. Call before opening the outputs; no-op unless any path is "-". */
 void cli_data_to_stdout(const char *const *paths, int npaths);
 
+/* A device list naming the CPU and GPUs where there is no GPU: the GPUs
+ * are dropped with a message (the CPU runs alone). Returns the new count. */
+int cli_drop_missing_gpus(const char *cmd, int *ids, int n);
+
 /* Parse a non-negative int option value within [lo, hi]. */
 int cli_parse_int(const char *s, int lo, int hi, int *out);
 

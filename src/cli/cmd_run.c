@@ -486,9 +486,10 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < nsizes; i++)
         shapes[i] = sl_shape_1d(sizes[i]);
     int device_ids[MAX_DEVICES];
-    const int ndev = parse_devices(device_arg, device_ids);
+    int ndev = parse_devices(device_arg, device_ids);
     if (ndev < 0)
         return EXIT_USAGE;
+    ndev = cli_drop_missing_gpus("run", device_ids, ndev); /* cpu,0 without a GPU: the CPU alone */
     /* A profile given by name must be readable and well formed whatever the
      * backend: it is checked here, before any device is opened. */
     sl_profile given_profile;

@@ -679,7 +679,10 @@ static void html_compare(FILE *f, const input *in)
                                  .op = jstr(row, "op", "?"),
                                  .dtype = jstr(row, "dtype", "?"),
                                  .variant = jstr(row, "variant", "?"),
-                                 .rung_or_api = !strcmp(kind, "rung") || !strcmp(kind, "api"),
+                                 /* same work only: not a rung that stores a narrower output (fp8out) */
+                                 .rung_or_api = (!strcmp(kind, "rung") || !strcmp(kind, "api")) &&
+                                                !strcmp(jstr(row, "out_dtype", jstr(row, "dtype", "")),
+                                                        jstr(row, "dtype", "")),
                                  .n = (uint64_t)jnum(row, "n", 0),
                                  .median_ms = row_ok(row) ? row_median(row) : -1};
     }

@@ -21,7 +21,8 @@
 typedef struct sl_cmp_row {
     bool gpu;            /* CUDA backend (else CPU) */
     const char *op, *dtype, *variant;
-    bool rung_or_api;    /* kind rung or api (not ceiling, not peer) */
+    bool rung_or_api;    /* kind rung or api (not ceiling, not peer) storing the input dtype (not fp8out:
+                            less work) */
     uint64_t n;
     double median_ms;    /* <= 0: not measured (skipped, failed) */
 } sl_cmp_row;

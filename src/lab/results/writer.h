@@ -34,6 +34,8 @@ typedef struct sl_row {
     uint64_t n;
     sl_status status;
     double gbs_best, gbs, min_ms, max_ms, mean_ms, x_peer;
+    double median_ms;   /* < 0: not timed */
+    bool gpu;           /* ran on the CUDA backend (the CPU vs GPU comparison) */
 } sl_row;
 
 struct sl_report {
@@ -68,6 +70,11 @@ int sl_report_header(const sl_report *rep, char lines[][512]);
 void sl_report_summary(const sl_report *rep, FILE *txt, FILE *md);
 
 const char *sl_row_check_word(sl_status s);
+
+/* CPU vs GPU (compare.h) of a run over both backends, on txt and/or md;
+ * nothing otherwise. The JSON form ("cpu_vs_gpu"), or NULL. */
+void sl_report_compare(const sl_report *rep, FILE *txt, FILE *md);
+struct cJSON *sl_report_compare_json(const sl_report *rep);
 
 typedef struct sl_writer {
     const char *name;

@@ -280,6 +280,9 @@ static sl_status json_close(sl_report *rep, void *state)
     cJSON_AddStringToObject(root, "ended", ended);
     if (rep->error)
         cJSON_AddStringToObject(root, "error", rep->error);
+    cJSON *cmp = sl_report_compare_json(rep);
+    if (cmp)
+        cJSON_AddItemToObject(root, "cpu_vs_gpu", cmp);
     cJSON *nv = cJSON_AddObjectToObject(root, "nvml_at_end");
     cJSON_AddNumberToObject(nv, "sm_clock_mhz", rep->ctx->info.nvml_sm_clock_mhz);
     cJSON_AddNumberToObject(nv, "mem_clock_mhz", rep->ctx->info.nvml_mem_clock_mhz);
