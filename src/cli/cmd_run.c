@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "hw.h"
 #include "profile.h"
+#include "relsize.h"
 #include "internal.h"
 #include "model.h"
 #include "results.h"
@@ -58,7 +59,10 @@ static void help(FILE *f)
             "); `all`\n"
             "                    ends with one line per op (its public function), as BabelStream prints\n"
             "  -s, --sizes LIST  element counts, comma-separated (default " DEFAULT_SIZES ");\n"
-            "                    forms: 100000, 10M (10^6), 64Ki (2^10), 2^28, 1e6\n"
+            "                    forms: 100000, 10M (10^6), 64Ki (2^10), 2^28, 1e6; or relative to\n"
+            "                    the device: 0.5xL2 (a working set of half the L2, or the CPU's\n"
+            "                    last-level cache), 25%%mem (a quarter of its memory); the table\n"
+            "                    shows what each resolved to for each op and dtype\n"
             "  --dtype LIST      storage types, comma-separated (default f32): %s;\n"
             "                    each op runs the ones it offers (streamlab list shows which)\n"
             "  --variants LIST   variants to run (default: all; see streamlab list);\n"
@@ -478,13 +482,18 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "streamlab run: %s offers none of --dtype %s: skipped\n", ops[o]->name, dtype_arg);
     }
 
-    uint64_t sizes[MAX_SIZES];
-    int nsizes = sl_parse_count_list(sizes_arg, sizes, MAX_SIZES, why, sizeof why);
+    /* counts, and sizes relative to each device (0.5xL2, 25%mem: relsize.h) */
+    sl_size_spec specs[MAX_SIZES];
+    int nsizes = sl_parse_size_specs(sizes_arg, specs, MAX_SIZES, why, sizeof why);
     if (nsizes < 0)
         return cli_usage_error("run", "--sizes: %s", why);
+    const bool rel_sizes = sl_size_specs_relative(specs, nsizes);
+    uint64_t sizes[MAX_SIZES];
     sl_shape shapes[MAX_SIZES];
-    for (int i = 0; i < nsizes; i++)
-        shapes[i] = sl_shape_1d(sizes[i]);
+    for (int i = 0; i < nsizes; i++) {
+        sizes[i] = specs[i].n; /* 0 for a relative size */
+        shapes[i] = sl_shape_1d(sizes[i] ? sizes[i] : 1);
+    }
     int device_ids[MAX_DEVICES];
     int ndev = parse_devices(device_arg, device_ids);
     if (ndev < 0)
@@ -568,6 +577,8 @@ int cmd_run(int argc, char **argv)
         sl_run_config cfg;
         const sl_variant *chosen[MAX_VARIANTS];
         int rows;
+        sl_shape shapes[MAX_SIZES]; /* relative sizes, resolved for this device, op and dtype */
+        const char *labels[MAX_SIZES];
     } sweep;
     sweep *sweeps = calloc((size_t)ndev * nops * ndtypes, sizeof *sweeps);
     if (!sweeps) {
@@ -590,6 +601,9 @@ int cmd_run(int argc, char **argv)
                     cfg->scalar[k] = have_scalar ? scalar : ops[o]->scalars[k].dflt;
                 cfg->shapes = shapes;
                 cfg->nshapes = nsizes;
+                if (rel_sizes && sl_size_apply(cfg, specs, nsizes, devs[g].ctx, s->shapes, s->labels) != SL_OK &&
+                    rc == 0)
+                    rc = cli_usage_error("run", "--sizes: %s", sl_last_error());
                 cfg->nvariants = select_variants(ops[o], devs[g].ctx->info.backend, variants_arg, s->chosen);
                 cfg->variants = s->chosen;
                 cfg->warmup = warmup;
@@ -630,7 +644,7 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < nsweeps && rc == 0; i++) {
         sweeps[i].cfg.counters = devs[sweeps[i].dev].ctr;
         for (int j = 0; j < nsizes && rc == 0; j++)
-            if (sl_harness_check_fit(devs[sweeps[i].dev].ctx, &sweeps[i].cfg, &shapes[j]) != SL_OK) {
+            if (sl_harness_check_fit(devs[sweeps[i].dev].ctx, &sweeps[i].cfg, &sweeps[i].cfg.shapes[j]) != SL_OK) {
                 fprintf(stderr, "streamlab run: %s\n", sl_last_error());
                 rc = EXIT_USAGE;
             }
@@ -664,6 +678,7 @@ int cmd_run(int argc, char **argv)
         .ops = op_list,
         .dtypes = dtype_list,
         .sizes = sizes,
+        .sizes_given = rel_sizes ? sizes_arg : NULL,
         .nsizes = nsizes,
         .warmup = warmup,
         .trials = trials,

@@ -624,6 +624,7 @@ static sl_status run_shape(sl_ctx *ctx, const sl_run_config *cfg, int j, sl_row_
         r->dtype = cfg->dtype;
         r->shape = s.shape;
         r->n = s.n;
+        r->size_label = cfg->size_labels ? cfg->size_labels[j] : NULL;
         r->traffic = sl_variant_traffic(op, v, &s.shape, cfg->dtype);
         r->bytes = r->traffic.rd_bytes + r->traffic.wr_bytes;
         r->fits_l2 = ctx->info.l2_bytes && device_bytes(cfg, &s.shape) <= ctx->info.l2_bytes;

@@ -28,6 +28,7 @@ typedef struct sl_run_config {
     sl_dtype dtype;
     double scalar[SL_MAX_SCALARS];    /* the op's scalars */
     const sl_shape *shapes;           /* run in this order */
+    const char *const *size_labels;   /* NULL, or per shape the relative size it came from ("4xL2"; relsize.h) */
     int nshapes;
     const sl_variant *const *variants; /* of the op and the context's backend; ceilings and peers first */
     int nvariants;
@@ -56,6 +57,7 @@ typedef struct sl_result {
     sl_dtype dtype;           /* storage type of the inputs (the output's is sl_variant_out_dtype) */
     sl_shape shape;
     uint64_t n;               /* elements: rows x cols */
+    const char *size_label;   /* the relative size n resolved from ("0.5xL2"), or NULL */
     sl_traffic traffic;       /* sl_variant_traffic: what GB/s and the model count */
     double bytes;             /* rd + wr bytes per launch */
     bool fits_l2;             /* working set <= L2 (or LLC): the row measures cache, not DRAM */

@@ -55,7 +55,8 @@ static void make_cells(const sl_result *r, sl_row_cells *c)
     device_label(r->ctx, c->device, sizeof c->device);
     char n_s[32];
     sl_format_count(r->n, n_s, sizeof n_s);
-    snprintf(c->n, sizeof c->n, "%s%s", n_s, r->fits_l2 ? "*" : "");
+    snprintf(c->n, sizeof c->n, "%s%s%.16s%s%s", n_s, r->size_label ? " (" : "", r->size_label ? r->size_label : "",
+             r->size_label ? ")" : "", r->fits_l2 ? "*" : "");
     snprintf(c->op, sizeof c->op, "%s", r->op->name);
     snprintf(c->variant, sizeof c->variant, "%s", r->v->name);
     const sl_dtype odt = sl_variant_out_dtype(r->v, r->dtype);

@@ -21,7 +21,8 @@ typedef struct sl_report_meta {
     const char *command_line; /* recorded in the files */
     const char *ops;          /* the op list as run: "add", or "copy,scale,add,..." */
     const char *dtypes;       /* "f32,bf16" */
-    const uint64_t *sizes;    /* element counts */
+    const uint64_t *sizes;    /* element counts; 0 for a relative size (resolved per device, op and dtype) */
+    const char *sizes_given;  /* --sizes as given when it has relative sizes, else NULL */
     int nsizes;
     int warmup, trials;
     double stdrel;            /* --stdrel as a fraction; 0: fixed trials */

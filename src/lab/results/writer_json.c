@@ -107,6 +107,8 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     cJSON_AddStringToObject(o, "kind", sl_kind_name(r->v->kind));
     cJSON_AddStringToObject(o, "technique", r->v->technique);
     cJSON_AddNumberToObject(o, "n", (double)r->n);
+    if (r->size_label)
+        cJSON_AddStringToObject(o, "size_given", r->size_label);
     if (r->op->rank == 2) {
         cJSON *sh = cJSON_AddObjectToObject(o, "shape");
         cJSON_AddNumberToObject(sh, "rows", (double)r->shape.rows);
@@ -239,7 +241,9 @@ static sl_status json_open(sl_report *rep, void **state)
     cJSON_AddStringToObject(c, "seed", seed);
     cJSON *sizes = cJSON_AddArrayToObject(c, "sizes");
     for (int i = 0; i < m->nsizes; i++)
-        cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)m->sizes[i]));
+        cJSON_AddItemToArray(sizes, m->sizes[i] ? cJSON_CreateNumber((double)m->sizes[i]) : cJSON_CreateNull());
+    if (m->sizes_given)
+        cJSON_AddStringToObject(c, "sizes_given", m->sizes_given); /* relative sizes: null above, rows say */
     if (m->hw_note)
         cJSON_AddStringToObject(c, "model_parameters", m->hw_note);
     cJSON_AddArrayToObject(root, "results");
