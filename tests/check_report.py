@@ -57,15 +57,18 @@ def expected(inputs):
         schema = d.get("schema", "")
         if schema.startswith("streamlab.run/"):
             devs = d.get("devices") or [d["device"]]
+            cfg_op = d.get("config", {}).get("op", "add")  # the first runs name op and dtype in config only
+            cfg_dt = d.get("config", {}).get("dtype", "f32")
             groups = set()
             for r in d["results"]:
                 ok = r.get("status") == "ok" and (r.get("time_ms") or {}).get("median", 0) > 0 and r.get("bytes", 0) > 0
                 if not ok:
                     continue
                 di = r.get("device", 0)
-                groups.add((di, r["op"], r["dtype"]))
+                op = r.get("op", cfg_op)
+                groups.add((di, op, r.get("dtype", cfg_dt)))
                 dev = devs[di]
-                if dev.get("backend") == "cuda" and r["op"] not in NO_FLOPS:
+                if dev.get("backend") == "cuda" and op not in NO_FLOPS:
                     gpus.add(dev["name"])
             want[0] += len(groups)
             want[1] += len(groups)

@@ -46,6 +46,11 @@ int cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
+    /* the command line as typed, before getopt reorders argv */
+    char cmdline[4096];
+    size_t used = (size_t)snprintf(cmdline, sizeof cmdline, "streamlab");
+    for (int i = 0; i < argc && used < sizeof cmdline; i++)
+        used += (size_t)snprintf(cmdline + used, sizeof cmdline - used, " %s", argv[i]);
     const char *out = NULL;
     opterr = 0;
     optind = 1;
@@ -66,10 +71,6 @@ int cmd_report(int argc, char **argv)
         return cli_usage_error("report", "no results file given (streamlab run --json FILE or probe --json FILE)");
     if (!out)
         return cli_usage_error("report", "-o REPORT.html is required");
-    char cmdline[4096];
-    size_t used = (size_t)snprintf(cmdline, sizeof cmdline, "streamlab");
-    for (int i = 0; i < argc && used < sizeof cmdline; i++)
-        used += (size_t)snprintf(cmdline + used, sizeof cmdline - used, " %s", argv[i]);
     const char *paths[] = {out};
     cli_data_to_stdout(paths, 1);
     sl_html_opts o = {.inputs = (const char *const *)(argv + optind),

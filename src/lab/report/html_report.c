@@ -328,8 +328,8 @@ static void fig_ladder(report *R, const input *in, int dev, const char *op, cons
     }
     fprintf(g, "EOD\n");
     fprintf(g, "set style fill solid 0.55 border -1\nset boxwidth 0.7\nset xtics rotate by -35 nomirror\n"
-               "set yrange [0:%g]\nset xrange [-0.6:%g]\nset key outside bottom center horizontal box\nset grid ytics\n",
-            ymax * 1.12, nbars - 0.4);
+               "set yrange [0:%g]\nset xrange [-0.6:%g]\nset key inside top left horizontal box opaque\nset grid ytics\n",
+            ymax * 1.3, nbars - 0.4);
     fprintf(g, "plot $L using 0:2:xtic(1) with boxes lc rgb '#4c78a8' title 'measured (median)'");
     if (nmodel)
         fprintf(g, ", $L using ($0+0.25):3 with points pt 9 ps 1.6 lc rgb '#d62728' title 'model prediction'");
@@ -853,8 +853,20 @@ sl_status sl_html_report(const sl_html_opts *o, sl_html_stage *stage, int *nfigu
         }
         free(text);
         const char *schema = jstr(in->root, "schema", "");
-        if (!strncmp(schema, "streamlab.run/", 14) && cJSON_IsArray(jget(in->root, "results")))
+        if (!strncmp(schema, "streamlab.run/", 14) && cJSON_IsArray(jget(in->root, "results"))) {
             in->kind = IN_RUN;
+            /* Files of the first runs (one op, one dtype) name them in config only. */
+            const char *op = jstr(jget(in->root, "config"), "op", "add");
+            const char *dt = jstr(jget(in->root, "config"), "dtype", "f32");
+            cJSON *row;
+            cJSON_ArrayForEach(row, jget(in->root, "results"))
+            {
+                if (!cJSON_IsString(jget(row, "op")) && !strchr(op, ','))
+                    cJSON_AddStringToObject(row, "op", op);
+                if (!cJSON_IsString(jget(row, "dtype")) && !strchr(dt, ','))
+                    cJSON_AddStringToObject(row, "dtype", dt);
+            }
+        }
         else if (!strncmp(schema, "streamlab.profile/", 18))
             in->kind = IN_PROFILE;
         else
