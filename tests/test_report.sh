@@ -12,9 +12,29 @@ T=$3
 rm -rf "$T" && mkdir -p "$T" || exit 1
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
+# --devices cpu,0: with a GPU, both run and the comparison follows the
+# table; without one, the CPU runs alone and says so.
+"$SL" run --devices cpu,0 --sizes 100000,1M --trials 3 --warmup 1 --json "$T/cmp.json" > "$T/cmp.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { cat "$T/cmp.out"; fail "run --devices cpu,0 exited $rc"; }
+if grep -q "running on the CPU alone" "$T/cmp.out"; then
+    grep -q '"cpu_vs_gpu"' "$T/cmp.json" && fail "a CPU-only run wrote a CPU vs GPU comparison"
+    echo "test_report: --devices cpu,0 without a GPU: the CPU ran alone, with the message"
+else
+    grep -q "CPU vs GPU" "$T/cmp.out" || fail "a cpu,0 run printed no CPU vs GPU comparison"
+    grep -q '"cpu_vs_gpu"' "$T/cmp.json" || fail "a cpu,0 run's JSON has no cpu_vs_gpu"
+    # the GPU part of the record: versions, UUID, modes, NVML per row
+    for key in cuda_runtime_version uuid persistence_mode compute_mode '"nvml"' temperature_c throttled; do
+        grep -q "$key" "$T/cmp.json" || fail "the record of a GPU run lacks $key"
+    done
+fi
+# the record of every run: build, host, OpenMP, command line, seed
+for key in '"record"' git_describe '"cpu"' max_threads proc_bind OMP_PLACES '"command"' '"seed"'; do
+    grep -q "$key" "$T/cmp.json" || fail "the record lacks $key"
+done
 if ! command -v python3 >/dev/null 2>&1; then
     echo "SKIP: python3 is not installed (scripts/deps.sh installs it): the structural check is a Python script"
-    exit 77
+    [ $fails = 0 ] && exit 77 || exit 1
 fi
 if ! command -v gnuplot >/dev/null 2>&1 && [ -z "${STREAMLAB_GNUPLOT:-}" ]; then
     # Without gnuplot the command must say so and exit 1, and that is all we can test.
@@ -28,18 +48,6 @@ fi
 "$SL" run --devices cpu --op add,triad --sizes 100000,1M --trials 3 --warmup 1 --seed 7 --json "$T/cpu.json" --quiet \
     || fail "streamlab run (cpu) exited $?"
 "$SL" probe -d cpu --quick --json "$T/cpu.profile.json" > "$T/probe.out" 2>&1 || { tail -5 "$T/probe.out"; fail "probe exited $?"; }
-# --devices cpu,0: with a GPU, both run and the comparison follows the
-# table; without one, the CPU runs alone and says so.
-"$SL" run --devices cpu,0 --sizes 100000,1M --trials 3 --warmup 1 --json "$T/cmp.json" > "$T/cmp.out" 2>&1
-rc=$?
-[ $rc = 0 ] || { cat "$T/cmp.out"; fail "run --devices cpu,0 exited $rc"; }
-if grep -q "running on the CPU alone" "$T/cmp.out"; then
-    grep -q '"cpu_vs_gpu"' "$T/cmp.json" && fail "a CPU-only run wrote a CPU vs GPU comparison"
-    echo "test_report: --devices cpu,0 without a GPU: the CPU ran alone, with the message"
-else
-    grep -q "CPU vs GPU" "$T/cmp.out" || fail "a cpu,0 run printed no CPU vs GPU comparison"
-    grep -q '"cpu_vs_gpu"' "$T/cmp.json" || fail "a cpu,0 run's JSON has no cpu_vs_gpu"
-fi
 H200="$SRC/bench/results/h200-ladders-2026-11-22-add.json $SRC/bench/results/h200-ladders-2026-11-22-axpy.json"
 set -- "$T/cpu.json" "$T/cmp.json" "$T/cpu.profile.json" $H200 "$SRC/profiles/NVIDIA-H200.profile.json"
 "$SL" report "$@" -o "$T/report.html" > "$T/report.out" 2>&1 || { cat "$T/report.out"; fail "report exited $?"; }

@@ -649,6 +649,40 @@ static void html_record(FILE *f, const input *in)
         const cJSON *nv = jget(c, "nvml");
         throttled += nv && cJSON_IsTrue(jget(nv, "throttled"));
     }
+    /* the per-row NVML record, where the file has one */
+    bool any = false;
+    cJSON_ArrayForEach(c, jget(in->root, "results")) any |= jget(c, "nvml") != NULL;
+    if (any) {
+        fputs("<table class=\"data\"><tr><th>op</th><th>dtype</th><th>variant</th><th>n</th><th>trials</th>"
+              "<th>noise %</th><th>SM MHz start / end</th><th>memory MHz</th><th>power W</th><th>temp &deg;C</th>"
+              "<th>clock-event reasons</th><th>throttled</th></tr>\n",
+              f);
+        cJSON_ArrayForEach(c, jget(in->root, "results"))
+        {
+            const cJSON *nv = jget(c, "nvml");
+            if (!nv)
+                continue;
+            const cJSON *a = jget(nv, "start"), *b = jget(nv, "end");
+            char ns[32];
+            sl_format_count((uint64_t)jnum(c, "n", 0), ns, sizeof ns);
+            fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%.2f</td>",
+                    jstr(c, "op", "?"), jstr(c, "dtype", "?"), jstr(c, "variant", "?"), ns, (int)jnum(c, "trials", 0),
+                    100 * jnum(c, "noise_rse_median", 0));
+            fprintf(f, "<td>%.0f / %.0f</td><td>%.0f / %.0f</td><td>%.0f / %.0f</td><td>%.0f / %.0f</td><td>",
+                    jnum(a, "sm_clock_mhz", -1), jnum(b, "sm_clock_mhz", -1), jnum(a, "mem_clock_mhz", -1),
+                    jnum(b, "mem_clock_mhz", -1), jnum(a, "power_mw", -1) / 1e3, jnum(b, "power_mw", -1) / 1e3,
+                    jnum(a, "temperature_c", -1), jnum(b, "temperature_c", -1));
+            const cJSON *r;
+            int k = 0;
+            for (int e = 0; e < 2; e++)
+                cJSON_ArrayForEach(r, jget(e ? b : a, "clock_event_reasons")) if (cJSON_IsString(r))
+                {
+                    fprintf(f, "%s%s%s", k++ ? ", " : "", e ? "end: " : "start: ", r->valuestring);
+                }
+            fprintf(f, "</td><td>%s</td></tr>\n", cJSON_IsTrue(jget(nv, "throttled")) ? "<b>yes</b>" : "no");
+        }
+        fputs("</table>\n", f);
+    }
     if (in->kind == IN_RUN)
         fprintf(f, "<p>%d rows; %d flagged throttled by NVML's clock-event reasons%s.</p>\n", rows, throttled,
                 jget(cJSON_GetArrayItem(jget(in->root, "results"), 0), "nvml") ? ""
