@@ -115,7 +115,11 @@ void sl_gp_figure(sl_gp *gp, const char *id)
     /* reset keeps the terminal and output; undo what figures change. */
     fprintf(f, "\nreset\nunset logscale\nunset arrow\nunset label\nunset object\nset grid\n"
                "set key top left box opaque\n");
-    fprintf(f, "set output '%s/%s.svg'\n", gp->dir, id);
+    char out[4200];
+    snprintf(out, sizeof out, "%s/%s.svg", gp->dir, id);
+    fputs("set output ", f);
+    sl_gp_quote(f, out);
+    fputc('\n', f);
     gp->figures++;
 }
 
