@@ -343,13 +343,28 @@ static void fig_ladder(report *R, const input *in, int dev, const char *op, cons
                     : "; this file carries no model prediction");
 }
 
-/* Flops of one launch of a row, from the op's descriptor; 0 when unknown. */
-static double row_flops(const cJSON *row)
+/* Flops of one launch of a row, from the op's descriptor (sl_variant_flops:
+ * a copy ceiling row does none); 0 when unknown. */
+static double row_flops(const cJSON *root, const cJSON *row)
 {
     const sl_op_desc *op = sl_op_find(jstr(row, "op", ""));
     if (!op)
         return 0;
-    return op->flops_per_elem * jnum(row, "n", 0);
+    const cJSON *d = row_device(root, row);
+    const sl_variant *v = sl_variant_find(op, strcmp(jstr(d, "backend", ""), "cuda") ? SL_BACKEND_CPU : SL_BACKEND_CUDA,
+                                          jstr(row, "variant", ""));
+    sl_shape s = sl_shape_1d((uint64_t)jnum(row, "n", 0));
+    const cJSON *sh = jget(row, "shape");
+    if (sh) {
+        s.rows = (uint64_t)jnum(sh, "rows", 1);
+        s.cols = (uint64_t)jnum(sh, "cols", (double)s.cols);
+        s.ld = (uint64_t)jnum(sh, "ld", (double)s.cols);
+        s.k = (uint64_t)jnum(sh, "k", 0);
+    }
+    if (v)
+        return sl_variant_flops(op, v, &s);
+    /* a variant this build does not have: a copy ceiling by its kind, else the op's flops */
+    return strcmp(jstr(row, "kind", ""), "ceiling") == 0 ? 0 : sl_op_flops(op, &s);
 }
 
 /* One roofline per GPU (by name), over every run file. */
@@ -406,7 +421,7 @@ static void fig_roofline(report *R, const char *dname, const cJSON *device)
                                                               jnum(q, "n", 0) > jnum(row, "n", 0)) larger = true;
             if (larger)
                 continue;
-            const double fl = row_flops(row);
+            const double fl = row_flops(root, row);
             if (fl <= 0) {
                 zero++;
                 if (!strstr(zero_ops, jstr(row, "op", "?")))

@@ -244,6 +244,8 @@ static sl_status json_open(sl_report *rep, void **state)
         cJSON_AddItemToArray(sizes, m->sizes[i] ? cJSON_CreateNumber((double)m->sizes[i]) : cJSON_CreateNull());
     if (m->sizes_given)
         cJSON_AddStringToObject(c, "sizes_given", m->sizes_given); /* relative sizes: null above, rows say */
+    if (m->shapes)
+        cJSON_AddStringToObject(c, "shapes", m->shapes);
     if (m->hw_note)
         cJSON_AddStringToObject(c, "model_parameters", m->hw_note);
     cJSON_AddArrayToObject(root, "results");
