@@ -33,9 +33,10 @@ sl_status sl_gp_open(const char *exe, sl_gp **out);
 /* The script being written: plot commands go here. */
 FILE *sl_gp_script(sl_gp *gp);
 
-/* Start figure `id` (letters, digits, '-' and '_' only): resets the
- * previous figure's settings and sets its output file. */
-void sl_gp_figure(sl_gp *gp, const char *id);
+/* Start figure `id` (letters, digits, '-' and '_' only), w x h pixels
+ * (0, 0: 960 x 540): resets the previous figure's settings and sets its
+ * output file. */
+void sl_gp_figure(sl_gp *gp, const char *id, int w, int h);
 
 /* Write s as a gnuplot single-quoted string ('' escapes a quote). */
 void sl_gp_quote(FILE *f, const char *s);

@@ -116,7 +116,15 @@ static void esc(FILE *f, const char *s)
 
 /* ---- figures ------------------------------------------------------------------ */
 
+static fig *new_fig_sized(report *R, int section, const char *xlabel, const char *ylabel, int w, int h);
+
 static fig *new_fig(report *R, int section, const char *xlabel, const char *ylabel)
+{
+    return new_fig_sized(R, section, xlabel, ylabel, 0, 0);
+}
+
+/* w x h pixels (0: the session's 960 x 540). */
+static fig *new_fig_sized(report *R, int section, const char *xlabel, const char *ylabel, int w, int h)
 {
     if (R->nfigs == MAX_FIGS)
         return NULL;
@@ -128,7 +136,7 @@ static fig *new_fig(report *R, int section, const char *xlabel, const char *ylab
     snprintf(F->ylabel, sizeof F->ylabel, "%s", ylabel);
     R->nfigs++;
     FILE *g = sl_gp_script(R->gp);
-    sl_gp_figure(R->gp, F->id);
+    sl_gp_figure(R->gp, F->id, w, h);
     fputs("set xlabel ", g);
     sl_gp_quote(g, xlabel);
     fputs("\nset ylabel ", g);
@@ -396,7 +404,7 @@ static void fig_roofline(report *R, const char *dname, const cJSON *device)
     FILE *g = sl_gp_script(R->gp);
     names series = {0};
     char *sname[MAX_NAMES];
-    int total = 0, zero = 0;
+    int total = 0, zero = 0, ceilings = 0;
     char zero_ops[256] = "";
     /* data blocks are written first, one per op+dtype */
     char *blocks[MAX_NAMES] = {0};
@@ -424,7 +432,9 @@ static void fig_roofline(report *R, const char *dname, const cJSON *device)
             const double fl = row_flops(root, row);
             if (fl <= 0) {
                 zero++;
-                if (!strstr(zero_ops, jstr(row, "op", "?")))
+                if (!strcmp(jstr(row, "kind", ""), "ceiling"))
+                    ceilings++;
+                else if (!strstr(zero_ops, jstr(row, "op", "?")))
                     snprintf(zero_ops + strlen(zero_ops), sizeof zero_ops - strlen(zero_ops), "%s%s",
                              zero_ops[0] ? ", " : "", jstr(row, "op", "?"));
                 continue;
@@ -458,7 +468,8 @@ static void fig_roofline(report *R, const char *dname, const cJSON *device)
         }
         return;
     }
-    fig *F = new_fig(R, 2, "arithmetic intensity (flop/B)", "performance (GFLOP/s)");
+    fig *F = new_fig_sized(R, 2, "arithmetic intensity (flop/B)", "performance (GFLOP/s)", 960,
+                           600 + 22 * ((series.n + 4 + 3) / 4));
     if (!F)
         return;
     gp_title(R, "roofline of %s: every measured kernel at its largest size", dname);
@@ -467,20 +478,18 @@ static void fig_roofline(report *R, const char *dname, const cJSON *device)
         fprintf(g, "$R%d << EOD\n%sEOD\n", s, blocks[s] ? blocks[s] : "");
         free(blocks[s]);
     }
-    fprintf(g, "set logscale xy 10\nset xrange [0.01:1000]\nset yrange [1:%g]\nset key inside bottom right box opaque font ',11'\n"
+    fprintf(g, "set logscale xy 10\nset xrange [0.01:1000]\nset yrange [1:%g]\nset key outside bottom center horizontal maxrows %d box font ',11'\n"
                "roof(x, b, p) = (x * b < p ? x * b : p)\nset samples 400\n",
-            fp32 * 3);
-    fprintf(g, "plot roof(x, %g, %g) lw 2 lc rgb '#d62728' title 'DRAM %.0f GB/s (theoretical) under the FP32 FMA roof %.0f "
-               "GFLOP/s'",
-            peak, fp32, peak, fp32);
+            fp32 * 3, (series.n + 4 + 3) / 4);
+    fprintf(g, "set label 'FP32 FMA roof %.0f GFLOP/s' at 30, %g tc rgb '#555555'\n", fp32, fp32 * 1.6);
+    fprintf(g, "plot roof(x, %g, %g) lw 2 lc rgb '#d62728' title 'DRAM %.0f GB/s (theoretical)'", peak, fp32, peak);
     if (copy > 0)
-        fprintf(g, ", roof(x, %g, %g) lw 2 dt 2 lc rgb '#111111' title 'DRAM copy ceiling (probe) %.0f GB/s'", copy,
-                fp32, copy);
+        fprintf(g, ", roof(x, %g, %g) lw 2 dt 2 lc rgb '#111111' title 'DRAM copy %.0f GB/s (probe)'", copy, fp32,
+                copy);
     if (l2 > 0)
         fprintf(g, ", roof(x, %g, %g) lw 2 lc rgb '#2ca02c' title 'L2 %.0f GB/s (%s)'", l2, fp32, l2, l2src);
     if (smem > 0)
-        fprintf(g, ", roof(x, %g, %g) lw 2 lc rgb '#9467bd' title 'shared memory %.0f GB/s (arch table)'", smem, fp32,
-                smem);
+        fprintf(g, ", roof(x, %g, %g) lw 2 lc rgb '#9467bd' title 'smem %.0f GB/s'", smem, fp32, smem);
     for (int s = 0; s < series.n; s++) {
         fprintf(g, ", $R%d using 1:2 with points pt %d ps 1.3 title ", s, 5 + s % 8);
         sl_gp_quote(g, sname[s]);
@@ -492,9 +501,12 @@ static void fig_roofline(report *R, const char *dname, const cJSON *device)
              "intensity = the op descriptor's flops / bytes read + written, performance = flops / median time. "
              "Slopes: DRAM at the theoretical peak%s, L2 (%s), shared memory (banks x 4 B x SMs x clock, hw.c's "
              "arch table); flat roof: FP32 FMA (2 x FP32 lanes x SMs x clock; lower-precision kernels have higher "
-             "roofs).%s%s%s",
-             dname, total, copy > 0 ? " and at the probe's copy ceiling" : "", l2src, zero ? " Not shown: " : "",
-             zero ? zero_ops : "", zero ? " (no flops: no point on a log scale)." : "");
+             "roofs).%s%s%s%s%s",
+             dname, total, copy > 0 ? " and at the probe's copy ceiling" : "", l2src, zero ? " Not shown (no flops: no "
+                                                                                           "point on a log scale): "
+                                                                                         : "",
+             ceilings ? "the copy-ceiling rows" : "", ceilings && zero_ops[0] ? " and the ops: " : "",
+             zero ? zero_ops : "", zero ? "." : "");
 }
 
 /* ---- probe figures ------------------------------------------------------------- */
