@@ -50,8 +50,8 @@ stage "a run with the record: add at 2^20, 0.5xL2, 4xL2, 2^28; --stdrel 0.5 (at 
 $SL run --op add --variants naive,vec4,sl_add --sizes 2^20,0.5xL2,4xL2,2^28 --trials 10 --warmup 3 --stdrel 0.5 \
     --max-time 0.5 --json "$OUT/record.json" --md "$OUT/record.md" 2>&1 | tail -28
 
-stage "CPU vs GPU: --devices cpu,0, add f32, 1K .. 2^28"
-$SL run --devices cpu,0 --op add --variants naive,vec4,sl_add,serial,omp --sizes 1K,64Ki,1M,16M,2^28 --trials 5 \
+stage "CPU vs GPU: --devices cpu,0 --include-transfer, add f32, 1K .. 2^28"
+$SL run --devices cpu,0 --op add --variants naive,vec4,sl_add,serial,omp --sizes 1K,64Ki,1M,16M,2^28 --trials 5 --include-transfer \
     --warmup 2 --json "$OUT/cpu-gpu.json" --md "$OUT/cpu-gpu.md" --quiet 2>&1 | tail -3
 sed -n '/^## CPU vs GPU/,$p' "$OUT/cpu-gpu.md"
 

@@ -14,7 +14,8 @@ fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 # --devices cpu,0: with a GPU, both run and the comparison follows the
 # table; without one, the CPU runs alone and says so.
-"$SL" run --devices cpu,0 --sizes 100000,1M --trials 3 --warmup 1 --json "$T/cmp.json" > "$T/cmp.out" 2>&1
+"$SL" run --devices cpu,0 --sizes 100000,1M --trials 3 --warmup 1 --include-transfer --json "$T/cmp.json" \
+    > "$T/cmp.out" 2>&1
 rc=$?
 [ $rc = 0 ] || { cat "$T/cmp.out"; fail "run --devices cpu,0 exited $rc"; }
 if grep -q "running on the CPU alone" "$T/cmp.out"; then
@@ -24,7 +25,8 @@ else
     grep -q "CPU vs GPU" "$T/cmp.out" || fail "a cpu,0 run printed no CPU vs GPU comparison"
     grep -q '"cpu_vs_gpu"' "$T/cmp.json" || fail "a cpu,0 run's JSON has no cpu_vs_gpu"
     # the GPU part of the record: versions, UUID, modes, NVML per row
-    for key in cuda_runtime_version uuid persistence_mode compute_mode '"nvml"' temperature_c throttled; do
+    for key in cuda_runtime_version uuid persistence_mode compute_mode '"nvml"' temperature_c throttled \
+        '"transfer_ms"' gpu_with_transfer_over_omp; do
         grep -q "$key" "$T/cmp.json" || fail "the record of a GPU run lacks $key"
     done
 fi

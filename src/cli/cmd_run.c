@@ -86,6 +86,9 @@ static void help(FILE *f)
             "                    if present, else cpu); each device runs the whole sweep in turn\n"
             "                    and the table gains a device column; --devices is the same\n"
             "  --cold            flush L2 before every trial (for sizes that fit in L2)\n"
+            "  --include-transfer  GPU rows also time copying the inputs in from host memory and\n"
+            "                    the outputs back (once per size); a CPU vs GPU run (--devices\n"
+            "                    cpu,0) then adds the GPU's speed-ups and crossover with them\n"
             "  --offset K        start every array K elements past its allocation (cudaMalloc:\n"
             "                    256-byte aligned; CPU: 64-byte): element-aligned pointers that\n"
             "                    are not vector-aligned\n"
@@ -347,7 +350,7 @@ int cmd_run(int argc, char **argv)
 {
     enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
            OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_PROFILE_FORCE, OPT_SCALAR, OPT_COUNTERS, OPT_OFFSET,
-           OPT_TIMER, OPT_SHAPE, OPT_STDREL, OPT_MAX_TIME };
+           OPT_TIMER, OPT_SHAPE, OPT_STDREL, OPT_MAX_TIME, OPT_INCLUDE_TRANSFER };
     static const struct option opts[] = {
         {"sizes", required_argument, 0, OPT_SIZES},   {"variants", required_argument, 0, OPT_VARIANTS},
         {"trials", required_argument, 0, OPT_TRIALS}, {"warmup", required_argument, 0, OPT_WARMUP},
@@ -361,6 +364,7 @@ int cmd_run(int argc, char **argv)
         {"counters", no_argument, 0, OPT_COUNTERS},   {"offset", required_argument, 0, OPT_OFFSET},
         {"timer", required_argument, 0, OPT_TIMER},   {"shape", required_argument, 0, OPT_SHAPE},
         {"stdrel", required_argument, 0, OPT_STDREL}, {"max-time", required_argument, 0, OPT_MAX_TIME},
+        {"include-transfer", no_argument, 0, OPT_INCLUDE_TRANSFER},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
 
@@ -373,6 +377,7 @@ int cmd_run(int argc, char **argv)
     int trials = 10, warmup = 5, cold = 0, quiet = 0, counters = 0, offset = 0;
     sl_timer timer = SL_TIMER_EVENT;
     double stdrel = 0.0, max_time = -1.0; /* --stdrel (a fraction here), --max-time (s; -1: not given) */
+    bool include_transfer = false;
     uint64_t seed = sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
     sl_report_opts ropts = {0};
     char why[256];
@@ -453,6 +458,7 @@ int cmd_run(int argc, char **argv)
                 max_time = x;
             break;
         }
+        case OPT_INCLUDE_TRANSFER: include_transfer = true; break;
         case OPT_PROFILE: profile_arg = optarg; break;
         case OPT_PROFILE_FORCE: profile_force = 1; break;
         case 'h': help(stdout); return 0;
@@ -648,6 +654,7 @@ int cmd_run(int argc, char **argv)
                 cfg->stdrel = stdrel;
                 cfg->max_time_s = max_time > 0 ? max_time : stdrel > 0 ? 2.0 : 0.0; /* --stdrel alone: 2 s a row */
                 cfg->max_trials = 1000000;
+                cfg->include_transfer = include_transfer;
                 cfg->cold = cold;
                 cfg->timer = timer;
                 cfg->progress = !quiet && isatty(STDERR_FILENO);

@@ -20,6 +20,7 @@
 #include "harness.h"
 
 #include "rng.h"
+#include "transfer.h"
 #include "sizes.h"
 
 #include <signal.h>
@@ -657,6 +658,13 @@ static sl_status run_shape(sl_ctx *ctx, const sl_run_config *cfg, int j, sl_row_
     if (s.workspace_bytes && (st = ctx->ops->workspace(ctx, s.workspace_bytes, &s.workspace)) != SL_OK)
         goto done;
 
+    /* --include-transfer: what moving the data in and out costs at this
+     * shape, once, before the rows (which refill their inputs) */
+    double transfer_ms = -1.0;
+    if (cfg->include_transfer && ctx->info.backend == SL_BACKEND_CUDA &&
+        (st = sl_measure_transfer(ctx, op, cfg->dtype, &s.shape, s.alloc, &transfer_ms)) != SL_OK)
+        goto done;
+
     double copy_gbs = -1.0, peer_gbs = -1.0;
     for (int i = 0; i < cfg->nvariants; i++) {
         const sl_variant *v = cfg->variants[i];
@@ -678,6 +686,7 @@ static sl_status run_shape(sl_ctx *ctx, const sl_run_config *cfg, int j, sl_row_
         r->shape = s.shape;
         r->n = s.n;
         r->size_label = cfg->size_labels ? cfg->size_labels[j] : NULL;
+        r->transfer_ms = transfer_ms;
         r->traffic = sl_variant_traffic(op, v, &s.shape, cfg->dtype);
         r->bytes = r->traffic.rd_bytes + r->traffic.wr_bytes;
         r->fits_l2 = ctx->info.l2_bytes && device_bytes(cfg, &s.shape) <= ctx->info.l2_bytes;

@@ -38,6 +38,7 @@ typedef struct sl_run_config {
                                          fraction (stoprule.h), up to max_time_s and max_trials */
     double max_time_s;                /* per row; 0: no limit */
     int max_trials;                   /* cap with stdrel */
+    bool include_transfer;            /* GPU rows: also time the inputs in and outputs out (transfer.h) */
     bool cold;                        /* flush the cache before every trial */
     sl_timer timer;
     bool progress;                    /* a status line on stderr */
@@ -65,6 +66,7 @@ typedef struct sl_result {
     char message[768];        /* why it failed or was skipped, with the first mismatches */
     int trials;
     double noise;             /* relative standard error of the median time (stoprule.h) */
+    double transfer_ms;       /* host <-> device copies of one call (--include-transfer), or -1 */
     sl_stop_reason stop;      /* why the trials stopped */
     double times_ms[1024];    /* the first min(trials, 1024) trial times */
     sl_stats st;              /* over all trials */

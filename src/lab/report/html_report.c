@@ -745,7 +745,8 @@ static void html_compare(FILE *f, const input *in)
                                                 !strcmp(jstr(row, "out_dtype", jstr(row, "dtype", "")),
                                                         jstr(row, "dtype", "")),
                                  .n = (uint64_t)jnum(row, "n", 0),
-                                 .median_ms = row_ok(row) ? row_median(row) : -1};
+                                 .median_ms = row_ok(row) ? row_median(row) : -1,
+                                 .transfer_ms = jnum(row, "transfer_ms", -1)};
     }
     const int nl = sl_compare_lines(rows, k, lines, nrows + 1);
     if (nl > 0) {
@@ -753,7 +754,7 @@ static void html_compare(FILE *f, const input *in)
         esc(f, in->base);
         fputs("</h3>\n<table class=\"data\"><tr><th>op</th><th>dtype</th><th>n</th><th>serial ms</th><th>OpenMP "
               "ms</th><th>GPU best</th><th>GPU ms</th><th>GPU / serial</th><th>GPU / OpenMP</th><th>naive / "
-              "serial</th></tr>\n",
+              "serial</th><th>transfer ms</th><th>GPU+transfer / serial</th><th>GPU+transfer / OpenMP</th></tr>\n",
               f);
         for (int i = 0; i < nl; i++) {
             const sl_cmp_line *l = &lines[i];
@@ -767,6 +768,10 @@ static void html_compare(FILE *f, const input *in)
             const double r[] = {l->best_over_serial, l->best_over_omp, l->naive_over_serial};
             for (int j = 0; j < 3; j++)
                 r[j] > 0 ? fprintf(f, "<td>%.2fx</td>", r[j]) : fprintf(f, "<td>-</td>");
+            l->transfer_ms >= 0 ? fprintf(f, "<td>%.4f</td>", l->transfer_ms) : fprintf(f, "<td>-</td>");
+            const double x[] = {l->xfer_over_serial, l->xfer_over_omp};
+            for (int j = 0; j < 2; j++)
+                x[j] > 0 ? fprintf(f, "<td>%.2fx</td>", x[j]) : fprintf(f, "<td>-</td>");
             fputs("</tr>\n", f);
         }
         fputs("</table>\n<ul>\n", f);
@@ -776,12 +781,19 @@ static void html_compare(FILE *f, const input *in)
                 first = strcmp(lines[j].op, lines[i].op) || strcmp(lines[j].dtype, lines[i].dtype);
             if (!first)
                 continue;
-            char c1[96], c2[96];
-            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "omp", c1, sizeof c1);
-            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "serial", c2, sizeof c2);
-            fprintf(f, "<li>%s %s: the GPU beats OpenMP from %s and one CPU thread from %s (kernel times; "
-                       "transfers not included).</li>\n",
+            char c1[96], c2[96], c3[96], c4[96];
+            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "omp", false, c1, sizeof c1);
+            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "serial", false, c2, sizeof c2);
+            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "omp", true, c3, sizeof c3);
+            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "serial", true, c4, sizeof c4);
+            fprintf(f, "<li>crossover %s %s (the GPU faster from there up), kernel times: vs OpenMP %s, vs one CPU "
+                       "thread %s",
                     lines[i].op, lines[i].dtype, c1, c2);
+            if (lines[i].transfer_ms >= 0)
+                fprintf(f, "; with the transfers in and out: vs OpenMP %s, vs one thread %s", c3, c4);
+            else
+                fputs("; transfers not measured (run with --include-transfer)", f);
+            fputs(".</li>\n", f);
         }
         fputs("</ul>\n", f);
     }

@@ -25,6 +25,7 @@ typedef struct sl_cmp_row {
                             less work) */
     uint64_t n;
     double median_ms;    /* <= 0: not measured (skipped, failed) */
+    double transfer_ms;  /* GPU rows with --include-transfer: the copies in and out of one call; < 0: none */
 } sl_cmp_row;
 
 typedef struct sl_cmp_line {
@@ -32,6 +33,8 @@ typedef struct sl_cmp_line {
     uint64_t n;
     double serial_ms, omp_ms, naive_ms, best_ms; /* < 0: none */
     double best_over_serial, best_over_omp, naive_over_serial; /* speed-ups; < 0: none */
+    double transfer_ms;  /* < 0: not measured */
+    double xfer_over_serial, xfer_over_omp; /* the same with the transfers added to the GPU's time; < 0: none */
 } sl_cmp_line;
 
 /* One line per (op, dtype, n) that has both a GPU and a CPU row, in the
@@ -39,12 +42,13 @@ typedef struct sl_cmp_line {
 int sl_compare_lines(const sl_cmp_row *rows, int nrows, sl_cmp_line *out, int max);
 
 /* The crossover of the lines of (op, dtype): the smallest n from which the
- * GPU's best is faster than the CPU rung `cpu` ("omp" or "serial") at that
- * size and every larger one. Writes a phrase into buf: "n = 10M", "below
- * the smallest size run (1000)", "not reached up to 200M", or "no CPU
- * rows". */
+ * GPU's best (its time plus the transfers when with_transfer, at the sizes
+ * where they were measured) is faster than the CPU rung `cpu` ("omp" or
+ * "serial") at that size and every larger one. Writes a phrase into buf:
+ * "n = 10M", "n = 1000 or below (the smallest size run)", "none up to
+ * n = 200M", or "no CPU omp rows". */
 void sl_compare_crossover(const sl_cmp_line *lines, int nlines, const char *op, const char *dtype, const char *cpu,
-                          char *buf, size_t len);
+                          bool with_transfer, char *buf, size_t len);
 
 /* The comparison as text under the run's table and/or as Markdown; does
  * nothing when there are no lines. */

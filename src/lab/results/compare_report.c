@@ -37,7 +37,8 @@ static int lines_of(const sl_report *rep, sl_cmp_line **out)
                                .rung_or_api = (r->v->kind == SL_KIND_RUNG || r->v->kind == SL_KIND_API) &&
                                               sl_variant_out_dtype(r->v, r->dtype) == r->dtype,
                                .n = r->n,
-                               .median_ms = r->median_ms};
+                               .median_ms = r->median_ms,
+                               .transfer_ms = r->transfer_ms};
     }
     int n = sl_compare_lines(rows, rep->nrows, lines, rep->nrows);
     free(rows);
@@ -88,6 +89,9 @@ cJSON *sl_report_compare_json(const sl_report *rep)
         num_or_null(x, "gpu_over_serial", l->best_over_serial);
         num_or_null(x, "gpu_over_omp", l->best_over_omp);
         num_or_null(x, "naive_over_serial", l->naive_over_serial);
+        num_or_null(x, "transfer_ms", l->transfer_ms);
+        num_or_null(x, "gpu_with_transfer_over_serial", l->xfer_over_serial);
+        num_or_null(x, "gpu_with_transfer_over_omp", l->xfer_over_omp);
         cJSON_AddItemToArray(arr, x);
     }
     cJSON *cross = cJSON_AddArrayToObject(o, "crossover");
@@ -97,18 +101,23 @@ cJSON *sl_report_compare_json(const sl_report *rep)
             first = strcmp(lines[j].op, lines[i].op) || strcmp(lines[j].dtype, lines[i].dtype);
         if (!first)
             continue;
-        char c1[96], c2[96];
-        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "omp", c1, sizeof c1);
-        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "serial", c2, sizeof c2);
+        char c1[96], c2[96], c3[96], c4[96];
+        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "omp", false, c1, sizeof c1);
+        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "serial", false, c2, sizeof c2);
+        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "omp", true, c3, sizeof c3);
+        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "serial", true, c4, sizeof c4);
         cJSON *x = cJSON_CreateObject();
         cJSON_AddStringToObject(x, "op", lines[i].op);
         cJSON_AddStringToObject(x, "dtype", lines[i].dtype);
         cJSON_AddStringToObject(x, "gpu_beats_omp_from", c1);
         cJSON_AddStringToObject(x, "gpu_beats_serial_from", c2);
+        cJSON_AddStringToObject(x, "with_transfer_gpu_beats_omp_from", c3);
+        cJSON_AddStringToObject(x, "with_transfer_gpu_beats_serial_from", c4);
         cJSON_AddItemToArray(cross, x);
     }
     cJSON_AddStringToObject(o, "note", "speed-up = CPU median time / GPU median time in this run; kernel times, "
-                                       "transfers not included");
+                                       "and with --include-transfer also with the host <-> device copies of one "
+                                       "call added to the GPU's");
     free(lines);
     return o;
 }

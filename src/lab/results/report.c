@@ -390,6 +390,7 @@ void sl_report_row(void *report, sl_result *r)
     row->x_peer = r->x_peer;
     row->median_ms = r->trials > 0 && r->status == SL_OK ? r->st.median : -1.0;
     row->gpu = r->ctx->info.backend == SL_BACKEND_CUDA;
+    row->transfer_ms = row->gpu ? r->transfer_ms : -1.0;
     rep->nrows++;
     rep->any_l2 |= r->fits_l2;
     if (r->status == SL_ERR_UNSUPPORTED)

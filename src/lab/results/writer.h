@@ -36,6 +36,7 @@ typedef struct sl_row {
     sl_status status;
     double gbs_best, gbs, min_ms, max_ms, mean_ms, x_peer;
     double median_ms;   /* < 0: not timed */
+    double transfer_ms; /* --include-transfer (GPU rows), or -1 */
     bool gpu;           /* ran on the CUDA backend (the CPU vs GPU comparison) */
 } sl_row;
 

@@ -137,6 +137,8 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     cJSON_AddNumberToObject(o, "trials", r->trials);
     if (r->trials > 0) {
         cJSON_AddNumberToObject(o, "noise_rse_median", r->noise);
+        if (r->transfer_ms >= 0 && r->ctx->info.backend == SL_BACKEND_CUDA)
+            cJSON_AddNumberToObject(o, "transfer_ms", r->transfer_ms);
         cJSON_AddStringToObject(o, "trials_stopped_by", sl_stop_reason_name(r->stop));
         cJSON *t = cJSON_AddObjectToObject(o, "time_ms");
         cJSON_AddNumberToObject(t, "mean", r->st.mean);
