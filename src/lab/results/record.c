@@ -225,3 +225,26 @@ cJSON *sl_record_row_json(const sl_result *r)
     cJSON_AddBoolToObject(o, "throttled", sl_record_row_throttled(r));
     return o;
 }
+
+char *sl_record_attach(const char *text, sl_ctx *ctx, const char *command, const sl_env_sample *env0,
+                       const sl_env_sample *env1)
+{
+    cJSON *root = cJSON_Parse(text);
+    if (!root)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "command");
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "record");
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "nvml");
+    cJSON_AddStringToObject(root, "command", command);
+    cJSON_AddItemToObject(root, "record", sl_record_run_json(&ctx, 1));
+    if (env0->valid) {
+        sl_result r; /* only the samples are read */
+        memset(&r, 0, sizeof r);
+        r.env0 = *env0;
+        r.env1 = *env1;
+        cJSON_AddItemToObject(root, "nvml", sl_record_row_json(&r));
+    }
+    char *out = cJSON_Print(root);
+    cJSON_Delete(root);
+    return out;
+}

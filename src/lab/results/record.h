@@ -28,6 +28,13 @@ struct cJSON *sl_record_row_json(const sl_result *r);
  * between them. */
 bool sl_record_row_throttled(const sl_result *r);
 
+/* A probe profile's text with the record added: "command", "record" (as
+ * a run's) and, from env0/env1 (the backend's samples before and after the
+ * probes; valid false: none), "nvml" {start, end, throttled}. A new malloc'd
+ * text, or NULL when text is not JSON or memory runs out. */
+char *sl_record_attach(const char *text, sl_ctx *ctx, const char *command, const sl_env_sample *env0,
+                       const sl_env_sample *env1);
+
 /* NVML's name of one reason bit ("sw_power_cap"), or NULL. */
 const char *sl_clk_reason_name(unsigned long long bit);
 
