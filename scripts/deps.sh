@@ -17,6 +17,11 @@ for d in /usr/include /usr/local/include ${CMAKE_PREFIX_PATH:+$(echo "$CMAKE_PRE
     [ -f "$d/cjson/cJSON.h" ] && found_cjson=1
 done
 [ $found_cjson = 1 ] || missing="$missing libcjson-dev"
+# Open MPI: the MPI mode of `streamlab run` (mpirun -np K; docs/scale.md) and
+# its tests. The build works without it (CMake's SL_MPI=AUTO then leaves MPI
+# mode out and says so).
+command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
+command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
 # streamlab report plots with gnuplot; its tests read the page with Python
 # and render it in headless Chromium (tests/test_report*.sh skip without them).
 optional=""

@@ -12,6 +12,7 @@
 #include "relsize.h"
 #include "internal.h"
 #include "model.h"
+#include "mpi_run.h"
 #include "results.h"
 #include "rng.h"
 #include "sizes.h"
@@ -348,6 +349,9 @@ static void close_devices(run_device *devs, int ndev, bool faulted)
 
 int cmd_run(int argc, char **argv)
 {
+    /* Started by mpirun or srun: one rank per device (mpi_run.h). */
+    if (cli_mpi_launched(NULL, 0))
+        return cmd_run_mpi(argc, argv);
     enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
            OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_PROFILE_FORCE, OPT_SCALAR, OPT_COUNTERS, OPT_OFFSET,
            OPT_TIMER, OPT_SHAPE, OPT_STDREL, OPT_MAX_TIME, OPT_INCLUDE_TRANSFER };

@@ -23,6 +23,17 @@ typedef enum sl_timer {
     SL_TIMER_WALL       /* a host clock around launch + synchronisation, as BabelStream and STREAM time */
 } sl_timer;
 
+/* A step shared by the processes of a run over several processes (MPI:
+ * src/lab/mpi/mpi_lab.c); the harness names no transport. Each process
+ * passes its own code and gets back the least code of all of them: the
+ * harness calls it once after the check before timing (OK, SKIP: no kernel,
+ * FAIL), right before each timed trial (after the --cold flush) and once
+ * after the last trial, the same number of times on every process as long
+ * as they all answer OK, so every trial starts when the slowest process
+ * arrives (a barrier that also carries each one's status). */
+enum { SL_SYNC_FAIL = 0, SL_SYNC_SKIP = 1, SL_SYNC_OK = 2 };
+typedef int (*sl_sync_fn)(void *user, int mine);
+
 typedef struct sl_run_config {
     const sl_op_desc *op;
     sl_dtype dtype;
@@ -48,6 +59,8 @@ typedef struct sl_run_config {
     uint64_t offset;                  /* every buffer starts this many elements past its allocation */
     sl_counter_session *counters;     /* --counters: one profiled launch per row after the trials; NULL: none */
     int step0, steps;                 /* progress: rows done before this sweep, and in the whole run */
+    sl_sync_fn sync;                  /* several processes: see sl_sync_fn; NULL: one process */
+    void *sync_user;
 } sl_run_config;
 
 /* One row: a variant at a shape. */
