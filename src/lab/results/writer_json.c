@@ -7,6 +7,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "writer.h"
 
+#include "record.h"
+
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +107,8 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     cJSON_AddStringToObject(o, "kind", sl_kind_name(r->v->kind));
     cJSON_AddStringToObject(o, "technique", r->v->technique);
     cJSON_AddNumberToObject(o, "n", (double)r->n);
+    if (r->size_label)
+        cJSON_AddStringToObject(o, "size_given", r->size_label);
     if (r->op->rank == 2) {
         cJSON *sh = cJSON_AddObjectToObject(o, "shape");
         cJSON_AddNumberToObject(sh, "rows", (double)r->shape.rows);
@@ -132,6 +136,10 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     }
     cJSON_AddNumberToObject(o, "trials", r->trials);
     if (r->trials > 0) {
+        cJSON_AddNumberToObject(o, "noise_rse_median", r->noise);
+        if (r->transfer_ms >= 0 && r->ctx->info.backend == SL_BACKEND_CUDA)
+            cJSON_AddNumberToObject(o, "transfer_ms", r->transfer_ms);
+        cJSON_AddStringToObject(o, "trials_stopped_by", sl_stop_reason_name(r->stop));
         cJSON *t = cJSON_AddObjectToObject(o, "time_ms");
         cJSON_AddNumberToObject(t, "mean", r->st.mean);
         cJSON_AddNumberToObject(t, "sd", r->st.sd);
@@ -168,6 +176,9 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     }
     if (r->ctr_note[0])
         cJSON_AddStringToObject(o, "counters_note", r->ctr_note);
+    cJSON *nv = sl_record_row_json(r);
+    if (nv)
+        cJSON_AddItemToObject(o, "nvml", nv);
     if (r->has_attrs) {
         cJSON *k = cJSON_AddObjectToObject(o, "kernel");
         cJSON_AddNumberToObject(k, "registers", r->attrs.regs);
@@ -212,6 +223,7 @@ static sl_status json_open(sl_report *rep, void **state)
         for (int i = 0; i < rep->meta.nctx; i++)
             cJSON_AddItemToArray(devs, device_json(rep->meta.ctxs[i]));
     }
+    cJSON_AddItemToObject(root, "record", sl_record_run_json(m->ctxs, m->nctx));
     cJSON *c = cJSON_AddObjectToObject(root, "config");
     cJSON_AddStringToObject(c, "op", m->ops);
     cJSON_AddStringToObject(c, "dtype", m->dtypes);
@@ -219,6 +231,10 @@ static sl_status json_open(sl_report *rep, void **state)
         cJSON_AddStringToObject(c, "scalars", m->scalars);
     cJSON_AddNumberToObject(c, "warmup", m->warmup);
     cJSON_AddNumberToObject(c, "trials", m->trials);
+    if (m->stdrel > 0)
+        cJSON_AddNumberToObject(c, "stdrel_pct", 100 * m->stdrel);
+    if (m->max_time_s > 0)
+        cJSON_AddNumberToObject(c, "max_time_s", m->max_time_s);
     cJSON_AddBoolToObject(c, "cold", m->cold);
     cJSON_AddStringToObject(c, "timer", m->timer == SL_TIMER_WALL ? "wall" : "event");
     cJSON_AddNumberToObject(c, "offset_elements", (double)m->offset);
@@ -227,7 +243,9 @@ static sl_status json_open(sl_report *rep, void **state)
     cJSON_AddStringToObject(c, "seed", seed);
     cJSON *sizes = cJSON_AddArrayToObject(c, "sizes");
     for (int i = 0; i < m->nsizes; i++)
-        cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)m->sizes[i]));
+        cJSON_AddItemToArray(sizes, m->sizes[i] ? cJSON_CreateNumber((double)m->sizes[i]) : cJSON_CreateNull());
+    if (m->sizes_given)
+        cJSON_AddStringToObject(c, "sizes_given", m->sizes_given); /* relative sizes: null above, rows say */
     if (m->shapes)
         cJSON_AddStringToObject(c, "shapes", m->shapes);
     if (m->hw_note)
@@ -270,6 +288,9 @@ static sl_status json_close(sl_report *rep, void *state)
     cJSON_AddStringToObject(root, "ended", ended);
     if (rep->error)
         cJSON_AddStringToObject(root, "error", rep->error);
+    cJSON *cmp = sl_report_compare_json(rep);
+    if (cmp)
+        cJSON_AddItemToObject(root, "cpu_vs_gpu", cmp);
     cJSON *nv = cJSON_AddObjectToObject(root, "nvml_at_end");
     cJSON_AddNumberToObject(nv, "sm_clock_mhz", rep->ctx->info.nvml_sm_clock_mhz);
     cJSON_AddNumberToObject(nv, "mem_clock_mhz", rep->ctx->info.nvml_mem_clock_mhz);
