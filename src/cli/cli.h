@@ -7,6 +7,7 @@
 #ifndef SL_CLI_H
 #define SL_CLI_H
 
+#include "op.h"
 #include "streamlab.h"
 
 #include <stdio.h>
@@ -50,5 +51,11 @@ int cli_drop_missing_gpus(const char *cmd, int *ids, int n);
 
 /* Parse a non-negative int option value within [lo, hi]. */
 int cli_parse_int(const char *s, int lo, int hi, int *out);
+
+/* The variants of op on backend that `run` runs, into out[0..max): every
+ * one, or the names in list (ceilings and peers always: every ratio needs
+ * them), ceilings first, then peers, then the rest in table order. Returns
+ * the count. */
+int cli_select_variants(const sl_op_desc *op, sl_backend backend, const char *list, const sl_variant **out, int max);
 
 #endif /* SL_CLI_H */

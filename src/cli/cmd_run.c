@@ -172,27 +172,6 @@ static void join_args(int argc, char **argv, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
 }
 
-static int kind_rank(sl_kind k)
-{
-    return k == SL_KIND_CEILING ? 0 : k == SL_KIND_PEER ? 1 : 2;
-}
-
-/* The variants of op on backend to run: every one, or the names in list
- * (ceilings and peers always: every ratio needs them), ceilings and peers
- * first. */
-static int select_variants(const sl_op_desc *op, sl_backend backend, const char *list, const sl_variant **out)
-{
-    int count = 0;
-    const int all = !list || strcmp(list, "all") == 0;
-    for (int rank = 0; rank < 3; rank++)
-        for (int i = 0; i < op->nvariants && count < MAX_VARIANTS; i++) {
-            const sl_variant *v = &op->variants[i];
-            if (v->backend == backend && kind_rank(v->kind) == rank &&
-                (all || rank < 2 || sl_list_has(list, v->name)))
-                out[count++] = v;
-        }
-    return count;
-}
 
 /* --variants: no empty item, and every name a variant of at least one
  * selected op on at least one of the backends in use. */
@@ -695,7 +674,7 @@ int cmd_run(int argc, char **argv)
                 if (rel_sizes && ops[o]->rank != 2 &&
                     sl_size_apply(cfg, specs, nsizes, devs[g].ctx, s->shapes, s->labels) != SL_OK && rc == 0)
                     rc = cli_usage_error("run", "--sizes: %s", sl_last_error());
-                cfg->nvariants = select_variants(ops[o], devs[g].ctx->info.backend, variants_arg, s->chosen);
+                cfg->nvariants = cli_select_variants(ops[o], devs[g].ctx->info.backend, variants_arg, s->chosen, MAX_VARIANTS);
                 cfg->variants = s->chosen;
                 cfg->warmup = warmup;
                 cfg->trials = trials;

@@ -58,6 +58,7 @@ int cmd_run_mpi(int argc, char **argv)
 #include "harness.h"
 #include "internal.h"
 #include "mpi_lab.h"
+#include "record.h"
 #include "rng.h"
 #include "sizes.h"
 
@@ -721,25 +722,7 @@ static cJSON *gather_devices(sl_mpi *m, const sl_ctx *ctx, const char *key, int 
         cJSON_AddStringToObject(e, "device_key", all[r].key);
         if (d->backend == SL_BACKEND_CPU)
             cJSON_AddNumberToObject(e, "openmp_threads", all[r].threads);
-        cJSON *o = cJSON_AddObjectToObject(e, "device");
-        cJSON_AddStringToObject(o, "backend", d->backend == SL_BACKEND_CUDA ? "cuda" : "cpu");
-        cJSON_AddNumberToObject(o, "index", d->device);
-        cJSON_AddStringToObject(o, "name", d->name);
-        char cc[16];
-        snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-        cJSON_AddStringToObject(o, "compute_capability", cc);
-        cJSON_AddNumberToObject(o, "sm_count", d->sm_count);
-        cJSON_AddNumberToObject(o, "l2_bytes", (double)d->l2_bytes);
-        cJSON_AddNumberToObject(o, "mem_total_bytes", (double)d->mem_total);
-        cJSON_AddNumberToObject(o, "mem_clock_khz", d->mem_clock_khz);
-        cJSON_AddNumberToObject(o, "bus_width_bits", d->bus_width_bits);
-        cJSON_AddNumberToObject(o, "sm_clock_max_khz", d->sm_clock_khz);
-        num_or_null(o, "peak_gbs", d->peak_gbs > 0 ? d->peak_gbs : -1);
-        cJSON_AddNumberToObject(o, "ecc_enabled", d->ecc_enabled);
-        cJSON *nv = cJSON_AddObjectToObject(o, "nvml_at_start");
-        cJSON_AddNumberToObject(nv, "sm_clock_mhz", d->nvml_sm_clock_mhz);
-        cJSON_AddNumberToObject(nv, "mem_clock_mhz", d->nvml_mem_clock_mhz);
-        cJSON_AddNumberToObject(nv, "power_mw", d->nvml_power_mw);
+        cJSON_AddItemToObject(e, "device", sl_device_info_json(d));
         cJSON_AddItemToArray(arr, e);
     }
     free(all);
@@ -853,19 +836,6 @@ typedef struct msweep {
     int first_row, nrows;
 } msweep;
 
-static int select_variants(const sl_op_desc *op, sl_backend b, const char *list, const sl_variant **out)
-{
-    int count = 0;
-    const int all = !list || strcmp(list, "all") == 0;
-    for (int rank = 0; rank < 3; rank++)
-        for (int i = 0; i < op->nvariants && count < MAX_VARIANTS; i++) {
-            const sl_variant *v = &op->variants[i];
-            const int k = v->kind == SL_KIND_CEILING ? 0 : v->kind == SL_KIND_PEER ? 1 : 2;
-            if (v->backend == b && k == rank && (all || rank < 2 || sl_list_has(list, v->name)))
-                out[count++] = v;
-        }
-    return count;
-}
 
 /* --op, --dtype: lists of known names. */
 static int parse_names(const sl_mpi *m, const mopts *o, const sl_op_desc **ops, int *nops, sl_dtype *dts, int *ndt)
@@ -1013,7 +983,7 @@ static int run(sl_mpi *m, int argc, char **argv)
                 c->scalar[k] = o.have_scalar ? o.scalar : ops[i]->scalars[k].dflt;
             c->shapes = shapes;
             c->nshapes = nsizes;
-            c->nvariants = select_variants(ops[i], ctx->info.backend, o.variants_arg, s->chosen);
+            c->nvariants = cli_select_variants(ops[i], ctx->info.backend, o.variants_arg, s->chosen, MAX_VARIANTS);
             c->variants = s->chosen;
             c->warmup = o.warmup;
             c->trials = o.trials;

@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "sizes.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -179,4 +181,23 @@ int main(int argc, char **argv)
     fprintf(stderr, "streamlab: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return EXIT_USAGE;
+}
+
+static int kind_rank(sl_kind k)
+{
+    return k == SL_KIND_CEILING ? 0 : k == SL_KIND_PEER ? 1 : 2;
+}
+
+int cli_select_variants(const sl_op_desc *op, sl_backend backend, const char *list, const sl_variant **out, int max)
+{
+    int count = 0;
+    const int all = !list || strcmp(list, "all") == 0;
+    for (int rank = 0; rank < 3; rank++)
+        for (int i = 0; i < op->nvariants && count < max; i++) {
+            const sl_variant *v = &op->variants[i];
+            if (v->backend == backend && kind_rank(v->kind) == rank &&
+                (all || rank < 2 || sl_list_has(list, v->name)))
+                out[count++] = v;
+        }
+    return count;
 }

@@ -35,6 +35,10 @@ bool sl_record_row_throttled(const sl_result *r);
 char *sl_record_attach(const char *text, sl_ctx *ctx, const char *command, const sl_env_sample *env0,
                        const sl_env_sample *env1);
 
+/* One device's fixed facts and NVML sample at context creation, as every
+ * results file writes them ("device", "devices[]", MPI's per-rank record). */
+struct cJSON *sl_device_info_json(const sl_device_info *d);
+
 /* NVML's name of one reason bit ("sw_power_cap"), or NULL. */
 const char *sl_clk_reason_name(unsigned long long bit);
 

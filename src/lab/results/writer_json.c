@@ -28,30 +28,7 @@ static void add_num_or_null(cJSON *o, const char *key, double v)
 
 static cJSON *device_json(const sl_ctx *ctx)
 {
-    const sl_device_info *d = &ctx->info;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "backend", d->backend == SL_BACKEND_CUDA ? "cuda" : "cpu");
-    cJSON_AddNumberToObject(o, "index", d->device);
-    cJSON_AddStringToObject(o, "name", d->name);
-    char cc[16];
-    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-    cJSON_AddStringToObject(o, "compute_capability", cc);
-    cJSON_AddNumberToObject(o, "sm_count", d->sm_count);
-    cJSON_AddNumberToObject(o, "l2_bytes", (double)d->l2_bytes);
-    cJSON_AddNumberToObject(o, "mem_total_bytes", (double)d->mem_total);
-    cJSON_AddNumberToObject(o, "mem_clock_khz", d->mem_clock_khz);
-    cJSON_AddNumberToObject(o, "bus_width_bits", d->bus_width_bits);
-    cJSON_AddNumberToObject(o, "sm_clock_max_khz", d->sm_clock_khz);
-    if (d->peak_gbs > 0)
-        cJSON_AddNumberToObject(o, "peak_gbs", d->peak_gbs);
-    else
-        cJSON_AddNullToObject(o, "peak_gbs");
-    cJSON_AddNumberToObject(o, "ecc_enabled", d->ecc_enabled);
-    cJSON *nv = cJSON_AddObjectToObject(o, "nvml_at_start");
-    cJSON_AddNumberToObject(nv, "sm_clock_mhz", d->nvml_sm_clock_mhz);
-    cJSON_AddNumberToObject(nv, "mem_clock_mhz", d->nvml_mem_clock_mhz);
-    cJSON_AddNumberToObject(nv, "power_mw", d->nvml_power_mw);
-    return o;
+    return sl_device_info_json(&ctx->info);
 }
 
 static cJSON *check_json(const sl_check *c)
