@@ -123,7 +123,7 @@ int main(void)
                 rungs += k == 0 && i == 0;
             }
         }
-    CHECK(rungs == 3, "serial, blocked and sl_transpose ran on the CPU (%d)", rungs);
+    CHECK(rungs == 3, "serial, omp and sl_transpose ran on the CPU (%d)", rungs);
     check_public();
     return check_exit("test_transpose");
 }
