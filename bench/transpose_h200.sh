@@ -20,7 +20,7 @@ mkdir -p "$OUT" "$WORK"
 STAGES=${STAGES:-"build tests memcheck sass bank run torch ncu"}
 t0=$(date +%s)
 exec > >(tee "$OUT/transpose.log") 2>&1
-stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+stage() { pack; echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 pack() { tar czf "$OUT/transpose-out.tgz" -C "$WORK" . 2>/dev/null; }
 trap pack EXIT
