@@ -36,21 +36,23 @@ template <> struct tp_word<8> {
 /* ---- one launch's geometry ---------------------------------------------- */
 struct tp_geom {
     uint64_t rows, cols, ld; /* the input's shape */
+    uint32_t tiles_r;        /* tiles down the input's rows */
     uint32_t tiles_c;        /* tiles across the input's columns */
     unsigned grid;           /* tiles in all: one block each */
 };
 
-/* The tile grid for a tile of `tile` x `tile` elements, or an error for a
- * shape that needs more than 2^31 - 1 tiles. */
-static inline sl_status tp_geometry(const sl_args *x, unsigned tile, const char *who, tp_geom *g)
+/* The tile grid for tiles of th x tw elements (rows x columns of the
+ * input), or an error for a shape that needs more than 2^31 - 1 tiles. */
+static inline sl_status tp_geometry(const sl_args *x, unsigned th, unsigned tw, const char *who, tp_geom *g)
 {
     g->rows = x->shape.rows;
     g->cols = x->shape.cols;
     g->ld = x->shape.ld;
-    const uint64_t tr = (g->rows + tile - 1) / tile, tc = (g->cols + tile - 1) / tile;
+    const uint64_t tr = (g->rows + th - 1) / th, tc = (g->cols + tw - 1) / tw;
     if (tc > 0xffffffffu || (tc && tr > 0x7fffffffu / tc))
         return sl_fail(SL_ERR_INVALID_ARG, "transpose %s: %llu x %llu needs more than 2^31 - 1 tiles of %u x %u", who,
-                       (unsigned long long)g->rows, (unsigned long long)g->cols, tile, tile);
+                       (unsigned long long)g->rows, (unsigned long long)g->cols, th, tw);
+    g->tiles_r = (uint32_t)tr;
     g->tiles_c = (uint32_t)tc;
     g->grid = (unsigned)(tr * tc);
     return SL_OK;
@@ -132,7 +134,7 @@ static __global__ void __launch_bounds__(SL_TP_TILE *SL_TP_BLOCK_ROWS)
 template <class T, class L> static sl_status tp_tile_launch(const sl_args *x, const char *who)
 {
     tp_geom g;
-    sl_status st = tp_geometry(x, SL_TP_TILE, who, &g);
+    sl_status st = tp_geometry(x, SL_TP_TILE, SL_TP_TILE, who, &g);
     if (st != SL_OK || x->shape.rows == 0 || x->shape.cols == 0)
         return st;
     tp_tile<T, L><<<g.grid, dim3(SL_TP_TILE, SL_TP_BLOCK_ROWS), 0, (cudaStream_t)x->stream>>>(

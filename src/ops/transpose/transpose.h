@@ -22,8 +22,7 @@ extern "C" {
  * thread (the block walks the tile in 4 steps of 8 rows). */
 #define SL_TP_TILE 32
 #define SL_TP_BLOCK_ROWS 8
-/* The vec rung's tile: 64 x 64 elements, 256 threads, 16-byte accesses. */
-#define SL_TP_VEC_TILE 64
+/* The vec rungs: 256 threads, 16-byte accesses (tiles: 05_vec.cu). */
 #define SL_TP_VEC_BLOCK 256
 
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_naive)
@@ -31,6 +30,8 @@ SL_DECLARE_LAUNCHER(sl_cuda_transpose_tile32)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_pad33)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_swizzle)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec)
+SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_band8)
+SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_band32)
 sl_status sl_cuda_transpose_cublas(const sl_args *x);
 sl_status sl_cuda_transpose_api(const sl_args *x);
 

@@ -31,7 +31,7 @@ static __global__ void __launch_bounds__(SL_TP_TILE *SL_TP_BLOCK_ROWS)
 template <class T> static sl_status launch_naive(const sl_args *x)
 {
     tp_geom g;
-    sl_status st = tp_geometry(x, SL_TP_TILE, "naive", &g);
+    sl_status st = tp_geometry(x, SL_TP_TILE, SL_TP_TILE, "naive", &g);
     if (st != SL_OK || x->shape.rows == 0 || x->shape.cols == 0)
         return st;
     tp_naive<T><<<g.grid, dim3(SL_TP_TILE, SL_TP_BLOCK_ROWS), 0, (cudaStream_t)x->stream>>>((const T *)x->buf[0],

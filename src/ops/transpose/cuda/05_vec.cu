@@ -1,15 +1,18 @@
 /*
- * transpose rung 5 (ours): 64 x 64 tiles, 16-byte accesses on both global
- * sides, an XOR-swizzled tile. A 16-byte vector holds V = 16 / size
+ * transpose rung 5 (ours): 16-byte accesses on both global sides, an
+ * XOR-swizzled tile of 64 x 64 elements (32 x 32 in f64: 8 KiB, so that 8
+ * blocks of 256 threads fit an SM as in the tile rungs; a 64 x 64 f64 tile,
+ * 32 KiB and 56 registers, ran at 0.76 of the copy ceiling where the 32 x 33
+ * rung ran at 0.96: docs/ladder.md). A 16-byte vector holds V = 16 / size
  * elements (4 f32, 8 f16, 2 f64).
  *
  *  - Read: a warp takes 4 rows x 128 bytes of the tile (8 lanes a row, one
  *    16-byte load each: whole lines); the block's 8 warps cover 32 rows, so
- *    a thread issues 64 / (8 V) x 2 independent 16-byte loads before its
- *    first store into shared memory (4 in f32: 64 bytes in flight per
+ *    a thread issues (TR / 32) x (TC / 8 V) independent 16-byte loads before
+ *    its first store into shared memory (4 in f32: 64 bytes in flight per
  *    thread, 128 KiB per SM at 2048 threads, several times Little's law's
  *    ~32 KiB per SM on the H200: docs/probes.md).
- *  - Tile: element (r, c) at r * 64 + (c ^ (r & 31)). In f32 the 4 stores
+ *  - Tile: element (r, c) at r * TC + (c ^ (r & 31)). In f32 the 4 stores
  *    of a vector's elements and the 4 loads that gather an output vector
  *    down a column each hit 32 distinct banks (lane = 4 rows x 8 vectors:
  *    the row's low 2 bits and the vector's 3 bits fill the 5 bank bits
@@ -22,6 +25,12 @@
  * tiles where a vector would cross the matrix's edge, the lane moves its V
  * elements one at a time (same tile, same layout).
  *
+ * Block order: tiles are taken in bands of `band` tile rows, down the band
+ * first: band 1 walks the tiles row by row (the blocks resident together
+ * read whole rows of in and write 256-byte pieces of many rows of out);
+ * band 32 makes the resident blocks cover a square of tiles, so both sides
+ * move ~8 KiB runs (vec_band8, vec_band32: the order sweep).
+ *
  * Expectation: a quarter of the tile rungs' load/store instructions and
  * twice their tile per block, so DRAM-bound at the copy ceiling's pace:
  * >= 0.96x the copy ceiling at 8192^2 f32 and above cublasSgeam (issue 11's
@@ -32,43 +41,46 @@
  */
 #include "transpose.cuh"
 
-enum { VT = SL_TP_VEC_TILE, VB = SL_TP_VEC_BLOCK };
+enum { VB = SL_TP_VEC_BLOCK };
 
-template <class T> struct tp_vec_cfg {
+template <class T, int TR, int TC> struct tp_vec_cfg {
     enum {
-        V = 16 / (int)sizeof(T), /* elements per 16-byte vector */
-        W = 8 * V,               /* tile columns a warp covers: 128 bytes */
-        CP = VT / W,             /* column passes of the read */
-        LOADS = CP * 2,          /* vectors per thread: CP x (64 rows / 32 rows per pass) */
+        V = 16 / (int)sizeof(T),  /* elements per 16-byte vector */
+        W = 8 * V,                /* tile columns (read) or rows (write) a warp covers: 128 bytes */
+        NR = (TR / 32) * (TC / W), /* vectors a thread reads */
+        NW = (TC / 32) * (TR / W), /* vectors a thread writes */
     };
+    static_assert(TR % 32 == 0 && TC % 32 == 0 && TR % W == 0 && TC % W == 0, "tile shape");
 };
 
-static __device__ __forceinline__ int tp_swz(int r, int c)
+template <int TC> static __device__ __forceinline__ int tp_swz(int r, int c)
 {
-    return r * VT + (c ^ (r & 31));
+    return r * TC + (c ^ (r & 31));
 }
 
-template <class T>
-static __global__ void __launch_bounds__(VB) tp_vec(const T *__restrict__ in, T *__restrict__ out, tp_geom g,
-                                                    bool vin, bool vout)
+template <class T, int TR, int TC>
+static __global__ void __launch_bounds__(VB)
+    tp_vec(const T *__restrict__ in, T *__restrict__ out, tp_geom g, uint32_t band, bool vin, bool vout)
 {
-    typedef tp_vec_cfg<T> C;
-    enum { V = C::V, W = C::W };
+    typedef tp_vec_cfg<T, TR, TC> C;
+    enum { V = C::V, W = C::W, CPR = TC / W, CPW = TR / W };
     union vec {
         uint4 u;
         T e[V];
     };
-    __shared__ T tile[VT * VT];
-    const uint64_t r0 = (uint64_t)(blockIdx.x / g.tiles_c) * VT;
-    const uint64_t c0 = (uint64_t)(blockIdx.x % g.tiles_c) * VT;
+    __shared__ T tile[TR * TC];
+    /* the block's tile: bands of `band` tile rows, down each band first */
+    const uint32_t per_band = band * g.tiles_c, bi = blockIdx.x / per_band, w = blockIdx.x - bi * per_band;
+    const uint32_t first = bi * band, nb = min(band, g.tiles_r - first);
+    const uint64_t r0 = (uint64_t)(first + w % nb) * TR, c0 = (uint64_t)(w / nb) * TC;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int sub = lane >> 3, q = lane & 7; /* 4 rows x 8 vectors per warp */
 
     /* read: all the thread's vectors in flight before the first use */
-    vec v[C::LOADS];
+    vec v[C::NR];
 #pragma unroll
-    for (int p = 0; p < C::LOADS; p++) {
-        const int tr = (p / C::CP) * 32 + warp * 4 + sub, tc = (p % C::CP) * W + q * V;
+    for (int p = 0; p < C::NR; p++) {
+        const int tr = (p / CPR) * 32 + warp * 4 + sub, tc = (p % CPR) * W + q * V;
         const uint64_t r = r0 + tr, c = c0 + tc;
         if (vin && r < g.rows && c + V <= g.cols) {
             v[p].u = __ldg((const uint4 *)(in + r * g.ld + c));
@@ -79,22 +91,22 @@ static __global__ void __launch_bounds__(VB) tp_vec(const T *__restrict__ in, T 
         }
     }
 #pragma unroll
-    for (int p = 0; p < C::LOADS; p++) {
-        const int tr = (p / C::CP) * 32 + warp * 4 + sub, tc = (p % C::CP) * W + q * V;
+    for (int p = 0; p < C::NR; p++) {
+        const int tr = (p / CPR) * 32 + warp * 4 + sub, tc = (p % CPR) * W + q * V;
 #pragma unroll
         for (int k = 0; k < V; k++)
-            tile[tp_swz(tr, tc + k)] = v[p].e[k];
+            tile[tp_swz<TC>(tr, tc + k)] = v[p].e[k];
     }
     __syncthreads();
 
     /* write: out row j = tile column, V tile rows gathered per vector */
 #pragma unroll
-    for (int p = 0; p < C::LOADS; p++) {
-        const int tj = (p / C::CP) * 32 + warp * 4 + sub, ti = (p % C::CP) * W + q * V;
+    for (int p = 0; p < C::NW; p++) {
+        const int tj = (p / CPW) * 32 + warp * 4 + sub, ti = (p % CPW) * W + q * V;
         vec o;
 #pragma unroll
         for (int k = 0; k < V; k++)
-            o.e[k] = tile[tp_swz(ti + k, tj)];
+            o.e[k] = tile[tp_swz<TC>(ti + k, tj)];
         const uint64_t j = c0 + tj, i = r0 + ti;
         if (j >= g.cols)
             continue;
@@ -109,33 +121,59 @@ static __global__ void __launch_bounds__(VB) tp_vec(const T *__restrict__ in, T 
     }
 }
 
-template <class T> static sl_status launch_vec(const sl_args *x)
+/* The tile per element size: 64 x 64, 32 x 32 for 8-byte elements. */
+template <class T> struct tp_vec_tile {
+    enum { R = sizeof(T) == 8 ? 32 : 64, C = R };
+};
+
+/* Whether the 16-byte path is open: 16-byte-aligned pointers, ld (reads)
+ * and rows (writes) multiples of the vector's V elements. */
+static inline void tp_vec_paths(const sl_args *x, bool *vin, bool *vout)
 {
+    const uint64_t V = 16 / sl_dtype_size(x->dtype);
+    *vin = ((uintptr_t)x->buf[0] % 16 == 0) && x->shape.ld % V == 0;
+    *vout = ((uintptr_t)x->buf[1] % 16 == 0) && x->shape.rows % V == 0;
+}
+
+template <class T> static sl_status launch_vec(const sl_args *x, uint32_t band, const char *who)
+{
+    typedef tp_vec_tile<T> S;
     tp_geom g;
-    sl_status st = tp_geometry(x, VT, "vec", &g);
+    sl_status st = tp_geometry(x, S::R, S::C, who, &g);
     if (st != SL_OK || x->shape.rows == 0 || x->shape.cols == 0)
         return st;
-    const uint64_t V = 16 / sizeof(T);
-    const bool vin = ((uintptr_t)x->buf[0] % 16 == 0) && g.ld % V == 0;
-    const bool vout = ((uintptr_t)x->buf[1] % 16 == 0) && g.rows % V == 0;
-    tp_vec<T><<<g.grid, VB, 0, (cudaStream_t)x->stream>>>((const T *)x->buf[0], (T *)x->buf[1], g, vin, vout);
+    bool vin, vout;
+    tp_vec_paths(x, &vin, &vout);
+    tp_vec<T, S::R, S::C><<<g.grid, VB, 0, (cudaStream_t)x->stream>>>((const T *)x->buf[0], (T *)x->buf[1], g,
+                                                                      band < g.tiles_r ? band : g.tiles_r, vin, vout);
     SL_CUDA_LAUNCHED();
     return SL_OK;
 }
 
-extern "C" sl_status sl_cuda_transpose_vec(const sl_args *x)
-{
-    TP_DISPATCH(x->dtype, return launch_vec<T>(x))
-}
+#define TP_VEC_LAUNCHER(NAME, BAND)                                                                       \
+    extern "C" sl_status NAME(const sl_args *x)                                                           \
+    {                                                                                                     \
+        TP_DISPATCH(x->dtype, return launch_vec<T>(x, BAND, #NAME))                                       \
+    }                                                                                                     \
+    extern "C" sl_status NAME##_attrs(sl_dtype dt, sl_kernel_attrs *out)                                 \
+    {                                                                                                     \
+        TP_DISPATCH(dt, return sl_cuda_kernel_attrs((const void *)tp_vec<T, tp_vec_tile<T>::R, tp_vec_tile<T>::C>, \
+                                                    VB, 0, out))                                          \
+    }
 
-extern "C" sl_status sl_cuda_transpose_vec_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    TP_DISPATCH(dt, return sl_cuda_kernel_attrs((const void *)tp_vec<T>, VB, 0, out))
-}
+TP_VEC_LAUNCHER(sl_cuda_transpose_vec, 1)
+TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band8, 8)
+TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band32, 32)
 
-/* sl_transpose's kernel on a CUDA context: the vec rung (docs/ladder.md,
- * "transpose": the fastest verified rung on the H200 in every dtype). */
+/* sl_transpose's kernel on a CUDA context (docs/ladder.md, "transpose"):
+ * the fastest vec order where the 16-byte path is open on both sides, the
+ * 32 x 33 rung otherwise (the vec rungs' one-element fallback is slower
+ * than the 32 x 32 tiles: 0.49 x cuBLAS against 0.68 at 8191 x 8193 f32). */
 extern "C" sl_status sl_cuda_transpose_api(const sl_args *x)
 {
-    return sl_cuda_transpose_vec(x);
+    bool vin, vout;
+    tp_vec_paths(x, &vin, &vout);
+    if (!vin || !vout)
+        return sl_cuda_transpose_pad33(x);
+    return sl_cuda_transpose_vec_band32(x);
 }
