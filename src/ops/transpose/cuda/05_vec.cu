@@ -165,15 +165,18 @@ TP_VEC_LAUNCHER(sl_cuda_transpose_vec, 1)
 TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band8, 8)
 TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band32, 32)
 
-/* sl_transpose's kernel on a CUDA context (docs/ladder.md, "transpose"):
- * the fastest vec order where the 16-byte path is open on both sides, the
- * 32 x 33 rung otherwise (the vec rungs' one-element fallback is slower
- * than the 32 x 32 tiles: 0.49 x cuBLAS against 0.68 at 8191 x 8193 f32). */
+/* sl_transpose's kernel on a CUDA context, from the H200 ladder
+ * (docs/ladder.md, "transpose"): 8-byte elements the 32 x 33 rung (0.97-1.0
+ * x cublasDgeam, where vec's 32 x 32 f64 tiles reached 0.91); 2- and
+ * 4-byte elements the vec rung where 16-byte accesses fit both sides (the
+ * block order made no difference: vec_band8 and vec_band32 within 0.5%),
+ * the 32 x 33 rung otherwise (vec's one-element fallback is slower than the
+ * 32 x 32 tiles: 0.49 x cuBLAS against 0.68 at 8191 x 8193 f32). */
 extern "C" sl_status sl_cuda_transpose_api(const sl_args *x)
 {
     bool vin, vout;
     tp_vec_paths(x, &vin, &vout);
-    if (!vin || !vout)
+    if (sl_dtype_size(x->dtype) == 8 || !vin || !vout)
         return sl_cuda_transpose_pad33(x);
-    return sl_cuda_transpose_vec_band32(x);
+    return sl_cuda_transpose_vec(x);
 }
