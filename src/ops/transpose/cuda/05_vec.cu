@@ -121,9 +121,19 @@ static __global__ void __launch_bounds__(VB)
     }
 }
 
-/* The tile per element size: 64 x 64, 32 x 32 for 8-byte elements. */
+/* The tile per element size: 64 x 64, 32 x 32 for 8-byte elements. The
+ * tile-shape sweep: wide tiles (32 rows x 128 columns: 512-byte reads of
+ * each row, 128-byte pieces of 128 output rows) and tall ones (128 x 32:
+ * the other way round); 64 x 128 and 128 x 64 for 2-byte elements, whose
+ * warp covers 64 columns. */
 template <class T> struct tp_vec_tile {
     enum { R = sizeof(T) == 8 ? 32 : 64, C = R };
+};
+template <class T> struct tp_vec_wide {
+    enum { R = sizeof(T) == 2 ? 64 : 32, C = 128 };
+};
+template <class T> struct tp_vec_tall {
+    enum { R = 128, C = sizeof(T) == 2 ? 64 : 32 };
 };
 
 /* Whether the 16-byte path is open: 16-byte-aligned pointers, ld (reads)
@@ -135,9 +145,8 @@ static inline void tp_vec_paths(const sl_args *x, bool *vin, bool *vout)
     *vout = ((uintptr_t)x->buf[1] % 16 == 0) && x->shape.rows % V == 0;
 }
 
-template <class T> static sl_status launch_vec(const sl_args *x, uint32_t band, const char *who)
+template <class T, class S> static sl_status launch_vec(const sl_args *x, uint32_t band, const char *who)
 {
-    typedef tp_vec_tile<T> S;
     tp_geom g;
     sl_status st = tp_geometry(x, S::R, S::C, who, &g);
     if (st != SL_OK || x->shape.rows == 0 || x->shape.cols == 0)
@@ -150,20 +159,21 @@ template <class T> static sl_status launch_vec(const sl_args *x, uint32_t band, 
     return SL_OK;
 }
 
-#define TP_VEC_LAUNCHER(NAME, BAND)                                                                       \
+#define TP_VEC_LAUNCHER(NAME, SHAPE, BAND)                                                                \
     extern "C" sl_status NAME(const sl_args *x)                                                           \
     {                                                                                                     \
-        TP_DISPATCH(x->dtype, return launch_vec<T>(x, BAND, #NAME))                                       \
+        TP_DISPATCH(x->dtype, return launch_vec<T, SHAPE<T> >(x, BAND, #NAME))                            \
     }                                                                                                     \
     extern "C" sl_status NAME##_attrs(sl_dtype dt, sl_kernel_attrs *out)                                 \
     {                                                                                                     \
-        TP_DISPATCH(dt, return sl_cuda_kernel_attrs((const void *)tp_vec<T, tp_vec_tile<T>::R, tp_vec_tile<T>::C>, \
-                                                    VB, 0, out))                                          \
+        TP_DISPATCH(dt, return sl_cuda_kernel_attrs((const void *)tp_vec<T, SHAPE<T>::R, SHAPE<T>::C>, VB, 0, out)) \
     }
 
-TP_VEC_LAUNCHER(sl_cuda_transpose_vec, 1)
-TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band8, 8)
-TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band32, 32)
+TP_VEC_LAUNCHER(sl_cuda_transpose_vec, tp_vec_tile, 1)
+TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band8, tp_vec_tile, 8)
+TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band32, tp_vec_tile, 32)
+TP_VEC_LAUNCHER(sl_cuda_transpose_vec_wide, tp_vec_wide, 1)
+TP_VEC_LAUNCHER(sl_cuda_transpose_vec_tall, tp_vec_tall, 1)
 
 /* sl_transpose's kernel on a CUDA context, from the H200 ladder
  * (docs/ladder.md, "transpose"): 8-byte elements the 32 x 33 rung (0.97-1.0
