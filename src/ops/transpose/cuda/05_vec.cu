@@ -10,8 +10,9 @@
  *    16-byte load each: whole lines); the block's 8 warps cover 32 rows, so
  *    a thread issues (TR / 32) x (TC / 8 V) independent 16-byte loads before
  *    its first store into shared memory (4 in f32: 64 bytes in flight per
- *    thread, 128 KiB per SM at 2048 threads, several times Little's law's
- *    ~32 KiB per SM on the H200: docs/probes.md).
+ *    thread, 96 KiB per SM at the 1536 threads its 40 registers allow, twice
+ *    the ~48 KiB per SM knee of the H200's bytes-in-flight probe:
+ *    docs/probes.md).
  *  - Tile: element (r, c) at r * TC + (c ^ (r & 31)). In f32 the 4 stores
  *    of a vector's elements and the 4 loads that gather an output vector
  *    down a column each hit 32 distinct banks (lane = 4 rows x 8 vectors:
@@ -37,7 +38,10 @@
  * bar: >= 1.03x). f64 moves 8-byte elements 2 to a vector, with its
  * half-warp phases conflict-free; f16 gathers 8 two-byte elements per
  * store, 2-way conflicted on the gather (a column's lanes p and p + 4 share
- * a bank): more shared-memory instructions per byte, still under DRAM.
+ * a bank) and, as ncu showed, on the tile stores too (lanes in rows r and
+ * r + 1 of one word column): more shared-memory instructions per byte,
+ * still under DRAM. Measured: docs/ladder.md, "Transpose and bank
+ * conflicts" (0.92 / 0.90 x copy in f32, short of the 0.96 bar).
  */
 #include "transpose.cuh"
 
