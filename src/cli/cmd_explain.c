@@ -320,6 +320,8 @@ int cmd_explain(int argc, char **argv)
         sl_ctx_destroy(ctx);
         return EXIT_USAGE;
     }
+    if (hw.profile_warning[0])
+        fprintf(stderr, "streamlab explain: warning: %s\n", hw.profile_warning);
     const sl_variant *one = NULL;
     if (variant && !(one = sl_variant_find(op, SL_BACKEND_CUDA, variant))) {
         int rc = cli_usage_error("explain", "unknown variant '%s' of %s (see streamlab list)", variant, op->name);
