@@ -184,7 +184,8 @@ typedef struct sl_variant {
     bool fixed_out;
     sl_dtype out_dtype;
     /* Extra tolerance for a peer whose rounding order we do not control:
-     * ulps of the output dtype (elementwise), or partial sums P (reduction). */
+     * ulps of the output dtype (elementwise), partial sums P (reduction), or
+     * multiples of 2^-24 of relative error (SL_TOL_REL). */
     int ulps;
     /* Reductions: accumulator dtype (u_acc) and the fewest parallel partial
      * sums P the variant forms (SL_TOL_REDUCTION). */

@@ -59,6 +59,8 @@ sl_tolerance sl_tolerance_for(const sl_op_desc *op, const sl_variant *v, sl_dtyp
     }
     if (t.kind == SL_TOL_REL) {
         t.abs_extra = 0x1p-126; /* op.h: underflowed results */
+        if (v->ulps > t.ulps)
+            t.ulps = v->ulps; /* a peer's own exp and sum order (op.h) */
         return t;
     }
     if (t.kind == SL_TOL_REDUCTION) {

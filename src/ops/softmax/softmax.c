@@ -99,6 +99,10 @@ static sl_status cpu_softmax_omp(const sl_args *a)
 #define SMX_SRC "seed 002, softmax ladder"
 static const sl_variant variants[] = {
     SL_EW_CEILING_CUDA,
+    {.name = "cudnn", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_PEER,
+     .technique = "cuDNN cudnnSoftmaxForward, ACCURATE, INSTANCE mode (its own exp and summation order)",
+     .source = "issue 18; cuDNN API reference", .launch = SL_CUDA_FN(sl_cuda_softmax_cudnn), .ulps = 64,
+     .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4, .insts_per_elem = 8},
     {.name = "naive", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "one thread per output, rescanning its row (2 N loads each; M N^2 <= 2^32)",
      .source = SMX_SRC ", \"Recalling our own softmax\"", .launch = SL_CUDA_FN(sl_cuda_softmax_naive),

@@ -34,6 +34,7 @@ SL_DECLARE_LAUNCHER(sl_cuda_softmax_unroll)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_online)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_regs)
 sl_status sl_cuda_softmax_api(const sl_args *x);
+sl_status sl_cuda_softmax_cudnn(const sl_args *x);
 
 /* TEMPORARY (zz_preplumbing_shim.c): the 2-D public entry of the lead's
  * plumbing (src/core/internal.h after the merge). */
