@@ -94,6 +94,32 @@ static sl_status cpu_softmax_omp(const sl_args *a)
     return SL_OK;
 }
 
+/* ---- what each rung moves through DRAM (the model's bytes) --------------------
+ * The useful traffic is one read and one write of the matrix. The seed's
+ * block-per-row rungs read x three times (max, sum, write pass), the
+ * online rung twice; the re-reads come from L2 while the rows in flight
+ * (one per SM, 132 on the H200) fit in about half of its 60 MiB, and from
+ * DRAM beyond (rows of more than 2^15 f32 columns). regs reads once. */
+static sl_traffic moved_passes(const sl_shape *s, sl_dtype dt, int passes)
+{
+    const double es = (double)sl_dtype_size(dt), bytes = (double)s->rows * (double)s->cols * es;
+    const double in_flight = 132.0 * (double)s->cols * es;
+    sl_traffic t = {bytes, bytes, 1, 1};
+    if (in_flight > (double)(30u << 20))
+        t.rd_bytes = passes * bytes;
+    return t;
+}
+
+static sl_traffic moved_3(const sl_shape *s, sl_dtype dt)
+{
+    return moved_passes(s, dt, 3);
+}
+
+static sl_traffic moved_2(const sl_shape *s, sl_dtype dt)
+{
+    return moved_passes(s, dt, 2);
+}
+
 /* ---- the rungs ------------------------------------------------------------- */
 
 #define SMX_SRC "seed 002, softmax ladder"
@@ -111,32 +137,32 @@ static const sl_variant variants[] = {
     {.name = "smem", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "block per row, contiguous chunk per thread (uncoalesced), shared-memory tree, 3 passes",
      .source = SMX_SRC ", \"Reduce\"", .launch = SL_CUDA_FN(sl_cuda_softmax_smem),
-     .attrs = SL_CUDA_FN(sl_cuda_softmax_smem_attrs), .loads_in_flight = 1, .access_bytes = 4,
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_smem_attrs), .moved = moved_3, .loads_in_flight = 1, .access_bytes = 4,
      .elems_per_thread = 1, .insts_per_elem = 16},
     {.name = "coalesced", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "block per row, block-strided (coalesced) loads, shared-memory tree, 3 passes",
      .source = SMX_SRC ", \"Coalescing\"", .launch = SL_CUDA_FN(sl_cuda_softmax_coalesced),
-     .attrs = SL_CUDA_FN(sl_cuda_softmax_coalesced_attrs), .loads_in_flight = 1, .access_bytes = 4,
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_coalesced_attrs), .moved = moved_3, .loads_in_flight = 1, .access_bytes = 4,
      .elems_per_thread = 1, .insts_per_elem = 14},
     {.name = "shuffle", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "block per row, coalesced, warp-shuffle (__shfl_xor_sync) reductions, 3 passes",
      .source = SMX_SRC ", \"Registers\"", .launch = SL_CUDA_FN(sl_cuda_softmax_shuffle),
-     .attrs = SL_CUDA_FN(sl_cuda_softmax_shuffle_attrs), .loads_in_flight = 1, .access_bytes = 4,
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_shuffle_attrs), .moved = moved_3, .loads_in_flight = 1, .access_bytes = 4,
      .elems_per_thread = 1, .insts_per_elem = 12},
     {.name = "vec", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "as shuffle with 16-byte vectorized loads and stores, masked head and tail, 3 passes",
      .source = SMX_SRC ", \"float4\"", .launch = SL_CUDA_FN(sl_cuda_softmax_vec),
-     .attrs = SL_CUDA_FN(sl_cuda_softmax_vec_attrs), .loads_in_flight = 1, .access_bytes = 16,
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_vec_attrs), .moved = moved_3, .loads_in_flight = 1, .access_bytes = 16,
      .elems_per_thread = 4, .insts_per_elem = 8},
     {.name = "unroll", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "as vec with 4 independent 16-byte loads in flight per thread (ILP 4), 3 passes",
      .source = SMX_SRC ", \"Fine-tuned Unrolling\"", .launch = SL_CUDA_FN(sl_cuda_softmax_unroll),
-     .attrs = SL_CUDA_FN(sl_cuda_softmax_unroll_attrs), .loads_in_flight = 4, .access_bytes = 16,
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_unroll_attrs), .moved = moved_3, .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 16, .insts_per_elem = 7},
     {.name = "online", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "online softmax: one read pass carrying (max, sum), merged warp combine, then the write pass",
      .source = SMX_SRC ", \"Online Normalization\"; Milakov and Gimelshein 2018",
-     .launch = SL_CUDA_FN(sl_cuda_softmax_online), .attrs = SL_CUDA_FN(sl_cuda_softmax_online_attrs),
+     .launch = SL_CUDA_FN(sl_cuda_softmax_online), .attrs = SL_CUDA_FN(sl_cuda_softmax_online_attrs), .moved = moved_2,
      .loads_in_flight = 4, .access_bytes = 16, .elems_per_thread = 16, .insts_per_elem = 8},
     {.name = "regs", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "row in registers, read once: warp per row (N <= 1024), block, or cluster of 2-8 blocks "
@@ -177,11 +203,12 @@ const sl_op_desc sl_op_softmax = {
     .reference = reference,
     .variants = variants,
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
+    .default_shapes = "128x2^10,128x2^11,128x2^12,128x2^13,128x2^14,128x2^15,128x2^16,128x2^17",
 };
 
 sl_status sl_softmax(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *x, void *y, void *stream)
 {
-    const sl_shape s = {.rows = rows, .cols = cols, .ld = cols};
+    const sl_shape s = sl_shape_2d(rows, cols);
     void *const ptrs[] = {(void *)x, y};
     return sl_op_call_shape(ctx, &sl_op_softmax, dtype, &s, ptrs, NULL, stream);
 }

@@ -36,11 +36,6 @@ SL_DECLARE_LAUNCHER(sl_cuda_softmax_regs)
 sl_status sl_cuda_softmax_api(const sl_args *x);
 sl_status sl_cuda_softmax_cudnn(const sl_args *x);
 
-/* TEMPORARY (zz_preplumbing_shim.c): the 2-D public entry of the lead's
- * plumbing (src/core/internal.h after the merge). */
-sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const sl_shape *s, void *const *ptrs,
-                           const double *scalars, void *stream);
-
 #ifdef __cplusplus
 }
 #endif
