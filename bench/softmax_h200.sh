@@ -14,12 +14,12 @@
 #
 # .cudnn/include (cudnn*.h from a CUDA toolkit, never committed) is carried
 # beside it: the image has cuDNN 9's libraries in torch's wheels but no
-# header. STAGES (default "build tests memcheck sass seed dram harness")
+# header. STAGES (default "build tests sass seed dram harness memcheck")
 # picks stages. Results go to $OUT (softmax-*.json, the logs).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 mkdir -p "$OUT"
-STAGES=${STAGES:-"build tests memcheck sass seed dram harness"}
+STAGES=${STAGES:-"build tests sass seed dram harness memcheck"}
 t0=$(date +%s)
 exec > >(tee "$OUT/softmax-h200.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
@@ -61,12 +61,6 @@ if on tests; then
     $BUILD/tests/test_softmax_cpu 2>&1 | tail -3
     timeout 300 $BUILD/tests/test_gpu_softmax 2>&1 | tail -15; echo "test_gpu_softmax exit: ${PIPESTATUS[0]}"
 fi
-if on memcheck && command -v compute-sanitizer >/dev/null; then
-    stage "memcheck"
-    SL_SOFTMAX_QUICK=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 $BUILD/tests/test_gpu_softmax \
-        > "$OUT/softmax-memcheck.log" 2>&1
-    echo "memcheck exit: $?"; tail -4 "$OUT/softmax-memcheck.log"
-fi
 if on sass && command -v cuobjdump >/dev/null; then
     stage "sass"
     obj=$(find $BUILD -name "08_regs.cu.o" | head -1)
@@ -96,5 +90,11 @@ if on harness; then
     else
         $SL run --op softmax --dtype f32,bf16,f16 --sizes 1000,2^17,2^20 --trials 10 --json "$OUT/softmax-run.json" 2>&1 | tail -40
     fi
+fi
+if on memcheck && command -v compute-sanitizer >/dev/null; then
+    stage "memcheck"
+    SL_SOFTMAX_QUICK=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 $BUILD/tests/test_gpu_softmax \
+        > "$OUT/softmax-memcheck.log" 2>&1
+    echo "memcheck exit: $?"; tail -4 "$OUT/softmax-memcheck.log"
 fi
 stage "done"

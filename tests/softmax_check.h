@@ -24,7 +24,7 @@
 enum { SMX_RANDOM = 0, SMX_SOME_NEGINF, SMX_ALL_NEGINF, SMX_ONE_NAN, SMX_ONE_POSINF, SMX_HUGE, SMX_CONST,
        SMX_KINDS };
 
-static uint64_t smx_t_next(uint64_t *s)
+static inline uint64_t smx_t_next(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -34,7 +34,7 @@ static uint64_t smx_t_next(uint64_t *s)
 
 /* Fill rows x cols (leading dimension ld) of dt in host memory; row r is
  * of kind kinds[r % nkinds]. Padding between rows is left as it is. */
-static void smx_t_fill(sl_dtype dt, void *x, size_t rows, size_t cols, size_t ld, uint64_t seed, const int *kinds,
+static inline void smx_t_fill(sl_dtype dt, void *x, size_t rows, size_t cols, size_t ld, uint64_t seed, const int *kinds,
                        int nkinds)
 {
     uint64_t s = seed;
@@ -62,7 +62,7 @@ static void smx_t_fill(sl_dtype dt, void *x, size_t rows, size_t cols, size_t ld
 
 /* The oracle: y = exp(x - m) / sum exp(x - m) in fp64 from the stored
  * inputs, into want (rows x cols doubles, dense). */
-static void smx_t_oracle(sl_dtype dt, const void *x, size_t rows, size_t cols, size_t ld, double *want)
+static inline void smx_t_oracle(sl_dtype dt, const void *x, size_t rows, size_t cols, size_t ld, double *want)
 {
     for (size_t r = 0; r < rows; r++) {
         double m = -INFINITY, s = 0.0;
@@ -84,7 +84,7 @@ static void smx_t_oracle(sl_dtype dt, const void *x, size_t rows, size_t cols, s
  * rounded into dt (NaN where the oracle is NaN), and each finite row's
  * sum within the sum of those bounds (and of the roundings) of 1.
  * Reports the first few failures under `what`. Returns the failures. */
-static size_t smx_t_compare(sl_dtype dt, const void *got, const double *want, size_t rows, size_t cols, size_t ld,
+static inline size_t smx_t_compare(sl_dtype dt, const void *got, const double *want, size_t rows, size_t cols, size_t ld,
                             const char *what)
 {
     size_t bad = 0;
