@@ -18,7 +18,11 @@
 # picks stages. Results go to $OUT (softmax-*.json, the logs).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
-mkdir -p "$OUT"
+W=${WORK:-/tmp/softmax-work}
+mkdir -p "$OUT" "$W"
+# the device tool brings back few files: everything goes to $W, packed
+# into $OUT/softmax-out.tgz at the end (also on failure)
+trap 'tar czf "$OUT/softmax-out.tgz" -C "$W" . 2>/dev/null' EXIT
 STAGES=${STAGES:-"build tests sass seed dram harness memcheck"}
 t0=$(date +%s)
 exec > >(tee "$OUT/softmax-h200.log") 2>&1
@@ -49,11 +53,11 @@ if on build; then
     nvcc --version | tail -2
     stage "build"
     cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON -DSL_BUILD_BENCH=ON \
-        $PREFIX_ARGS $CUDNN_ARGS > "$OUT/softmax-build.log" 2>&1 || { echo "cmake failed"; tail -30 "$OUT/softmax-build.log"; exit 1; }
-    grep -i cudnn "$OUT/softmax-build.log"
+        $PREFIX_ARGS $CUDNN_ARGS > "$W/softmax-build.log" 2>&1 || { echo "cmake failed"; tail -30 "$W/softmax-build.log"; exit 1; }
+    grep -i cudnn "$W/softmax-build.log"
     cmake --build $BUILD -j 16 --target streamlab_cli test_softmax_cpu test_gpu_softmax softmax_bench \
-        >> "$OUT/softmax-build.log" 2>&1 || { echo "build failed"; grep -E "error" "$OUT/softmax-build.log" | head -30; exit 1; }
-    grep -A2 "smx_regs\|smx_online\|smx_vecp" "$OUT/softmax-build.log" | grep -E "spill|Used" | sort | uniq -c | head -12
+        >> "$W/softmax-build.log" 2>&1 || { echo "build failed"; grep -E "error" "$W/softmax-build.log" | head -30; exit 1; }
+    grep -A2 "smx_regs\|smx_online\|smx_vecp" "$W/softmax-build.log" | grep -E "spill|Used" | sort | uniq -c | head -12
 fi
 SL=$BUILD/streamlab
 if on tests; then
@@ -64,37 +68,37 @@ fi
 if on sass && command -v cuobjdump >/dev/null; then
     stage "sass"
     obj=$(find $BUILD -name "08_regs.cu.o" | head -1)
-    cuobjdump --dump-sass "$obj" > "$OUT/softmax-regs.sass" 2>&1
-    echo "08_regs: $(grep -c 'LDG.E.128' "$OUT/softmax-regs.sass") LDG.E.128, $(grep -c 'STG.E.128' "$OUT/softmax-regs.sass") STG.E.128, $(grep -c 'LDL\|STL' "$OUT/softmax-regs.sass") local accesses"
+    cuobjdump --dump-sass "$obj" > "$W/softmax-regs.sass" 2>&1
+    echo "08_regs: $(grep -c 'LDG.E.128' "$W/softmax-regs.sass") LDG.E.128, $(grep -c 'STG.E.128' "$W/softmax-regs.sass") STG.E.128, $(grep -c 'LDL\|STL' "$W/softmax-regs.sass") local accesses"
 fi
 if on seed; then
     stage "seed shapes: streamlab (event, graph)"
-    $BUILD/softmax_bench --dtypes f32,bf16 --trials 30 --json "$OUT/softmax-seed.json"
+    $BUILD/softmax_bench --dtypes f32,bf16 --trials 30 --json "$W/softmax-seed.json"
     echo "softmax_bench exit: $?"
     stage "seed shapes: torch"
-    PYTHONUNBUFFERED=1 python3 bench/torch_softmax.py --dtypes f32,bf16 --trials 30 --json "$OUT/torch-seed.json"
+    PYTHONUNBUFFERED=1 python3 bench/torch_softmax.py --dtypes f32,bf16 --trials 30 --json "$W/torch-seed.json"
 fi
 if on dram; then
     stage "DRAM shapes, cold: streamlab"
     $BUILD/softmax_bench --shapes 4096x2^15,16384x2^14 --dtypes f32,bf16 --cold --no-graph --trials 15 \
-        --variants copy,cudnn,unroll,online,regs,sl_softmax --json "$OUT/softmax-dram.json"
+        --variants copy,cudnn,unroll,online,regs,regs_cl,sl_softmax --json "$W/softmax-dram.json"
     echo "softmax_bench exit: $?"
     stage "DRAM shapes, cold: torch"
     PYTHONUNBUFFERED=1 python3 bench/torch_softmax.py --shapes 4096x2^15,16384x2^14 --dtypes f32,bf16 --cold \
-        --trials 15 --graph-calls 10 --graph-reps 3 --json "$OUT/torch-dram.json"
+        --trials 15 --graph-calls 10 --graph-reps 3 --json "$W/torch-dram.json"
 fi
 if on harness; then
     stage "harness: streamlab run --op softmax"
     if $SL run --help 2>&1 | grep -q -- "--shape"; then
-        $SL run --op softmax --dtype f32,bf16 --trials 10 --json "$OUT/softmax-run.json" 2>&1 | tail -40
+        $SL run --op softmax --dtype f32,bf16 --trials 10 --json "$W/softmax-run.json" 2>&1 | tail -40
     else
-        $SL run --op softmax --dtype f32,bf16,f16 --sizes 1000,2^17,2^20 --trials 10 --json "$OUT/softmax-run.json" 2>&1 | tail -40
+        $SL run --op softmax --dtype f32,bf16,f16 --sizes 1000,2^17,2^20 --trials 10 --json "$W/softmax-run.json" 2>&1 | tail -40
     fi
 fi
 if on memcheck && command -v compute-sanitizer >/dev/null; then
     stage "memcheck"
     SL_SOFTMAX_QUICK=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 $BUILD/tests/test_gpu_softmax \
-        > "$OUT/softmax-memcheck.log" 2>&1
-    echo "memcheck exit: $?"; tail -4 "$OUT/softmax-memcheck.log"
+        > "$W/softmax-memcheck.log" 2>&1
+    echo "memcheck exit: $?"; tail -4 "$W/softmax-memcheck.log"
 fi
 stage "done"

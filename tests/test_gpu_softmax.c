@@ -31,7 +31,7 @@ typedef struct gcase {
  * regs beyond a cluster's registers, cuDNN without its library). */
 static int may_refuse(const sl_variant *v)
 {
-    return v && (v->kind == SL_KIND_PEER || strcmp(v->name, "naive") == 0 || strcmp(v->name, "regs") == 0);
+    return v && (v->kind == SL_KIND_PEER || strcmp(v->name, "naive") == 0 || strncmp(v->name, "regs", 4) == 0);
 }
 
 static int smx_case(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, const gcase *c)
@@ -153,6 +153,9 @@ int main(void)
                     continue; /* naive is not for in-place use (01_naive.cu) */
                 if (!v && c->ld != c->cols)
                     continue; /* sl_softmax takes dense rows */
+                if (v && v->kind == SL_KIND_PEER && c->nkinds > 1)
+                    continue; /* cuDNN gives 0, not NaN, for a row of -inf in bf16 / f16 (first H200 run):
+                                 its special values are its own; docs/ladder.md */
                 if (quick && v && strcmp(v->name, "naive") == 0 && (double)c->rows * c->cols * c->cols > 0x1p26)
                     continue; /* under compute-sanitizer the quadratic rung would take minutes */
                 lost = smx_case(ctx, v, dts[d], c) != 0;

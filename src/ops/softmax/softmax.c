@@ -165,10 +165,15 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_softmax_online), .attrs = SL_CUDA_FN(sl_cuda_softmax_online_attrs), .moved = moved_2,
      .loads_in_flight = 4, .access_bytes = 16, .elems_per_thread = 16, .insts_per_elem = 8},
     {.name = "regs", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
-     .technique = "row in registers, read once: warp per row (N <= 1024), block, or cluster of 2-8 blocks "
-                  "combining through distributed shared memory",
+     .technique = "row in registers, read once: warp per row (N <= 1024), block per row (N <= 2^15), or a "
+                  "cluster of 2-8 blocks exchanging (max, sum) once through distributed shared memory",
      .source = "ours (issue 18)", .launch = SL_CUDA_FN(sl_cuda_softmax_regs),
      .attrs = SL_CUDA_FN(sl_cuda_softmax_regs_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 5},
+    {.name = "regs_cl", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "as regs, but rows over 2^12 split over clusters of 256-thread blocks until the rows fill the SMs",
+     .source = "ours (issue 18)", .launch = SL_CUDA_FN(sl_cuda_softmax_regs_cl),
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_regs_cl_attrs), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
     {.name = "sl_softmax", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_softmax(): regs where the row fits a cluster's registers, else online",

@@ -151,6 +151,23 @@ static __device__ __forceinline__ void smx_storev(const smx_rowv &w, uint64_t v,
     }
 }
 
+/* ---- compensated summation -------------------------------------------------
+ * A thread that adds many terms in order (the naive rung's whole row, the
+ * block-per-row rungs' N / 512 terms each) loses ~n/2 ulps in a plain f32
+ * sum: 16 x 2^-24 held to 2^10 terms in the first H200 run, not to 2^12
+ * (naive) or 2^17 / 512 (vec). Kahan's compensated sum keeps the error
+ * at ~2 ulps whatever the count (Higham 2002, section 4.3), for 3 more
+ * f32 adds per term; nvcc does not reassociate floating-point adds. */
+struct smx_kahan {
+    float s, c;
+    __device__ __forceinline__ void add(float x)
+    {
+        const float y = x - c, t = s + y;
+        c = (t - s) - y;
+        s = t;
+    }
+};
+
 /* ---- reductions ------------------------------------------------------------- */
 
 struct smx_max_op {
@@ -200,6 +217,7 @@ template <int BLOCK, class OP> static __device__ __forceinline__ float smx_block
  * appears; the formula's NaN for a row of -inf comes in the write pass. */
 struct smx_ms {
     float m, s;
+    float c; /* the Kahan compensation of s, rescaled with it */
 };
 
 static __device__ __forceinline__ smx_ms smx_ms_merge(smx_ms a, smx_ms b)
@@ -208,7 +226,8 @@ static __device__ __forceinline__ smx_ms smx_ms_merge(smx_ms a, smx_ms b)
     const float ref = m == -CUDART_INF_F ? 0.0f : m;
     smx_ms r;
     r.m = m;
-    r.s = a.s * expf(a.m - ref) + b.s * expf(b.m - ref);
+    r.s = (a.s - a.c) * expf(a.m - ref) + (b.s - b.c) * expf(b.m - ref);
+    r.c = 0.0f;
     return r;
 }
 
@@ -220,11 +239,20 @@ template <int K> static __device__ __forceinline__ smx_ms smx_ms_add(smx_ms a, c
     for (int k = 0; k < K; k++)
         m = fmaxf(m, f[k]);
     const float ref = m == -CUDART_INF_F ? 0.0f : m;
-    float s = a.s * expf(a.m - ref);
+    smx_kahan acc;
+    if (m == a.m) { /* the max held: no rescale, the compensation carries on */
+        acc.s = a.s;
+        acc.c = a.c;
+    } else {
+        acc.s = (a.s - a.c) * expf(a.m - ref);
+        acc.c = 0.0f;
+    }
+    float t = 0.0f; /* the K new terms (at most 32): a plain sum */
 #pragma unroll
     for (int k = 0; k < K; k++)
-        s += expf(f[k] - ref);
-    smx_ms r = {m, s};
+        t += expf(f[k] - ref);
+    acc.add(t);
+    smx_ms r = {m, acc.s, acc.c};
     return r;
 }
 
@@ -235,6 +263,7 @@ static __device__ __forceinline__ smx_ms smx_ms_warp(smx_ms v)
         smx_ms u;
         u.m = __shfl_xor_sync(0xffffffffu, v.m, o);
         u.s = __shfl_xor_sync(0xffffffffu, v.s, o);
+        u.c = __shfl_xor_sync(0xffffffffu, v.c, o);
         v = smx_ms_merge(v, u);
     }
     return v;

@@ -33,6 +33,7 @@ SL_DECLARE_LAUNCHER(sl_cuda_softmax_vec)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_unroll)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_online)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_regs)
+SL_DECLARE_LAUNCHER(sl_cuda_softmax_regs_cl)
 sl_status sl_cuda_softmax_api(const sl_args *x);
 sl_status sl_cuda_softmax_cudnn(const sl_args *x);
 

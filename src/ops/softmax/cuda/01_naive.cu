@@ -3,7 +3,9 @@
  * per output element; each rescans its whole row twice, for the maximum
  * and for the sum, then writes its one element. Fixed from the seed: the
  * maximum starts at -inf (not the row's first element read unguarded), and
- * the divisor has no 1e-9f added (it biased every output).
+ * the divisor has no 1e-9f added (it biased every output), and the sum of
+ * the N terms is compensated (softmax.cuh, smx_kahan: a plain f32 sum of
+ * 1024 terms missed the 16 x 2^-24 bound on the H200).
  *
  * Work: 2 N loads per output, 2 M N^2 per launch, nearly all hits in L1 /
  * L2 (the row is shared by the N threads that rescan it); DRAM sees each
@@ -28,10 +30,10 @@ template <int DT> static __global__ void __launch_bounds__(NAIVE_BLOCK) smx_naiv
         float m = -CUDART_INF_F;
         for (uint64_t i = 0; i < g.cols; i++)
             m = fmaxf(m, smx_ld<DT>(x, i));
-        float s = 0.0f;
+        smx_kahan s = {0.0f, 0.0f};
         for (uint64_t i = 0; i < g.cols; i++)
-            s += expf(smx_ld<DT>(x, i) - m);
-        smx_st<DT>(smx_row<DT>(g.y, r, g.ld), c, expf(smx_ld<DT>(x, c) - m) / s);
+            s.add(expf(smx_ld<DT>(x, i) - m));
+        smx_st<DT>(smx_row<DT>(g.y, r, g.ld), c, expf(smx_ld<DT>(x, c) - m) / s.s);
     }
 }
 

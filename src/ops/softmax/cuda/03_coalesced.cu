@@ -39,10 +39,10 @@ template <int DT> static __global__ void __launch_bounds__(COAL_BLOCK) smx_coale
         for (uint64_t i = threadIdx.x; i < g.cols; i += COAL_BLOCK)
             m = fmaxf(m, smx_ld<DT>(x, i));
         m = coal_tree<smx_max_op>(m, red);
-        float s = 0.0f;
+        smx_kahan s = {0.0f, 0.0f};
         for (uint64_t i = threadIdx.x; i < g.cols; i += COAL_BLOCK)
-            s += expf(smx_ld<DT>(x, i) - m);
-        const float inv = 1.0f / coal_tree<smx_sum_op>(s, red);
+            s.add(expf(smx_ld<DT>(x, i) - m));
+        const float inv = 1.0f / coal_tree<smx_sum_op>(s.s, red);
         void *y = smx_row<DT>(g.y, r, g.ld);
         for (uint64_t i = threadIdx.x; i < g.cols; i += COAL_BLOCK)
             smx_st<DT>(y, i, expf(smx_ld<DT>(x, i) - m) * inv);

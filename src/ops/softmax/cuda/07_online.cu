@@ -8,7 +8,9 @@
  * flight per thread, as rung 6. Fixed from the seed: the rescale uses the
  * accurate expf (the seed's __expf has a relative error growing with
  * |x|), and a state of -inf elements only is (-inf, 0), not NaN
- * (softmax.cuh, smx_ms_merge), so masked tails and -inf columns are safe.
+ * (softmax.cuh, smx_ms_merge), so masked tails and -inf columns are safe;
+ * the running sum is compensated (Kahan), as the first H200 run showed
+ * a 2^18-column row drifting 32 ulps without it.
  *
  * Change from rung 6: two passes over x instead of three (2 reads + 1
  * write of the row), one block reduction instead of two. Expectation: for
@@ -60,7 +62,7 @@ template <bool VEC, int DT> static __global__ void __launch_bounds__(ONL_BLOCK) 
     __shared__ float red_m[ONL_BLOCK / 32], red_s[ONL_BLOCK / 32];
     for (uint64_t r = blockIdx.x; r < g.rows; r += gridDim.x) {
         const smx_rowv w = IO::row(g, r);
-        smx_ms st = {-CUDART_INF_F, 0.0f};
+        smx_ms st = {-CUDART_INF_F, 0.0f, 0.0f};
         for (uint64_t v = threadIdx.x; v < w.nvv; v += (uint64_t)ONL_U * ONL_BLOCK) {
             float f[ONL_U * W];
 #pragma unroll
@@ -78,14 +80,15 @@ template <bool VEC, int DT> static __global__ void __launch_bounds__(ONL_BLOCK) 
         st = smx_ms_warp(st);
         if ((threadIdx.x & 31) == 0) {
             red_m[threadIdx.x >> 5] = st.m;
-            red_s[threadIdx.x >> 5] = st.s;
+            red_s[threadIdx.x >> 5] = st.s - st.c;
         }
         __syncthreads();
         st.m = red_m[0];
         st.s = red_s[0];
+        st.c = 0.0f;
 #pragma unroll
         for (int k = 1; k < ONL_BLOCK / 32; k++) {
-            smx_ms o = {red_m[k], red_s[k]};
+            smx_ms o = {red_m[k], red_s[k], 0.0f};
             st = smx_ms_merge(st, o);
         }
         __syncthreads();

@@ -8,8 +8,9 @@
  * Shared Memory"; sm_90). Each thread loads its EPT elements as EPT / VE
  * 16-byte vectors (coalesced: vector k of thread t is k T + t), all in
  * flight at once, keeps them in registers, and after the two reductions
- * (max, then sum of exp(x - m), each a warp butterfly, a block fold and a
- * cluster fold) writes y from the registers. The row's misalignment and
+ * (max, then sum of exp(x - m), each a warp butterfly and a block fold;
+ * a cluster's blocks then exchange their (max, sum) once and merge them as
+ * the online normaliser does) writes y from the registers. The row's misalignment and
  * tail are masked edge vectors (softmax.cuh), so any M, N >= 1 runs.
  *
  * Change from rung 7: x is read once (the copy's traffic, 2 N x size per
@@ -72,48 +73,57 @@ static __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) smx_regs(smx_geo g
         m = smx_warp<smx_max_op>(m);
     else
         m = smx_block<BLOCK, smx_max_op>(m, red);
-    if (TPR != 32 && C > 1) {
-        cg::cluster_group cl = cg::this_cluster();
-        if (threadIdx.x == 0)
-            cl_m = m;
-        cl.sync();
-        m = -CUDART_INF_F;
-        for (unsigned r = 0; r < C; r++)
-            m = fmaxf(m, *cl.map_shared_rank(&cl_m, r));
-    }
+    /* m: the team's max (the row's without a cluster). ref = 0 stands in
+     * for a team of -inf only (softmax.cuh, smx_ms), so that no
+     * exp(-inf - -inf) appears before the merge. */
+    const float ref = m == -CUDART_INF_F ? 0.0f : m;
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < NV; k++)
 #pragma unroll
         for (int j = 0; j < VE; j++) {
-            f[k][j] = expf(f[k][j] - m); /* a masked -inf gives 0 */
+            f[k][j] = expf(f[k][j] - ref); /* a masked -inf gives 0 */
             s += f[k][j];
         }
     if (TPR == 32)
         s = smx_warp<smx_sum_op>(s);
     else
         s = smx_block<BLOCK, smx_sum_op>(s, red);
+    float scale;
     if (TPR != 32 && C > 1) {
+        /* One exchange: each block's (max, sum) through distributed shared
+         * memory, merged in rank order by every block (the same bits in
+         * each), then y = e exp(m_b - M) / S. */
         cg::cluster_group cl = cg::this_cluster();
-        if (threadIdx.x == 0)
+        if (threadIdx.x == 0) {
+            cl_m = m;
             cl_s = s;
+        }
         cl.sync();
-        s = 0.0f;
-        for (unsigned r = 0; r < C; r++) /* rank order: the same sum in every block */
-            s += *cl.map_shared_rank(&cl_s, r);
+        smx_ms row = {-CUDART_INF_F, 0.0f, 0.0f};
+        for (unsigned r = 0; r < C; r++) {
+            const smx_ms b = {*cl.map_shared_rank(&cl_m, r), *cl.map_shared_rank(&cl_s, r), 0.0f};
+            row = smx_ms_merge(row, b);
+        }
+        /* done reading the others' cl_m / cl_s: arrive now, wait before
+         * leaving (a block's shared memory must outlive the reads) */
+        asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+        scale = row.m == -CUDART_INF_F ? CUDART_NAN_F : m == -CUDART_INF_F ? 0.0f : expf(m - row.m) / row.s;
+    } else {
+        /* a row of -inf only: NaN, as the formula (-inf - -inf) gives */
+        scale = m == -CUDART_INF_F ? CUDART_NAN_F : 1.0f / s;
     }
-    const float inv = 1.0f / s;
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         if (v0 + (uint64_t)k * TPR < w.nvv) {
 #pragma unroll
             for (int j = 0; j < VE; j++)
-                f[k][j] *= inv;
+                f[k][j] *= scale;
             smx_storev<DT>(w, v0 + (uint64_t)k * TPR, f[k]);
         }
     }
     if (TPR != 32 && C > 1)
-        cg::this_cluster().sync(); /* no block leaves while another reads its cl_s */
+        asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
 template <int BLOCK, int TPR, int EPT> struct regs_pick {
@@ -128,10 +138,13 @@ template <int BLOCK, int TPR, int EPT> static const void *regs_fn(sl_dtype dt)
 }
 
 /* The team for a row of `need` element slots (cols plus the largest
- * misalignment): a warp up to 1024, a block up to 4096, then clusters of
- * 256-thread blocks (512 beyond 8 x 256 x 32), halving the blocks while
- * rows x C leaves SMs idle. false: the row is too long for registers. */
-static bool regs_choose(sl_dtype dt, uint64_t rows, uint64_t need, int sms, regs_cfg *c)
+ * misalignment): a warp up to 1024, a block of 128 threads up to 2048;
+ * then 32 elements a thread. spread = false (rung regs): one block per row
+ * up to 1024 threads (2^15 slots), no cluster barrier; beyond, clusters.
+ * spread = true (rung regs_cl): clusters of 256-thread blocks (512 beyond
+ * 8 x 256 x 32), halving the blocks while rows x C leaves SMs idle.
+ * false: the row is too long for registers. */
+static bool regs_choose(sl_dtype dt, uint64_t rows, uint64_t need, int sms, bool spread, regs_cfg *c)
 {
     c->c = 1;
     if (need <= 256) {
@@ -155,13 +168,20 @@ static bool regs_choose(sl_dtype dt, uint64_t rows, uint64_t need, int sms, regs
     uint64_t threads = 128; /* per row, EPT = 32 */
     while (threads * 32 < need)
         threads *= 2;
-    unsigned cl = threads > 256 ? (unsigned)(threads / 256) : 1u;
-    if (cl > 8)
-        cl = 8;
-    uint64_t block = threads / cl;
-    while (rows * cl < (uint64_t)sms && block >= 256 && cl < 8) {
-        cl *= 2;
-        block /= 2;
+    unsigned cl;
+    uint64_t block;
+    if (!spread && threads <= 1024) {
+        cl = 1;
+        block = threads;
+    } else {
+        cl = threads > 256 ? (unsigned)(threads / 256) : 1u;
+        if (cl > 8)
+            cl = 8;
+        block = threads / cl;
+        while (spread && rows * cl < (uint64_t)sms && block >= 256 && cl < 8) {
+            cl *= 2;
+            block /= 2;
+        }
     }
     c->tpr = c->block = (int)block;
     c->ept = 32;
@@ -187,7 +207,7 @@ static int regs_sms(void)
     return sms[dev];
 }
 
-bool sl_cuda_softmax_regs_fits(const sl_args *a, regs_cfg *c)
+static bool regs_fits(const sl_args *a, bool spread, regs_cfg *c)
 {
     const uintptr_t ux = (uintptr_t)a->buf[0], uy = (uintptr_t)a->buf[1];
     if ((ux ^ uy) & 15u)
@@ -196,10 +216,15 @@ bool sl_cuda_softmax_regs_fits(const sl_args *a, regs_cfg *c)
     const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
     /* every row at one offset: that offset; else the worst, ve - 1 */
     const uint64_t o = (ld * es) % 16 == 0 ? (ux & 15u) / es : ve - 1;
-    if (!regs_choose(a->dtype, a->shape.rows, a->shape.cols + o, regs_sms(), c))
+    if (!regs_choose(a->dtype, a->shape.rows, a->shape.cols + o, regs_sms(), spread, c))
         return false;
     const uint64_t blocks = c->tpr == 32 ? (a->shape.rows + c->block / 32 - 1) / (c->block / 32) : a->shape.rows * c->c;
     return blocks <= 0x7fffffffu;
+}
+
+bool sl_cuda_softmax_regs_fits(const sl_args *a, regs_cfg *c)
+{
+    return regs_fits(a, false, c);
 }
 
 static sl_status regs_launch(const sl_args *a, const regs_cfg *c)
@@ -231,20 +256,35 @@ sl_status sl_cuda_softmax_regs_run(const sl_args *a, const regs_cfg *c)
     return regs_launch(a, c);
 }
 
-extern "C" sl_status sl_cuda_softmax_regs(const sl_args *a)
+static sl_status regs_run(const sl_args *a, bool spread, const char *who)
 {
-    sl_status st = smx_check(a, "regs");
+    sl_status st = smx_check(a, who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     regs_cfg c;
-    if (!sl_cuda_softmax_regs_fits(a, &c))
+    if (!regs_fits(a, spread, &c))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "regs holds a row in a cluster's registers: %llu columns (x and y %s modulo 16 bytes) do "
+                       "%s holds a row in a cluster's registers: %llu columns (x and y %s modulo 16 bytes) do "
                        "not fit; at most %llu",
-                       (unsigned long long)a->shape.cols,
+                       who, (unsigned long long)a->shape.cols,
                        (((uintptr_t)a->buf[0] ^ (uintptr_t)a->buf[1]) & 15u) ? "at different offsets" : "aligned",
                        (unsigned long long)SL_SOFTMAX_REGS_MAX_COLS - 7);
     return regs_launch(a, &c);
+}
+
+extern "C" sl_status sl_cuda_softmax_regs(const sl_args *a)
+{
+    return regs_run(a, false, "regs");
+}
+
+extern "C" sl_status sl_cuda_softmax_regs_cl(const sl_args *a)
+{
+    return regs_run(a, true, "regs_cl");
+}
+
+extern "C" sl_status sl_cuda_softmax_regs_cl_attrs(sl_dtype dt, sl_kernel_attrs *out)
+{
+    return sl_cuda_kernel_attrs(regs_fn<256, 256, 32>(dt), 256, 0, out);
 }
 
 /* The resources of the configuration an f32 row of 2^15 columns uses

@@ -45,16 +45,18 @@ template <int U, int DT> static __global__ void __launch_bounds__(VECP_BLOCK) sm
                     m = fmaxf(m, f[u][k]);
         }
         m = smx_block<VECP_BLOCK, smx_max_op>(m, red);
-        float s = 0.0f;
+        smx_kahan s = {0.0f, 0.0f};
         for (uint64_t v = threadIdx.x; v < w.nvv; v += (uint64_t)U * VECP_BLOCK) {
             vecp_load<DT, U>(w, v, f);
+            float t = 0.0f; /* at most 32 terms: plain; the running sum compensated */
 #pragma unroll
             for (int u = 0; u < U; u++)
 #pragma unroll
                 for (int k = 0; k < VE; k++)
-                    s += expf(f[u][k] - m); /* a masked -inf adds 0 */
+                    t += expf(f[u][k] - m); /* a masked -inf adds 0 */
+            s.add(t);
         }
-        const float inv = 1.0f / smx_block<VECP_BLOCK, smx_sum_op>(s, red);
+        const float inv = 1.0f / smx_block<VECP_BLOCK, smx_sum_op>(s.s, red);
         for (uint64_t v = threadIdx.x; v < w.nvv; v += (uint64_t)U * VECP_BLOCK) {
             vecp_load<DT, U>(w, v, f);
 #pragma unroll
