@@ -151,6 +151,20 @@ static __device__ __forceinline__ void smx_storev(const smx_rowv &w, uint64_t v,
     }
 }
 
+/* ---- exp for the register rung ------------------------------------------------
+ * f32: the accurate expf (2 ulp). 16-bit storage: __expf (ex2.approx of
+ * x log2 e: relative error ~2^-22 plus |x| 2^-24 from the product, about
+ * 1e-6 for the |x - max| <= 16 of the tests), two instructions instead of
+ * about ten. The result is rounded to bf16 (2^-9) or f16 (2^-11), so the
+ * difference from expf moves it by at most the one ulp of the dtype that
+ * SL_TOL_REL allows for 16-bit outputs (op.h). The first H200 run showed
+ * bf16 at DRAM shapes doing no more elements per second than f32: the
+ * per-element work, not the bytes, set its time. */
+template <int DT> static __device__ __forceinline__ float smx_exp(float x)
+{
+    return DT == SL_F32 ? expf(x) : __expf(x);
+}
+
 /* ---- compensated summation -------------------------------------------------
  * A thread that adds many terms in order (the naive rung's whole row, the
  * block-per-row rungs' N / 512 terms each) loses ~n/2 ulps in a plain f32

@@ -82,7 +82,7 @@ static __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) smx_regs(smx_geo g
     for (int k = 0; k < NV; k++)
 #pragma unroll
         for (int j = 0; j < VE; j++) {
-            f[k][j] = expf(f[k][j] - ref); /* a masked -inf gives 0 */
+            f[k][j] = smx_exp<DT>(f[k][j] - ref); /* a masked -inf gives 0 */
             s += f[k][j];
         }
     if (TPR == 32)
@@ -138,7 +138,8 @@ template <int BLOCK, int TPR, int EPT> static const void *regs_fn(sl_dtype dt)
 }
 
 /* The team for a row of `need` element slots (cols plus the largest
- * misalignment): a warp up to 1024, a block of 128 threads up to 2048;
+ * misalignment): a warp up to 1024 (one or four per block), a block of
+ * 128 threads up to 2048;
  * then 32 elements a thread. spread = false (rung regs): one block per row
  * up to 1024 threads (2^15 slots), no cluster barrier; beyond, clusters.
  * spread = true (rung regs_cl): clusters of 256-thread blocks (512 beyond
@@ -147,16 +148,17 @@ template <int BLOCK, int TPR, int EPT> static const void *regs_fn(sl_dtype dt)
 static bool regs_choose(sl_dtype dt, uint64_t rows, uint64_t need, int sms, bool spread, regs_cfg *c)
 {
     c->c = 1;
-    if (need <= 256) {
-        c->fn = regs_fn<128, 32, 8>(dt), c->block = 128, c->tpr = 32, c->ept = 8;
-        return true;
-    }
-    if (need <= 512) {
-        c->fn = regs_fn<128, 32, 16>(dt), c->block = 128, c->tpr = 32, c->ept = 16;
-        return true;
-    }
+    /* a warp per row; one warp per block while the rows would leave SMs
+     * idle at four rows a block (M = 128 on 132 SMs: 128 blocks, not 32) */
+    const bool few = rows < 4 * (uint64_t)sms;
     if (need <= 1024) {
-        c->fn = regs_fn<128, 32, 32>(dt), c->block = 128, c->tpr = 32, c->ept = 32;
+        c->block = few ? 32 : 128, c->tpr = 32, c->ept = need <= 256 ? 8 : need <= 512 ? 16 : 32;
+        if (c->ept == 8)
+            c->fn = few ? regs_fn<32, 32, 8>(dt) : regs_fn<128, 32, 8>(dt);
+        else if (c->ept == 16)
+            c->fn = few ? regs_fn<32, 32, 16>(dt) : regs_fn<128, 32, 16>(dt);
+        else
+            c->fn = few ? regs_fn<32, 32, 32>(dt) : regs_fn<128, 32, 32>(dt);
         return true;
     }
     if (need <= 2048) {
