@@ -30,13 +30,27 @@ namespace cg = cooperative_groups;
 /* BLOCK threads; TPR threads per row segment (32: a warp per row; BLOCK: a
  * block, or a block of a cluster); EPT elements per thread. The cluster
  * size C is the launch's (1 without a cluster). Registers capped at 64 so
- * that 1024 threads stay resident per SM. */
+ * that 1024 threads stay resident per SM (one-warp blocks: 128 before
+ * sm_90, SMX_MIN_BLOCKS). */
+/* Resident blocks per SM the min-blocks bound may ask for: 32 on sm_90 and
+ * sm_100 (CUDA C++ Programming Guide, "Compute Capabilities"), 16 taken
+ * for the others (sm_75 and sm_86 have 16); above the architecture's
+ * limit ptxas refuses the bound. Only BLOCK = 32 reaches it. */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+#define SMX_MAX_BLOCKS_PER_SM 32
+#else
+#define SMX_MAX_BLOCKS_PER_SM 16
+#endif
+#define SMX_MIN_BLOCKS(B) (1024 / (B) < SMX_MAX_BLOCKS_PER_SM ? 1024 / (B) : SMX_MAX_BLOCKS_PER_SM)
+
 template <int BLOCK, int TPR, int EPT, int DT>
-static __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) smx_regs(smx_geo g, unsigned C)
+static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(smx_geo g, unsigned C)
 {
     const int VE = smx_vec<DT>::VE, NV = EPT / VE;
     __shared__ float red[BLOCK / 32];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __shared__ float cl_m, cl_s;
+#endif
     uint64_t row;
     unsigned t, rank;
     if (TPR == 32) {
@@ -90,6 +104,7 @@ static __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) smx_regs(smx_geo g
     else
         s = smx_block<BLOCK, smx_sum_op>(s, red);
     float scale;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* clusters: sm_90+; the host launches C > 1 only there */
     if (TPR != 32 && C > 1) {
         /* One exchange: each block's (max, sum) through distributed shared
          * memory, merged in rank order by every block (the same bits in
@@ -109,7 +124,9 @@ static __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) smx_regs(smx_geo g
          * leaving (a block's shared memory must outlive the reads) */
         asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
         scale = row.m == -CUDART_INF_F ? CUDART_NAN_F : m == -CUDART_INF_F ? 0.0f : expf(m - row.m) / row.s;
-    } else {
+    } else
+#endif
+    {
         /* a row of -inf only: NaN, as the formula (-inf - -inf) gives */
         scale = m == -CUDART_INF_F ? CUDART_NAN_F : 1.0f / s;
     }
@@ -122,8 +139,10 @@ static __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) smx_regs(smx_geo g
             smx_storev<DT>(w, v0 + (uint64_t)k * TPR, f[k]);
         }
     }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (TPR != 32 && C > 1)
         asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
 }
 
 template <int BLOCK, int TPR, int EPT> struct regs_pick {
@@ -198,6 +217,19 @@ static bool regs_choose(sl_dtype dt, uint64_t rows, uint64_t need, int sms, bool
     return true;
 }
 
+/* Whether the current device runs thread block clusters (compute
+ * capability 9.0 and later); cached per device. */
+static bool regs_clusters(void)
+{
+    static int cc[SL_MAX_DEVICES];
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
+        return false;
+    if (!cc[dev] && cudaDeviceGetAttribute(&cc[dev], cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+        cc[dev] = 1;
+    return cc[dev] >= 9;
+}
+
 static int regs_sms(void)
 {
     static int sms[SL_MAX_DEVICES];
@@ -220,6 +252,8 @@ static bool regs_fits(const sl_args *a, bool spread, regs_cfg *c)
     const uint64_t o = (ld * es) % 16 == 0 ? (ux & 15u) / es : ve - 1;
     if (!regs_choose(a->dtype, a->shape.rows, a->shape.cols + o, regs_sms(), spread, c))
         return false;
+    if (c->c > 1 && !regs_clusters())
+        return false; /* before sm_90: rows beyond one block's registers go to the online rung */
     const uint64_t blocks = c->tpr == 32 ? (a->shape.rows + c->block / 32 - 1) / (c->block / 32) : a->shape.rows * c->c;
     return blocks <= 0x7fffffffu;
 }
