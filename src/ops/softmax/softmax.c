@@ -196,8 +196,9 @@ const sl_op_desc sl_op_softmax = {
     .name = "softmax",
     .formula = "y[r,j] = exp(x[r,j] - max_r) / sum_j exp(x[r,j] - max_r)",
     .source = "seed 002: the softmax ladder (issue 18)",
-    .numerics = "f32 (16-bit storage widened): max subtracted, expf, f32 sum (fp64 on the CPU), y = e (1 / s); "
-                "within 16 x 2^-24 relative of the fp64 reference",
+    .numerics = "f32 (16-bit storage widened): max subtracted, expf (__expf for 16-bit storage in regs), f32 "
+                "sum (fp64 on the CPU), y = e (1 / s); within 16 x 2^-24 relative of the fp64 reference (+1 ulp "
+                "of a 16-bit dtype)",
     .rank = 2,
     .nbufs = 2,
     .bufs = {{"x", SL_ROLE_IN, false}, {"y", SL_ROLE_OUT, false}},

@@ -6,7 +6,9 @@
  * and the run-time dtype dispatch.
  *
  * Numerics, every rung: the row maximum m (fmaxf; the identity is -inf),
- * e_j = expf(x_j - m) (the accurate expf, not __expf), s = sum e_j in f32,
+ * e_j = expf(x_j - m) (the accurate expf; the register rung uses __expf
+ * for 16-bit storage, smx_exp below), s = sum e_j in f32 (compensated
+ * where a thread adds many terms),
  * y_j = e_j * (1 / s), rounded to nearest-even into the storage dtype.
  * Special values follow from the formula, as in the double reference: a
  * NaN anywhere in a row makes s, and so the whole row, NaN (fmaxf skips
