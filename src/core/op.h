@@ -108,8 +108,20 @@ typedef struct sl_scalar_desc {
  *                     "Accuracy and Stability of Numerical Algorithms", 2nd
  *                     ed., 2002, section 4.2 (the bound (n-1)u sum|x_i| of
  *                     recursive summation, applied along each term's path).
+ *   SL_TOL_REL        |got - want| <= ulps x 2^-24 x |want| + h ulp(want)
+ *                     + 2^-126, where want is the fp64 reference rounded
+ *                     into the output dtype, h = 0 for f32 and 1 for the
+ *                     16-bit dtypes (an f32 result within the relative
+ *                     bound can still round to the neighbour of want), and
+ *                     2^-126 (f32's smallest normal) covers results that
+ *                     underflow. A relative bound per element for ops
+ *                     computed in f32 whose error does not grow with the
+ *                     reduction's length in practice (softmax: expf, a
+ *                     sum of positive terms, one division); ulps = 16
+ *                     gives 16 x 2^-24 = 9.5e-7, within issue 18's 1e-6.
+ *                     Two NaNs match (a NaN row must stay NaN).
  */
-typedef enum sl_tol_kind { SL_TOL_EXACT = 0, SL_TOL_ULP, SL_TOL_REDUCTION } sl_tol_kind;
+typedef enum sl_tol_kind { SL_TOL_EXACT = 0, SL_TOL_ULP, SL_TOL_REDUCTION, SL_TOL_REL } sl_tol_kind;
 
 typedef struct sl_tol {
     sl_tol_kind kind;
@@ -182,7 +194,8 @@ typedef struct sl_variant {
     bool fixed_out;
     sl_dtype out_dtype;
     /* Extra tolerance for a peer whose rounding order we do not control:
-     * ulps of the output dtype (elementwise), or partial sums P (reduction). */
+     * ulps of the output dtype (elementwise), partial sums P (reduction), or
+     * multiples of 2^-24 of relative error (SL_TOL_REL). */
     int ulps;
     /* Reductions: accumulator dtype (u_acc) and the fewest parallel partial
      * sums P the variant forms (SL_TOL_REDUCTION). */
