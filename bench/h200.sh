@@ -56,6 +56,13 @@ if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
     export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 fi
 
+# cuDNN (the softmax peer): headers carried in .cudnn/include (never
+# committed), libraries from torch's wheel.
+CUDNN_ARGS=""
+[ -f .cudnn/include/cudnn.h ] && CUDNN_ARGS="-DSL_CUDNN_INCLUDE_DIR=$PWD/.cudnn/include"
+CUDNN_LIB=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
+[ -n "$CUDNN_LIB" ] && [ -d "$CUDNN_LIB" ] && export LD_LIBRARY_PATH=$CUDNN_LIB:${LD_LIBRARY_PATH:-}
+
 BUILD=build-h200
 SL=$BUILD/streamlab
 if ! skip build; then
@@ -63,7 +70,7 @@ if ! skip build; then
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,ecc.mode.current,power.draw --format=csv >> "$WORK/build.log" 2>&1
     nvcc --version | tail -2 >> "$WORK/build.log"
     stage "build"
-    cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON $PREFIX_ARGS \
+    cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON $PREFIX_ARGS $CUDNN_ARGS \
         >> "$WORK/build.log" 2>&1 || { echo "cmake failed"; tail -30 "$WORK/build.log"; exit 1; }
     cmake --build $BUILD -j 16 >> "$WORK/build.log" 2>&1 || { echo "build failed"; grep -E "error|Error" "$WORK/build.log" | head -30; exit 1; }
     if command -v cuobjdump >/dev/null; then
