@@ -31,16 +31,18 @@ if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
     export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 fi
 
-BUILD=build-report
+BUILD=${BUILD:-build-report}   # BUILD=build-h200 SKIP_BUILD=1: reuse bench/h200.sh's build
 SL=$BUILD/streamlab
-stage "build (sm_90)"
-nvidia-smi --query-gpu=name,driver_version,persistence_mode,compute_mode,clocks.sm,clocks.mem,temperature.gpu,power.draw \
-    --format=csv 2>&1 | tail -2
-cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$OUT/build.log" 2>&1 \
-    || { echo "cmake failed"; tail -30 "$OUT/build.log"; exit 1; }
-# only what this script runs: the CLI and issue 14's unit tests (the library's kernels come with the CLI)
-cmake --build $BUILD -j 16 --target streamlab_cli json_check test_stoprule test_compare test_relsize >> "$OUT/build.log" 2>&1 \
-    || { echo "build failed"; grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
+if [ -z "${SKIP_BUILD:-}" ]; then
+    stage "build (sm_90)"
+    nvidia-smi --query-gpu=name,driver_version,persistence_mode,compute_mode,clocks.sm,clocks.mem,temperature.gpu,power.draw \
+        --format=csv 2>&1 | tail -2
+    cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$OUT/build.log" 2>&1 \
+        || { echo "cmake failed"; tail -30 "$OUT/build.log"; exit 1; }
+    # only what this script runs: the CLI and issue 14's unit tests (the library's kernels come with the CLI)
+    cmake --build $BUILD -j 16 --target streamlab_cli json_check test_stoprule test_compare test_relsize >> "$OUT/build.log" 2>&1 \
+        || { echo "build failed"; grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
+fi
 
 stage "tests: stop rule, CPU vs GPU, relative sizes, report, README, the multi-device CLI"
 ctest --test-dir $BUILD --output-on-failure -R "test_stoprule|test_compare|test_relsize|test_report|check_readme|test_gpu_cli" \
