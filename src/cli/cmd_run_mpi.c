@@ -843,14 +843,19 @@ static int parse_names(const sl_mpi *m, const mopts *o, const sl_op_desc **ops, 
     char buf[256];
     char *save = NULL;
     *nops = 0;
+    /* MPI mode sweeps element counts (--sizes): the 1-D ops. `all` means
+     * every 1-D op; a 2-D op named alone is refused with the reason. */
     if (strcmp(o->op_arg, "all") == 0) {
         for (int i = 0; i < sl_op_count(); i++)
-            ops[(*nops)++] = sl_op_at(i);
+            if (sl_op_at(i)->rank == 1)
+                ops[(*nops)++] = sl_op_at(i);
     } else {
         snprintf(buf, sizeof buf, "%s", o->op_arg);
         for (char *t = strtok_r(buf, ",", &save); t && *nops < SL_OP_COUNT; t = strtok_r(NULL, ",", &save)) {
             if (!(ops[*nops] = sl_op_find(t)))
                 return usage_err(m, "--op '%s' is not implemented", t);
+            if (ops[*nops]->rank != 1)
+                return usage_err(m, "--op %s: MPI mode runs the 1-D ops (element counts per rank); %s is 2-D", t, t);
             (*nops)++;
         }
     }
