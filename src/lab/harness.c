@@ -19,6 +19,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 
+#include "dtype_conv.h"
+
 #include "rng.h"
 #include "transfer.h"
 #include "sizes.h"
@@ -155,7 +157,41 @@ typedef struct expected {
     sl_dtype out_dtype;
     void *host[SL_MAX_BUFS]; /* written buffers: their expected contents */
     double scale;            /* a reduction's sum|terms| */
+    uint64_t nonfinite;      /* expected elements that are Inf or NaN (count_nonfinite) */
+    int nonfinite_buf;       /* the first buffer holding one */
 } expected;
+
+/* A tolerance-checked op's expected outputs must be finite: the inputs are
+ * finite random values, so an Inf or NaN means the result overflowed the
+ * output dtype (an f16 matmul at large K), and comparing Inf with Inf
+ * would pass a row that checked nothing. Counts them, between-row padding
+ * left out. Bit-exact ops are not scanned: their results are bounded by
+ * the inputs' range. */
+static void count_nonfinite(const sl_op_desc *op, const sl_shape *sh, expected *e, const uint64_t *elems)
+{
+    e->nonfinite = 0;
+    e->nonfinite_buf = -1;
+    if (op->tol.kind == SL_TOL_EXACT)
+        return;
+    for (int k = 0; k < op->nbufs; k++) {
+        if (!e->host[k])
+            continue;
+        const sl_dtype dt = e->out_dtype;
+        const uint64_t rows = op->bufs[k].scalar || op->rank == 1 ? 1 : sh->rows;
+        const uint64_t cols = op->bufs[k].scalar ? 1 : op->rank == 1 ? elems[k] : elems[k] / (rows ? rows : 1);
+        const uint64_t ld = op->rank == 1 || op->bufs[k].scalar || op->buf_elems ? cols : sh->ld;
+        uint64_t bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+        for (uint64_t r = 0; r < rows; r++)
+            for (uint64_t j = 0; j < cols; j++) {
+                const double v = sl_dtype_load_f64(dt, e->host[k], (size_t)(r * ld + j));
+                bad += !(v - v == 0.0);
+            }
+        if (bad && e->nonfinite_buf < 0)
+            e->nonfinite_buf = k;
+        e->nonfinite += bad;
+    }
+}
 
 typedef struct shape_state {
     const sl_run_config *cfg;
@@ -225,6 +261,7 @@ static sl_status expected_whole(shape_state *s, expected *e, uint64_t items)
         a.out[k] = e->host[k];
     op->reference(&a);
     e->scale = a.scale;
+    count_nonfinite(op, &s->shape, e, s->elems);
     e->ready = true;
 done:
     for (int k = 0; k < op->nbufs; k++)
@@ -300,6 +337,7 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
         if (items == 0)
             break;
     }
+    count_nonfinite(op, &s->shape, e, s->elems);
     e->ready = true;
 done:
     for (int k = 0; k < op->nbufs; k++)
@@ -400,6 +438,12 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
     expected *e = expected_for(s, args->out_dtype, &st);
     if (!e)
         return st;
+    if (e->nonfinite)
+        return sl_fail(SL_ERR_VERIFY,
+                       "the reference overflows %s here: %llu expected element%s of %s %s not finite (finite random "
+                       "inputs in [2^-8, 2^8)), so this row cannot be checked; use a smaller shape or a wider dtype",
+                       sl_dtype_name(args->out_dtype), (unsigned long long)e->nonfinite, e->nonfinite == 1 ? "" : "s",
+                       op->bufs[e->nonfinite_buf].name, e->nonfinite == 1 ? "is" : "are");
     /* the length of each reduction: K for an op with a third extent (matmul), else n */
     sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, s->shape.k ? s->shape.k : s->n, e->scale);
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
