@@ -137,7 +137,7 @@ static void test_against_oracle(sl_ctx *cpu)
             /* every CPU variant */
             for (int v = 0; v < sl_op_stencil.nvariants; v++) {
                 const sl_variant *var = &sl_op_stencil.variants[v];
-                if (var->backend != SL_BACKEND_CPU || !var->launch)
+                if (var->backend != SL_BACKEND_CPU || !var->launch || var->kind == SL_KIND_CEILING)
                     continue;
                 for (size_t e = 0; e < len; e++)
                     got[e] = POISON;
@@ -210,10 +210,10 @@ static void test_errors(sl_ctx *cpu)
     CHECK(strstr(sl_last_error(), "radius") != NULL, "radius message: %s", sl_last_error());
     CHECK(sl_stencil2d(cpu, 8, 8, 8, 17, a, b, NULL) == SL_ERR_INVALID_ARG, "radius 17");
     CHECK(sl_stencil2d(cpu, 8, 8, 8, -3, a, b, NULL) == SL_ERR_INVALID_ARG, "radius -3");
-    CHECK(sl_stencil2d(cpu, 8, 8, 8, 4, a, a, NULL) == SL_ERR_INVALID_ARG, "in place");
+    CHECK(sl_stencil2d(cpu, 8, 8, 8, 4, a, a, NULL) == SL_ERR_OVERLAP, "in place");
     CHECK(strstr(sl_last_error(), "in place") != NULL, "in-place message: %s", sl_last_error());
     sl_status st = sl_stencil2d(cpu, 4, 8, 8, 4, a, a + 8, NULL);
-    CHECK(st == SL_ERR_OVERLAP || st == SL_ERR_INVALID_ARG, "overlap: %s", sl_status_string(st));
+    CHECK(st == SL_ERR_OVERLAP, "overlap: %s", sl_status_string(st));
     CHECK(sl_stencil2d(cpu, 8, 8, 7, 4, a, b, NULL) == SL_ERR_INVALID_ARG, "ld < cols");
     CHECK(sl_stencil2d(cpu, 0, 8, 8, 4, a, b, NULL) == SL_ERR_INVALID_ARG, "0 rows");
     CHECK(sl_stencil2d(cpu, 8, 0, 8, 4, a, b, NULL) == SL_ERR_INVALID_ARG, "0 cols");

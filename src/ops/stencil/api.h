@@ -15,7 +15,7 @@
  * Padding elements (columns cols..ld-1) are neither read nor written.
  * Alignment: 4 bytes (the float's).
  * Aliasing: in place is not supported: out == in, or any overlap of the two
- * spans, is refused (SL_ERR_INVALID_ARG / SL_ERR_OVERLAP).
+ * spans, is refused with SL_ERR_OVERLAP.
  * Memory, stream, errors: the contract above; a radius outside 1..16 or a
  * bad shape gives SL_ERR_INVALID_ARG.
  * Source: seed 004 ("2D Stencil Experiment", the Volta L1 vs shared-memory

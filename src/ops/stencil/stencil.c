@@ -220,8 +220,6 @@ sl_status sl_stencil2d(sl_ctx *ctx, size_t rows, size_t cols, size_t ld, int rad
     if (rows == 0 || cols == 0 || ld < cols)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_stencil2d: bad shape %zu x %zu (ld %zu): rows, cols >= 1, ld >= cols",
                        rows, cols, ld);
-    if (in != NULL && (const void *)in == (const void *)out)
-        return sl_fail(SL_ERR_INVALID_ARG, "sl_stencil2d: in place (out == in) is not supported");
     const sl_shape s = {.rows = rows, .cols = cols, .ld = ld, .k = (uint64_t)radius};
     void *const ptrs[] = {(void *)in, out};
     return sl_op_call_shape(ctx, &sl_op_stencil, SL_F32, &s, ptrs, NULL, stream);
