@@ -140,15 +140,17 @@ static double flops(const sl_shape *s)
  * block row above a few microseconds before (about four block rows are
  * resident at once) and hit in L2, so DRAM sees the compulsory bytes; the
  * extra L2-to-SM traffic of their tiles, (1 + 2R (1/BY + 1/BX)) times the
- * grid, is not DRAM traffic. regwin: a 128-row strip's 2R halo rows were
- * read by the neighbouring strips at the other end of their walk, long
- * before or after (the whole grid is resident at once), and come from DRAM
- * again: reads x (1 + 2R / 128); its halo columns are read by the
- * neighbouring block at the same time (L2). */
+ * grid, is not DRAM traffic. regwin: a strip's 2R halo rows were read by
+ * the neighbouring strips at the other end of their walk, long before or
+ * after (the grid is one wave), and come from DRAM again: reads x (1 + 2R
+ * (strips - 1) / rows). The strip height is chosen at launch from the
+ * device's resident blocks (03_regwin.cu); this estimate takes 256 rows,
+ * the height on the H200 at 8192 columns (249). Its halo columns are read
+ * by the neighbouring block at the same time (L2). */
 static sl_traffic moved_regwin(const sl_shape *s, sl_dtype dt)
 {
     sl_traffic t = traffic(s, dt, dt);
-    const double strip = 128.0, R = sl_stencil_radius(s);
+    const double strip = 256.0, R = sl_stencil_radius(s);
     const double rows = (double)s->rows, strips = ceil(rows / strip);
     t.rd_bytes *= (rows + (strips - 1.0) * 2.0 * R) / rows;
     return t;
@@ -169,8 +171,8 @@ static const sl_variant variants[] = {
      .attrs = SL_CUDA_FN(sl_cuda_stencil_smem_attrs), .loads_in_flight = 1, .access_bytes = 4,
      .elems_per_thread = 1, .smem_bytes_per_elem = 8 + 4 * 4 * 2, .insts_per_elem = 40},
     {.name = "regwin", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
-     .technique = "register sliding window down 128-row strips (2.5-D blocking), shared-memory row line for the "
-                  "horizontal terms, D rows loaded ahead",
+     .technique = "register sliding window down one-wave-tall strips (2.5-D blocking), shared-memory row line for "
+                  "the horizontal terms, D rows loaded ahead",
      .source = "ours; Micikevicius 2009 (2.5-D blocking), seed 004 (Little's law)",
      .launch = SL_CUDA_FN(sl_cuda_stencil_regwin), .attrs = SL_CUDA_FN(sl_cuda_stencil_regwin_attrs),
      .moved = moved_regwin, .loads_in_flight = 5, .access_bytes = 4, .elems_per_thread = 2,

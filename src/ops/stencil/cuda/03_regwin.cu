@@ -5,9 +5,14 @@
  * down to 2-D: one axis streamed through registers, the other through
  * shared memory).
  *
- * A block of 128 threads owns a strip of h rows (128; the lab knob
- * SL_STENCIL_STRIP sets it, 8..4096, for bench/stencil_h200.sh) by RW_W = 256
- * columns; each thread owns RW_V = 2 columns, j0 + tx and j0 + tx + 128
+ * A block of 128 threads owns a strip of h rows by RW_W = 256 columns. The
+ * strips are as tall as one wave of resident blocks allows: with gx column
+ * blocks and B blocks resident on the device, gy = max(1, B / gx) strips
+ * of h = ceil(rows / gy) rows (at 8192^2 and R = 4: 33 strips of 249 rows,
+ * 1056 blocks, one wave), so that the 2R halo rows each strip re-reads are
+ * as few as the device's parallelism allows (the lab knob SL_STENCIL_STRIP,
+ * 8..4096, forces h, for bench/stencil_h200.sh). Each thread owns RW_V = 2
+ * columns, j0 + tx and j0 + tx + 128
  * (coalesced loads), and walks the strip top to bottom. It keeps the
  * column's 2R + 1 + D rows around the current one in a register ring (the
  * vertical neighbours N_k, S_k and D rows loaded ahead, for bytes in
@@ -20,7 +25,8 @@
  * (registers, no moves, no local memory).
  *
  * Expectation (docs/ladder.md, "Stencil"): global loads per output
- * (1 + (2R + D) / 128) (1 + 2R / 256): 1.1x at R = 4 (L2; DRAM near 1x),
+ * (1 + 2R / h) (1 + 2R / 256): 1.06x at R = 4 and h = 249 (the halo
+ * columns hit L2: the neighbouring block reads them at the same time),
  * 2R shared-memory loads per output instead of 4R + 1, no misaligned
  * global loads. DRAM-bound at R <= 4 (target >= 0.9x the copy ceiling);
  * issue-bound near 5R + 2R/2 + 10 instructions per output at large R.
@@ -29,17 +35,17 @@
 
 #include <stdlib.h>
 
-enum { RW_BX = 128, RW_V = 2, RW_W = RW_BX * RW_V, RW_H = 128 };
+enum { RW_BX = 128, RW_V = 2, RW_W = RW_BX * RW_V };
 
-/* Rows per strip: SL_STENCIL_STRIP if set to 8..4096, else RW_H. */
-static int rw_strip(void)
+/* Rows per strip forced by SL_STENCIL_STRIP (8..4096), or 0: automatic. */
+static int rw_strip_forced(void)
 {
-    static int cached = 0;
-    if (cached == 0) {
+    static int cached = -1;
+    if (cached < 0) {
         const char *e = getenv("SL_STENCIL_STRIP");
         char *end = NULL;
         const long v = e ? strtol(e, &end, 10) : 0;
-        cached = e && end != e && *end == '\0' && v >= 8 && v <= 4096 ? (int)v : RW_H;
+        cached = e && end != e && *end == '\0' && v >= 8 && v <= 4096 ? (int)v : 0;
     }
     return cached;
 }
@@ -54,7 +60,7 @@ template <int R> struct rw_cfg {
 
 template <int R>
 static __global__ void __launch_bounds__(RW_BX, rw_cfg<R>::MINB) stencil_regwin(const float *__restrict__ in, float *__restrict__ out,
-                                                               stencil_dims d, int h)
+                                                               stencil_dims d, long long h)
 {
     enum { D = rw_cfg<R>::D, L = rw_cfg<R>::L, LINE = rw_cfg<R>::LINE };
     __shared__ float line[2][LINE];
@@ -128,9 +134,20 @@ static __global__ void __launch_bounds__(RW_BX, rw_cfg<R>::MINB) stencil_regwin(
 template <int R> static sl_status launch_regwin(const sl_args *x)
 {
     const stencil_dims d = stencil_dims_of(x);
-    const int h = rw_strip();
-    const unsigned long long gy = ((unsigned long long)d.rows + h - 1) / h;
     const unsigned long long gx = ((unsigned long long)d.cols + RW_W - 1) / RW_W;
+    long long h = rw_strip_forced();
+    if (h == 0) {
+        static sl_grid_cache cache;
+        int resident = 0;
+        sl_status sg = sl_cuda_persistent_grid(&cache, (const void *)stencil_regwin<R>, RW_BX, 0, &resident);
+        if (sg != SL_OK)
+            return sg;
+        const unsigned long long strips = (unsigned long long)resident > gx ? (unsigned long long)resident / gx : 1;
+        h = (long long)(((unsigned long long)d.rows + strips - 1) / strips);
+        if (h < 8)
+            h = 8;
+    }
+    const unsigned long long gy = ((unsigned long long)d.rows + (unsigned long long)h - 1) / (unsigned long long)h;
     if (gy > 65535u || gx > 0x7fffffffu)
         return sl_fail(SL_ERR_INVALID_ARG,
                        "stencil regwin: %lld x %lld needs a %llu x %llu grid, above CUDA's limits", d.rows, d.cols,
