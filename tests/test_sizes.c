@@ -26,10 +26,10 @@ static void bad(const char *s, const char *reason_part)
 
 static void shape_ok(const char *s, uint64_t rows, uint64_t cols, uint64_t ld)
 {
-    sl_shape sh = {0, 0, 0};
+    sl_shape sh = {0, 0, 0, 7};
     char why[160] = "";
     int rc = sl_parse_shape(s, &sh, why, sizeof why);
-    CHECK(rc == 0 && sh.rows == rows && sh.cols == cols && sh.ld == ld,
+    CHECK(rc == 0 && sh.rows == rows && sh.cols == cols && sh.ld == ld && sh.k == 0,
           "shape '%s' -> rc %d, %llux%llu:%llu (want %llux%llu:%llu) %s", s, rc, (unsigned long long)sh.rows,
           (unsigned long long)sh.cols, (unsigned long long)sh.ld, (unsigned long long)rows,
           (unsigned long long)cols, (unsigned long long)ld, why);
@@ -37,7 +37,7 @@ static void shape_ok(const char *s, uint64_t rows, uint64_t cols, uint64_t ld)
 
 static void shape_bad(const char *s, const char *reason_part)
 {
-    sl_shape sh = {7, 7, 7};
+    sl_shape sh = {7, 7, 7, 7};
     char why[160] = "";
     int rc = sl_parse_shape(s, &sh, why, sizeof why);
     CHECK(rc == -1, "shape '%s' was accepted as %llux%llu:%llu", s, (unsigned long long)sh.rows,
@@ -79,6 +79,27 @@ static void shapes(void)
     shape_ok("2^32x2^31:2^32", 4294967296ull, 2147483648ull, 4294967296ull);
     /* 2 x 1 with ld 2^63: span 2^63 + 1 */
     shape_ok("2x1:2^63", 2, 1, 9223372036854775808ull);
+    {
+        /* MxNxK: matmul's three extents, ld = N */
+        sl_shape sh;
+        char why[160] = "";
+        CHECK(sl_parse_shape("33x17x65", &sh, why, sizeof why) == 0 && sh.rows == 33 && sh.cols == 17 &&
+                  sh.ld == 17 && sh.k == 65,
+              "MxNxK: %s", why);
+        CHECK(sl_parse_shape("4Kix2^10", &sh, why, sizeof why) == 0 && sh.k == 0, "2-D shape has k = 0");
+        char text[64];
+        sl_format_shape(&sh, text, sizeof text);
+        CHECK(strcmp(text, "2^12x2^10") == 0, "sl_format_shape 2-D: '%s'", text);
+        sl_shape m = {33, 17, 17, 65};
+        sl_format_shape(&m, text, sizeof text);
+        CHECK(strcmp(text, "33x17x65") == 0, "sl_format_shape MxNxK: '%s'", text);
+        sl_shape p = {8, 7, 9, 0};
+        sl_format_shape(&p, text, sizeof text);
+        CHECK(strcmp(text, "8x7:9") == 0, "sl_format_shape with ld: '%s'", text);
+        sl_shape one = sl_shape_1d(1000003);
+        sl_format_shape(&one, text, sizeof text);
+        CHECK(strcmp(text, "1000003") == 0, "sl_format_shape 1-D: '%s'", text);
+    }
 
     shape_bad("", "empty shape");
     shape_bad(NULL, "empty shape");
@@ -87,7 +108,12 @@ static void shapes(void)
     shape_bad("10Mx", "cols: missing");
     shape_bad("8x8:", "ld: missing");
     shape_bad("x", "rows: missing");
-    shape_bad("8x8x8", "more than one 'x'");
+    shape_bad("8x8x8x8", "more than two 'x'");
+    shape_bad("8x8x8:9", "takes no leading dimension");
+    shape_bad("8x8:9x8", "takes no leading dimension");
+    shape_bad("8x8x", "k: missing");
+    shape_bad("8x8x0", "k: a size must be at least 1");
+    shape_bad("2^40x1x2^40", "rows x k or k x cols");
     shape_bad("8x8:9:10", "more than one ':'");
     shape_bad("8:9", "needs two sides");
     shape_bad(":9", "needs two sides");
@@ -144,7 +170,7 @@ static void shapes(void)
     /* A short why is cut, terminated, and nothing past it is written. */
     char small[12];
     memset(small, '#', sizeof small);
-    CHECK(sl_parse_shape("8x8x8", &list[0], small, 8) == -1, "short why: rejected");
+    CHECK(sl_parse_shape("8x8x8x8", &list[0], small, 8) == -1, "short why: rejected");
     CHECK(strcmp(small, "more th") == 0 && small[8] == '#' && small[11] == '#', "short why: '%.8s'", small);
     memset(small, '#', sizeof small);
     CHECK(sl_parse_shape_list("1,zz", list, 4, small, 8) == -1, "short why, list: rejected");

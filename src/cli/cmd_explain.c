@@ -33,7 +33,9 @@ static void help(FILE *f)
                "\n"
                "options:\n"
                "  -o, --op NAME    the op (default add; streamlab list shows them all)\n"
-               "  --n SIZE         elements, 1 to 2^48 (default 200M; 10M, 2^28, 1e6 ...)\n"
+               "  --n SIZE         elements of a 1-D op, 1 to 2^48 (default 200M; 10M, 2^28, 1e6 ...)\n"
+               "  --shape S        a 2-D op's shape: ROWSxCOLS, ROWSxCOLS:LD or MxNxK (default: the\n"
+               "                   first of the op's default shapes)\n"
                "  --variant NAME   one registry entry in detail (default: every rung, in a table)\n"
                "  --dtype T        any dtype the op offers (default f32; the model needs no kernel)\n"
                "  --hw FILE        describe a GPU instead of querying one (e.g. hw/rtx4060.json)\n"
@@ -185,7 +187,7 @@ static cJSON *model_json(const sl_variant *v, const sl_model *m)
 int cmd_explain(int argc, char **argv)
 {
     enum { OPT_OP = 256, OPT_N, OPT_VARIANT, OPT_DTYPE, OPT_HW, OPT_PROFILE, OPT_NOPROFILE, OPT_DEVICE, OPT_COLD,
-           OPT_JSON, OPT_PROFILE_FORCE };
+           OPT_JSON, OPT_PROFILE_FORCE, OPT_SHAPE };
     static const struct option opts[] = {
         {"op", required_argument, 0, OPT_OP},           {"n", required_argument, 0, OPT_N},
         {"variant", required_argument, 0, OPT_VARIANT}, {"dtype", required_argument, 0, OPT_DTYPE},
@@ -193,12 +195,13 @@ int cmd_explain(int argc, char **argv)
         {"no-profile", no_argument, 0, OPT_NOPROFILE},  {"device", required_argument, 0, OPT_DEVICE},
         {"cold", no_argument, 0, OPT_COLD},             {"json", required_argument, 0, OPT_JSON},
         {"profile-force", no_argument, 0, OPT_PROFILE_FORCE},
+        {"shape", required_argument, 0, OPT_SHAPE},
         {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0}};
-    const char *variant = NULL, *hw_path = NULL, *prof_path = NULL, *json = NULL;
+    const char *variant = NULL, *hw_path = NULL, *prof_path = NULL, *json = NULL, *shape_arg = NULL;
     const sl_op_desc *op = sl_op_find("add");
     uint64_t n = 200000000ull;
     sl_dtype dt = SL_F32;
-    int device = 0, cold = 0, no_profile = 0, force = 0, c;
+    int device = 0, cold = 0, no_profile = 0, force = 0, have_n = 0, c;
     char why[200];
     opterr = 0;
     optind = 1;
@@ -218,7 +221,9 @@ int cmd_explain(int argc, char **argv)
             if (n > SL_EXPLAIN_MAX_N)
                 return cli_usage_error("explain", "--n %s is more than 2^48 elements, larger than any GPU memory",
                                        optarg);
+            have_n = 1;
             break;
+        case OPT_SHAPE: shape_arg = optarg; break;
         case OPT_VARIANT: variant = optarg; break;
         case OPT_DTYPE:
             if (parse_dtype(optarg, &dt))
@@ -251,7 +256,32 @@ int cmd_explain(int argc, char **argv)
         return cli_usage_error("explain", "--profile-force goes with --profile FILE");
     if (no_profile && prof_path)
         return cli_usage_error("explain", "--profile and --no-profile contradict each other");
-    const sl_shape shape = sl_shape_1d(n);
+    /* A 1-D op takes --n, a 2-D op --shape (default: the first of its
+     * default shapes). */
+    sl_shape shape = sl_shape_1d(n);
+    if (op->rank == 2) {
+        if (have_n)
+            return cli_usage_error("explain", "%s is 2-D: give --shape ROWSxCOLS, not --n", op->name);
+        const char *text = shape_arg ? shape_arg : op->default_shapes;
+        if (!text)
+            return cli_usage_error("explain", "%s has no default shape: give --shape ROWSxCOLS", op->name);
+        /* one shape: the one given, or the first of the op's defaults */
+        char first[128];
+        const size_t m = shape_arg ? strlen(text) : strcspn(text, ",");
+        if (m >= sizeof first)
+            return cli_usage_error("explain", "--shape '%.40s...': too long", text);
+        snprintf(first, sizeof first, "%.*s", (int)m, text);
+        sl_shape list[1];
+        if (sl_parse_shape(first, &list[0], why, sizeof why) != 0)
+            return cli_usage_error("explain", "--shape '%s': %s", first, why);
+        if (sl_shape_elems(&list[0]) > SL_EXPLAIN_MAX_N)
+            return cli_usage_error("explain", "--shape %s is more than 2^48 elements, larger than any GPU memory",
+                                   text);
+        shape = list[0];
+        n = sl_shape_elems(&shape);
+    } else if (shape_arg) {
+        return cli_usage_error("explain", "%s is 1-D: give --n N, not --shape", op->name);
+    }
     /* The JSON file is checked before any work, so that a path that cannot
      * be written is a usage error, as in run and probe. */
     sl_output json_out;
@@ -297,8 +327,8 @@ int cmd_explain(int argc, char **argv)
         return rc;
     }
 
-    char n_s[32], bytes_s[32];
-    sl_format_count(n, n_s, sizeof n_s);
+    char n_s[40], bytes_s[32];
+    sl_format_shape(&shape, n_s, sizeof n_s);
     printf("streamlab explain: %s %s, n = %s, on %s%s\n", op->name, sl_dtype_name(dt), n_s, hw.name,
            cold ? ", cold caches" : "");
     if (found)
@@ -313,6 +343,14 @@ int cmd_explain(int argc, char **argv)
     cJSON_AddStringToObject(root, "hardware", hw.name);
     cJSON_AddStringToObject(root, "op", op->name);
     cJSON_AddNumberToObject(root, "n", (double)n);
+    if (op->rank == 2) {
+        cJSON *sh = cJSON_AddObjectToObject(root, "shape");
+        cJSON_AddNumberToObject(sh, "rows", (double)shape.rows);
+        cJSON_AddNumberToObject(sh, "cols", (double)shape.cols);
+        cJSON_AddNumberToObject(sh, "ld", (double)shape.ld);
+        if (shape.k)
+            cJSON_AddNumberToObject(sh, "k", (double)shape.k);
+    }
     cJSON_AddStringToObject(root, "dtype", sl_dtype_name(dt));
     cJSON *params = cJSON_AddObjectToObject(root, "params");
     for (int k = 0; k < HW_NKEYS; k++) {
@@ -337,8 +375,8 @@ int cmd_explain(int argc, char **argv)
             printf("\nkernel: %s (%s): %s; %d array%s read, %d written; %.4g B and %.4g flop%s per element; %s "
                    "moved\n",
                    one->name, one->technique, op->formula, tr.rd_streams, tr.rd_streams == 1 ? "" : "s", tr.wr_streams,
-                   (tr.rd_bytes + tr.wr_bytes) / (double)n, one->copy ? 0.0 : op->flops_per_elem,
-                   op->flops_per_elem == 1 ? "" : "s", bytes_s);
+                   (tr.rd_bytes + tr.wr_bytes) / (double)n, sl_variant_flops(op, one, &shape) / (double)n,
+                   sl_variant_flops(op, one, &shape) == (double)n ? "" : "s", bytes_s);
             print_detail(op, one, dt, &shape, &m, have_attrs);
             cJSON_AddItemToArray(arr, model_json(one, &m));
         }

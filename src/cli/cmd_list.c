@@ -53,6 +53,11 @@ int cmd_list(int argc, char **argv)
         sl_op_dtype_list(op, dts, sizeof dts);
         const char *cells[] = {op->name, op->formula, dts, op->source, op->numerics};
         sl_table_row(&ot, cells);
+        if (op->rank == 2 && op->default_shapes) {
+            char note[256];
+            snprintf(note, sizeof note, "2-D: --shape ROWSxCOLS; default shapes %s", op->default_shapes);
+            sl_table_note(&ot, note);
+        }
     }
     printf("\nvariants:\n");
     static const sl_col cols[] = {{"back", 4, 'l'},      {"op", 7, 'l'},      {"name", 13, 'l'},

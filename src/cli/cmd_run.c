@@ -57,8 +57,11 @@ static void help(FILE *f)
             "  -o, --op NAME|LIST|all  the op, a comma list, or all of them (default " DEFAULT_OP
             "); `all`\n"
             "                    ends with one line per op (its public function), as BabelStream prints\n"
-            "  -s, --sizes LIST  element counts, comma-separated (default " DEFAULT_SIZES ");\n"
+            "  -s, --sizes LIST  element counts of the 1-D ops, comma-separated (default " DEFAULT_SIZES ");\n"
             "                    forms: 100000, 10M (10^6), 64Ki (2^10), 2^28, 1e6\n"
+            "  --shape LIST      shapes of the 2-D ops, comma-separated: ROWSxCOLS, ROWSxCOLS:LD\n"
+            "                    (padded rows), MxNxK (matmul); each side a count as in --sizes\n"
+            "                    (default: each 2-D op's own list, shown by streamlab list)\n"
             "  --dtype LIST      storage types, comma-separated (default f32): %s;\n"
             "                    each op runs the ones it offers (streamlab list shows which)\n"
             "  --variants LIST   variants to run (default: all; see streamlab list);\n"
@@ -335,7 +338,7 @@ int cmd_run(int argc, char **argv)
 {
     enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
            OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_PROFILE_FORCE, OPT_SCALAR, OPT_COUNTERS, OPT_OFFSET,
-           OPT_TIMER };
+           OPT_TIMER, OPT_SHAPE };
     static const struct option opts[] = {
         {"sizes", required_argument, 0, OPT_SIZES},   {"variants", required_argument, 0, OPT_VARIANTS},
         {"trials", required_argument, 0, OPT_TRIALS}, {"warmup", required_argument, 0, OPT_WARMUP},
@@ -347,15 +350,16 @@ int cmd_run(int argc, char **argv)
         {"profile", required_argument, 0, OPT_PROFILE}, {"profile-force", no_argument, 0, OPT_PROFILE_FORCE},
         {"alpha", required_argument, 0, OPT_SCALAR},  {"scalar", required_argument, 0, OPT_SCALAR},
         {"counters", no_argument, 0, OPT_COUNTERS},   {"offset", required_argument, 0, OPT_OFFSET},
-        {"timer", required_argument, 0, OPT_TIMER},   {"help", no_argument, 0, 'h'},
+        {"timer", required_argument, 0, OPT_TIMER},   {"shape", required_argument, 0, OPT_SHAPE},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
 
     char cmdline[2048];
     join_args(argc, argv, cmdline, sizeof cmdline);
-    const char *sizes_arg = DEFAULT_SIZES, *variants_arg = NULL, *profile_arg = NULL, *dtype_arg = "f32",
+    const char *sizes_arg = DEFAULT_SIZES, *shape_arg = NULL, *variants_arg = NULL, *profile_arg = NULL, *dtype_arg = "f32",
                *op_arg = DEFAULT_OP, *device_arg = "auto";
     double scalar = 0.0;
-    int have_scalar = 0, profile_force = 0;
+    int have_scalar = 0, profile_force = 0, have_sizes = 0;
     int trials = 10, warmup = 5, cold = 0, quiet = 0, counters = 0, offset = 0;
     sl_timer timer = SL_TIMER_EVENT;
     uint64_t seed = sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
@@ -368,7 +372,11 @@ int cmd_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-        case OPT_SIZES: sizes_arg = optarg; break;
+        case OPT_SIZES:
+            sizes_arg = optarg;
+            have_sizes = 1;
+            break;
+        case OPT_SHAPE: shape_arg = optarg; break;
         case OPT_VARIANTS: variants_arg = optarg; break;
         case 'n':
         case OPT_TRIALS:
@@ -456,6 +464,7 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "streamlab run: %s offers none of --dtype %s: skipped\n", ops[o]->name, dtype_arg);
     }
 
+    /* 1-D ops run --sizes; 2-D ops run --shape, or their default shapes. */
     uint64_t sizes[MAX_SIZES];
     int nsizes = sl_parse_count_list(sizes_arg, sizes, MAX_SIZES, why, sizeof why);
     if (nsizes < 0)
@@ -463,6 +472,34 @@ int cmd_run(int argc, char **argv)
     sl_shape shapes[MAX_SIZES];
     for (int i = 0; i < nsizes; i++)
         shapes[i] = sl_shape_1d(sizes[i]);
+    int n1d = 0, n2d = 0;
+    for (int o = 0; o < nops; o++)
+        ops[o]->rank == 2 ? n2d++ : n1d++;
+    if (shape_arg && !n2d)
+        return cli_usage_error("run", "--shape is for the 2-D ops (rows x cols); %s takes --sizes",
+                               nops == 1 ? ops[0]->name : "this op list");
+    if (have_sizes && !n1d)
+        return cli_usage_error("run", "%s is 2-D: give --shape ROWSxCOLS (a list), not --sizes",
+                               nops == 1 ? ops[0]->name : "every op listed");
+    static sl_shape shapes2[SL_OP_COUNT][MAX_SIZES];
+    int nshapes2[SL_OP_COUNT] = {0};
+    char shapes_text[1024] = "";
+    for (int o = 0; o < nops; o++) {
+        if (ops[o]->rank != 2)
+            continue;
+        const char *list = shape_arg ? shape_arg : ops[o]->default_shapes;
+        if (!list)
+            return cli_usage_error("run", "%s has no default shape: give --shape ROWSxCOLS", ops[o]->name);
+        nshapes2[o] = sl_parse_shape_list(list, shapes2[o], MAX_SIZES, why, sizeof why);
+        if (nshapes2[o] < 0)
+            return cli_usage_error("run", "--shape%s%s: %s", shape_arg ? "" : " (default of ",
+                                   shape_arg ? "" : ops[o]->name, why);
+        if (!shape_arg || o == 0 || !shapes_text[0]) {
+            size_t used = strlen(shapes_text);
+            snprintf(shapes_text + used, sizeof shapes_text - used, "%s%s%s%s", used ? "; " : "",
+                     shape_arg ? "" : ops[o]->name, shape_arg ? "" : ": ", list);
+        }
+    }
     int device_ids[MAX_DEVICES];
     const int ndev = parse_devices(device_arg, device_ids);
     if (ndev < 0)
@@ -565,8 +602,8 @@ int cmd_run(int argc, char **argv)
                 cfg->dtype = dtypes[d];
                 for (int k = 0; k < ops[o]->nscalars; k++)
                     cfg->scalar[k] = have_scalar ? scalar : ops[o]->scalars[k].dflt;
-                cfg->shapes = shapes;
-                cfg->nshapes = nsizes;
+                cfg->shapes = ops[o]->rank == 2 ? shapes2[o] : shapes;
+                cfg->nshapes = ops[o]->rank == 2 ? nshapes2[o] : nsizes;
                 cfg->nvariants = select_variants(ops[o], devs[g].ctx->info.backend, variants_arg, s->chosen);
                 cfg->variants = s->chosen;
                 cfg->warmup = warmup;
@@ -582,7 +619,7 @@ int cmd_run(int argc, char **argv)
                 cfg->offset = (uint64_t)offset;
                 for (int i = 0; i < cfg->nvariants; i++)
                     s->rows += !cfg->quiet_unsupported || sl_variant_supports(ops[o], s->chosen[i], dtypes[d]);
-                steps += s->rows * nsizes;
+                steps += s->rows * cfg->nshapes;
                 nsweeps++;
             }
         }
@@ -603,8 +640,8 @@ int cmd_run(int argc, char **argv)
      * row runs. */
     for (int i = 0; i < nsweeps && rc == 0; i++) {
         sweeps[i].cfg.counters = devs[sweeps[i].dev].ctr;
-        for (int j = 0; j < nsizes && rc == 0; j++)
-            if (sl_harness_check_fit(devs[sweeps[i].dev].ctx, &sweeps[i].cfg, &shapes[j]) != SL_OK) {
+        for (int j = 0; j < sweeps[i].cfg.nshapes && rc == 0; j++)
+            if (sl_harness_check_fit(devs[sweeps[i].dev].ctx, &sweeps[i].cfg, &sweeps[i].cfg.shapes[j]) != SL_OK) {
                 fprintf(stderr, "streamlab run: %s\n", sl_last_error());
                 rc = EXIT_USAGE;
             }
@@ -637,8 +674,9 @@ int cmd_run(int argc, char **argv)
         .command_line = cmdline,
         .ops = op_list,
         .dtypes = dtype_list,
-        .sizes = sizes,
-        .nsizes = nsizes,
+        .sizes = n1d ? sizes : NULL,
+        .nsizes = n1d ? nsizes : 0,
+        .shapes = n2d ? shapes_text : NULL,
         .warmup = warmup,
         .trials = trials,
         .cold = cold,
@@ -676,7 +714,7 @@ int cmd_run(int argc, char **argv)
         hook.hw = dev->model ? &dev->hw : NULL;
         sweeps[i].cfg.step0 = done;
         sweep_st = sl_harness_run(dev->ctx, &sweeps[i].cfg, on_row, &hook);
-        done += sweeps[i].rows * nsizes;
+        done += sweeps[i].rows * sweeps[i].cfg.nshapes;
     }
     free(sweeps);
     char error[1024] = "";

@@ -98,8 +98,8 @@ static int ranges_overlap(const void *p, size_t pb, const void *q, size_t qb)
     return pb && qb && a < b + qb && b < a + pb;
 }
 
-sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, void *const *ptrs,
-                     const double *scalars, void *stream)
+sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const sl_shape *shape,
+                           void *const *ptrs, const double *scalars, void *stream)
 {
     char fn[32];
     snprintf(fn, sizeof fn, "sl_%s", op->name);
@@ -113,22 +113,36 @@ sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, v
         sl_op_dtype_list(op, list, sizeof list);
         return sl_fail(SL_ERR_UNSUPPORTED, "%s: dtype %s is not offered (%s are)", fn, sl_dtype_name(dt), list);
     }
+    if (!shape)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: shape is NULL", fn);
+    const uint64_t n64 = sl_shape_elems(shape);
+    if (shape->rows && n64 / shape->rows != shape->cols)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: %llu x %llu elements overflow 64 bits", fn,
+                       (unsigned long long)shape->rows, (unsigned long long)shape->cols);
+    if (n64 > SIZE_MAX)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: %llu elements overflow size_t", fn, (unsigned long long)n64);
+    if (shape->ld < shape->cols && shape->rows > 1)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: ld = %llu is less than cols = %llu", fn,
+                       (unsigned long long)shape->ld, (unsigned long long)shape->cols);
+    const size_t n = (size_t)n64;
     /* n = 0 is a no-op, except that a reduction still writes its result. */
     bool scalar_out = false;
     for (int k = 0; k < op->nbufs; k++)
         scalar_out |= op->bufs[k].scalar && sl_role_written(op->bufs[k].role);
     if (n == 0 && !scalar_out)
         return SL_OK;
-    if (n > SIZE_MAX / es)
-        return sl_fail(SL_ERR_INVALID_ARG, "%s: n = %zu elements of %zu bytes overflows size_t", fn, n, es);
     size_t bytes[SL_MAX_BUFS];
     for (int k = 0; k < op->nbufs; k++) {
         const sl_buf_desc *b = &op->bufs[k];
-        bytes[k] = b->scalar ? es : n * es;
+        const uint64_t elems = n ? sl_op_buf_elems(op, k, shape) : 0;
+        if (elems > SIZE_MAX / es)
+            return sl_fail(SL_ERR_INVALID_ARG, "%s: %s's %llu elements of %zu bytes overflow size_t", fn, b->name,
+                           (unsigned long long)elems, es);
+        bytes[k] = b->scalar ? es : (size_t)elems * es;
         if (bytes[k] == 0)
             continue; /* an empty array: any pointer, NULL included */
         if (!ptrs[k])
-            return sl_fail(SL_ERR_INVALID_ARG, "%s: %s is NULL with n = %zu", fn, b->name, n);
+            return sl_fail(SL_ERR_INVALID_ARG, "%s: %s is NULL with %zu elements", fn, b->name, n);
         if ((uintptr_t)ptrs[k] % es)
             return sl_fail(SL_ERR_MISALIGNED, "%s: %s = %p is not aligned to its %zu-byte %s elements", fn, b->name,
                            ptrs[k], es, sl_dtype_name(dt));
@@ -141,8 +155,11 @@ sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, v
         for (int j = 0; j < op->nbufs; j++) {
             if (j == k || !ranges_overlap(ptrs[k], bytes[k], ptrs[j], bytes[j]))
                 continue;
-            if (ptrs[k] == ptrs[j] && bytes[k] == bytes[j])
+            if (ptrs[k] == ptrs[j] && bytes[k] == bytes[j] && !op->no_inplace)
                 continue;
+            if (ptrs[k] == ptrs[j] && op->no_inplace)
+                return sl_fail(SL_ERR_OVERLAP, "%s: %s = %s = %p: in place is not supported; give %s its own buffer",
+                               fn, op->bufs[k].name, op->bufs[j].name, ptrs[k], op->bufs[k].name);
             return sl_fail(SL_ERR_OVERLAP, "%s: %s = %p (%zu bytes) overlaps %s = %p (%zu bytes) without being equal to it",
                            fn, op->bufs[k].name, ptrs[k], bytes[k], op->bufs[j].name, ptrs[j], bytes[j]);
         }
@@ -157,7 +174,7 @@ sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, v
     for (int k = 0; k < op->nbufs && st == SL_OK; k++)
         if (bytes[k])
             st = ctx->ops->check_pointer(ctx, ptrs[k]);
-    sl_args args = {.op = op, .shape = sl_shape_1d(n), .n = n, .dtype = dt, .out_dtype = dt, .stream = stream};
+    sl_args args = {.op = op, .shape = *shape, .n = n, .dtype = dt, .out_dtype = dt, .stream = stream};
     for (int k = 0; k < op->nbufs; k++)
         args.buf[k] = ptrs[k];
     for (int k = 0; k < op->nscalars; k++)
@@ -170,4 +187,11 @@ sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, v
         st = v->launch(&args);
     ctx->ops->unbind(token);
     return st;
+}
+
+sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, void *const *ptrs,
+                     const double *scalars, void *stream)
+{
+    const sl_shape s = sl_shape_1d(n);
+    return sl_op_call_shape(ctx, op, dt, &s, ptrs, scalars, stream);
 }

@@ -179,6 +179,16 @@ void sl_cuda_ctx_fini(sl_ctx *ctx);
 sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, void *const *ptrs,
                      const double *scalars, void *stream);
 
+/* sl_op_call for any shape (a 2-D op's public function builds its shape:
+ * rows x cols, ld, and matmul's k). The same checks, with each buffer's
+ * extent from sl_op_buf_elems (a buffer spans (rows - 1) x ld + cols
+ * elements unless the op says otherwise); also shape NULL, rows x cols
+ * overflowing, ld < cols (SL_ERR_INVALID_ARG), and, for an op with
+ * no_inplace, an output equal to an input (SL_ERR_OVERLAP). rows x cols =
+ * 0 is a no-op. sl_op_call(n) is this with the 1-D shape {1, n, n}. */
+sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const sl_shape *shape,
+                           void *const *ptrs, const double *scalars, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

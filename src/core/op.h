@@ -37,16 +37,25 @@ typedef enum sl_op {
 /* ---- shapes ----------------------------------------------------------------
  * A 1-D op of n elements has rows = 1, cols = n, ld = n. A 2-D op is
  * rows x cols, row-major, with ld >= cols elements between the starts of
- * consecutive rows (the buffer spans (rows - 1) x ld + cols elements). */
+ * consecutive rows (the buffer spans (rows - 1) x ld + cols elements).
+ * k is a third extent for the ops that have one (matmul's inner dimension
+ * K: C is rows x cols, A rows x k, B k x cols); 0 where unused. */
 typedef struct sl_shape {
     uint64_t rows;
     uint64_t cols;
     uint64_t ld;
+    uint64_t k;
 } sl_shape;
 
 static inline sl_shape sl_shape_1d(uint64_t n)
 {
-    sl_shape s = {1, n, n};
+    sl_shape s = {1, n, n, 0};
+    return s;
+}
+
+static inline sl_shape sl_shape_2d(uint64_t rows, uint64_t cols)
+{
+    sl_shape s = {rows, cols, cols, 0};
     return s;
 }
 
@@ -186,6 +195,12 @@ typedef struct sl_variant {
     unsigned char access_bytes;       /* bytes per thread per global load/store instruction (f32) */
     unsigned char elems_per_thread;   /* elements a thread handles per step: sizes the grid for small n */
     unsigned char smem_bytes_per_elem; /* shared-memory bytes written + read per element */
+    /* The bytes this rung really moves through DRAM when it differs from
+     * the op's useful traffic (a second read pass, halo re-reads, the
+     * traffic a tiling implies); NULL: the op's traffic. GB/s always
+     * counts the op's useful bytes (sl_variant_traffic); the model counts
+     * these (sl_variant_moved). */
+    sl_traffic (*moved)(const sl_shape *s, sl_dtype dt);
     bool async_reads;                 /* inputs arrive by bulk copy, not through the load/store units */
     float insts_per_elem;             /* SASS instructions per element per thread (f32): an estimate
                                        * from the disassembly; `run --counters` measures it */
@@ -236,6 +251,25 @@ typedef struct sl_op_desc {
     void (*reference)(sl_ref_args *a);
     const sl_variant *variants;
     int nvariants;
+    /* ---- 2-D ops (rank 2); every field may stay 0 / NULL ---- */
+    /* The --shape list `streamlab run` uses when none is given, in
+     * sl_parse_shape_list's syntax ("128x2^10,128x2^17"). */
+    const char *default_shapes;
+    /* Elements buffer k spans for a shape, when not the shape's span
+     * (matmul's A is rows x k); NULL: sl_shape_span (1 for a scalar). */
+    uint64_t (*buf_elems)(const sl_shape *s, int k);
+    /* The reference needs whole inputs (an output row depends on other
+     * input rows: transpose, stencil halos, matmul): the harness fills
+     * every input whole and calls it once, lo = 0, hi = rows. Otherwise a
+     * rank-2 reference gets row chunks [lo, hi) with in[k] and out[k] at
+     * row lo. */
+    bool ref_whole;
+    /* The public API refuses an output equal to an input (transpose):
+     * SL_ERR_OVERLAP, "in place is not supported". */
+    bool no_inplace;
+    /* Floating-point operations of one launch; NULL: flops_per_elem x
+     * rows x cols (sl_op_flops). */
+    double (*flops)(const sl_shape *s);
 } sl_op_desc;
 
 /* The descriptors, one per ops.def line, each defined in its op folder. */
@@ -290,6 +324,15 @@ sl_dtype sl_variant_out_dtype(const sl_variant *v, sl_dtype dt);
  * out). Used for GB/s, by the model and by `explain`. */
 sl_traffic sl_op_traffic(const sl_op_desc *op, const sl_shape *s, sl_dtype in, sl_dtype out);
 sl_traffic sl_variant_traffic(const sl_op_desc *op, const sl_variant *v, const sl_shape *s, sl_dtype dt);
+
+/* The bytes variant v really moves (its `moved`, else sl_variant_traffic):
+ * what the model counts. */
+sl_traffic sl_variant_moved(const sl_op_desc *op, const sl_variant *v, const sl_shape *s, sl_dtype dt);
+
+/* Floating-point operations of one launch of the op (0 for a copy ceiling
+ * through sl_variant_flops). */
+double sl_op_flops(const sl_op_desc *op, const sl_shape *s);
+double sl_variant_flops(const sl_op_desc *op, const sl_variant *v, const sl_shape *s);
 
 /* Bytes per element of a 1-D op (rd + wr) / n, for tables. */
 double sl_variant_bytes_per_elem(const sl_op_desc *op, const sl_variant *v, sl_dtype dt);

@@ -105,7 +105,9 @@ int sl_op_first_written(const sl_op_desc *op)
 
 uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s)
 {
-    return op->bufs[k].scalar ? 1 : sl_shape_span(s);
+    if (op->bufs[k].scalar)
+        return 1;
+    return op->buf_elems ? op->buf_elems(s, k) : sl_shape_span(s);
 }
 
 sl_dtype sl_op_buf_dtype(const sl_op_desc *op, int k, sl_dtype in, sl_dtype out)
@@ -129,7 +131,7 @@ sl_traffic sl_op_traffic(const sl_op_desc *op, const sl_shape *s, sl_dtype in, s
     const double elems = (double)sl_shape_elems(s);
     for (int k = 0; k < op->nbufs; k++) {
         const sl_buf_desc *b = &op->bufs[k];
-        const double n = b->scalar ? 1.0 : elems;
+        const double n = b->scalar ? 1.0 : op->buf_elems ? (double)op->buf_elems(s, k) : elems;
         if (sl_role_read(b->role)) {
             t.rd_bytes += n * (double)sl_dtype_size(in);
             t.rd_streams += !b->scalar;
@@ -151,6 +153,21 @@ sl_traffic sl_variant_traffic(const sl_op_desc *op, const sl_variant *v, const s
         return t;
     }
     return sl_op_traffic(op, s, dt, sl_variant_out_dtype(v, dt));
+}
+
+sl_traffic sl_variant_moved(const sl_op_desc *op, const sl_variant *v, const sl_shape *s, sl_dtype dt)
+{
+    return v->moved && !v->copy ? v->moved(s, dt) : sl_variant_traffic(op, v, s, dt);
+}
+
+double sl_op_flops(const sl_op_desc *op, const sl_shape *s)
+{
+    return op->flops ? op->flops(s) : op->flops_per_elem * (double)sl_shape_elems(s);
+}
+
+double sl_variant_flops(const sl_op_desc *op, const sl_variant *v, const sl_shape *s)
+{
+    return v->copy ? 0.0 : sl_op_flops(op, s);
 }
 
 double sl_variant_bytes_per_elem(const sl_op_desc *op, const sl_variant *v, sl_dtype dt)

@@ -210,12 +210,15 @@ static int parse_shape_span(const char *s, size_t n, sl_shape *out, char *why, s
 {
     if (n == 0)
         return fail(why, len, "empty shape");
-    const char *end = s + n, *x = NULL, *colon = NULL;
+    const char *end = s + n, *x = NULL, *x2 = NULL, *colon = NULL;
     for (const char *p = s; p < end; p++) {
         if (*p == 'x' || *p == 'X') {
+            if (x2)
+                return fail(why, len, "more than two 'x' (expected ROWSxCOLS, ROWSxCOLS:LD or MxNxK)");
             if (x)
-                return fail(why, len, "more than one 'x' (expected ROWSxCOLS or ROWSxCOLS:LD)");
-            x = p;
+                x2 = p;
+            else
+                x = p;
         } else if (*p == ':') {
             if (colon)
                 return fail(why, len, "more than one ':' (expected ROWSxCOLS:LD)");
@@ -233,10 +236,14 @@ static int parse_shape_span(const char *s, size_t n, sl_shape *out, char *why, s
     }
     if (colon && colon < x)
         return fail(why, len, "':' before 'x' (expected ROWSxCOLS:LD)");
-    const char *cols_end = colon ? colon : end;
-    sl_shape sh;
+    if (colon && x2)
+        return fail(why, len, "MxNxK takes no leading dimension (':')");
+    const char *cols_end = colon ? colon : x2 ? x2 : end;
+    sl_shape sh = {0, 0, 0, 0};
     if (shape_side(s, (size_t)(x - s), "rows", &sh.rows, why, len) != 0 ||
         shape_side(x + 1, (size_t)(cols_end - (x + 1)), "cols", &sh.cols, why, len) != 0)
+        return -1;
+    if (x2 && shape_side(x2 + 1, (size_t)(end - (x2 + 1)), "k", &sh.k, why, len) != 0)
         return -1;
     sh.ld = sh.cols;
     if (colon && shape_side(colon + 1, (size_t)(end - (colon + 1)), "ld", &sh.ld, why, len) != 0)
@@ -250,6 +257,9 @@ static int parse_shape_span(const char *s, size_t n, sl_shape *out, char *why, s
         return fail(why, len, "too large: rows x cols above 2^64 - 1");
     if (!mul_ok(sh.rows - 1, sh.ld, &span) || span > UINT64_MAX - sh.cols)
         return fail(why, len, "too large: the span (rows - 1) x ld + cols above 2^64 - 1");
+    uint64_t ak, bk;
+    if (sh.k && (!mul_ok(sh.rows, sh.k, &ak) || !mul_ok(sh.k, sh.cols, &bk)))
+        return fail(why, len, "too large: rows x k or k x cols above 2^64 - 1");
     *out = sh;
     return 0;
 }
@@ -323,6 +333,28 @@ void sl_format_count(uint64_t n, char *buf, size_t len)
         return;
     }
     snprintf(buf, len, "%llu", (unsigned long long)n);
+}
+
+void sl_format_shape(const sl_shape *s, char *buf, size_t len)
+{
+    char r[32], c[32], x[32];
+    if (!len)
+        return;
+    sl_format_count(s->cols, c, sizeof c);
+    if (s->rows == 1 && s->k == 0 && s->ld == s->cols) {
+        snprintf(buf, len, "%s", c);
+        return;
+    }
+    sl_format_count(s->rows, r, sizeof r);
+    if (s->k) {
+        sl_format_count(s->k, x, sizeof x);
+        snprintf(buf, len, "%sx%sx%s", r, c, x);
+    } else if (s->ld != s->cols) {
+        sl_format_count(s->ld, x, sizeof x);
+        snprintf(buf, len, "%sx%s:%s", r, c, x);
+    } else {
+        snprintf(buf, len, "%sx%s", r, c);
+    }
 }
 
 void sl_format_bytes(double bytes, char *buf, size_t len)

@@ -31,12 +31,14 @@ int sl_parse_count_list(const char *s, uint64_t *out, int max, char *why, size_t
  *   ROWSxCOLS      2-D, rows packed: {R, C, C}      "8192x8192", "4Kix4Ki", "2^13x2^13"
  *   ROWSxCOLS:LD   2-D, rows LD elements apart (LD >= COLS): {R, C, LD}
  *                                                   "4096x1000:1024"
+ *   MxNxK          2-D with a third extent (matmul): {M, N, N, K}
+ *                                                   "4096x4096x4096"
  * The separator is 'x' or 'X' (no count contains either).
  * Errors (returns -1, *out untouched, a one-line reason without the input
  * in why): empty input; a side that is empty ("x8", "8x", "8x8:") or not a
- * count (the reason names the side: "rows: ..."); more than one 'x' or ':';
- * ':' without 'x'; LD < COLS; ROWS x COLS, or the span (ROWS - 1) x LD +
- * COLS that a buffer of the shape covers, above 2^64 - 1. The reason is
+ * count (the reason names the side: "rows: ..."); more than two 'x' or one
+ * ':'; ':' without 'x' or with two; LD < COLS; ROWS x COLS, or the span (ROWS - 1) x LD +
+ * COLS that a buffer of the shape covers, or M x K or K x N, above 2^64 - 1. The reason is
  * cut to why_len - 1 characters and NUL-terminated; why may be NULL.
  * Returns 0 and stores the shape on success (why untouched). */
 int sl_parse_shape(const char *s, sl_shape *out, char *why, size_t why_len);
@@ -52,6 +54,11 @@ int sl_list_has(const char *list, const char *name);
 
 /* Format n the way the seed writes sizes: "10M", "2^28", "1000003". */
 void sl_format_count(uint64_t n, char *buf, size_t len);
+
+/* Format a shape as --shape writes it, each side through sl_format_count:
+ * "2^28" (1-D), "128x1Ki" (2-D), "4096x1000:1024" (padded rows),
+ * "33x17x65" (MxNxK). */
+void sl_format_shape(const sl_shape *s, char *buf, size_t len);
 
 /* Format bytes with a binary unit: "1.5 GiB", "60 MiB", "512 B". */
 void sl_format_bytes(double bytes, char *buf, size_t len);

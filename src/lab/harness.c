@@ -78,7 +78,8 @@ static size_t host_bytes(const sl_run_config *cfg, const sl_shape *s)
     const size_t es = widest_elem(cfg);
     size_t total = 0;
     for (int k = 0; k < cfg->op->nbufs; k++)
-        if (sl_role_written(cfg->op->bufs[k].role) || k == sl_op_first(cfg->op, SL_ROLE_IN))
+        if (sl_role_written(cfg->op->bufs[k].role) || k == sl_op_first(cfg->op, SL_ROLE_IN) ||
+            (cfg->op->ref_whole && sl_role_read(cfg->op->bufs[k].role)))
             total = add_sat(total, mul_sat(sl_op_buf_elems(cfg->op, k, s), es));
     return add_sat(total, (size_t)SL_MAX_BUFS * CHUNK * 8);
 }
@@ -187,6 +188,49 @@ static uint64_t items_of(const sl_op_desc *op, const sl_shape *s, uint64_t *unit
     return op->rank == 1 ? sl_shape_elems(s) : s->rows;
 }
 
+/* An op whose output rows depend on other input rows (op->ref_whole:
+ * transpose, a stencil's halo, matmul): every input regenerated whole, the
+ * reference called once over all `items` rows (it parallelises itself). */
+static sl_status expected_whole(shape_state *s, expected *e, uint64_t items)
+{
+    const sl_run_config *cfg = s->cfg;
+    const sl_op_desc *op = cfg->op;
+    const sl_dtype in = cfg->dtype;
+    const size_t es_in = sl_dtype_size(in);
+    void *tmp[SL_MAX_BUFS] = {0};
+    sl_status st = SL_OK;
+    sl_ref_args a;
+    memset(&a, 0, sizeof a);
+    a.shape = s->shape;
+    a.dtype = in;
+    a.out_dtype = e->out_dtype;
+    a.scalar = cfg->scalar;
+    a.lo = 0;
+    a.hi = items;
+    a.last = true;
+    for (int k = 0; k < op->nbufs; k++) {
+        if (!sl_role_read(op->bufs[k].role))
+            continue;
+        const uint64_t m = s->elems[k] ? s->elems[k] : 1;
+        if (!(tmp[k] = malloc(mul_sat(m, es_in)))) {
+            st = sl_fail(SL_ERR_NO_MEMORY, "out of host memory for the reference's %s (%llu elements)",
+                         op->bufs[k].name, (unsigned long long)m);
+            goto done;
+        }
+        sl_rand_fill(in, tmp[k], m, s->seed[k], 0);
+        a.in[k] = tmp[k];
+    }
+    for (int k = 0; k < op->nbufs; k++)
+        a.out[k] = e->host[k];
+    op->reference(&a);
+    e->scale = a.scale;
+    e->ready = true;
+done:
+    for (int k = 0; k < op->nbufs; k++)
+        free(tmp[k]);
+    return st;
+}
+
 /* Compute the op's reference for out_dtype into e, chunk by chunk, from the
  * inputs regenerated on the host. Elementwise ops (no scalar output) split
  * each chunk across OpenMP threads; a reduction runs in order. */
@@ -208,6 +252,8 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
                            op->bufs[k].name, (unsigned long long)s->elems[k]);
     }
     uint64_t unit, items = items_of(op, &s->shape, &unit);
+    if (op->ref_whole)
+        return expected_whole(s, e, items);
     const uint64_t per_chunk = unit >= CHUNK ? 1 : CHUNK / unit;
     unsigned char *tmp[SL_MAX_BUFS] = {0};
     sl_status st = SL_OK;

@@ -82,9 +82,11 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
     if (sms <= 0 || clk <= 0 || rd_bw <= 0 || wr_bw <= 0)
         return sl_fail(SL_ERR_INVALID_ARG, "model: the hardware description lacks SMs, clock or DRAM bandwidth");
     const double es = (double)sl_dtype_size(dt), N = (double)sl_shape_elems(s);
-    const sl_traffic tr = sl_variant_traffic(op, v, s, dt);
+    /* The bytes the rung really moves (a second pass, halos, its tiling),
+     * and the op's flops for the whole launch. */
+    const sl_traffic tr = sl_variant_moved(op, v, s, dt);
     const double rbytes = tr.rd_bytes, wbytes = tr.wr_bytes, bytes = rbytes + wbytes;
-    const double flops = v->copy ? 0.0 : op->flops_per_elem;
+    const double flops = sl_variant_flops(op, v, s);
     const double ipe = insts_per_elem > 0 ? insts_per_elem : v->insts_per_elem;
     for (int b = 0; b < SL_B_COUNT; b++)
         m->ms[b] = -1;
@@ -145,7 +147,7 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
     /* B. Compute (seed 000 section B): flops / (lanes x SMs x clock), x2
      * for fused multiply-adds. */
     if (hw->p[HW_FP32_LANES_PER_SM].v > 0)
-        m->ms[SL_B_COMPUTE] = 1e3 * N * flops / (hw->p[HW_FP32_LANES_PER_SM].v * sms * clk * (op->fma ? 2 : 1));
+        m->ms[SL_B_COMPUTE] = 1e3 * flops / (hw->p[HW_FP32_LANES_PER_SM].v * sms * clk * (op->fma ? 2 : 1));
 
     /* E. Issue (seed 000 section E): warp instructions / (schedulers x SMs
      * x clock), one instruction per scheduler per clock. */

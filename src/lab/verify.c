@@ -164,7 +164,7 @@ void sl_reference_run(const sl_op_desc *op, sl_ref_args *a, uint64_t unit)
     bool reduction = false;
     for (int k = 0; k < op->nbufs; k++)
         reduction |= op->bufs[k].scalar;
-    if (reduction || a->hi - a->lo < 4096) {
+    if (reduction || op->ref_whole || a->hi - a->lo < 4096) {
         op->reference(a);
         return;
     }

@@ -22,7 +22,7 @@
 
 static int same(const sl_shape *a, const sl_shape *b)
 {
-    return a->rows == b->rows && a->cols == b->cols && a->ld == b->ld;
+    return a->rows == b->rows && a->cols == b->cols && a->ld == b->ld && a->k == b->k;
 }
 
 static void check_accepted(const char *s, const sl_shape *sh)
@@ -41,16 +41,16 @@ static void check_accepted(const char *s, const sl_shape *sh)
     char r[32], c[32], l[32], text[100], why[160];
     sl_format_count(sh->rows, r, sizeof r);
     sl_format_count(sh->cols, c, sizeof c);
-    sl_format_count(sh->ld, l, sizeof l);
-    snprintf(text, sizeof text, "%sx%s:%s", r, c, l);
-    sl_shape back = {S, S, S};
+    sl_format_count(sh->k ? sh->k : sh->ld, l, sizeof l);
+    snprintf(text, sizeof text, sh->k ? "%sx%sx%s" : "%sx%s:%s", r, c, l);
+    sl_shape back = {S, S, S, S};
     FUZZ_CHECK(sl_parse_shape(text, &back, why, sizeof why) == 0 && same(&back, sh),
                "'%s' written back as '%s' does not parse to the same shape (%s)", s, text, why);
 }
 
 static void shape(const char *s, size_t small)
 {
-    sl_shape sh = {S, S, S}, untouched = {S, S, S};
+    sl_shape sh = {S, S, S, S}, untouched = {S, S, S, S};
     char full[512];
     int rc = sl_parse_shape(s, &sh, full, sizeof full);
     FUZZ_CHECK(rc == 0 || rc == -1, "sl_parse_shape returned %d", rc);
@@ -70,7 +70,7 @@ static void shape(const char *s, size_t small)
 
     fuzz_why w;
     fuzz_why_open(&w, small);
-    sl_shape sh2 = {S, S, S};
+    sl_shape sh2 = {S, S, S, S};
     int rc2 = sl_parse_shape(s, &sh2, w.buf, w.len);
     FUZZ_CHECK(rc2 == rc && same(&sh2, &sh), "a %zu-byte reason buffer changed the result", small);
     if (rc == 0)
@@ -84,8 +84,8 @@ static void list(const char *s, size_t small, int max)
 {
     sl_shape out[9];
     for (int i = 0; i < 9; i++)
-        out[i] = (sl_shape){S, S, S};
-    const sl_shape untouched = {S, S, S};
+        out[i] = (sl_shape){S, S, S, S};
+    const sl_shape untouched = {S, S, S, S};
     char full[512];
     int n = sl_parse_shape_list(s, out, max, full, sizeof full);
     FUZZ_CHECK(n == -1 || (n >= 1 && n <= max), "sl_parse_shape_list returned %d (max %d)", n, max);
@@ -100,7 +100,7 @@ static void list(const char *s, size_t small, int max)
                 abort();
             memcpy(item, p, len);
             item[len] = 0;
-            sl_shape one = {S, S, S};
+            sl_shape one = {S, S, S, S};
             FUZZ_CHECK(sl_parse_shape(item, &one, why, sizeof why) == 0 && same(&one, &out[i]),
                        "item %d '%s' alone: %s", i, item, why);
             free(item);

@@ -52,8 +52,11 @@ static void device_label(const sl_ctx *ctx, char *buf, size_t len)
 static void make_cells(const sl_result *r, sl_row_cells *c)
 {
     device_label(r->ctx, c->device, sizeof c->device);
-    char n_s[32];
-    sl_format_count(r->n, n_s, sizeof n_s);
+    char n_s[40];
+    if (r->op->rank == 2)
+        sl_format_shape(&r->shape, n_s, sizeof n_s);
+    else
+        sl_format_count(r->n, n_s, sizeof n_s);
     snprintf(c->n, sizeof c->n, "%s%s", n_s, r->fits_l2 ? "*" : "");
     snprintf(c->op, sizeof c->op, "%s", r->op->name);
     snprintf(c->variant, sizeof c->variant, "%s", r->v->name);
@@ -240,11 +243,15 @@ void sl_report_summary(const sl_report *rep, FILE *txt, FILE *md)
             continue;
         const char *peer = "-"; /* the first peer of the group: the one ×peer divides by */
         for (int j = 0; j < rep->nrows && peer[0] == '-'; j++)
-            if (rep->rows[j].op == r->op && rep->rows[j].n == r->n && rep->rows[j].dtype == r->dtype &&
+            if (rep->rows[j].op == r->op && rep->rows[j].n == r->n && rep->rows[j].shape.rows == r->shape.rows &&
+                rep->rows[j].shape.k == r->shape.k && rep->rows[j].dtype == r->dtype &&
                 rep->rows[j].v->kind == SL_KIND_PEER && rep->rows[j].status == SL_OK)
                 peer = rep->rows[j].v->name;
-        char n_s[32], g[16], mn[16], mx[16], av[16], xp[16];
-        sl_format_count(r->n, n_s, sizeof n_s);
+        char n_s[40], g[16], mn[16], mx[16], av[16], xp[16];
+        if (r->op->rank == 2)
+            sl_format_shape(&r->shape, n_s, sizeof n_s);
+        else
+            sl_format_count(r->n, n_s, sizeof n_s);
         snprintf(g, sizeof g, "%.1f", r->gbs_best);
         snprintf(mn, sizeof mn, "%.4f", r->min_ms);
         snprintf(mx, sizeof mx, "%.4f", r->max_ms);
@@ -348,6 +355,7 @@ void sl_report_row(void *report, sl_result *r)
     row->v = r->v;
     row->dtype = r->dtype;
     row->n = r->n;
+    row->shape = r->shape;
     row->status = r->status;
     row->gbs = r->gbs;
     row->gbs_best = r->gbs_best;

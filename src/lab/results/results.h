@@ -21,8 +21,9 @@ typedef struct sl_report_meta {
     const char *command_line; /* recorded in the files */
     const char *ops;          /* the op list as run: "add", or "copy,scale,add,..." */
     const char *dtypes;       /* "f32,bf16" */
-    const uint64_t *sizes;    /* element counts */
+    const uint64_t *sizes;    /* element counts of the 1-D ops (NULL: none ran) */
     int nsizes;
+    const char *shapes;       /* the 2-D ops' shape lists as given ("op: list; ..."), or NULL */
     int warmup, trials;
     bool cold;
     sl_timer timer;

@@ -19,7 +19,7 @@
 
 /* What the tables show of a row. */
 typedef struct sl_row_cells {
-    char device[16], n[40], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
+    char device[16], n[48], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
         copy[12], peer[12], check[8], pred[16], limiter[12], ratio[12], bratio[12], ipe[12], l2hit[16], occ[10];
 } sl_row_cells;
 
@@ -32,6 +32,7 @@ typedef struct sl_row {
     const sl_variant *v;
     sl_dtype dtype;
     uint64_t n;
+    sl_shape shape;
     sl_status status;
     double gbs_best, gbs, min_ms, max_ms, mean_ms, x_peer;
 } sl_row;

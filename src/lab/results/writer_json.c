@@ -228,6 +228,8 @@ static sl_status json_open(sl_report *rep, void **state)
     cJSON *sizes = cJSON_AddArrayToObject(c, "sizes");
     for (int i = 0; i < m->nsizes; i++)
         cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)m->sizes[i]));
+    if (m->shapes)
+        cJSON_AddStringToObject(c, "shapes", m->shapes);
     if (m->hw_note)
         cJSON_AddStringToObject(c, "model_parameters", m->hw_note);
     cJSON_AddArrayToObject(root, "results");
