@@ -101,7 +101,7 @@ PY
 fi
 
 if want strip; then
-    for h in 64 256 512; do
+    for h in 128 512; do
         stage "regwin strip $h rows at R = 1, 4, 16"
         SL_STENCIL_STRIP=$h $SL run --op stencil --variants regwin --shape 8192x8192x1,8192x8192x4,8192x8192x16 \
             $TRIALS --json "$WORK/strip-$h.json" 2>&1 | grep -E "regwin|copy" | head -8

@@ -70,7 +70,7 @@ def main():
         carve[c] = rows_by_r(load(os.path.join(d, "carveout-%d.json" % c)), [4, 8, 16])
     out["carveout"] = carve
     strip = {}
-    for h in (64, 256, 512):
+    for h in (128, 512):
         strip[h] = rows_by_r(load(os.path.join(d, "strip-%d.json" % h)), [1, 4, 16])
     out["strip"] = strip
     out["counters"] = rows_by_r(load(os.path.join(d, "counters.json")), [4, 16])
@@ -106,9 +106,9 @@ def main():
             a, b = v.get("l1", {}).get("median_ms"), v.get("smem", {}).get("median_ms")
             md.append("| %d%% | %d | %s | %s | %s |" % (c, R, "%.4f" % a if a else "-", "%.4f" % b if b else "-",
                                                        "%.2f" % (b / a) if a and b else "-"))
-    md += ["", "## regwin strip height (SL_STENCIL_STRIP; the default is 128)", "",
+    md += ["", "## regwin strip height (SL_STENCIL_STRIP; the ladder's default is one wave tall, 249 rows at 8192^2)", "",
            "| rows per strip | R | regwin ms | %copy |", "|--:|--:|--:|--:|"]
-    for h in (64, 256, 512):
+    for h in (128, 512):
         for R in sorted(k for k in strip[h] if k is not None):
             v = strip[h][R].get("regwin", {})
             if v.get("median_ms"):
