@@ -270,6 +270,10 @@ typedef struct sl_op_desc {
     /* Floating-point operations of one launch; NULL: flops_per_elem x
      * rows x cols (sl_op_flops). */
     double (*flops)(const sl_shape *s);
+    /* Whether a shape is one the op accepts beyond rows x cols (the
+     * stencil's radius k in 1..16); false fills why. The CLI turns false
+     * into a usage error (exit 2). NULL: every shape. */
+    bool (*shape_ok)(const sl_shape *s, char *why, size_t len);
 } sl_op_desc;
 
 /* The descriptors, one per ops.def line, each defined in its op folder. */

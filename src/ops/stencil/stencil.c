@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 
 /* The host's coefficient table: the same compile-time values as the
@@ -64,8 +65,8 @@ static void reference(sl_ref_args *a)
         }
 }
 
-/* ---- the CPU rung ----------------------------------------------------------
- * OpenMP over rows. A row at least R from the top and bottom runs its
+/* ---- the CPU rungs ---------------------------------------------------------
+ * serial, and omp (OpenMP over rows). A row at least R from the top and bottom runs its
  * interior columns [R, cols - R) through row pointers, with no guard (the
  * compiler vectorises the j loop); every other point goes through a
  * guarded load. Same order and rounding as the reference. */
@@ -87,17 +88,13 @@ static void cpu_point_guarded(const float *x, float *y, int64_t rows, int64_t co
     y[i * ld + j] = acc;
 }
 
-static sl_status cpu_stencil_omp(const sl_args *a)
+/* Rows [r0, r1) of the output. */
+static void cpu_rows(const sl_args *a, int R, int64_t r0, int64_t r1)
 {
-    int R = 0;
-    sl_status st = sl_stencil_check(a, "stencil omp", &R);
-    if (st != SL_OK)
-        return st;
     const float *x = a->buf[0];
     float *y = a->buf[1];
     const int64_t rows = (int64_t)a->shape.rows, cols = (int64_t)a->shape.cols, ld = (int64_t)a->shape.ld;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < rows; i++) {
+    for (int64_t i = r0; i < r1; i++) {
         const bool inner_row = i >= R && i + R < rows;
         const int64_t jlo = inner_row ? (R < cols ? R : cols) : cols;
         const int64_t jhi = inner_row && cols - R > jlo ? cols - R : jlo;
@@ -113,6 +110,31 @@ static sl_status cpu_stencil_omp(const sl_args *a)
         }
         for (int64_t j = jhi; j < cols; j++)
             cpu_point_guarded(x, y, rows, cols, ld, R, i, j);
+    }
+}
+
+static sl_status cpu_stencil_serial(const sl_args *a)
+{
+    int R = 0;
+    sl_status st = sl_stencil_check(a, "stencil serial", &R);
+    if (st != SL_OK)
+        return st;
+    cpu_rows(a, R, 0, (int64_t)a->shape.rows);
+    return SL_OK;
+}
+
+/* Static shares of rows per OpenMP thread. */
+static sl_status cpu_stencil_omp(const sl_args *a)
+{
+    int R = 0;
+    sl_status st = sl_stencil_check(a, "stencil omp", &R);
+    if (st != SL_OK)
+        return st;
+    const int64_t rows = (int64_t)a->shape.rows;
+#pragma omp parallel
+    {
+        const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+        cpu_rows(a, R, rows * t / nt, rows * (t + 1) / nt);
     }
     return SL_OK;
 }
@@ -156,6 +178,16 @@ static sl_traffic moved_regwin(const sl_shape *s, sl_dtype dt)
     return t;
 }
 
+/* The CLI's check (exit 2): the radius, the shape's k, in 1..16. */
+static bool shape_ok(const sl_shape *s, char *why, size_t len)
+{
+    if (sl_stencil_radius(s) != 0)
+        return true;
+    snprintf(why, len, "radius %llu (the shape's third extent, RxCxRADIUS) is outside %d..%d",
+             (unsigned long long)s->k, SL_STENCIL_MIN_RADIUS, SL_STENCIL_MAX_RADIUS);
+    return false;
+}
+
 /* ---- the rungs ------------------------------------------------------------ */
 
 static const sl_variant variants[] = {
@@ -182,6 +214,9 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_stencil_api), .moved = moved_regwin, .loads_in_flight = 5, .access_bytes = 4,
      .elems_per_thread = 2, .smem_bytes_per_elem = 4 + 4 * 2 * 4, .insts_per_elem = 30},
     SL_EW_CEILING_CPU,
+    {.name = "serial", .backend = SL_BACKEND_CPU, .kind = SL_KIND_RUNG,
+     .technique = "one thread, row by row, unguarded interior (vectorised), guarded edges", .source = "issue 11",
+     .launch = cpu_stencil_serial, .elems_per_thread = 1},
     {.name = "omp", .backend = SL_BACKEND_CPU, .kind = SL_KIND_RUNG,
      .technique = "OpenMP over rows, unguarded interior (vectorised), guarded edges", .source = "issue 11",
      .launch = cpu_stencil_omp, .elems_per_thread = 1},
@@ -202,6 +237,7 @@ const sl_op_desc sl_op_stencil = {
     .dtypes = SL_STENCIL_DTYPES,
     .flops_per_elem = 1 + 5 * SL_STENCIL_DEFAULT_RADIUS,
     .flops = flops,
+    .shape_ok = shape_ok,
     .fma = true,
     .traffic = traffic,
     .tol = {SL_TOL_EXACT, 0},
