@@ -11,7 +11,7 @@
 # /work/helpers/GUIDE.md), e.g.
 #   run(kind="nvidia-h200", carry=[".wt/issue11b", ".deps"],
 #       command="cd .wt/issue11b && cp -r ../../.deps . && bash bench/stencil_h200.sh")
-# STAGES (default "build sass tests memcheck ladder carveout strip counters divergence")
+# STAGES (default: all of build sass tests ladder divergence memcheck carveout strip counters)
 # picks stages. Everything lands in $WORK, packed into $OUT/stencil-out.tgz,
 # with this output in $OUT/stencil.log.
 set -uo pipefail
@@ -22,7 +22,7 @@ STAGES=${STAGES:-"build sass tests memcheck ladder carveout strip counters diver
 TRIALS=${TRIALS:-"--trials 20 --warmup 3"}
 t0=$(date +%s)
 exec > >(tee "$OUT/stencil.log") 2>&1
-stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+stage() { pack; echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 pack() { tar czf "$OUT/stencil-out.tgz" -C "$WORK" . 2>/dev/null; }
 trap pack EXIT
@@ -73,17 +73,21 @@ if want tests; then
     echo "test_gpu_stencil exit ${PIPESTATUS[0]}"
 fi
 
-if want memcheck && command -v compute-sanitizer >/dev/null; then
-    stage "memcheck"
-    timeout 240 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $B/tests/test_gpu_stencil \
-        > "$WORK/memcheck.log" 2>&1
-    echo "memcheck test_gpu_stencil exit: $?"
-    grep -E "ERROR SUMMARY|LEAK SUMMARY|FAILED|checks passed" "$WORK/memcheck.log" | tail -4
-fi
-
 if want ladder; then
     stage "ladder: 8192^2, R = 1 2 4 8 16"
     $SL run --op stencil --shape $SHAPES $TRIALS --json "$WORK/ladder.json" --md "$WORK/ladder.md" 2>&1 | tail -40
+fi
+
+if want divergence; then
+    stage "divergence"
+    $B/divergence "$WORK/divergence.json"
+fi
+if want memcheck && command -v compute-sanitizer >/dev/null; then
+    stage "memcheck"
+    timeout 150 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $B/tests/test_gpu_stencil \
+        > "$WORK/memcheck.log" 2>&1
+    echo "memcheck test_gpu_stencil exit: $?"
+    grep -E "ERROR SUMMARY|LEAK SUMMARY|FAILED|checks passed" "$WORK/memcheck.log" | tail -4
 fi
 
 if want carveout; then
@@ -114,8 +118,4 @@ if want counters; then
         --json "$WORK/counters.json" --md "$WORK/counters.md" 2>&1 | tail -20
 fi
 
-if want divergence; then
-    stage "divergence"
-    $B/divergence "$WORK/divergence.json"
-fi
 stage "done"
