@@ -107,8 +107,8 @@ fi
 if want strip; then
     for h in 128 512; do
         stage "regwin strip $h rows at R = 1, 4, 16"
-        SL_STENCIL_STRIP=$h $SL run --op stencil --variants regwin --shape 8192x8192x1,8192x8192x4,8192x8192x16 \
-            $TRIALS --json "$WORK/strip-$h.json" 2>&1 | grep -E "regwin|copy" | head -8
+        SL_STENCIL_STRIP=$h $SL run --op stencil --variants regwin,regwin4 --shape 8192x8192x1,8192x8192x4,8192x8192x16 \
+            $TRIALS --json "$WORK/strip-$h.json" 2>&1 | grep -E "regwin|copy" | head -12
     done
 fi
 

@@ -20,9 +20,14 @@ typedef struct shape_case {
 } shape_case;
 
 /* Shapes chosen against the rungs' tiles: l1 32 x 8, smem 32 x 16,
- * regwin 256 columns x 128-row strips. */
-static const shape_case shapes[] = {{1, 1, 1},     {1, 300, 300},  {300, 1, 1},   {3, 5, 7},      {17, 33, 33},
-                                    {129, 257, 257}, {130, 513, 520}, {257, 31, 31}, {300, 700, 704}};
+ * regwin and regwin4 256 columns x strips (one wave tall); regwin4 runs
+ * its float4 path where ld is a multiple of 4 (and the pointers are
+ * 16-byte aligned: every shape runs again 1 float off), with a partial
+ * float4 at the right edge where cols is not. */
+static const shape_case shapes[] = {{1, 1, 1},       {1, 300, 300},   {300, 1, 1},    {3, 5, 7},
+                                    {17, 33, 33},     {129, 257, 257}, {130, 513, 520}, {257, 31, 31},
+                                    {300, 700, 704},  {9, 7, 8},       {64, 258, 260},  {70, 1027, 1028},
+                                    {2000, 259, 260}, {5, 4, 4}};
 
 /* One variant (NULL: sl_stencil2d) at one shape and radius; returns wrong
  * elements (or SIZE_MAX on a failed call). */
@@ -74,8 +79,8 @@ static void test_shapes(sl_ctx *ctx)
         const size_t span = (s->rows - 1) * s->ld + s->cols, len = span + guard;
         float *hx = malloc(len * 4), *hy = malloc(len * 4), *want = malloc(len * 4);
         float *dx = NULL, *dy = NULL;
-        CHECK(hx && hy && want && cudaMalloc((void **)&dx, len * 4) == cudaSuccess &&
-                  cudaMalloc((void **)&dy, len * 4) == cudaSuccess,
+        CHECK(hx && hy && want && cudaMalloc((void **)&dx, (len + 1) * 4) == cudaSuccess &&
+                  cudaMalloc((void **)&dy, (len + 1) * 4) == cudaSuccess,
               "memory");
         for (size_t e = 0; e < len; e++)
             hx[e] = e < span && (e % s->ld) < s->cols ? sl_rand_f32(31 + sc, e) : NAN; /* padding: never read */
@@ -94,9 +99,11 @@ static void test_shapes(sl_ctx *ctx)
                 const sl_variant *var = v < 0 ? NULL : &sl_op_stencil.variants[v];
                 if (var && (var->backend != SL_BACKEND_CUDA || !var->launch || var->kind == SL_KIND_CEILING))
                     continue;
-                const size_t bad = stencil_case(ctx, var, s, R, hx, dx, dy, hy, want, len, guard);
-                CHECK(bad == 0, "%s %zux%zu ld %zu R=%d: %zu elements wrong", case_name(var), s->rows, s->cols,
-                      s->ld, R, bad);
+                for (int off = 0; off < 2; off++) { /* 16-byte aligned, then 4 bytes off */
+                    const size_t bad = stencil_case(ctx, var, s, R, hx, dx + off, dy + off, hy, want, len, guard);
+                    CHECK(bad == 0, "%s %zux%zu ld %zu R=%d offset %d: %zu elements wrong", case_name(var), s->rows,
+                          s->cols, s->ld, R, off, bad);
+                }
             }
         }
         cudaFree(dx);

@@ -69,6 +69,7 @@ sl_status sl_stencil_check(const sl_args *x, const char *who, int *radius);
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_l1)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_smem)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin)
+SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin4)
 sl_status sl_cuda_stencil_api(const sl_args *x);
 
 #ifdef __cplusplus

@@ -178,10 +178,11 @@ extern "C" sl_status sl_cuda_stencil_regwin_attrs(sl_dtype dt, sl_kernel_attrs *
     return sl_cuda_kernel_attrs((const void *)stencil_regwin<SL_STENCIL_DEFAULT_RADIUS>, RW_BX, 0, out);
 }
 
-/* sl_stencil2d() on a CUDA context: the regwin rung (docs/ladder.md). */
+/* sl_stencil2d() on a CUDA context: regwin4 (16-byte rows), which falls
+ * back to regwin for rows that are not 16-byte aligned (docs/ladder.md). */
 extern "C" sl_status sl_cuda_stencil_api(const sl_args *x)
 {
-    return sl_cuda_stencil_regwin(x);
+    return sl_cuda_stencil_regwin4(x);
 }
 
 extern "C" int sl_stencil_carveout(void)
