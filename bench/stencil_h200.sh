@@ -76,6 +76,8 @@ fi
 if want ladder; then
     stage "ladder: 8192^2, R = 1 2 4 8 16"
     $SL run --op stencil --shape $SHAPES $TRIALS --json "$WORK/ladder.json" --md "$WORK/ladder.md" 2>&1 | tail -40
+    $SL explain --op stencil --shape 8192x8192x4 > "$WORK/explain-r4.txt" 2>&1
+    $SL explain --op stencil --shape 8192x8192x16 > "$WORK/explain-r16.txt" 2>&1
 fi
 
 if want divergence; then
