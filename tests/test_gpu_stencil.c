@@ -37,8 +37,12 @@ static size_t stencil_case(sl_ctx *ctx, const sl_variant *v, const shape_case *s
     const size_t span = (s->rows - 1) * s->ld + s->cols;
     for (size_t e = 0; e < len; e++)
         hy[e] = POISON;
+    /* cudaMemcpy from pageable memory may return before its DMA lands, and
+     * the context's stream does not wait for the legacy stream: wait here,
+     * or a kernel can read the previous case's input (seen on the H200 at
+     * 2000 x 259, rows past ~1500, before this sync was added). */
     if (cudaMemcpy(dy, hy, len * 4, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(dx, hx, len * 4, cudaMemcpyHostToDevice) != cudaSuccess)
+        cudaMemcpy(dx, hx, len * 4, cudaMemcpyHostToDevice) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
         return SIZE_MAX;
     sl_status st;
     if (v) {
