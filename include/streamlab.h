@@ -105,6 +105,8 @@ typedef struct sl_device_info {
     int nvml_mem_clock_mhz;     /* current memory clock (NVML), -1 if unavailable */
     int nvml_power_mw;          /* current board power (NVML), -1 if unavailable */
     int ecc_enabled;            /* 1, 0, or -1 if unknown */
+    char uuid[48];              /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi prints it
+                                   (cudaDeviceProp.uuid); "" on the CPU */
 } sl_device_info;
 
 /* sl_status_string: a short constant English name for a status
@@ -146,6 +148,37 @@ void sl_ctx_destroy(sl_ctx *ctx);
  * Clocks read through NVML are sampled now, on every call.
  * Errors: SL_ERR_INVALID_ARG (NULL argument). */
 sl_status sl_ctx_info(const sl_ctx *ctx, sl_device_info *out);
+
+/* How a CUDA context checks the pointers passed to the ops (issue 17).
+ * The check asks the CUDA runtime what a pointer is
+ * (cudaPointerGetAttributes: device memory of the context's device, or
+ * memory the GPU can read) and answers SL_ERR_BAD_POINTER otherwise; one
+ * query cost 75 ns on the H200 host we measured, three per sl_add call
+ * (bench/results/h200-alignment-2026-11-23.md).
+ *   SL_POINTER_CHECKS_FIRST_USE (the default): a pointer is queried the
+ *     first time the context sees it; the context then remembers the last
+ *     16 pointers that passed and does not ask again for them. Risk: if
+ *     such memory is freed and the same address is passed again (a use
+ *     after free, or an address the allocator gave to another device),
+ *     the call is not refused: the kernel faults (SL_ERR_CUDA_FAULT on a
+ *     later synchronisation, and the CUDA context is unusable after a
+ *     fault) or reads another device's memory over the peer link.
+ *   SL_POINTER_CHECKS_EVERY_CALL: query every pointer on every call (the
+ *     behaviour before issue 17).
+ *   SL_POINTER_CHECKS_OFF: no query at all; the risk above for every
+ *     pointer, host pointers included.
+ * NULL, alignment, overlap and dtype checks stay on in every mode. No
+ * effect on a CPU context. */
+typedef enum sl_pointer_checks {
+    SL_POINTER_CHECKS_OFF = 0,
+    SL_POINTER_CHECKS_EVERY_CALL = 1,
+    SL_POINTER_CHECKS_FIRST_USE = 2
+} sl_pointer_checks;
+
+/* sl_ctx_set_pointer_checks: choose the mode above for ctx (and forget
+ * the pointers it remembered). Thread-safe against calls using ctx.
+ * Errors: SL_ERR_INVALID_ARG (ctx is NULL, or mode not one of the three). */
+sl_status sl_ctx_set_pointer_checks(sl_ctx *ctx, sl_pointer_checks mode);
 
 /* The ops: one function each, sl_<op>(), declared in streamlab_ops.h,
  * which the build generates from each op's src/ops/<op>/api.h in the

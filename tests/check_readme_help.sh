@@ -20,7 +20,7 @@ fi
 # The exit-code table: "| code | meaning | commands |" rows under "### Exit codes".
 awk '/^### Exit codes/ { c = 1; next } c && /^#/ { exit } c && /^\| *[0-9]+ *\|/' "$README" > "$T/codes"
 
-for cmd in run list info probe explain; do
+for cmd in run list info probe explain report; do
     "$SL" help "$cmd" > "$T/help" 2>&1 || { echo "FAILED: streamlab help $cmd exited $?"; fails=$((fails + 1)); continue; }
     # This command's synopsis lines: from "streamlab CMD" to the next "streamlab ".
     awk -v cmd="$cmd" '$1 == "streamlab" { on = ($2 == cmd) } on' "$T/synopsis" > "$T/syn"

@@ -33,6 +33,11 @@ int main(void)
     EXPECT(sl_nstream(ctx, SL_F64, 3, 1.0, c, a, b, NULL) == SL_OK && c[1] == 4.5 + 2 + 5, "nstream");
     EXPECT(sl_axpy(ctx, SL_F64, 3, 2.0f, a, b, NULL) == SL_OK && b[2] == 12, "axpy");
     EXPECT(sl_dot(ctx, SL_F64, 3, a, a, &r, NULL) == SL_OK && r == 14, "dot");
+    {
+        float m[6] = {1, 2, 3, 4, 5, 6}, t[6] = {0}; /* 2 x 3 -> 3 x 2 */
+        EXPECT(sl_transpose(ctx, SL_F32, 2, 3, m, t, NULL) == SL_OK && t[1] == 4 && t[4] == 3, "transpose");
+        EXPECT(sl_transpose(ctx, SL_F32, 2, 3, m, m, NULL) == SL_ERR_OVERLAP, "transpose in place refused");
+    }
     EXPECT(sl_add(ctx, SL_F64, 3, a, b, a + 1, NULL) == SL_ERR_OVERLAP, "overlap refused");
     EXPECT(strcmp(sl_status_string(SL_ERR_OVERLAP), "output overlaps an input") == 0, "status names");
     sl_ctx_destroy(ctx);

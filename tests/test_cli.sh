@@ -57,7 +57,7 @@ expect 2 "unknown variant 'nope'" -- run --device cpu --variants omp,nope
 expect 2 "is not one of" -- run --dtype f128
 expect 2 "axpy is offered in f32, f16, bf16, f64" -- run --op axpy --dtype fp8e4m3
 expect 2 "dot is offered in f32, f64" -- run --op dot --dtype bf16
-expect 2 "not implemented (available: copy, scale, add, triad, dot, nstream, axpy" -- run --op softmax
+expect 2 "not implemented (available: copy, scale, add, triad, dot, nstream, axpy" -- run --op no_such_op
 expect 2 "lists add twice" -- run --op add,add
 expect 2 "--timer wants" -- run --timer cpu
 expect 2 "unknown variant 'bulk' for these ops on the cpu" -- run --device cpu --op copy,dot --variants bulk

@@ -91,6 +91,17 @@ static void test_equations(void)
     predict(&hw, naive_like(), NULL, SL_F32, (uint64_t)n, true, &m);
     double want = 1e3 * (8 * n / 4400e9 + 4 * n / 4200e9);
     CHECK(fabs(m.ms[SL_B_DRAM] - want) < 1e-9, "T_DRAM %.6f, want %.6f", m.ms[SL_B_DRAM], want);
+    /* read/write mix: with a mixed write rate, the writes of a kernel that
+     * also reads move at it; a write-only or read-only kernel is unchanged */
+    {
+        sl_hw hm = hw;
+        hm.p[HW_DRAM_MIXED_WRITE_GBS].v = 3900;
+        hm.p[HW_DRAM_MIXED_WRITE_GBS].src = SL_SRC_USER;
+        sl_model mm;
+        predict(&hm, naive_like(), NULL, SL_F32, (uint64_t)n, true, &mm);
+        const double wmix = 1e3 * (8 * n / 4400e9 + 4 * n / 3900e9);
+        CHECK(fabs(mm.ms[SL_B_DRAM] - wmix) < 1e-9, "mixed T_DRAM %.6f, want %.6f", mm.ms[SL_B_DRAM], wmix);
+    }
     /* Little's law on the read stream: 2048 threads x 8 B = 16 KiB per SM
      * in flight; reads stream at (in flight) / 1000 ns; needed per SM =
      * the read rate DRAM could take x latency / SMs */
@@ -211,6 +222,37 @@ static void test_arch_and_profile(void)
     CHECK(hw.knee_latency_ns == 1112, "knee kept for reports");
     CHECK(hw.p[HW_LAUNCH_US].v == 4.5 && hw.p[HW_LAUNCH_US].src == SL_SRC_USER, "user beats probe");
     CHECK(hw.p[HW_DRAM_WRITE_GBS].v == 4200, "an unmeasured field keeps its value");
+    CHECK(hw.p[HW_DRAM_MIXED_WRITE_GBS].v == 0, "no copy ceiling: no mixed write rate");
+    /* the mixed write rate from the copy kernel's ceiling: 0.5 / 4200 =
+     * 0.5 / 4464 + 0.5 / mixed */
+    prof.copy_sm_gbs = 4200;
+    sl_hw_apply_profile(&hw, &prof, "x.profile.json");
+    const double mixed = 0.5 / (1 / 4200.0 - 0.5 / 4464);
+    CHECK(fabs(hw.p[HW_DRAM_MIXED_WRITE_GBS].v - mixed) < 1e-9 && hw.p[HW_DRAM_MIXED_WRITE_GBS].src == SL_SRC_PROBE,
+          "mixed write rate %.3f, want %.3f", hw.p[HW_DRAM_MIXED_WRITE_GBS].v, mixed);
+    /* a profile belongs to one GPU (issue 17) */
+    snprintf(hw.uuid, sizeof hw.uuid, "GPU-aaaa");
+    hw.sm_clock_max_mhz = 1980;
+    hw.mem_clock_mhz = 3201;
+    hw.ecc = 1;
+    sl_hw_profile_warning(&hw, &prof, "x.profile.json");
+    CHECK(strstr(hw.profile_warning, "records no GPU UUID") != NULL, "no UUID: %s", hw.profile_warning);
+    snprintf(prof.uuid, sizeof prof.uuid, "GPU-bbbb");
+    sl_hw_profile_warning(&hw, &prof, "x.profile.json");
+    CHECK(strstr(hw.profile_warning, "GPU-bbbb") && strstr(hw.profile_warning, "GPU-aaaa"), "other GPU: %s",
+          hw.profile_warning);
+    snprintf(prof.uuid, sizeof prof.uuid, "GPU-aaaa");
+    prof.sm_clock_max_mhz = 1980;
+    prof.mem_clock_mhz = 3201;
+    prof.ecc = 1;
+    sl_hw_profile_warning(&hw, &prof, "x.profile.json");
+    CHECK(hw.profile_warning[0] == 0, "same GPU, same clocks: no warning, got %s", hw.profile_warning);
+    prof.ecc = 0;
+    sl_hw_profile_warning(&hw, &prof, "x.profile.json");
+    CHECK(strstr(hw.profile_warning, "ECC") != NULL, "ECC changed: %s", hw.profile_warning);
+    hw.uuid[0] = 0;
+    sl_hw_profile_warning(&hw, &prof, "x.profile.json");
+    CHECK(hw.profile_warning[0] == 0, "no GPU to compare (a --hw file): no warning");
     CHECK(strcmp(sl_src_name(SL_SRC_PROBE), "probe") == 0 && strcmp(sl_src_name(SL_SRC_ARCH), "arch-table") == 0,
           "source names");
 }

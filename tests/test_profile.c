@@ -51,6 +51,10 @@ static void round_trip(void)
     p.lat_dram_ns = 612.5;
     p.knee_latency_ns = 700.0;
     p.launch_event_us = 4.25;
+    snprintf(p.uuid, sizeof p.uuid, "GPU-86ed0e14-7557-7a2c-5662-d6cdc9bb2d00");
+    p.sm_clock_max_mhz = 1980;
+    p.mem_clock_mhz = 3201;
+    p.ecc = 1;
     cJSON *pts = cJSON_CreateObject();
     cJSON *curve = cJSON_AddArrayToObject(pts, "bytes_in_flight");
     for (int i = 1; i <= 3; i++) {
@@ -69,6 +73,9 @@ static void round_trip(void)
     CHECK(q.copy_memcpy_gbs == 4184.5 && q.read_gbs == 4464.25 && q.lat_dram_ns == 612.5, "measurements");
     CHECK(q.knee_latency_ns == 700.0 && q.launch_event_us == 4.25, "more measurements");
     CHECK(q.write_gbs < 0 && q.l2_read_gbs < 0, "unmeasured fields stay unmeasured");
+    CHECK(strcmp(q.uuid, p.uuid) == 0 && q.sm_clock_max_mhz == 1980 && q.mem_clock_mhz == 3201 && q.ecc == 1 &&
+              q.sm_clock_now_mhz == -1,
+          "GPU identity and clocks (issue 17): %s %d %d %d", q.uuid, q.sm_clock_max_mhz, q.mem_clock_mhz, q.ecc);
     CHECK(q.bif_n == 3 && q.bif_x[2] == 3072 && q.bif_y[1] == 2000, "the bytes-in-flight curve: %d points", q.bif_n);
 
     char name[128];

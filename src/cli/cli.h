@@ -7,6 +7,7 @@
 #ifndef SL_CLI_H
 #define SL_CLI_H
 
+#include "op.h"
 #include "streamlab.h"
 
 #include <stdio.h>
@@ -18,6 +19,7 @@ int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Print "streamlab <cmd>: <message>" and a hint to stderr; return 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -43,7 +45,17 @@ int cli_device_only(const char *cmd, int argc, char **argv, void (*help)(FILE *)
  * here on. Call before opening the outputs; no-op unless any path is "-". */
 void cli_data_to_stdout(const char *const *paths, int npaths);
 
+/* A device list naming the CPU and GPUs where there is no GPU: the GPUs
+ * are dropped with a message (the CPU runs alone). Returns the new count. */
+int cli_drop_missing_gpus(const char *cmd, int *ids, int n);
+
 /* Parse a non-negative int option value within [lo, hi]. */
 int cli_parse_int(const char *s, int lo, int hi, int *out);
+
+/* The variants of op on backend that `run` runs, into out[0..max): every
+ * one, or the names in list (ceilings and peers always: every ratio needs
+ * them), ceilings first, then peers, then the rest in table order. Returns
+ * the count. */
+int cli_select_variants(const sl_op_desc *op, sl_backend backend, const char *list, const sl_variant **out, int max);
 
 #endif /* SL_CLI_H */

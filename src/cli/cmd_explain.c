@@ -281,6 +281,10 @@ int cmd_explain(int argc, char **argv)
                                    text);
         shape = list[0];
         n = sl_shape_elems(&shape);
+        for (int k = 0; k < op->nbufs; k++)
+            if (sl_role_read(op->bufs[k].role) && !sl_op_buf_elems(op, k, &shape))
+                return cli_usage_error("explain", "--shape %s: %s's %s is empty (give MxNxK)", first, op->name,
+                                       op->bufs[k].name);
     } else if (shape_arg) {
         return cli_usage_error("explain", "%s is 1-D: give --n N, not --shape", op->name);
     }
@@ -322,6 +326,8 @@ int cmd_explain(int argc, char **argv)
         sl_ctx_destroy(ctx);
         return EXIT_USAGE;
     }
+    if (hw.profile_warning[0])
+        fprintf(stderr, "streamlab explain: warning: %s\n", hw.profile_warning);
     const sl_variant *one = NULL;
     if (variant && !(one = sl_variant_find(op, SL_BACKEND_CUDA, variant))) {
         int rc = cli_usage_error("explain", "unknown variant '%s' of %s (see streamlab list)", variant, op->name);
@@ -417,6 +423,8 @@ int cmd_explain(int argc, char **argv)
         }
         printf("\n`--variant NAME` prints one kernel's full table and what would move its limiter.\n");
     }
+    if (op->explain && rc == 0)
+        op->explain(stdout, &shape, dt);
     if (json && rc == 0) {
         char *text = cJSON_Print(root);
         if (!text || sl_output_replace(&json_out, text) != SL_OK) {

@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "probe.h"
 #include "profile.h"
+#include "record.h"
 #include "sizes.h"
 
 #include <cjson/cJSON.h>
@@ -155,6 +156,12 @@ int cmd_probe(int argc, char **argv)
     prof.cc_minor = ctx->info.cc_minor;
     prof.sm_count = ctx->info.sm_count;
     prof.peak_gbs = ctx->info.peak_gbs > 0 ? ctx->info.peak_gbs : -1;
+    snprintf(prof.uuid, sizeof prof.uuid, "%s", ctx->info.uuid);
+    prof.sm_clock_max_mhz = ctx->info.sm_clock_khz > 0 ? ctx->info.sm_clock_khz / 1000 : -1;
+    prof.mem_clock_mhz = ctx->info.mem_clock_khz > 0 ? ctx->info.mem_clock_khz / 1000 : -1;
+    prof.sm_clock_now_mhz = ctx->info.nvml_sm_clock_mhz;
+    prof.mem_clock_now_mhz = ctx->info.nvml_mem_clock_mhz;
+    prof.ecc = ctx->info.ecc_enabled;
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -190,9 +197,14 @@ int cmd_probe(int argc, char **argv)
         cfg.counters = NULL;
     }
     struct timespec t0, t1;
+    sl_env_sample env0 = {0}, env1 = {0}; /* the record: NVML before and after the probes */
+    if (ctx->ops->env_sample)
+        ctx->ops->env_sample(ctx, &env0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sl_status st = sl_probe_run(ctx, &cfg, &prof, points, stdout, md);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (ctx->ops->env_sample && st != SL_ERR_CUDA_FAULT)
+        ctx->ops->env_sample(ctx, &env1);
     double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (st != SL_OK) {
         fprintf(stderr, "streamlab probe: %s: %s\n", sl_status_string(st), sl_last_error());
@@ -200,6 +212,18 @@ int cmd_probe(int argc, char **argv)
     }
     /* What finished is kept, even after a failing probe. */
     char *text = sl_profile_text(&prof, points);
+    if (text) {
+        /* the reproducibility record and the command line (issue 14) */
+        char cmdline[2048];
+        size_t used = (size_t)snprintf(cmdline, sizeof cmdline, "streamlab");
+        for (int i = 0; i < argc && used < sizeof cmdline; i++)
+            used += (size_t)snprintf(cmdline + used, sizeof cmdline - used, " %s", argv[i]);
+        char *with = sl_record_attach(text, ctx, cmdline, &env0, &env1);
+        if (with) {
+            free(text);
+            text = with;
+        }
+    }
     sl_status wst = text ? sl_output_replace(&jout, text) : sl_fail(SL_ERR_NO_MEMORY, "out of memory for the profile");
     free(text);
     sl_output_close(&jout);

@@ -9,8 +9,11 @@
 #include "harness.h"
 #include "hw.h"
 #include "profile.h"
+#include "relsize.h"
 #include "internal.h"
 #include "model.h"
+#include "mpi_run.h"
+#include "probe.h"
 #include "results.h"
 #include "rng.h"
 #include "sizes.h"
@@ -58,7 +61,10 @@ static void help(FILE *f)
             "); `all`\n"
             "                    ends with one line per op (its public function), as BabelStream prints\n"
             "  -s, --sizes LIST  element counts of the 1-D ops, comma-separated (default " DEFAULT_SIZES ");\n"
-            "                    forms: 100000, 10M (10^6), 64Ki (2^10), 2^28, 1e6\n"
+            "                    forms: 100000, 10M (10^6), 64Ki (2^10), 2^28, 1e6; or relative to\n"
+            "                    the device: 0.5xL2 (a working set of half the L2, or the CPU's\n"
+            "                    last-level cache), 25%%mem (a quarter of its memory); the table\n"
+            "                    shows what each resolved to for each op and dtype\n"
             "  --shape LIST      shapes of the 2-D ops, comma-separated: ROWSxCOLS, ROWSxCOLS:LD\n"
             "                    (padded rows), MxNxK (matmul); each side a count as in --sizes\n"
             "                    (default: each 2-D op's own list, shown by streamlab list)\n"
@@ -68,7 +74,12 @@ static void help(FILE *f)
             "                    the copy ceiling and the peer always run\n"
             "  --scalar X        the op's scalar: axpy's alpha (default 1.3), s of scale, triad\n"
             "                    and nstream (default 0.4, BabelStream's); --alpha X is the same\n"
-            "  -n, --trials N    timed launches per row (default 10)\n"
+            "  -n, --trials N    timed launches per row (default 10); with --stdrel, the least\n"
+            "  --stdrel PCT      noise-aware timing (nvbench's stdrel): after --trials, keep timing\n"
+            "                    until the median's relative standard error is below PCT %%, or\n"
+            "                    --max-time runs out; each row reports its trials and its noise\n"
+            "  --max-time S      seconds of timing per row at most (default with --stdrel: 2;\n"
+            "                    without it, none: the trials stop at --trials or S, first)\n"
             "  --warmup N        untimed launches before the trials (default 5)\n"
             "  --timer event|wall  event (default): device events around each launch alone;\n"
             "                    wall: a host clock around launch + synchronisation, as\n"
@@ -77,6 +88,9 @@ static void help(FILE *f)
             "                    if present, else cpu); each device runs the whole sweep in turn\n"
             "                    and the table gains a device column; --devices is the same\n"
             "  --cold            flush L2 before every trial (for sizes that fit in L2)\n"
+            "  --include-transfer  GPU rows also time copying the inputs in from host memory and\n"
+            "                    the outputs back (once per size); a CPU vs GPU run (--devices\n"
+            "                    cpu,0) then adds the GPU's speed-ups and crossover with them\n"
             "  --offset K        start every array K elements past its allocation (cudaMalloc:\n"
             "                    256-byte aligned; CPU: 64-byte): element-aligned pointers that\n"
             "                    are not vector-aligned\n"
@@ -98,6 +112,10 @@ static void help(FILE *f)
             "                    <name>.profile.json in . or profiles/, if present); a file that\n"
             "                    cannot be read or was measured on another device is an error\n"
             "  --profile-force   use --profile FILE even if it was measured on another device\n"
+            "  --reprobe         re-measure the DRAM read, write and copy ceilings now (one working\n"
+            "                    set, under a second) and use them in the model; the JSON records\n"
+            "                    the profile and the rates used (a profile belongs to one GPU: `run`\n"
+            "                    warns when it was made on another)\n"
             "  -h, --help        this help\n"
             "\n"
             "Files are rewritten after every row: an interrupted or failing run leaves\n"
@@ -106,6 +124,38 @@ static void help(FILE *f)
             "error (bad flag, size, variant, device, profile; an output that cannot be written),\n"
             "130 interrupted\n",
             sl_dtype_all_names());
+}
+
+/* --reprobe (issue 17): the DRAM ceilings measured now replace the
+ * profile's in hw, and the note (the JSON's model_parameters) says so. */
+static int run_reprobe(sl_ctx *ctx, sl_hw *hw, char *note, size_t len)
+{
+    sl_profile rp;
+    sl_profile_init(&rp);
+    double sec = 0;
+    if (sl_probe_reprobe(ctx, &rp, &sec) != SL_OK) {
+        fprintf(stderr, "streamlab run: --reprobe: %s\n", sl_last_error());
+        return EXIT_RUN_FAILED;
+    }
+    sl_hw_apply_profile(hw, &rp, "run --reprobe");
+    size_t used = strlen(note);
+    snprintf(note + used, len - used, "%sDRAM ceilings re-probed now (--reprobe, %.2f s): read %.0f, write %.0f, "
+             "SM copy %.0f GB/s", used ? "; " : "", sec, rp.read_gbs, rp.write_gbs, rp.copy_sm_gbs);
+    return 0;
+}
+
+/* The DRAM rates the model uses, appended to the note. */
+static void run_note_rates(const sl_hw *hw, char *note, size_t len)
+{
+    size_t used = strlen(note);
+    snprintf(note + used, len - used, "%smodel DRAM rates: read %.0f (%s), write %.0f (%s), mixed write %.0f GB/s (%s)",
+             used ? "; " : "", hw->p[HW_DRAM_READ_GBS].v, sl_src_name(hw->p[HW_DRAM_READ_GBS].src),
+             hw->p[HW_DRAM_WRITE_GBS].v, sl_src_name(hw->p[HW_DRAM_WRITE_GBS].src),
+             hw->p[HW_DRAM_MIXED_WRITE_GBS].v, sl_src_name(hw->p[HW_DRAM_MIXED_WRITE_GBS].src));
+    if (hw->profile_warning[0]) {
+        used = strlen(note);
+        snprintf(note + used, len - used, "; warning: %s", hw->profile_warning);
+    }
 }
 
 static void on_signal(int sig)
@@ -122,27 +172,6 @@ static void join_args(int argc, char **argv, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
 }
 
-static int kind_rank(sl_kind k)
-{
-    return k == SL_KIND_CEILING ? 0 : k == SL_KIND_PEER ? 1 : 2;
-}
-
-/* The variants of op on backend to run: every one, or the names in list
- * (ceilings and peers always: every ratio needs them), ceilings and peers
- * first. */
-static int select_variants(const sl_op_desc *op, sl_backend backend, const char *list, const sl_variant **out)
-{
-    int count = 0;
-    const int all = !list || strcmp(list, "all") == 0;
-    for (int rank = 0; rank < 3; rank++)
-        for (int i = 0; i < op->nvariants && count < MAX_VARIANTS; i++) {
-            const sl_variant *v = &op->variants[i];
-            if (v->backend == backend && kind_rank(v->kind) == rank &&
-                (all || rank < 2 || sl_list_has(list, v->name)))
-                out[count++] = v;
-        }
-    return count;
-}
 
 /* --variants: no empty item, and every name a variant of at least one
  * selected op on at least one of the backends in use. */
@@ -336,9 +365,12 @@ static void close_devices(run_device *devs, int ndev, bool faulted)
 
 int cmd_run(int argc, char **argv)
 {
+    /* Started by mpirun or srun: one rank per device (mpi_run.h). */
+    if (cli_mpi_launched(NULL, 0))
+        return cmd_run_mpi(argc, argv);
     enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
            OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_PROFILE_FORCE, OPT_SCALAR, OPT_COUNTERS, OPT_OFFSET,
-           OPT_TIMER, OPT_SHAPE };
+           OPT_TIMER, OPT_SHAPE, OPT_REPROBE, OPT_STDREL, OPT_MAX_TIME, OPT_INCLUDE_TRANSFER };
     static const struct option opts[] = {
         {"sizes", required_argument, 0, OPT_SIZES},   {"variants", required_argument, 0, OPT_VARIANTS},
         {"trials", required_argument, 0, OPT_TRIALS}, {"warmup", required_argument, 0, OPT_WARMUP},
@@ -351,7 +383,10 @@ int cmd_run(int argc, char **argv)
         {"alpha", required_argument, 0, OPT_SCALAR},  {"scalar", required_argument, 0, OPT_SCALAR},
         {"counters", no_argument, 0, OPT_COUNTERS},   {"offset", required_argument, 0, OPT_OFFSET},
         {"timer", required_argument, 0, OPT_TIMER},   {"shape", required_argument, 0, OPT_SHAPE},
+        {"stdrel", required_argument, 0, OPT_STDREL}, {"max-time", required_argument, 0, OPT_MAX_TIME},
+        {"include-transfer", no_argument, 0, OPT_INCLUDE_TRANSFER},
         {"help", no_argument, 0, 'h'},
+        {"reprobe", no_argument, 0, OPT_REPROBE},
         {0, 0, 0, 0}};
 
     char cmdline[2048];
@@ -359,9 +394,11 @@ int cmd_run(int argc, char **argv)
     const char *sizes_arg = DEFAULT_SIZES, *shape_arg = NULL, *variants_arg = NULL, *profile_arg = NULL, *dtype_arg = "f32",
                *op_arg = DEFAULT_OP, *device_arg = "auto";
     double scalar = 0.0;
-    int have_scalar = 0, profile_force = 0, have_sizes = 0;
+    int have_scalar = 0, profile_force = 0, have_sizes = 0, reprobe = 0;
     int trials = 10, warmup = 5, cold = 0, quiet = 0, counters = 0, offset = 0;
     sl_timer timer = SL_TIMER_EVENT;
+    double stdrel = 0.0, max_time = -1.0; /* --stdrel (a fraction here), --max-time (s; -1: not given) */
+    bool include_transfer = false;
     uint64_t seed = sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
     sl_report_opts ropts = {0};
     char why[256];
@@ -427,8 +464,25 @@ int cmd_run(int argc, char **argv)
             if (cli_parse_int(optarg, 0, 1 << 20, &offset))
                 return cli_usage_error("run", "--offset wants an element count from 0 to 1048576, not '%s'", optarg);
             break;
+        case OPT_STDREL:
+        case OPT_MAX_TIME: {
+            char *end;
+            double x = strtod(optarg, &end);
+            const bool is_rel = c == OPT_STDREL;
+            if (!*optarg || *end || !(x > 0) || x > (is_rel ? 100.0 : 3600.0))
+                return cli_usage_error("run", "%s wants a number above 0 and at most %s, not '%s'",
+                                       is_rel ? "--stdrel" : "--max-time", is_rel ? "100 (percent)" : "3600 (seconds)",
+                                       optarg);
+            if (is_rel)
+                stdrel = x / 100.0;
+            else
+                max_time = x;
+            break;
+        }
+        case OPT_INCLUDE_TRANSFER: include_transfer = true; break;
         case OPT_PROFILE: profile_arg = optarg; break;
         case OPT_PROFILE_FORCE: profile_force = 1; break;
+        case OPT_REPROBE: reprobe = 1; break;
         case 'h': help(stdout); return 0;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
@@ -464,14 +518,19 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "streamlab run: %s offers none of --dtype %s: skipped\n", ops[o]->name, dtype_arg);
     }
 
-    /* 1-D ops run --sizes; 2-D ops run --shape, or their default shapes. */
-    uint64_t sizes[MAX_SIZES];
-    int nsizes = sl_parse_count_list(sizes_arg, sizes, MAX_SIZES, why, sizeof why);
+    /* 1-D ops run --sizes (counts, and sizes relative to each device: 0.5xL2,
+     * 25%mem, relsize.h); 2-D ops run --shape, or their default shapes. */
+    sl_size_spec specs[MAX_SIZES];
+    int nsizes = sl_parse_size_specs(sizes_arg, specs, MAX_SIZES, why, sizeof why);
     if (nsizes < 0)
         return cli_usage_error("run", "--sizes: %s", why);
+    const bool rel_sizes = sl_size_specs_relative(specs, nsizes);
+    uint64_t sizes[MAX_SIZES];
     sl_shape shapes[MAX_SIZES];
-    for (int i = 0; i < nsizes; i++)
-        shapes[i] = sl_shape_1d(sizes[i]);
+    for (int i = 0; i < nsizes; i++) {
+        sizes[i] = specs[i].n; /* 0 for a relative size */
+        shapes[i] = sl_shape_1d(sizes[i] ? sizes[i] : 1);
+    }
     int n1d = 0, n2d = 0;
     for (int o = 0; o < nops; o++)
         ops[o]->rank == 2 ? n2d++ : n1d++;
@@ -494,6 +553,14 @@ int cmd_run(int argc, char **argv)
         if (nshapes2[o] < 0)
             return cli_usage_error("run", "--shape%s%s: %s", shape_arg ? "" : " (default of ",
                                    shape_arg ? "" : ops[o]->name, why);
+        /* a shape that leaves an input empty (matmul's RxC without K) */
+        for (int j = 0; j < nshapes2[o]; j++)
+            for (int k = 0; k < ops[o]->nbufs; k++)
+                if (sl_role_read(ops[o]->bufs[k].role) && !sl_op_buf_elems(ops[o], k, &shapes2[o][j]))
+                    return cli_usage_error("run", "--shape: %s's %s is empty at %llux%llu%s", ops[o]->name,
+                                           ops[o]->bufs[k].name, (unsigned long long)shapes2[o][j].rows,
+                                           (unsigned long long)shapes2[o][j].cols,
+                                           shapes2[o][j].k ? "" : " (give MxNxK)");
         for (int j = 0; j < nshapes2[o] && ops[o]->shape_ok; j++)
             if (!ops[o]->shape_ok(&shapes2[o][j], why, sizeof why))
                 return cli_usage_error("run", "--shape for %s: %s", ops[o]->name, why);
@@ -504,9 +571,10 @@ int cmd_run(int argc, char **argv)
         }
     }
     int device_ids[MAX_DEVICES];
-    const int ndev = parse_devices(device_arg, device_ids);
+    int ndev = parse_devices(device_arg, device_ids);
     if (ndev < 0)
         return EXIT_USAGE;
+    ndev = cli_drop_missing_gpus("run", device_ids, ndev); /* cpu,0 without a GPU: the CPU alone */
     /* A profile given by name must be readable and well formed whatever the
      * backend: it is checked here, before any device is opened. */
     sl_profile given_profile;
@@ -543,11 +611,11 @@ int cmd_run(int argc, char **argv)
      * profile (--profile, or the device's default one if present). CPU rows
      * get none; a --profile given for them is still checked against the
      * device, so that a wrong file never passes unnoticed. */
-    char hw_note[1200] = "";
+    char hw_note[4800] = "";
     int model = 0;
     for (int i = 0; i < ndev; i++) {
         sl_ctx *ctx = devs[i].ctx;
-        char note[600] = "", prof_used[512] = "";
+        char note[2400] = "", prof_used[512] = "";
         if (ctx->info.backend == SL_BACKEND_CUDA && sl_hw_from_ctx(ctx, &devs[i].hw) == SL_OK) {
             int found = 0;
             if (sl_hw_load_profile(&devs[i].hw, profile_arg, profile_force, &found, prof_used, sizeof prof_used) !=
@@ -558,6 +626,11 @@ int cmd_run(int argc, char **argv)
             snprintf(note, sizeof note, "%s%s",
                      found ? "measured parameters from " : "no probe profile: datasheet and arch-table parameters",
                      found ? prof_used : "");
+            if (devs[i].hw.profile_warning[0])
+                fprintf(stderr, "streamlab run: warning: %s\n", devs[i].hw.profile_warning);
+            if (reprobe && (rc = run_reprobe(ctx, &devs[i].hw, note, sizeof note)) != 0)
+                break;
+            run_note_rates(&devs[i].hw, note, sizeof note);
             devs[i].model = true;
             model = 1;
         } else if (profile_arg) {
@@ -585,6 +658,8 @@ int cmd_run(int argc, char **argv)
         sl_run_config cfg;
         const sl_variant *chosen[MAX_VARIANTS];
         int rows;
+        sl_shape shapes[MAX_SIZES]; /* relative sizes, resolved for this device, op and dtype */
+        const char *labels[MAX_SIZES];
     } sweep;
     sweep *sweeps = calloc((size_t)ndev * nops * ndtypes, sizeof *sweeps);
     if (!sweeps) {
@@ -607,10 +682,17 @@ int cmd_run(int argc, char **argv)
                     cfg->scalar[k] = have_scalar ? scalar : ops[o]->scalars[k].dflt;
                 cfg->shapes = ops[o]->rank == 2 ? shapes2[o] : shapes;
                 cfg->nshapes = ops[o]->rank == 2 ? nshapes2[o] : nsizes;
-                cfg->nvariants = select_variants(ops[o], devs[g].ctx->info.backend, variants_arg, s->chosen);
+                if (rel_sizes && ops[o]->rank != 2 &&
+                    sl_size_apply(cfg, specs, nsizes, devs[g].ctx, s->shapes, s->labels) != SL_OK && rc == 0)
+                    rc = cli_usage_error("run", "--sizes: %s", sl_last_error());
+                cfg->nvariants = cli_select_variants(ops[o], devs[g].ctx->info.backend, variants_arg, s->chosen, MAX_VARIANTS);
                 cfg->variants = s->chosen;
                 cfg->warmup = warmup;
                 cfg->trials = trials;
+                cfg->stdrel = stdrel;
+                cfg->max_time_s = max_time > 0 ? max_time : stdrel > 0 ? 2.0 : 0.0; /* --stdrel alone: 2 s a row */
+                cfg->max_trials = 1000000;
+                cfg->include_transfer = include_transfer;
                 cfg->cold = cold;
                 cfg->timer = timer;
                 cfg->progress = !quiet && isatty(STDERR_FILENO);
@@ -678,10 +760,13 @@ int cmd_run(int argc, char **argv)
         .ops = op_list,
         .dtypes = dtype_list,
         .sizes = n1d ? sizes : NULL,
+        .sizes_given = n1d && rel_sizes ? sizes_arg : NULL,
         .nsizes = n1d ? nsizes : 0,
         .shapes = n2d ? shapes_text : NULL,
         .warmup = warmup,
         .trials = trials,
+        .stdrel = stdrel,
+        .max_time_s = max_time > 0 ? max_time : stdrel > 0 ? 2.0 : 0.0,
         .cold = cold,
         .timer = timer,
         .seed = seed,

@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "sizes.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -30,6 +32,7 @@ static void usage(FILE *f)
             "  info     print the device and its theoretical peak bandwidth\n"
             "  probe    measure the memory system (ceilings, latency, bytes in flight, ...)\n"
             "  explain  predict a kernel's time and limiter with the bottleneck model\n"
+            "  report   results files into one HTML page of gnuplot figures\n"
             "  help     print this help, or a command's: streamlab help run\n"
             "  version  print the version\n"
             "\n"
@@ -148,6 +151,8 @@ int main(int argc, char **argv)
         return cmd_probe(argc - 1, argv + 1);
     if (strcmp(cmd, "explain") == 0)
         return cmd_explain(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("streamlab %s\n", SL_VERSION_STRING);
         return 0;
@@ -166,6 +171,8 @@ int main(int argc, char **argv)
                 return cmd_probe(2, sub);
             if (strcmp(argv[2], "explain") == 0)
                 return cmd_explain(2, sub);
+            if (strcmp(argv[2], "report") == 0)
+                return cmd_report(2, sub);
             return cli_usage_error(NULL, "no command '%s'", argv[2]);
         }
         usage(stdout);
@@ -174,4 +181,23 @@ int main(int argc, char **argv)
     fprintf(stderr, "streamlab: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return EXIT_USAGE;
+}
+
+static int kind_rank(sl_kind k)
+{
+    return k == SL_KIND_CEILING ? 0 : k == SL_KIND_PEER ? 1 : 2;
+}
+
+int cli_select_variants(const sl_op_desc *op, sl_backend backend, const char *list, const sl_variant **out, int max)
+{
+    int count = 0;
+    const int all = !list || strcmp(list, "all") == 0;
+    for (int rank = 0; rank < 3; rank++)
+        for (int i = 0; i < op->nvariants && count < max; i++) {
+            const sl_variant *v = &op->variants[i];
+            if (v->backend == backend && kind_rank(v->kind) == rank &&
+                (all || rank < 2 || sl_list_has(list, v->name)))
+                out[count++] = v;
+        }
+    return count;
 }

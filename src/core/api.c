@@ -21,6 +21,7 @@ sl_status sl_ctx_create(int device, sl_ctx **out)
     sl_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return sl_fail(SL_ERR_NO_MEMORY, "sl_ctx_create: out of host memory");
+    ctx->pointer_checks = SL_POINTER_CHECKS_FIRST_USE;
     sl_status st;
 #ifdef SL_HAVE_CUDA
     int count = 0;
@@ -98,11 +99,55 @@ static int ranges_overlap(const void *p, size_t pb, const void *q, size_t qb)
     return pb && qb && a < b + qb && b < a + pb;
 }
 
+static const char *op_fn_name(const sl_op_desc *op, char *buf)
+{
+    snprintf(buf, 32, "sl_%s", op->name);
+    return buf;
+}
+
+static void ptr_memo_clear(sl_ctx *ctx)
+{
+    for (int i = 0; i < SL_PTR_MEMO; i++)
+        __atomic_store_n(&ctx->ptr_memo[i], NULL, __ATOMIC_RELAXED);
+}
+
+sl_status sl_ctx_set_pointer_checks(sl_ctx *ctx, sl_pointer_checks mode)
+{
+    if (!ctx)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_ctx_set_pointer_checks: ctx is NULL");
+    if (mode != SL_POINTER_CHECKS_OFF && mode != SL_POINTER_CHECKS_EVERY_CALL && mode != SL_POINTER_CHECKS_FIRST_USE)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_ctx_set_pointer_checks: mode %d is not an sl_pointer_checks", (int)mode);
+    __atomic_store_n(&ctx->pointer_checks, (int)mode, __ATOMIC_RELAXED);
+    ptr_memo_clear(ctx);
+    return SL_OK;
+}
+
+/* The context's pointer check of p, in its mode (see streamlab.h). */
+static sl_status check_pointer(sl_ctx *ctx, const void *p)
+{
+    const int mode = __atomic_load_n(&ctx->pointer_checks, __ATOMIC_RELAXED);
+    if (mode == SL_POINTER_CHECKS_OFF)
+        return SL_OK;
+    const int memo = mode == SL_POINTER_CHECKS_FIRST_USE;
+    if (memo)
+        for (int i = 0; i < SL_PTR_MEMO; i++)
+            if (__atomic_load_n(&ctx->ptr_memo[i], __ATOMIC_RELAXED) == p)
+                return SL_OK;
+    sl_status st = ctx->ops->check_pointer(ctx, p);
+    if (st == SL_OK && memo) {
+        unsigned slot = __atomic_fetch_add(&ctx->ptr_memo_next, 1u, __ATOMIC_RELAXED) % SL_PTR_MEMO;
+        __atomic_store_n(&ctx->ptr_memo[slot], p, __ATOMIC_RELAXED);
+    }
+    return st;
+}
+
 sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const sl_shape *shape,
                            void *const *ptrs, const double *scalars, void *stream)
 {
-    char fn[32];
-    snprintf(fn, sizeof fn, "sl_%s", op->name);
+    /* The name for messages, built only on an error path: the success path
+     * makes no formatted output (issue 17: per-call host cost). */
+#define fn op_fn_name(op, fnbuf)
+    char fnbuf[32];
     if (!ctx)
         return sl_fail(SL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
     const size_t es = sl_dtype_size(dt);
@@ -173,7 +218,7 @@ sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const
         return st;
     for (int k = 0; k < op->nbufs && st == SL_OK; k++)
         if (bytes[k])
-            st = ctx->ops->check_pointer(ctx, ptrs[k]);
+            st = check_pointer(ctx, ptrs[k]);
     sl_args args = {.op = op, .shape = *shape, .n = n, .dtype = dt, .out_dtype = dt, .stream = stream};
     for (int k = 0; k < op->nbufs; k++)
         args.buf[k] = ptrs[k];
@@ -187,6 +232,7 @@ sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const
         st = v->launch(&args);
     ctx->ops->unbind(token);
     return st;
+#undef fn
 }
 
 sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, void *const *ptrs,

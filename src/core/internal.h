@@ -9,6 +9,7 @@
 
 #include "op.h"
 #include "streamlab.h"
+#include "env_record.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -124,6 +125,10 @@ typedef struct sl_backend_ops {
     sl_status (*inject_fault)(sl_ctx *ctx);
     /* Re-read clocks and power (NVML on CUDA). */
     void (*refresh_info)(sl_ctx *ctx);
+    /* The reproducibility record (env_record.h); NULL where the backend has
+     * none to give (the CPU). */
+    void (*env_static)(sl_ctx *ctx, sl_env_static *out);
+    void (*env_sample)(sl_ctx *ctx, sl_env_sample *out);
     /* Make the context's device current on this thread for one public call;
      * *token remembers what to restore. unbind restores it. */
     sl_status (*bind)(const sl_ctx *ctx, int *token);
@@ -150,6 +155,13 @@ struct sl_ctx {
     const sl_backend_ops *ops;
     void *stream;  /* the harness's stream (cudaStream_t), NULL on the CPU */
     void *state;   /* backend-private */
+    /* sl_ctx_set_pointer_checks: the mode (an sl_pointer_checks; set to
+     * SL_POINTER_CHECKS_FIRST_USE by sl_ctx_create) and the pointers that
+     * passed (a ring; read and written with atomics). */
+    int pointer_checks;
+#define SL_PTR_MEMO 16
+    const void *ptr_memo[SL_PTR_MEMO];
+    unsigned ptr_memo_next;
 };
 
 extern const sl_backend_ops sl_cpu_ops;

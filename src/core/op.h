@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,8 +108,20 @@ typedef struct sl_scalar_desc {
  *                     "Accuracy and Stability of Numerical Algorithms", 2nd
  *                     ed., 2002, section 4.2 (the bound (n-1)u sum|x_i| of
  *                     recursive summation, applied along each term's path).
+ *   SL_TOL_REL        |got - want| <= ulps x 2^-24 x |want| + h ulp(want)
+ *                     + 2^-126, where want is the fp64 reference rounded
+ *                     into the output dtype, h = 0 for f32 and 1 for the
+ *                     16-bit dtypes (an f32 result within the relative
+ *                     bound can still round to the neighbour of want), and
+ *                     2^-126 (f32's smallest normal) covers results that
+ *                     underflow. A relative bound per element for ops
+ *                     computed in f32 whose error does not grow with the
+ *                     reduction's length in practice (softmax: expf, a
+ *                     sum of positive terms, one division); ulps = 16
+ *                     gives 16 x 2^-24 = 9.5e-7, within issue 18's 1e-6.
+ *                     Two NaNs match (a NaN row must stay NaN).
  */
-typedef enum sl_tol_kind { SL_TOL_EXACT = 0, SL_TOL_ULP, SL_TOL_REDUCTION } sl_tol_kind;
+typedef enum sl_tol_kind { SL_TOL_EXACT = 0, SL_TOL_ULP, SL_TOL_REDUCTION, SL_TOL_REL } sl_tol_kind;
 
 typedef struct sl_tol {
     sl_tol_kind kind;
@@ -181,12 +194,20 @@ typedef struct sl_variant {
     bool fixed_out;
     sl_dtype out_dtype;
     /* Extra tolerance for a peer whose rounding order we do not control:
-     * ulps of the output dtype (elementwise), or partial sums P (reduction). */
+     * ulps of the output dtype (elementwise), partial sums P (reduction), or
+     * multiples of 2^-24 of relative error (SL_TOL_REL). */
     int ulps;
     /* Reductions: accumulator dtype (u_acc) and the fewest parallel partial
      * sums P the variant forms (SL_TOL_REDUCTION). */
     sl_dtype acc;
     uint32_t partials;
+    /* SL_TOL_REDUCTION, continued (matmul): the accumulator truncates
+     * instead of rounding (tensor cores: u_acc doubles; Fasi et al., PeerJ
+     * CS 7:e330, 2021), and each product's inputs are first rounded with
+     * unit roundoff in_round (TF32: 2^-10; 0: exact products), adding
+     * 2 in_round x scale. */
+    bool acc_truncates;
+    float in_round;
     /* Scratch the variant needs per launch, bytes (NULL: none). The caller
      * hands it over zeroed the first time (sl_args.workspace). */
     size_t (*workspace)(sl_dtype dt, uint64_t n);
@@ -270,6 +291,10 @@ typedef struct sl_op_desc {
     /* Floating-point operations of one launch; NULL: flops_per_elem x
      * rows x cols (sl_op_flops). */
     double (*flops)(const sl_shape *s);
+    /* An op's own section of `streamlab explain`, printed after the
+     * generic model (matmul: its roofline with the tensor-core peaks,
+     * which the generic FP32 model does not know); NULL: none. */
+    void (*explain)(FILE *f, const sl_shape *s, sl_dtype dt);
     /* Whether a shape is one the op accepts beyond rows x cols (the
      * stencil's radius k in 1..16); false fills why. The CLI turns false
      * into a usage error (exit 2). NULL: every shape. */

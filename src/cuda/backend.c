@@ -25,6 +25,7 @@ typedef struct cuda_state {
     size_t workspace_bytes;
     sl_nvml *nvml;
     int counted; /* included in live_contexts */
+    char uuid[48]; /* cudaDeviceProp.uuid as "GPU-8-4-4-4-12" hex, for the record when NVML is absent */
 } cuda_state;
 
 /* Strip the build's absolute prefix so messages name "src/cuda/x.cu:12". */
@@ -114,6 +115,27 @@ static void cuda_refresh_info(sl_ctx *ctx)
     }
 }
 
+/* The record (env_record.h): versions, UUID and modes. */
+static void cuda_env_static(sl_ctx *ctx, sl_env_static *out)
+{
+    cuda_state *s = ctx->state;
+    memset(out, 0, sizeof *out);
+    out->cuda_driver_version = out->cuda_runtime_version = out->persistence_mode = out->compute_mode = -1;
+    int v = 0;
+    if (cudaDriverGetVersion(&v) == cudaSuccess)
+        out->cuda_driver_version = v;
+    if (cudaRuntimeGetVersion(&v) == cudaSuccess)
+        out->cuda_runtime_version = v;
+    snprintf(out->uuid, sizeof out->uuid, "%s", s->uuid);
+    sl_nvml_static(s->nvml, out);
+}
+
+static void cuda_env_sample(sl_ctx *ctx, sl_env_sample *out)
+{
+    cuda_state *s = ctx->state;
+    sl_nvml_env(s->nvml, out);
+}
+
 sl_status sl_cuda_ctx_init(sl_ctx *ctx, int dev)
 {
     int count = 0;
@@ -158,7 +180,22 @@ sl_status sl_cuda_ctx_init(sl_ctx *ctx, int dev)
     /* Theoretical DRAM bandwidth: clock x bus bytes x 2 transfers per clock
      * (DDR), as the seed computes it (seed 000, "Benchmark Methodology"). */
     d->peak_gbs = (double)d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) * 2.0 / 1e9;
+    /* The UUID names this GPU among identical ones (issue 17: a profile
+     * belongs to one machine); nvidia-smi's layout, 8-4-4-4-12 hex digits. */
+    {
+        const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+        snprintf(d->uuid, sizeof d->uuid,
+                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
+                 u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    }
 
+    {
+        const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+        char *o = s->uuid;
+        o += sprintf(o, "GPU-");
+        for (int i = 0; i < 16; i++)
+            o += sprintf(o, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+    }
     char bus_id[32] = "";
     if (cudaDeviceGetPCIBusId(bus_id, (int)sizeof bus_id, dev) == cudaSuccess)
         s->nvml = sl_nvml_open(bus_id);
@@ -321,9 +358,11 @@ static sl_status cuda_bind(const sl_ctx *ctx, int *token)
 {
     int cur = -1;
     SL_CUDA_TRY(cudaGetDevice(&cur));
-    *token = cur;
-    if (cur != ctx->info.device)
+    *token = -1; /* nothing to restore: unbind makes no runtime call (issue 17, per-call cost) */
+    if (cur != ctx->info.device) {
+        *token = cur;
         SL_CUDA_TRY(cudaSetDevice(ctx->info.device));
+    }
     return SL_OK;
 }
 
@@ -383,6 +422,8 @@ const sl_backend_ops sl_cuda_ops = {
     .check_pointer = cuda_check_pointer,
     .inject_fault = cuda_inject_fault,
     .refresh_info = cuda_refresh_info,
+    .env_static = cuda_env_static,
+    .env_sample = cuda_env_sample,
     .bind = cuda_bind,
     .unbind = cuda_unbind,
     .workspace = cuda_workspace,

@@ -21,4 +21,13 @@ void sl_nvml_close(sl_nvml *h);
  * the query fails. */
 void sl_nvml_sample(sl_nvml *h, int *sm_mhz, int *mem_mhz, int *power_mw);
 
+/* The record (env_record.h): driver version, UUID, persistence and
+ * compute modes; fields NVML cannot give are left as they are. */
+struct sl_env_static;
+struct sl_env_sample;
+void sl_nvml_static(sl_nvml *h, struct sl_env_static *out);
+/* Clocks, power, temperature, clock-event reasons and the power and
+ * thermal violation counters now; out->valid false without NVML. */
+void sl_nvml_env(sl_nvml *h, struct sl_env_sample *out);
+
 #endif /* SL_NVML_H */

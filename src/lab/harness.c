@@ -20,6 +20,7 @@
 #include "harness.h"
 
 #include "rng.h"
+#include "transfer.h"
 #include "sizes.h"
 
 #include <signal.h>
@@ -250,6 +251,13 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
         if (!e->host[k])
             return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for %s's expected %s (%llu elements)", op->name,
                            op->bufs[k].name, (unsigned long long)s->elems[k]);
+        /* What the reference does not write must stay as the harness left
+         * it: an output's padding between rows (ld > cols) keeps the poison,
+         * an in-place buffer's keeps its input. A kernel writing there fails. */
+        if (op->bufs[k].role == SL_ROLE_OUT)
+            memset(e->host[k], 0xFF, mul_sat(s->elems[k] ? s->elems[k] : 1, es));
+        else if (!op->bufs[k].scalar && s->shape.rows > 1 && s->shape.ld > s->shape.cols)
+            sl_rand_fill(in, e->host[k], s->elems[k], s->seed[k], 0);
     }
     uint64_t unit, items = items_of(op, &s->shape, &unit);
     if (op->ref_whole)
@@ -376,20 +384,24 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
     sl_status st = SL_OK;
     sl_check_reset(chk, args->out_dtype);
     if (v->copy) {
-        /* a ceiling: the first written buffer holds a copy of the first input */
+        /* a ceiling: the first written buffer holds a copy of the first
+         * input's first rows x cols elements (what the copy launchers move;
+         * the whole input unless a 2-D input is padded, ld > cols) */
         int src = sl_op_first(op, SL_ROLE_IN), dst = sl_op_first_written(op);
         if (src < 0)
             src = 0;
         if ((st = copy_source(s, src)) != SL_OK)
             return st;
         sl_tolerance exact = {SL_TOL_EXACT, 0, 0.0};
-        return sl_verify_buffer(ctx, op->bufs[dst].name, args->buf[dst], s->copy_src, s->elems[src], args->dtype,
-                                &exact, chk);
+        const uint64_t copied = args->n < s->elems[src] ? args->n : s->elems[src];
+        return sl_verify_buffer(ctx, op->bufs[dst].name, args->buf[dst], s->copy_src, copied, args->dtype, &exact,
+                                chk);
     }
     expected *e = expected_for(s, args->out_dtype, &st);
     if (!e)
         return st;
-    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, s->n, e->scale);
+    /* the length of each reduction: K for an op with a third extent (matmul), else n */
+    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, s->shape.k ? s->shape.k : s->n, e->scale);
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
         if (!sl_role_written(op->bufs[k].role))
             continue;
@@ -445,27 +457,80 @@ static sl_status timed_launch(sl_ctx *ctx, const sl_run_config *cfg, const sl_va
     return ctx->ops->timer_stop(ctx, ms);
 }
 
-/* Time `trials` launches; keeps the first 1024 times in r and summarises
- * all of them. */
+/* sl_time_by_rule's callbacks: one timed launch (cache flushed first with
+ * --cold), the host clock, and the interrupt flag. */
+typedef struct trial_ctx {
+    sl_ctx *ctx;
+    const sl_run_config *cfg;
+    const sl_variant *v;
+    const sl_args *args;
+    bool peer_stopped;  /* MPI mode: another process failed or stopped (the step said so) */
+} trial_ctx;
+
+static sl_status one_trial(void *user, double *ms)
+{
+    trial_ctx *c = user;
+    const sl_run_config *cfg = c->cfg;
+    sl_status st;
+    if (cfg->cold && (st = c->ctx->ops->flush_cache(c->ctx)) != SL_OK)
+        return st;
+    /* MPI mode: every process takes the step before every trial, and an
+     * interrupt here is told to the others through it. */
+    if (cfg->sync && cfg->sync(cfg->sync_user, stop_requested ? SL_SYNC_FAIL : SL_SYNC_OK) != SL_SYNC_OK) {
+        c->peer_stopped = true;
+        return SL_ERR_INTERRUPTED; /* ends the loop; time_trials reports it */
+    }
+    return timed_launch(c->ctx, cfg, c->v, c->args, ms);
+}
+
+static double clock_s(void *user)
+{
+    (void)user;
+    return now_ms() / 1e3;
+}
+
+static bool stop_asked(void *user)
+{
+    /* MPI mode: an interrupt travels through the step (one_trial) */
+    const trial_ctx *c = user;
+    return !c->cfg->sync && stop_requested != 0;
+}
+
+/* Time the launches by the run's stop rule (stoprule.h: `trials`, or with
+ * --stdrel until the noise is low enough); keeps the first 1024 times in r
+ * and summarises all of them. */
 static sl_status time_trials(sl_ctx *ctx, const sl_run_config *cfg, const sl_variant *v, const sl_args *args,
                              sl_result *r)
 {
     enum { KEEP = sizeof r->times_ms / sizeof r->times_ms[0] };
-    double *t = malloc((size_t)cfg->trials * sizeof *t);
-    double *g = malloc((size_t)cfg->trials * sizeof *g);
+    /* MPI mode: every process takes the same trials, so the count is fixed
+     * (--stdrel and --max-time would stop them at different counts). */
+    const sl_stop_rule rule = {.min_trials = cfg->trials,
+                               .max_trials = cfg->max_trials > cfg->trials ? cfg->max_trials : cfg->trials,
+                               .stdrel = cfg->sync ? 0.0 : cfg->stdrel,
+                               .max_time_s = cfg->sync ? 0.0 : cfg->max_time_s};
+    const int cap = rule.stdrel > 0 ? rule.max_trials : rule.min_trials;
+    double *t = malloc((size_t)cap * sizeof *t);
+    double *g = malloc((size_t)cap * sizeof *g);
     if (!t || !g) {
         free(t);
         free(g);
-        return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for %d trial times", cfg->trials);
+        return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for %d trial times", cap);
     }
-    sl_status st = SL_OK;
+    trial_ctx tc = {ctx, cfg, v, args, false};
     int done = 0;
-    for (; done < cfg->trials && !stop_requested; done++) {
-        if (cfg->cold && (st = ctx->ops->flush_cache(ctx)) != SL_OK)
-            break;
-        if ((st = timed_launch(ctx, cfg, v, args, &t[done])) != SL_OK)
-            break;
-    }
+    sl_status st = sl_time_by_rule(&rule, one_trial, clock_s, stop_asked, &tc, t, &done, &r->noise, &r->stop);
+    bool peer_stopped = tc.peer_stopped;
+    if (peer_stopped)
+        st = SL_OK; /* not this process's failure: reported below */
+    /* The closing step: a process that failed (or stopped) tells the
+     * others, who are at their next step. */
+    if (cfg->sync && !peer_stopped &&
+        cfg->sync(cfg->sync_user, st == SL_OK && done == cfg->trials ? SL_SYNC_OK : SL_SYNC_FAIL) != SL_SYNC_OK)
+        peer_stopped = true;
+    if (peer_stopped && st == SL_OK)
+        st = sl_fail(SL_ERR_INTERRUPTED, "stopped after %d of %d trials: another process failed or was interrupted",
+                     done, cfg->trials);
     r->trials = done;
     if (done > 0) {
         for (int i = 0; i < done; i++)
@@ -480,7 +545,7 @@ static sl_status time_trials(sl_ctx *ctx, const sl_run_config *cfg, const sl_var
     }
     free(t);
     free(g);
-    if (st == SL_OK && done < cfg->trials)
+    if (st == SL_OK && r->stop == SL_STOP_INTERRUPT)
         st = sl_fail(SL_ERR_INTERRUPTED, "interrupted after %d of %d trials", done, cfg->trials);
     return st;
 }
@@ -527,8 +592,28 @@ static sl_status run_one(sl_ctx *ctx, shape_state *s, const sl_variant *v, sl_ar
     if (v->attrs && v->attrs(cfg->dtype, &r->attrs) == SL_OK)
         r->has_attrs = true;
 
+    /* The record: clocks, power, temperature and throttle reasons at the
+     * row's start and after its trials (record.h). */
+    if (ctx->ops->env_sample)
+        ctx->ops->env_sample(ctx, &r->env0);
     bool inject = cfg->inject_fault && strcmp(cfg->inject_fault, v->name) == 0;
     st = launch_and_check(ctx, s, v, args, &r->before, inject);
+    if (cfg->sync) {
+        /* Every process times the row, or none does. */
+        const int mine = st == SL_ERR_UNSUPPORTED                   ? SL_SYNC_SKIP
+                         : st != SL_OK || r->before.mismatches ? SL_SYNC_FAIL
+                                                                : SL_SYNC_OK;
+        const int all = cfg->sync(cfg->sync_user, mine);
+        if (mine == SL_SYNC_OK && all == SL_SYNC_SKIP) {
+            r->status = SL_ERR_UNSUPPORTED;
+            snprintf(r->message, sizeof r->message, "skipped: another process could not run %s", v->name);
+            return SL_OK;
+        }
+        if (mine == SL_SYNC_OK && all != SL_SYNC_OK) {
+            st = sl_fail(SL_ERR_INTERRUPTED, "not timed: another process failed its check before timing");
+            goto failed;
+        }
+    }
     if (st == SL_ERR_UNSUPPORTED) {
         r->status = st;
         snprintf(r->message, sizeof r->message, "skipped: %s", sl_last_error());
@@ -547,6 +632,10 @@ static sl_status run_one(sl_ctx *ctx, shape_state *s, const sl_variant *v, sl_ar
         st = ctx->ops->sync(ctx);
     if (st == SL_OK)
         st = time_trials(ctx, cfg, v, args, r);
+    else if (cfg->sync)
+        cfg->sync(cfg->sync_user, SL_SYNC_FAIL); /* the others wait at their first trial's step */
+    if (ctx->ops->env_sample)
+        ctx->ops->env_sample(ctx, &r->env1);
     if (st != SL_OK)
         goto failed;
 
@@ -576,7 +665,7 @@ static sl_status run_one(sl_ctx *ctx, shape_state *s, const sl_variant *v, sl_ar
 failed:
     r->status = st;
     if (st == SL_ERR_INTERRUPTED)
-        snprintf(r->message, sizeof r->message, "interrupted");
+        snprintf(r->message, sizeof r->message, "%s", cfg->sync ? sl_last_error() : "interrupted");
     else
         snprintf(r->message, sizeof r->message, "%s %s failed at n=%s: %s: %s", cfg->op->name, v->name, n_s,
                  sl_status_string(st), sl_last_error());
@@ -613,6 +702,13 @@ static sl_status run_shape(sl_ctx *ctx, const sl_run_config *cfg, int j, sl_row_
     if (s.workspace_bytes && (st = ctx->ops->workspace(ctx, s.workspace_bytes, &s.workspace)) != SL_OK)
         goto done;
 
+    /* --include-transfer: what moving the data in and out costs at this
+     * shape, once, before the rows (which refill their inputs) */
+    double transfer_ms = -1.0;
+    if (cfg->include_transfer && ctx->info.backend == SL_BACKEND_CUDA &&
+        (st = sl_measure_transfer(ctx, op, cfg->dtype, &s.shape, s.alloc, &transfer_ms)) != SL_OK)
+        goto done;
+
     double copy_gbs = -1.0, peer_gbs = -1.0;
     for (int i = 0; i < cfg->nvariants; i++) {
         const sl_variant *v = cfg->variants[i];
@@ -633,6 +729,8 @@ static sl_status run_shape(sl_ctx *ctx, const sl_run_config *cfg, int j, sl_row_
         r->dtype = cfg->dtype;
         r->shape = s.shape;
         r->n = s.n;
+        r->size_label = cfg->size_labels ? cfg->size_labels[j] : NULL;
+        r->transfer_ms = transfer_ms;
         r->traffic = sl_variant_traffic(op, v, &s.shape, cfg->dtype);
         r->bytes = r->traffic.rd_bytes + r->traffic.wr_bytes;
         r->fits_l2 = ctx->info.l2_bytes && device_bytes(cfg, &s.shape) <= ctx->info.l2_bytes;

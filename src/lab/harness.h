@@ -12,6 +12,7 @@
 #include "model.h"
 #include "op.h"
 #include "stats.h"
+#include "stoprule.h"
 #include "verify.h"
 
 #include <stdbool.h>
@@ -22,16 +23,33 @@ typedef enum sl_timer {
     SL_TIMER_WALL       /* a host clock around launch + synchronisation, as BabelStream and STREAM time */
 } sl_timer;
 
+/* A step shared by the processes of a run over several processes (MPI:
+ * src/lab/mpi/mpi_lab.c); the harness names no transport. Each process
+ * passes its own code and gets back the least code of all of them: the
+ * harness calls it once after the check before timing (OK, SKIP: no kernel,
+ * FAIL), right before each timed trial (after the --cold flush) and once
+ * after the last trial, the same number of times on every process as long
+ * as they all answer OK, so every trial starts when the slowest process
+ * arrives (a barrier that also carries each one's status). */
+enum { SL_SYNC_FAIL = 0, SL_SYNC_SKIP = 1, SL_SYNC_OK = 2 };
+typedef int (*sl_sync_fn)(void *user, int mine);
+
 typedef struct sl_run_config {
     const sl_op_desc *op;
     sl_dtype dtype;
     double scalar[SL_MAX_SCALARS];    /* the op's scalars */
     const sl_shape *shapes;           /* run in this order */
+    const char *const *size_labels;   /* NULL, or per shape the relative size it came from ("4xL2"; relsize.h) */
     int nshapes;
     const sl_variant *const *variants; /* of the op and the context's backend; ceilings and peers first */
     int nvariants;
     int warmup;                       /* untimed launches before the trials */
-    int trials;                       /* timed launches */
+    int trials;                       /* timed launches (the least, with stdrel) */
+    double stdrel;                    /* > 0: time until the median's relative standard error is below this
+                                         fraction (stoprule.h), up to max_time_s and max_trials */
+    double max_time_s;                /* per row; 0: no limit */
+    int max_trials;                   /* cap with stdrel */
+    bool include_transfer;            /* GPU rows: also time the inputs in and outputs out (transfer.h) */
     bool cold;                        /* flush the cache before every trial */
     sl_timer timer;
     bool progress;                    /* a status line on stderr */
@@ -41,6 +59,8 @@ typedef struct sl_run_config {
     uint64_t offset;                  /* every buffer starts this many elements past its allocation */
     sl_counter_session *counters;     /* --counters: one profiled launch per row after the trials; NULL: none */
     int step0, steps;                 /* progress: rows done before this sweep, and in the whole run */
+    sl_sync_fn sync;                  /* several processes: see sl_sync_fn; NULL: one process */
+    void *sync_user;
 } sl_run_config;
 
 /* One row: a variant at a shape. */
@@ -51,12 +71,16 @@ typedef struct sl_result {
     sl_dtype dtype;           /* storage type of the inputs (the output's is sl_variant_out_dtype) */
     sl_shape shape;
     uint64_t n;               /* elements: rows x cols */
+    const char *size_label;   /* the relative size n resolved from ("0.5xL2"), or NULL */
     sl_traffic traffic;       /* sl_variant_traffic: what GB/s and the model count */
     double bytes;             /* rd + wr bytes per launch */
     bool fits_l2;             /* working set <= L2 (or LLC): the row measures cache, not DRAM */
     sl_status status;         /* SL_OK; SL_ERR_VERIFY; SL_ERR_UNSUPPORTED = skipped; others = failed */
     char message[768];        /* why it failed or was skipped, with the first mismatches */
     int trials;
+    double noise;             /* relative standard error of the median time (stoprule.h) */
+    double transfer_ms;       /* host <-> device copies of one call (--include-transfer), or -1 */
+    sl_stop_reason stop;      /* why the trials stopped */
     double times_ms[1024];    /* the first min(trials, 1024) trial times */
     sl_stats st;              /* over all trials */
     double gbs;               /* bytes / median time, 1e9 B/s */
@@ -71,6 +95,7 @@ typedef struct sl_result {
     sl_kernel_attrs attrs;
     sl_counters ctr;          /* hardware counters of one extra launch (ctr.valid false: none) */
     char ctr_note[160];       /* why a collection failed, when it did */
+    sl_env_sample env0, env1; /* the backend's record (NVML) at the row's start and after its trials */
     bool has_model;           /* the model's prediction, filled in beside the harness (sl_predict_row) */
     sl_model model;
 } sl_result;

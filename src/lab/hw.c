@@ -33,6 +33,8 @@ static const struct {
     [HW_SMEM_BANK_BYTES] = {"smem_bank_bytes", "B/clk", "bytes per bank per clock"},
     [HW_LAUNCH_US] = {"launch_us", "us", "launch overhead of one kernel, event-timed"},
     [HW_PCIE_GBS] = {"pcie_gbs", "GB/s", "host <-> device bandwidth per direction"},
+    [HW_DRAM_MIXED_WRITE_GBS] = {"dram_mixed_write_gbs", "GB/s",
+                                 "DRAM write bandwidth while reads share the bus (read/write turnarounds)"},
 };
 
 const char *sl_hw_key_name(sl_hw_key k)
@@ -178,6 +180,10 @@ sl_status sl_hw_from_ctx(const sl_ctx *ctx, sl_hw *hw)
     if (st != SL_OK && st != SL_ERR_UNSUPPORTED)
         return st;
     snprintf(hw->name, sizeof hw->name, "%s", d->name);
+    snprintf(hw->uuid, sizeof hw->uuid, "%s", d->uuid);
+    hw->sm_clock_max_mhz = d->sm_clock_khz / 1000;
+    hw->mem_clock_mhz = d->mem_clock_khz / 1000;
+    hw->ecc = d->ecc_enabled;
     set(hw, HW_SM_COUNT, d->sm_count, SL_SRC_QUERIED, "cudaDeviceProp.multiProcessorCount");
     set(hw, HW_SM_CLOCK_GHZ, d->sm_clock_khz / 1e6, SL_SRC_QUERIED, "cudaDevAttrClockRate");
     set(hw, HW_MAX_THREADS_PER_SM, d->max_threads_per_sm, SL_SRC_QUERIED,
@@ -197,6 +203,18 @@ void sl_hw_apply_profile(sl_hw *hw, const sl_profile *prof, const char *path)
         set(hw, HW_DRAM_READ_GBS, prof->read_gbs, SL_SRC_PROBE, ref);
     if (prof->write_gbs > 0 && hw->p[HW_DRAM_WRITE_GBS].src != SL_SRC_USER)
         set(hw, HW_DRAM_WRITE_GBS, prof->write_gbs, SL_SRC_PROBE, ref);
+    /* Writes mixed with reads (docs/model.md, "Read/write mix"): the copy
+     * kernel's ceiling is half reads, half writes; with the reads at the
+     * read ceiling, the time left over is what its writes cost:
+     * 0.5 / copy = 0.5 / read + 0.5 / mixed_write. */
+    if (prof->copy_sm_gbs > 0 && prof->read_gbs > 0 && hw->p[HW_DRAM_MIXED_WRITE_GBS].src != SL_SRC_USER) {
+        const double left = 1.0 / prof->copy_sm_gbs - 0.5 / prof->read_gbs;
+        if (left > 0) {
+            char why[96];
+            snprintf(why, sizeof why, "%.50s: 0.5/(1/copy_sm - 0.5/read)", ref);
+            set(hw, HW_DRAM_MIXED_WRITE_GBS, 0.5 / left, SL_SRC_PROBE, why);
+        }
+    }
     if (prof->lat_dram_ns > 0 && hw->p[HW_DRAM_LATENCY_NS].src != SL_SRC_USER)
         set(hw, HW_DRAM_LATENCY_NS, prof->lat_dram_ns, SL_SRC_PROBE, ref);
     if (prof->lat_l2_ns > 0 && hw->p[HW_L2_LATENCY_NS].src != SL_SRC_USER)
@@ -208,12 +226,40 @@ void sl_hw_apply_profile(sl_hw *hw, const sl_profile *prof, const char *path)
         memcpy(hw->bif_y, prof->bif_y, sizeof hw->bif_y);
         snprintf(hw->bif_ref, sizeof hw->bif_ref, "%s", ref);
     }
-    hw->knee_bif_per_sm = prof->knee_bif_per_sm;
-    hw->knee_latency_ns = prof->knee_latency_ns;
+    /* only measured values: a partial profile (run --reprobe) keeps the rest */
+    if (prof->knee_bif_per_sm > 0)
+        hw->knee_bif_per_sm = prof->knee_bif_per_sm;
+    if (prof->knee_latency_ns > 0)
+        hw->knee_latency_ns = prof->knee_latency_ns;
     if (prof->l2_read_gbs > 0 && hw->p[HW_L2_GBS].src != SL_SRC_USER)
         set(hw, HW_L2_GBS, prof->l2_read_gbs, SL_SRC_PROBE, ref);
     if (prof->launch_event_us > 0 && hw->p[HW_LAUNCH_US].src != SL_SRC_USER)
         set(hw, HW_LAUNCH_US, prof->launch_event_us, SL_SRC_PROBE, ref);
+}
+
+void sl_hw_profile_warning(sl_hw *hw, const sl_profile *prof, const char *path)
+{
+    hw->profile_warning[0] = 0;
+    if (!hw->uuid[0])
+        return; /* an arch row or a --hw file: no GPU to compare with */
+    if (!prof->uuid[0]) {
+        snprintf(hw->profile_warning, sizeof hw->profile_warning,
+                 "profile %.200s records no GPU UUID (made before issue 17): it may come from another %s, whose "
+                 "rates differ by up to ~10%% (docs/model.md); `streamlab probe` remakes it here",
+                 path, hw->name);
+    } else if (strcmp(prof->uuid, hw->uuid) != 0) {
+        snprintf(hw->profile_warning, sizeof hw->profile_warning,
+                 "profile %.120s was measured on %s, this GPU is %s: rates differ by up to ~10%% between two %s "
+                 "(docs/model.md); `streamlab probe` remakes it here, `run --reprobe` refreshes its DRAM rates",
+                 path, prof->uuid, hw->uuid, hw->name);
+    } else if ((prof->sm_clock_max_mhz > 0 && hw->sm_clock_max_mhz > 0 && prof->sm_clock_max_mhz != hw->sm_clock_max_mhz) ||
+               (prof->mem_clock_mhz > 0 && hw->mem_clock_mhz > 0 && prof->mem_clock_mhz != hw->mem_clock_mhz) ||
+               (prof->ecc >= 0 && hw->ecc >= 0 && prof->ecc != hw->ecc)) {
+        snprintf(hw->profile_warning, sizeof hw->profile_warning,
+                 "profile %.200s was measured on this GPU at SM %d / memory %d MHz, ECC %d; now %d / %d MHz, ECC %d",
+                 path, prof->sm_clock_max_mhz, prof->mem_clock_mhz, prof->ecc, hw->sm_clock_max_mhz,
+                 hw->mem_clock_mhz, hw->ecc);
+    }
 }
 
 sl_status sl_hw_load_profile(sl_hw *hw, const char *explicit_path, int force, int *found, char *used_path,
@@ -245,6 +291,7 @@ sl_status sl_hw_load_profile(sl_hw *hw, const char *explicit_path, int force, in
                            cand[i], prof.device, hw->name);
         sl_hw_apply_profile(hw, &prof, cand[i]);
         *found = 1;
+        sl_hw_profile_warning(hw, &prof, cand[i]);
         if (used_path)
             snprintf(used_path, len, "%s%s%s%s", cand[i], other ? " (forced: measured on " : "",
                      other ? prof.device : "", other ? ")" : "");

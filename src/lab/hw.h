@@ -42,6 +42,7 @@ typedef enum sl_hw_key {
     HW_SMEM_BANK_BYTES,     /* bytes per bank per clock */
     HW_LAUNCH_US,           /* kernel launch overhead as events see it, us */
     HW_PCIE_GBS,            /* host <-> device bandwidth per direction, GB/s */
+    HW_DRAM_MIXED_WRITE_GBS, /* write bandwidth while reads share the bus (turnarounds), GB/s; 0: as write */
     HW_NKEYS
 } sl_hw_key;
 
@@ -55,7 +56,19 @@ typedef struct sl_hw {
     double bif_x[SL_PROFILE_MAX_BIF], bif_y[SL_PROFILE_MAX_BIF];
     double knee_bif_per_sm, knee_latency_ns; /* for reports; < 0 if unknown */
     char bif_ref[96];
+    /* This GPU (sl_hw_from_ctx; "" from an arch row or a --hw file) and
+     * what sl_hw_load_profile found worth a warning about the profile it
+     * applied (another GPU, other clocks or ECC; "" when none). */
+    char uuid[48];
+    int sm_clock_max_mhz, mem_clock_mhz, ecc;
+    char profile_warning[800];
 } sl_hw;
+
+/* Fill hw->profile_warning when prof (read from path) was measured on
+ * another GPU than hw's (UUID), records none, or on this one at other
+ * clocks or ECC; empty it otherwise (issue 17). sl_hw_load_profile calls
+ * it; `run` and `explain` print the warning. */
+void sl_hw_profile_warning(sl_hw *hw, const sl_profile *prof, const char *path);
 
 /* Key name ("sm_count"), unit ("GHz") and one-line meaning. */
 const char *sl_hw_key_name(sl_hw_key k);

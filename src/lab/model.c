@@ -99,7 +99,17 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
     m->l2_resident = m->fits_l2 && !cold;
     m->bytes = m->l2_resident ? 0 : bytes;
     m->l2_bytes = bytes;
-    double t_dram = m->l2_resident ? 0 : rbytes / rd_bw + wbytes / wr_bw;
+    /* Read/write mix (issue 17; docs/model.md, "Read/write mix"): when
+     * reads and writes share the bus, every switch of direction idles it
+     * (write-to-read and read-to-write turnarounds), and the controller
+     * drains writes in batches, so the cost grows with the written bytes:
+     * writes then move at the mixed write rate, measured as the copy
+     * kernel's ceiling less its reads (hw.c), not at the write-only rate.
+     * bench/align_bench rwmix: 1:1 to 3:1 read:write mixes on the H200
+     * give a mixed write rate of 3940-4130 GB/s against 4613 write-only. */
+    const double mix_bw = hw->p[HW_DRAM_MIXED_WRITE_GBS].v * 1e9;
+    const double wr_eff = rbytes > 0 && wbytes > 0 && mix_bw > 0 ? mix_bw : wr_bw;
+    double t_dram = m->l2_resident ? 0 : rbytes / rd_bw + wbytes / wr_eff;
     m->ms[SL_B_DRAM] = 1e3 * t_dram;
 
     /* C. Latency (seed 000 section C; Little's law, seed 001 2.2, seed 004).

@@ -49,6 +49,7 @@ void sl_profile_init(sl_profile *p)
     for (size_t i = 0; i < NFIELDS; i++)
         *member(p, &fields[i]) = -1.0;
     p->peak_gbs = -1.0;
+    p->sm_clock_max_mhz = p->mem_clock_mhz = p->sm_clock_now_mhz = p->mem_clock_now_mhz = p->ecc = -1;
 }
 
 void sl_profile_default_name(const char *device, char *buf, size_t len)
@@ -110,6 +111,20 @@ sl_status sl_profile_parse(const char *text, size_t len, const char *path, sl_pr
     }
     copy_string(dev, "name", out->device, sizeof out->device);
     copy_string(dev, "backend", out->backend, sizeof out->backend);
+    copy_string(dev, "uuid", out->uuid, sizeof out->uuid);
+    {
+        /* optional whole numbers (issue 17); out of range: not recorded */
+        const struct { const char *key; int *dst; } ints[] = {
+            {"sm_clock_max_mhz", &out->sm_clock_max_mhz}, {"mem_clock_mhz", &out->mem_clock_mhz},
+            {"sm_clock_now_mhz", &out->sm_clock_now_mhz}, {"mem_clock_now_mhz", &out->mem_clock_now_mhz},
+            {"ecc", &out->ecc}};
+        for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(dev, ints[i].key);
+            if (cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble <= 1e6 &&
+                (double)x->valueint == x->valuedouble)
+                *ints[i].dst = x->valueint;
+        }
+    }
     copy_string(root, "created", out->created, sizeof out->created);
     if (!out->device[0]) {
         st = sl_fail(SL_ERR_IO, "profile %s: device.name is missing", path);
@@ -228,6 +243,14 @@ char *sl_profile_text(const sl_profile *p, const struct cJSON *points)
     cJSON_AddNumberToObject(dev, "sm_count", p->sm_count);
     if (p->peak_gbs > 0)
         cJSON_AddNumberToObject(dev, "peak_gbs", p->peak_gbs);
+    if (p->uuid[0])
+        cJSON_AddStringToObject(dev, "uuid", p->uuid);
+    const struct { const char *key; int v; } ints[] = {
+        {"sm_clock_max_mhz", p->sm_clock_max_mhz}, {"mem_clock_mhz", p->mem_clock_mhz},
+        {"sm_clock_now_mhz", p->sm_clock_now_mhz}, {"mem_clock_now_mhz", p->mem_clock_now_mhz}, {"ecc", p->ecc}};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (ints[i].v >= 0)
+            cJSON_AddNumberToObject(dev, ints[i].key, ints[i].v);
     for (size_t i = 0; i < NFIELDS; i++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, fields[i].section);
         if (!sec)

@@ -19,6 +19,12 @@ typedef struct sl_profile {
     int cc_major, cc_minor;
     int sm_count;
     double peak_gbs;       /* theoretical, for reference */
+    /* which GPU and in what state (issue 17): a profile belongs to one
+     * machine. "" / -1 when not recorded (profiles before issue 17). */
+    char uuid[48];         /* "GPU-..." (sl_device_info.uuid) */
+    int sm_clock_max_mhz, mem_clock_mhz; /* cudaDevAttrClockRate, cudaDevAttrMemoryClockRate */
+    int sm_clock_now_mhz, mem_clock_now_mhz; /* NVML at the time of the probe */
+    int ecc;               /* 1, 0 */
     /* ceilings: best sustained GB/s (bytes read + written) over working sets 4 x L2 .. 4 GiB */
     double copy_memcpy_gbs, copy_sm_gbs, read_gbs, write_gbs, add_gbs;
     /* pointer-chase latency plateaus */

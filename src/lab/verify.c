@@ -57,12 +57,19 @@ sl_tolerance sl_tolerance_for(const sl_op_desc *op, const sl_variant *v, sl_dtyp
         t.ulps = 0;
         return t;
     }
+    if (t.kind == SL_TOL_REL) {
+        t.abs_extra = 0x1p-126; /* op.h: underflowed results */
+        if (v->ulps > t.ulps)
+            t.ulps = v->ulps; /* a peer's own exp and sum order (op.h) */
+        return t;
+    }
     if (t.kind == SL_TOL_REDUCTION) {
         /* L = ceil(n / P) + ceil(log2 P) + 1 additions on the longest path
          * (op.h; Higham 2002, section 4.2). */
         const double P = v->partials ? (double)v->partials : 1.0;
         const double L = ceil((double)n / P) + ceil(log2(P)) + 1.0;
-        t.abs_extra = L * unit_roundoff(v->acc ? v->acc : dt) * scale;
+        const double u = unit_roundoff(v->acc ? v->acc : dt) * (v->acc_truncates ? 2.0 : 1.0);
+        t.abs_extra = (L * u + 2.0 * (double)v->in_round) * scale;
         return t;
     }
     if (v->ulps > t.ulps) {
@@ -82,8 +89,16 @@ static double err_ratio(sl_dtype dt, uint64_t g, uint64_t w, const void *gp, con
     if (tol->kind == SL_TOL_EXACT)
         return INFINITY;
     double fg = sl_dtype_load_f64(dt, gp, i), fw = sl_dtype_load_f64(dt, wp, i);
+    if (tol->kind == SL_TOL_REL && fg != fg && fw != fw)
+        return 0.0; /* op.h: two NaNs match under SL_TOL_REL */
     if (fg != fg || fw != fw)
         return INFINITY;
+    if (tol->kind == SL_TOL_REL) {
+        const double allowed = tol->ulps * 0x1p-24 * fabs(fw) + tol->abs_extra +
+                               (sl_dtype_size(dt) < 4 ? sl_dtype_ulp(dt, fw) : 0.0);
+        const double err = fabs(fg - fw);
+        return err == 0.0 ? 0.0 : err / allowed;
+    }
     double allowed = tol->ulps * sl_dtype_ulp(dt, fw) + tol->abs_extra;
     double err = fabs(fg - fw);
     return allowed > 0 ? err / allowed : INFINITY;

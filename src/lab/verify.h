@@ -30,7 +30,7 @@ typedef struct sl_check {
 typedef struct sl_tolerance {
     sl_tol_kind kind;
     int ulps;         /* SL_TOL_ULP: ulps of the output dtype; SL_TOL_REDUCTION: ulps of the result */
-    double abs_extra; /* SL_TOL_REDUCTION: L x u_acc x sum|terms| (op.h) */
+    double abs_extra; /* SL_TOL_REDUCTION: L x u_acc x sum|terms|; SL_TOL_REL: 2^-126 (op.h) */
 } sl_tolerance;
 
 /* The tolerance for variant v of op at n elements of dt: the op's policy,

@@ -22,6 +22,7 @@
 typedef struct sl_probe_config {
     const char *only;      /* comma list of probe names, NULL for all */
     bool quick;            /* fewer and smaller points (tests, CPUs) */
+    bool reprobe;          /* ceilings at one DRAM-sized working set only (run --reprobe, under 1 s) */
     int trials;            /* timed runs per point */
     bool progress;
     struct sl_counter_session *counters; /* --counters: the l2-write probe profiles its kernels; NULL: no */
@@ -41,5 +42,11 @@ const char *sl_probe_seed(int i);
 struct cJSON;
 sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof, struct cJSON *points, FILE *out,
                        FILE *md);
+
+/* run --reprobe (issue 17): the ceilings probe at one DRAM-sized working
+ * set (32 x L2), 5 trials, every kernel checked as in `probe`; fills
+ * prof->read_gbs, write_gbs, copy_sm_gbs, copy_memcpy_gbs and add_gbs (the
+ * rest of *prof untouched) and *seconds with the wall time it took. */
+sl_status sl_probe_reprobe(sl_ctx *ctx, sl_profile *prof, double *seconds);
 
 #endif /* SL_PROBE_H */

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "writer.h"
 
+#include "record.h"
 #include "sizes.h"
 
 #include <stdio.h>
@@ -57,7 +58,8 @@ static void make_cells(const sl_result *r, sl_row_cells *c)
         sl_format_shape(&r->shape, n_s, sizeof n_s);
     else
         sl_format_count(r->n, n_s, sizeof n_s);
-    snprintf(c->n, sizeof c->n, "%s%s", n_s, r->fits_l2 ? "*" : "");
+    snprintf(c->n, sizeof c->n, "%s%s%.16s%s%s", n_s, r->size_label ? " (" : "", r->size_label ? r->size_label : "",
+             r->size_label ? ")" : "", r->fits_l2 ? "*" : "");
     snprintf(c->op, sizeof c->op, "%s", r->op->name);
     snprintf(c->variant, sizeof c->variant, "%s", r->v->name);
     const sl_dtype odt = sl_variant_out_dtype(r->v, r->dtype);
@@ -78,6 +80,11 @@ static void make_cells(const sl_result *r, sl_row_cells *c)
         snprintf(c->median, sizeof c->median, "-");
         snprintf(c->gbs, sizeof c->gbs, "-");
     }
+    snprintf(c->ntrials, sizeof c->ntrials, "%d", r->trials);
+    if (r->trials > 1)
+        snprintf(c->noise, sizeof c->noise, "%.2f", 100.0 * r->noise);
+    else
+        snprintf(c->noise, sizeof c->noise, "-");
     snprintf(c->pred, sizeof c->pred, "-");
     snprintf(c->limiter, sizeof c->limiter, "-");
     snprintf(c->ratio, sizeof c->ratio, "-");
@@ -102,7 +109,8 @@ static void make_cells(const sl_result *r, sl_row_cells *c)
     fmt_or_dash(c->peak, sizeof c->peak, 1, r->pct_peak);
     fmt_or_dash(c->copy, sizeof c->copy, 1, r->pct_copy);
     fmt_or_dash(c->peer, sizeof c->peer, 3, r->x_peer);
-    snprintf(c->check, sizeof c->check, "%s", sl_row_check_word(r->status));
+    /* " T": NVML saw the clocks held down (power, thermal) during the row */
+    snprintf(c->check, sizeof c->check, "%s%s", sl_row_check_word(r->status), sl_record_row_throttled(r) ? " T" : "");
 }
 
 int sl_report_columns(const sl_report *rep, sl_col *cols)
@@ -125,6 +133,10 @@ int sl_report_columns(const sl_report *rep, sl_col *cols)
     cols[k++] = (sl_col){"%copy", 5, 'r'};
     cols[k++] = (sl_col){"×peer", 6, 'r'};
     cols[k++] = (sl_col){"check", 5, 'l'};
+    if (rep->meta.stdrel > 0 || rep->meta.max_time_s > 0) {
+        cols[k++] = (sl_col){"trials", 6, 'r'};
+        cols[k++] = (sl_col){"noise%", 6, 'r'};
+    }
     if (rep->meta.model) {
         cols[k++] = (sl_col){"pred ms", 9, 'r'};
         cols[k++] = (sl_col){"limiter", 8, 'l'};
@@ -159,6 +171,10 @@ void sl_report_cells(const sl_report *rep, const sl_row_cells *c, const char **c
     cells[k++] = c->copy;
     cells[k++] = c->peer;
     cells[k++] = c->check;
+    if (rep->meta.stdrel > 0 || rep->meta.max_time_s > 0) {
+        cells[k++] = c->ntrials;
+        cells[k++] = c->noise;
+    }
     if (rep->meta.model) {
         cells[k++] = c->pred;
         cells[k++] = c->limiter;
@@ -200,6 +216,8 @@ int sl_report_header(const sl_report *rep, char lines[][512])
                      d->ecc_enabled > 0 ? "on" : d->ecc_enabled == 0 ? "off" : "unknown");
         else if (d->backend == SL_BACKEND_CUDA)
             snprintf(lines[k++], 512, "  NVML unavailable: current clocks unknown");
+        if (d->backend == SL_BACKEND_CUDA && d->nvml_sm_clock_mhz >= 0)
+            snprintf(lines[k++], 512, "  check \"ok T\": NVML saw the clocks held down (power or thermal) during the row");
     }
     if (m->nctx > 2)
         snprintf(lines[k++], 512, "(and %d more devices: see the JSON)", m->nctx - 2);
@@ -208,6 +226,13 @@ int sl_report_header(const sl_report *rep, char lines[][512])
              m->timer == SL_TIMER_WALL ? "host clock around launch + sync (--timer wall)"
                                        : "event-timed launches (--timer event)",
              (unsigned long long)m->seed);
+    if (m->stdrel > 0)
+        snprintf(lines[k++], 512,
+                 "noise-aware timing (--stdrel %.3g): at least %d trials, then until the median's relative standard "
+                 "error (noise%%) is below %.3g%%, or %.3g s a row",
+                 100 * m->stdrel, m->trials, 100 * m->stdrel, m->max_time_s);
+    else if (m->max_time_s > 0)
+        snprintf(lines[k++], 512, "trials stop at %d or after %.3g s a row (--max-time)", m->trials, m->max_time_s);
     snprintf(lines[k++], 512,
              "GB/s = (bytes read + written, the op's descriptor) / median time; %%copy and ×peer compare with the "
              "copy and peer rows of the same op, n and dtype");
@@ -363,6 +388,9 @@ void sl_report_row(void *report, sl_result *r)
     row->max_ms = r->st.max;
     row->mean_ms = r->st.mean;
     row->x_peer = r->x_peer;
+    row->median_ms = r->trials > 0 && r->status == SL_OK ? r->st.median : -1.0;
+    row->gpu = r->ctx->info.backend == SL_BACKEND_CUDA;
+    row->transfer_ms = row->gpu ? r->transfer_ms : -1.0;
     rep->nrows++;
     rep->any_l2 |= r->fits_l2;
     if (r->status == SL_ERR_UNSUPPORTED)

@@ -21,10 +21,14 @@ typedef struct sl_report_meta {
     const char *command_line; /* recorded in the files */
     const char *ops;          /* the op list as run: "add", or "copy,scale,add,..." */
     const char *dtypes;       /* "f32,bf16" */
-    const uint64_t *sizes;    /* element counts of the 1-D ops (NULL: none ran) */
+    const uint64_t *sizes;    /* element counts of the 1-D ops (NULL: none ran); 0 for a relative size
+                                 (resolved per device, op and dtype) */
+    const char *sizes_given;  /* --sizes as given when it has relative sizes, else NULL */
     int nsizes;
     const char *shapes;       /* the 2-D ops' shape lists as given ("op: list; ..."), or NULL */
     int warmup, trials;
+    double stdrel;            /* --stdrel as a fraction; 0: fixed trials */
+    double max_time_s;        /* per row; 0: none */
     bool cold;
     sl_timer timer;
     uint64_t seed;

@@ -20,7 +20,7 @@
 /* What the tables show of a row. */
 typedef struct sl_row_cells {
     char device[16], n[48], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
-        copy[12], peer[12], check[8], pred[16], limiter[12], ratio[12], bratio[12], ipe[12], l2hit[16], occ[10];
+        copy[12], peer[12], check[8], ntrials[12], noise[12], pred[16], limiter[12], ratio[12], bratio[12], ipe[12], l2hit[16], occ[10];
 } sl_row_cells;
 
 /* One stored row: its cells, its message, and what the summary needs. */
@@ -35,6 +35,9 @@ typedef struct sl_row {
     sl_shape shape;
     sl_status status;
     double gbs_best, gbs, min_ms, max_ms, mean_ms, x_peer;
+    double median_ms;   /* < 0: not timed */
+    double transfer_ms; /* --include-transfer (GPU rows), or -1 */
+    bool gpu;           /* ran on the CUDA backend (the CPU vs GPU comparison) */
 } sl_row;
 
 struct sl_report {
@@ -69,6 +72,11 @@ int sl_report_header(const sl_report *rep, char lines[][512]);
 void sl_report_summary(const sl_report *rep, FILE *txt, FILE *md);
 
 const char *sl_row_check_word(sl_status s);
+
+/* CPU vs GPU (compare.h) of a run over both backends, on txt and/or md;
+ * nothing otherwise. The JSON form ("cpu_vs_gpu"), or NULL. */
+void sl_report_compare(const sl_report *rep, FILE *txt, FILE *md);
+struct cJSON *sl_report_compare_json(const sl_report *rep);
 
 typedef struct sl_writer {
     const char *name;

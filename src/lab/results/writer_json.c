@@ -7,6 +7,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "writer.h"
 
+#include "record.h"
+
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,30 +28,7 @@ static void add_num_or_null(cJSON *o, const char *key, double v)
 
 static cJSON *device_json(const sl_ctx *ctx)
 {
-    const sl_device_info *d = &ctx->info;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "backend", d->backend == SL_BACKEND_CUDA ? "cuda" : "cpu");
-    cJSON_AddNumberToObject(o, "index", d->device);
-    cJSON_AddStringToObject(o, "name", d->name);
-    char cc[16];
-    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-    cJSON_AddStringToObject(o, "compute_capability", cc);
-    cJSON_AddNumberToObject(o, "sm_count", d->sm_count);
-    cJSON_AddNumberToObject(o, "l2_bytes", (double)d->l2_bytes);
-    cJSON_AddNumberToObject(o, "mem_total_bytes", (double)d->mem_total);
-    cJSON_AddNumberToObject(o, "mem_clock_khz", d->mem_clock_khz);
-    cJSON_AddNumberToObject(o, "bus_width_bits", d->bus_width_bits);
-    cJSON_AddNumberToObject(o, "sm_clock_max_khz", d->sm_clock_khz);
-    if (d->peak_gbs > 0)
-        cJSON_AddNumberToObject(o, "peak_gbs", d->peak_gbs);
-    else
-        cJSON_AddNullToObject(o, "peak_gbs");
-    cJSON_AddNumberToObject(o, "ecc_enabled", d->ecc_enabled);
-    cJSON *nv = cJSON_AddObjectToObject(o, "nvml_at_start");
-    cJSON_AddNumberToObject(nv, "sm_clock_mhz", d->nvml_sm_clock_mhz);
-    cJSON_AddNumberToObject(nv, "mem_clock_mhz", d->nvml_mem_clock_mhz);
-    cJSON_AddNumberToObject(nv, "power_mw", d->nvml_power_mw);
-    return o;
+    return sl_device_info_json(&ctx->info);
 }
 
 static cJSON *check_json(const sl_check *c)
@@ -105,6 +84,8 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     cJSON_AddStringToObject(o, "kind", sl_kind_name(r->v->kind));
     cJSON_AddStringToObject(o, "technique", r->v->technique);
     cJSON_AddNumberToObject(o, "n", (double)r->n);
+    if (r->size_label)
+        cJSON_AddStringToObject(o, "size_given", r->size_label);
     if (r->op->rank == 2) {
         cJSON *sh = cJSON_AddObjectToObject(o, "shape");
         cJSON_AddNumberToObject(sh, "rows", (double)r->shape.rows);
@@ -132,6 +113,10 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     }
     cJSON_AddNumberToObject(o, "trials", r->trials);
     if (r->trials > 0) {
+        cJSON_AddNumberToObject(o, "noise_rse_median", r->noise);
+        if (r->transfer_ms >= 0 && r->ctx->info.backend == SL_BACKEND_CUDA)
+            cJSON_AddNumberToObject(o, "transfer_ms", r->transfer_ms);
+        cJSON_AddStringToObject(o, "trials_stopped_by", sl_stop_reason_name(r->stop));
         cJSON *t = cJSON_AddObjectToObject(o, "time_ms");
         cJSON_AddNumberToObject(t, "mean", r->st.mean);
         cJSON_AddNumberToObject(t, "sd", r->st.sd);
@@ -168,6 +153,9 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
     }
     if (r->ctr_note[0])
         cJSON_AddStringToObject(o, "counters_note", r->ctr_note);
+    cJSON *nv = sl_record_row_json(r);
+    if (nv)
+        cJSON_AddItemToObject(o, "nvml", nv);
     if (r->has_attrs) {
         cJSON *k = cJSON_AddObjectToObject(o, "kernel");
         cJSON_AddNumberToObject(k, "registers", r->attrs.regs);
@@ -212,6 +200,7 @@ static sl_status json_open(sl_report *rep, void **state)
         for (int i = 0; i < rep->meta.nctx; i++)
             cJSON_AddItemToArray(devs, device_json(rep->meta.ctxs[i]));
     }
+    cJSON_AddItemToObject(root, "record", sl_record_run_json(m->ctxs, m->nctx));
     cJSON *c = cJSON_AddObjectToObject(root, "config");
     cJSON_AddStringToObject(c, "op", m->ops);
     cJSON_AddStringToObject(c, "dtype", m->dtypes);
@@ -219,6 +208,10 @@ static sl_status json_open(sl_report *rep, void **state)
         cJSON_AddStringToObject(c, "scalars", m->scalars);
     cJSON_AddNumberToObject(c, "warmup", m->warmup);
     cJSON_AddNumberToObject(c, "trials", m->trials);
+    if (m->stdrel > 0)
+        cJSON_AddNumberToObject(c, "stdrel_pct", 100 * m->stdrel);
+    if (m->max_time_s > 0)
+        cJSON_AddNumberToObject(c, "max_time_s", m->max_time_s);
     cJSON_AddBoolToObject(c, "cold", m->cold);
     cJSON_AddStringToObject(c, "timer", m->timer == SL_TIMER_WALL ? "wall" : "event");
     cJSON_AddNumberToObject(c, "offset_elements", (double)m->offset);
@@ -227,7 +220,9 @@ static sl_status json_open(sl_report *rep, void **state)
     cJSON_AddStringToObject(c, "seed", seed);
     cJSON *sizes = cJSON_AddArrayToObject(c, "sizes");
     for (int i = 0; i < m->nsizes; i++)
-        cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)m->sizes[i]));
+        cJSON_AddItemToArray(sizes, m->sizes[i] ? cJSON_CreateNumber((double)m->sizes[i]) : cJSON_CreateNull());
+    if (m->sizes_given)
+        cJSON_AddStringToObject(c, "sizes_given", m->sizes_given); /* relative sizes: null above, rows say */
     if (m->shapes)
         cJSON_AddStringToObject(c, "shapes", m->shapes);
     if (m->hw_note)
@@ -270,6 +265,9 @@ static sl_status json_close(sl_report *rep, void *state)
     cJSON_AddStringToObject(root, "ended", ended);
     if (rep->error)
         cJSON_AddStringToObject(root, "error", rep->error);
+    cJSON *cmp = sl_report_compare_json(rep);
+    if (cmp)
+        cJSON_AddItemToObject(root, "cpu_vs_gpu", cmp);
     cJSON *nv = cJSON_AddObjectToObject(root, "nvml_at_end");
     cJSON_AddNumberToObject(nv, "sm_clock_mhz", rep->ctx->info.nvml_sm_clock_mhz);
     cJSON_AddNumberToObject(nv, "mem_clock_mhz", rep->ctx->info.nvml_mem_clock_mhz);

@@ -49,6 +49,7 @@ static sl_status render(sl_report *rep, bool final)
         fprintf(f, "\n**error:** %s\n", rep->error);
     if (m->multi_op && rep->nrows)
         sl_report_summary(rep, NULL, f);
+    sl_report_compare(rep, NULL, f);
     if (fclose(f) != 0 || !text) {
         free(text);
         return sl_fail(SL_ERR_NO_MEMORY, "out of memory writing Markdown");

@@ -73,6 +73,7 @@ static sl_status text_close(sl_report *rep, void *state)
     }
     if (rep->meta.multi_op)
         sl_report_summary(rep, stdout, NULL);
+    sl_report_compare(rep, stdout, NULL);
     printf("\n%d row%s, %d failed, %d skipped", rep->nrows, rep->nrows == 1 ? "" : "s", rep->failed, rep->skipped);
     if (rep->interrupted)
         printf(", %d interrupted", rep->interrupted);

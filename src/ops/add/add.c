@@ -91,7 +91,7 @@ static const sl_variant variants[] = {
      .attrs = SL_CUDA_FN(sl_cuda_add_fp8out_attrs), .loads_in_flight = 4, .access_bytes = 16, .elems_per_thread = 16,
      .insts_per_elem = 3},
     {.name = "sl_add", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_add(): bulk on sm_90+, vec4 before, scalar ILP if misaligned", .source = "issue 2",
+     .technique = "public sl_add(): vec4 to L2/2, tile4 to L2, bulk beyond (sm_90+); any alignment", .source = "issues 2, 17",
      .launch = SL_CUDA_FN(sl_cuda_add_api), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,
      .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
     SL_EW_CEILING_CPU,

@@ -5,9 +5,11 @@
  *
  * Shapes and units: a, b and c each hold n elements of `dtype`, contiguous.
  * Alignment: each pointer aligned to the element size; an unaligned head
- * and tail are handled separately, and pointers whose offsets differ
- * modulo 16 bytes take a slower scalar path (docs/ladder.md, "sl_add
- * dispatch").
+ * and tail are handled separately, and an input whose offset differs from
+ * c's modulo 16 bytes is read with aligned 16-byte loads and realigned
+ * (funnel shifts), the stores staying 16-byte aligned (docs/ladder.md,
+ * "Issue 17"). The kernel follows the size: see the dispatch table in
+ * src/ops/common/ew_cuda.cu.
  * Aliasing: c == a and/or c == b (in place) is allowed; a and b may
  * overlap freely.
  * Memory, stream, errors: the contract above.

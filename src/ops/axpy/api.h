@@ -7,12 +7,11 @@
  * SL_ERR_UNSUPPORTED).
  * Shapes and units: x and y each hold n elements of `dtype`, contiguous.
  * alpha is any float (finite for meaningful results).
- * Alignment: each pointer aligned to the element size, nothing more. When
- * x and y have the same offset modulo 16 bytes (always true when they share
- * an offset modulo 256, as cudaMalloc'd arrays at the same element offset
- * do), a scalar head brings them to 16 bytes and the body runs vectorized;
- * otherwise the whole call takes a slower scalar kernel with the same
- * results (docs/ladder.md, "sl_axpy dispatch").
+ * Alignment: each pointer aligned to the element size, nothing more. A
+ * scalar head brings y to 16 bytes and the body runs vectorized; when x's
+ * offset differs from y's modulo 16 bytes, x is read with aligned 16-byte
+ * loads and realigned (funnel shifts), same results (docs/ladder.md,
+ * "Issue 17"; the size-aware table in src/ops/common/ew_cuda.cu).
  * Aliasing: x == y is allowed (y = (alpha + 1) * y, rounded once).
  * Memory, stream, errors: the contract above.
  * Source: seed 001 ("Part 2", SAXPY and the bf16 haxpy exercise). */

@@ -64,7 +64,7 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_axpy_bulk), .attrs = SL_CUDA_FN(sl_cuda_axpy_bulk_attrs), .loads_in_flight = 1,
      .access_bytes = 16, .elems_per_thread = 4, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
     {.name = "sl_axpy", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_axpy(): bulk on sm_90+, v5_vec before, scalar if misaligned", .source = "issue 6",
+     .technique = "public sl_axpy(): v5_vec to L2/2, tile4 to L2, bulk beyond (sm_90+); any alignment", .source = "issues 6, 17",
      .launch = SL_CUDA_FN(sl_cuda_axpy_api), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,
      .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
     SL_EW_CEILING_CPU,

@@ -22,13 +22,18 @@
 #include "bulk_copy.cuh"
 #include "elementwise.cuh"
 
-template <int BLOCK, int V, bool BULK_STORE, int DT, class OP>
+template <int BLOCK, int V, bool BULK_STORE, int DT, class OP, bool RA>
 static __global__ void __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK)
 ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    enum { TILE = BLOCK * V, NIN = OP::NIN };
-    __shared__ __align__(128) uint4 sm[NIN][TILE];
+    /* RA (the realigned layout, sl_ew_ptrs): each input's tile is loaded
+     * from its aligned-down address with one vector more, and thread j
+     * realigns sm[q][j], sm[q][j + 1] (two LDS.128, conflict-free) with
+     * sl_funnel16; the bulk copy needs 16-byte aligned global and shared
+     * addresses and sizes, which the aligned-down tiles are. */
+    enum { TILE = BLOCK * V, NIN = OP::NIN, SPAN = TILE + (RA ? 1 : 0) };
+    __shared__ __align__(128) uint4 sm[NIN][SPAN];
     __shared__ __align__(8) uint64_t bar;
 
     sl_ew_edges<DT>(op, p);
@@ -38,12 +43,13 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
     const size_t left = p.nvec - base;
     const uint32_t count = left < (size_t)TILE ? (uint32_t)left : (uint32_t)TILE;
     const uint32_t bytes = count * (uint32_t)sizeof(uint4);
+    const uint32_t in_bytes = bytes + (RA ? (uint32_t)sizeof(uint4) : 0u); /* vector nvec exists: sl_ew_split */
     if (threadIdx.x == 0) {
         mbar_init(&bar, 1);
-        mbar_arrive_expect(&bar, NIN * bytes);
+        mbar_arrive_expect(&bar, NIN * in_bytes);
 #pragma unroll
         for (int q = 0; q < NIN; q++)
-            bulk_load(sm[q], p.in16[q] + base, bytes, &bar);
+            bulk_load(sm[q], p.in16[q] + base, in_bytes, &bar);
     }
     __syncthreads(); /* the barrier is initialised before anyone waits on it */
     mbar_wait(&bar, 0);
@@ -54,7 +60,7 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
             uint4 r[NIN];
 #pragma unroll
             for (int q = 0; q < NIN; q++)
-                r[q] = sm[q][j];
+                r[q] = RA ? sl_funnel16(sm[q][j], sm[q][j + 1], p.sh[q]) : sm[q][j];
             if (!BULK_STORE)
                 p.out16[base + j] = sl_apply16<DT>(op, r);
             else
@@ -168,45 +174,53 @@ static inline sl_status bulk_code_ok(const void *fn, int *cache)
     return SL_OK;
 }
 
-/* sl_ew_prologue plus the sm_90 check the bulk copy engine needs. */
-template <int DT, class OP>
-static inline bool bulk_prologue(const sl_args *x, const OP &op, const char *who, const void *fn, int *code_cache,
-                                 sl_ew_ptrs<DT, OP::NIN> *p, sl_status *st)
+/* The sm_90 check the bulk copy engine needs (n > 0). */
+static inline bool bulk_arch_ok(const sl_args *x, const char *who, const void *fn, int *code_cache, sl_status *st)
 {
-    if (x->n > 0) {
-        int cc = 0;
-        if ((*st = sl_cuda_current_cc(&cc)) != SL_OK)
-            return false;
-        if (cc < 90) {
-            *st = sl_fail(SL_ERR_UNSUPPORTED, "%s: needs sm_90 or newer (cp.async.bulk); this device is sm_%d", who,
-                          cc);
-            return false;
-        }
-        if ((*st = bulk_code_ok(fn, code_cache)) != SL_OK)
-            return false;
+    *st = SL_OK;
+    if (x->n == 0)
+        return true;
+    int cc = 0;
+    if ((*st = sl_cuda_current_cc(&cc)) != SL_OK)
+        return false;
+    if (cc < 90) {
+        *st = sl_fail(SL_ERR_UNSUPPORTED, "%s: needs sm_90 or newer (cp.async.bulk); this device is sm_%d", who, cc);
+        return false;
     }
-    return sl_ew_prologue<DT>(x, op, p, st);
+    return (*st = bulk_code_ok(fn, code_cache)) == SL_OK;
 }
 
 template <int BLOCK, int V, bool BULK_STORE, int DT, class OP> struct rung_bulk_tile {
     static sl_status launch(const sl_args *x, const OP &op)
     {
         static int code_cache[SL_MAX_DEVICES];
-        const void *fn = (const void *)ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP>;
         sl_ew_ptrs<DT, OP::NIN> p;
         sl_status st;
-        if (!bulk_prologue<DT>(x, op, "bulk", fn, code_cache, &p, &st))
+        bool ra = false;
+        if (!bulk_arch_ok(x, "bulk", (const void *)ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP, false>, code_cache, &st))
+            return st;
+        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st))
             return st;
         unsigned grid = 0;
         if ((st = sl_grid_for(p.nvec > 0 ? p.nvec : 1, (size_t)BLOCK * V, "bulk", &grid)) != SL_OK)
             return st;
-        ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP><<<grid, BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+        if constexpr (BULK_STORE) {
+            /* explore-only: results written back over sm[0] would race with
+             * a neighbour's realigning read of sm[0][j + 1] */
+            if (ra)
+                return rung_scalar_ilp<DT, OP>::launch_ptrs(p, op, x->stream);
+        } else if (ra) {
+            ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP, true><<<grid, BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+            SL_CUDA_LAUNCHED();
+            return SL_OK;
+        }
+        ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP, false><<<grid, BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
         SL_CUDA_LAUNCHED();
         return SL_OK;
     }
     static sl_status attrs(sl_kernel_attrs *out)
     {
-        return sl_cuda_kernel_attrs((const void *)ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP>, BLOCK, 0, out);
+        return sl_cuda_kernel_attrs((const void *)ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP, false>, BLOCK, 0, out);
     }
 };
 
@@ -218,7 +232,7 @@ template <int BLOCK, int V, int STAGES, int DT, class OP> struct rung_bulk_pipe 
         const void *fn = (const void *)ew_bulk_pipe<BLOCK, V, STAGES, DT, OP>;
         sl_ew_ptrs<DT, OP::NIN> p;
         sl_status st;
-        if (!bulk_prologue<DT>(x, op, "bulk_pipe", fn, code_cache, &p, &st))
+        if (!bulk_arch_ok(x, "bulk_pipe", fn, code_cache, &st) || !sl_ew_prologue_aligned<DT>(x, op, &p, &st))
             return st;
         const size_t smem = (size_t)STAGES * OP::NIN * BLOCK * V * sizeof(uint4);
         int dev = 0;

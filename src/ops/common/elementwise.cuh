@@ -197,7 +197,18 @@ static __device__ __forceinline__ uint4 sl_apply16(const OP &op, const uint4 (&i
 
 /* ---- pointers of one launch ---------------------------------------------- */
 
-/* Element pointers for the edges, 16-byte pointers to the aligned body. */
+/* Element pointers for the edges, 16-byte pointers to the body.
+ *
+ * Aligned layout (every input at the output's address modulo 16 bytes):
+ * in16[j] and out16 point at the body's first 16-byte vector, sh[j] = 0.
+ *
+ * Realigned layout (some input at another address modulo 16): out16 is
+ * still 16-byte aligned (the stores stay STG.128), and input j's body
+ * vector i is the 16 bytes at sh[j] bytes into the 32 bytes of the aligned
+ * vectors in16[j][i], in16[j][i + 1] (sl_funnel16). in16[j] is the body's
+ * first byte rounded down to 16. The head is one vector longer and the tail
+ * at least one vector long, so that every aligned vector read lies inside
+ * the input array (never a byte before it or past its end). */
 template <int DT, int NIN> struct sl_ew_ptrs {
     typedef typename sl_dt<DT>::raw raw;
     const raw *in[NIN];
@@ -207,7 +218,35 @@ template <int DT, int NIN> struct sl_ew_ptrs {
     size_t n;        /* elements */
     size_t nvec;     /* 16-byte vectors in the body */
     sl_edges e;
+    uint32_t sh[NIN]; /* realigned layout: byte shift of input j (0..15, a multiple of the element size) */
 };
+
+/* The 16 bytes at byte sh (0..15) of the 32 bytes lo:hi (lo first, little
+ * endian): the realignment of one input vector from two aligned 16-byte
+ * loads. sh is uniform across the grid (a kernel parameter), so the word
+ * selection is two selects per word (sh / 4 in two binary stages, no
+ * indexed registers, no local memory) and the sub-word part one funnel
+ * shift per output word (SHF.R.W, PTX shf.r.wrap; CUDA Math API,
+ * __funnelshift_r). 16 instructions per 16 bytes, against an instruction
+ * budget of several hundred per 16 bytes at DRAM speed. */
+static __device__ __forceinline__ uint4 sl_funnel16(const uint4 &lo, const uint4 &hi, uint32_t sh)
+{
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const uint32_t q = sh >> 2, r = (sh & 3u) * 8u;
+    uint32_t a[6], b[5];
+#pragma unroll
+    for (int k = 0; k < 6; k++)
+        a[k] = (q & 2u) ? w[k + 2] : w[k];
+#pragma unroll
+    for (int k = 0; k < 5; k++)
+        b[k] = (q & 1u) ? a[k + 1] : a[k];
+    uint4 o;
+    o.x = __funnelshift_r(b[0], b[1], r);
+    o.y = __funnelshift_r(b[1], b[2], r);
+    o.z = __funnelshift_r(b[2], b[3], r);
+    o.w = __funnelshift_r(b[3], b[4], r);
+    return o;
+}
 
 /* The op on element i. */
 template <int DT, class OP>
@@ -227,9 +266,11 @@ static __device__ __forceinline__ void sl_apply1(const OP &op, const sl_ew_ptrs<
 
 /* Bind the launch's buffers (sl_ew_bind: IN and INOUT in order, then the
  * written one) and split [0, n) into a scalar head that brings the output
- * to a 16-byte boundary, a body of 16-byte vectors aligned in every array,
- * and a scalar tail. Returns false when the arrays differ modulo 16 bytes
- * (no one shift aligns them all): the caller then takes the scalar path.
+ * to a 16-byte boundary, a body of 16-byte vectors, and a scalar tail.
+ * Returns true for the aligned layout (every input at the output's address
+ * modulo 16 bytes), false for the realigned one (see sl_ew_ptrs): then the
+ * head is one vector longer and the tail at least one vector (when the body
+ * is not empty), so head + tail < 4 vectors' worth of elements (62 for fp8).
  * Element alignment is the caller's precondition (sl_op_call). */
 template <int DT, int NIN>
 static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p)
@@ -248,14 +289,24 @@ static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p)
         aligned = aligned && !(((uintptr_t)in[j] ^ uo) & 15u);
     }
     size_t head = ((16u - (uo & 15u)) & 15u) / es;
+    if (!aligned)
+        head += per; /* the first aligned vector of every input starts inside it */
     if (head > x->n)
         head = x->n;
     p->nvec = (x->n - head) / per;
+    size_t tail = x->n - head - per * p->nvec;
+    if (!aligned && p->nvec > 0 && tail < per) {
+        p->nvec--; /* body vector nvec - 1 reads aligned vector nvec: keep it inside */
+        tail += per;
+    }
     p->e.head = head;
     p->e.tail_start = head + per * p->nvec;
-    p->e.tail = x->n - p->e.tail_start;
-    for (int j = 0; j < NIN; j++)
-        p->in16[j] = (const uint4 *)(p->in[j] + head);
+    p->e.tail = tail;
+    for (int j = 0; j < NIN; j++) {
+        const uintptr_t b = (uintptr_t)(p->in[j] + head);
+        p->sh[j] = aligned ? 0u : (uint32_t)(b & 15u);
+        p->in16[j] = (const uint4 *)(b & ~(uintptr_t)15u);
+    }
     p->out16 = (uint4 *)(p->out + head);
     return aligned;
 }
@@ -273,17 +324,26 @@ static __device__ __forceinline__ void sl_ew_edges(const OP &op, const sl_ew_ptr
         sl_apply1<DT>(op, p, p.e.tail_start + (t - p.e.head));
 }
 
-/* Load the NIN 16-byte vectors of body vector i. */
-template <int DT, class OP>
+/* Load the NIN 16-byte vectors of body vector i. RA (the realigned
+ * layout): an input with a shift takes two aligned LDG.128 (the second is
+ * the neighbour thread's first, so L1 and L2 see each sector once per warp
+ * as in the aligned case) and one sl_funnel16. */
+template <int DT, class OP, bool RA = false>
 static __device__ __forceinline__ void sl_ld16(const sl_ew_ptrs<DT, OP::NIN> &p, size_t i, uint4 (&v)[OP::NIN])
 {
 #pragma unroll
-    for (int j = 0; j < OP::NIN; j++)
-        v[j] = p.in16[j][i];
+    for (int j = 0; j < OP::NIN; j++) {
+        if (RA && p.sh[j])
+            v[j] = sl_funnel16(p.in16[j][i], p.in16[j][i + 1], p.sh[j]);
+        else
+            v[j] = p.in16[j][i];
+    }
 }
 
-/* ---- the scalar fallback ----------------------------------------------------
- * For arrays whose addresses differ modulo 16 bytes. Each block owns 256 x 4
+/* ---- the scalar kernel -------------------------------------------------------
+ * Before issue 17 every rung fell back to it when the arrays' addresses
+ * differed modulo 16 bytes (bf16 lost 9-10% to CUB that way); now only the
+ * explore-only bulk pipeline does (sl_ew_prologue_aligned). Each block owns 256 x 4
  * consecutive elements; thread t loads t, t + 256, t + 512, t + 768 of each
  * input before the first store. Every warp access is a full line of
  * 32 x sizeof(element) bytes, so DRAM traffic equals the vector rungs';
@@ -349,17 +409,30 @@ template <int DT, class OP> struct rung_scalar_ilp {
     }
 };
 
-/* The start of every vectorized launcher: nothing to do for n = 0, the
- * scalar kernel when the arrays cannot share one 16-byte alignment.
- * Returns true when the caller should launch its vector kernel on *p,
- * false when *st holds the launcher's answer. */
+/* The start of every vectorized launcher: nothing to do for n = 0 (returns
+ * false, *st = SL_OK); otherwise *p holds the split and *ra says whether
+ * it is the realigned layout (the caller launches its RA = true kernel). */
 template <int DT, class OP>
-static inline bool sl_ew_prologue(const sl_args *x, const OP &op, sl_ew_ptrs<DT, OP::NIN> *p, sl_status *st)
+static inline bool sl_ew_prologue(const sl_args *x, const OP &op, sl_ew_ptrs<DT, OP::NIN> *p, bool *ra,
+                                  sl_status *st)
 {
+    (void)op;
     *st = SL_OK;
     if (x->n == 0)
         return false;
-    if (!sl_ew_split<DT>(x, p)) {
+    *ra = !sl_ew_split<DT>(x, p);
+    return true;
+}
+
+/* The same for a kernel without a realigned form (the bulk pipeline of
+ * bench/explore_kernels.cu): misaligned arrays take the scalar kernel. */
+template <int DT, class OP>
+static inline bool sl_ew_prologue_aligned(const sl_args *x, const OP &op, sl_ew_ptrs<DT, OP::NIN> *p, sl_status *st)
+{
+    bool ra = false;
+    if (!sl_ew_prologue<DT>(x, op, p, &ra, st))
+        return false;
+    if (ra) {
         *st = rung_scalar_ilp<DT, OP>::launch_ptrs(*p, op, x->stream);
         return false;
     }

@@ -142,8 +142,15 @@ void sl_cpu_share_elems(size_t n, size_t es, size_t *lo, size_t *hi);
  * (ew_cuda.cu). */
 sl_status sl_cpu_ceiling_copy(const sl_args *x);
 sl_status sl_cuda_ceiling_copy(const sl_args *x);
-/* The public functions' CUDA dispatch: bulk on sm_90+ (falling back to vec
- * when the binary has no sm_90 code), vec before (ew_cuda.cu). */
+/* The public functions' CUDA dispatch: one table for every elementwise op
+ * (ew_cuda.cu, documented there): `small` when the launch's traffic fits
+ * in half the L2, `l2` when it fits in L2, `bulk` on sm_90+, `vec`
+ * otherwise; NULL skips a row. sl_ew_cuda_dispatch(x, bulk, vec) is the
+ * table {vec, NULL, bulk, vec}. */
+typedef struct sl_ew_api_rungs {
+    sl_launch_fn small, l2, bulk, vec;
+} sl_ew_api_rungs;
+sl_status sl_ew_cuda_dispatch_table(const sl_args *x, const sl_ew_api_rungs *r);
 sl_status sl_ew_cuda_dispatch(const sl_args *x, sl_launch_fn bulk, sl_launch_fn vec);
 
 /* Variant rows every elementwise op lists: the copy ceiling per backend. */

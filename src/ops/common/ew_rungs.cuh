@@ -75,15 +75,15 @@ template <int DT, class OP> struct rung_grid_stride {
 };
 
 /* One 16-byte vector per input per thread, ceil(nvec / 256) blocks; the
- * head and tail on the first threads. */
-template <int DT, class OP>
+ * head and tail on the first threads. RA: the realigned layout (sl_ld16). */
+template <int DT, class OP, bool RA>
 static __global__ void ew_vec(OP op, sl_ew_ptrs<DT, OP::NIN> p)
 {
     sl_ew_edges<DT>(op, p);
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < p.nvec) {
         uint4 v[OP::NIN];
-        sl_ld16<DT, OP>(p, i, v);
+        sl_ld16<DT, OP, RA>(p, i, v);
         p.out16[i] = sl_apply16<DT>(op, v);
     }
 }
@@ -93,19 +93,23 @@ template <int DT, class OP> struct rung_vec {
     {
         sl_ew_ptrs<DT, OP::NIN> p;
         sl_status st;
-        if (!sl_ew_prologue<DT>(x, op, &p, &st))
+        bool ra = false;
+        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st))
             return st;
         size_t items = p.nvec > p.e.head + p.e.tail ? p.nvec : p.e.head + p.e.tail;
         unsigned grid = 0;
         if ((st = sl_grid_for(items, EW_VEC_BLOCK, "vec", &grid)) != SL_OK)
             return st;
-        ew_vec<DT, OP><<<grid, EW_VEC_BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+        if (ra)
+            ew_vec<DT, OP, true><<<grid, EW_VEC_BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+        else
+            ew_vec<DT, OP, false><<<grid, EW_VEC_BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
         SL_CUDA_LAUNCHED();
         return SL_OK;
     }
     static sl_status attrs(sl_kernel_attrs *out)
     {
-        return sl_cuda_kernel_attrs((const void *)ew_vec<DT, OP>, EW_VEC_BLOCK, 0, out);
+        return sl_cuda_kernel_attrs((const void *)ew_vec<DT, OP, false>, EW_VEC_BLOCK, 0, out);
     }
 };
 

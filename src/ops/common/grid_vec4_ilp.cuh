@@ -17,7 +17,7 @@
 
 enum { GRID_VEC4_BLOCK = 256 };
 
-template <int ILP, int DT, class OP>
+template <int ILP, int DT, class OP, bool RA>
 static __global__ void ew_grid_vec_ilp(OP op, sl_ew_ptrs<DT, OP::NIN> p)
 {
     sl_ew_edges<DT>(op, p);
@@ -27,14 +27,14 @@ static __global__ void ew_grid_vec_ilp(OP op, sl_ew_ptrs<DT, OP::NIN> p)
         uint4 r[ILP][OP::NIN];
 #pragma unroll
         for (int k = 0; k < ILP; k++)
-            sl_ld16<DT, OP>(p, i + k * stride, r[k]);
+            sl_ld16<DT, OP, RA>(p, i + k * stride, r[k]);
 #pragma unroll
         for (int k = 0; k < ILP; k++)
             p.out16[i + k * stride] = sl_apply16<DT>(op, r[k]);
     }
     for (; i < p.nvec; i += stride) {
         uint4 r[OP::NIN];
-        sl_ld16<DT, OP>(p, i, r);
+        sl_ld16<DT, OP, RA>(p, i, r);
         p.out16[i] = sl_apply16<DT>(op, r);
     }
 }
@@ -45,19 +45,24 @@ template <int ILP, int DT, class OP> struct rung_grid_vec_ilp {
         static sl_grid_cache cache;
         sl_ew_ptrs<DT, OP::NIN> p;
         sl_status st;
-        if (!sl_ew_prologue<DT>(x, op, &p, &st))
+        bool ra = false;
+        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st))
             return st;
         int grid = 0;
-        st = sl_cuda_persistent_grid(&cache, (const void *)ew_grid_vec_ilp<ILP, DT, OP>, GRID_VEC4_BLOCK, 0, &grid);
+        st = sl_cuda_persistent_grid(&cache, (const void *)ew_grid_vec_ilp<ILP, DT, OP, false>, GRID_VEC4_BLOCK, 0,
+                                     &grid);
         if (st != SL_OK)
             return st;
-        ew_grid_vec_ilp<ILP, DT, OP><<<grid, GRID_VEC4_BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+        if (ra)
+            ew_grid_vec_ilp<ILP, DT, OP, true><<<grid, GRID_VEC4_BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+        else
+            ew_grid_vec_ilp<ILP, DT, OP, false><<<grid, GRID_VEC4_BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
         SL_CUDA_LAUNCHED();
         return SL_OK;
     }
     static sl_status attrs(sl_kernel_attrs *out)
     {
-        return sl_cuda_kernel_attrs((const void *)ew_grid_vec_ilp<ILP, DT, OP>, GRID_VEC4_BLOCK, 0, out);
+        return sl_cuda_kernel_attrs((const void *)ew_grid_vec_ilp<ILP, DT, OP, false>, GRID_VEC4_BLOCK, 0, out);
     }
 };
 

@@ -82,18 +82,32 @@ static __device__ __forceinline__ void tile_store(uint4 *p, uint4 v, uint64_t po
     *p = v;
 }
 
-/* The NIN 16-byte vectors of body vector j, with the hint. */
-template <int HINT, int DT, class OP>
+/* The NIN 16-byte vectors of body vector j, with the hint; RA: the
+ * realigned layout (two aligned loads and sl_funnel16 for a shifted input,
+ * as sl_ld16). */
+template <int HINT, int DT, class OP, bool RA>
 static __device__ __forceinline__ void tile_ld16(const sl_ew_ptrs<DT, OP::NIN> &p, size_t j, uint64_t pol,
                                                  uint4 (&v)[OP::NIN])
 {
 #pragma unroll
-    for (int q = 0; q < OP::NIN; q++)
-        v[q] = tile_load<HINT>(p.in16[q] + j, pol);
+    for (int q = 0; q < OP::NIN; q++) {
+        if (RA && p.sh[q])
+            v[q] = sl_funnel16(tile_load<HINT>(p.in16[q] + j, pol), tile_load<HINT>(p.in16[q] + j + 1, pol), p.sh[q]);
+        else
+            v[q] = tile_load<HINT>(p.in16[q] + j, pol);
+    }
 }
 
-template <int BLOCK, int K, int HINT, int DT, class OP>
-static __global__ void __launch_bounds__(BLOCK, SL_THREADS_PER_SM / BLOCK)
+/* RA (the realigned layout) holds two aligned vectors per input per k
+ * until they are funnel-shifted: K x NIN x 8 registers of loads. Under the
+ * aligned kernel's 32-register cap ptxas spilled 76-216 bytes per thread
+ * (H200 build, issue 17), so the realigned kernel asks for a quarter of
+ * the resident blocks (up to 128 registers): 512 threads per SM on sm_90,
+ * still 4 x 2 x 16 B x 512 = 64 KiB of loads in flight per SM for two
+ * inputs, above the ~48 KiB knee (docs/probes.md). */
+template <int BLOCK, int K, int HINT, int DT, class OP, bool RA>
+static __global__ void __launch_bounds__(BLOCK, RA ? (SL_THREADS_PER_SM / BLOCK / 4 > 0 ? SL_THREADS_PER_SM / BLOCK / 4 : 1)
+                                                   : SL_THREADS_PER_SM / BLOCK)
 ew_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
 {
     sl_ew_edges<DT>(op, p);
@@ -104,7 +118,7 @@ ew_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
         uint4 r[K][OP::NIN];
 #pragma unroll
         for (int k = 0; k < K; k++)
-            tile_ld16<HINT, DT, OP>(p, i + k * BLOCK, pol, r[k]);
+            tile_ld16<HINT, DT, OP, RA>(p, i + k * BLOCK, pol, r[k]);
 #pragma unroll
         for (int k = 0; k < K; k++)
             tile_store<HINT>(p.out16 + i + k * BLOCK, sl_apply16<DT>(op, r[k]), pol);
@@ -114,7 +128,7 @@ ew_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
             size_t j = i + k * BLOCK;
             if (j < p.nvec) {
                 uint4 r[OP::NIN];
-                tile_ld16<HINT, DT, OP>(p, j, pol, r);
+                tile_ld16<HINT, DT, OP, RA>(p, j, pol, r);
                 tile_store<HINT>(p.out16 + j, sl_apply16<DT>(op, r), pol);
             }
         }
@@ -126,22 +140,25 @@ template <int BLOCK, int K, int HINT, int DT, class OP> struct rung_tile {
     {
         sl_ew_ptrs<DT, OP::NIN> p;
         sl_status st;
-        if (!sl_ew_prologue<DT>(x, op, &p, &st))
+        bool ra = false;
+        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st))
             return st;
         unsigned grid = 0;
         /* The edge threads live in block 0 onwards: at least enough blocks for them. */
         size_t items = p.nvec > 0 ? p.nvec : 1;
         if ((st = sl_grid_for(items, (size_t)BLOCK * K, "tile", &grid)) != SL_OK)
             return st;
-        ew_tile<BLOCK, K, HINT, DT, OP><<<grid, BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+        if (ra)
+            ew_tile<BLOCK, K, HINT, DT, OP, true><<<grid, BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
+        else
+            ew_tile<BLOCK, K, HINT, DT, OP, false><<<grid, BLOCK, 0, (cudaStream_t)x->stream>>>(op, p);
         SL_CUDA_LAUNCHED();
         return SL_OK;
     }
     static sl_status attrs(sl_kernel_attrs *out)
     {
-        return sl_cuda_kernel_attrs((const void *)ew_tile<BLOCK, K, HINT, DT, OP>, BLOCK, 0, out);
+        return sl_cuda_kernel_attrs((const void *)ew_tile<BLOCK, K, HINT, DT, OP, false>, BLOCK, 0, out);
     }
 };
-
 
 #endif /* SL_TILE_CUH */

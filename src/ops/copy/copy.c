@@ -53,7 +53,7 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_copy_bulk8k), .attrs = SL_CUDA_FN(sl_cuda_copy_bulk8k_attrs), .loads_in_flight = 2,
      .access_bytes = 16, .elems_per_thread = 8, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
     {.name = "sl_copy", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_copy(): the vec rung (scalar if misaligned)", .source = "issue 10",
+     .technique = "public sl_copy(): the vec rung, any alignment (realigned loads)", .source = "issue 10",
      .launch = SL_CUDA_FN(sl_cuda_copy_api), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,
      .insts_per_elem = 7},
     SL_EW_CEILING_CPU,

@@ -48,7 +48,7 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_scale_bulk), .attrs = SL_CUDA_FN(sl_cuda_scale_bulk_attrs), .loads_in_flight = 1,
      .access_bytes = 16, .elems_per_thread = 4, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
     {.name = "sl_scale", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_scale(): the vec rung (scalar if misaligned)", .source = "issue 10",
+     .technique = "public sl_scale(): the vec rung, any alignment (realigned loads)", .source = "issue 10",
      .launch = SL_CUDA_FN(sl_cuda_scale_api), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,
      .insts_per_elem = 7},
     SL_EW_CEILING_CPU,

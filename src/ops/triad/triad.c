@@ -50,7 +50,7 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_triad_bulk), .attrs = SL_CUDA_FN(sl_cuda_triad_bulk_attrs), .loads_in_flight = 1,
      .access_bytes = 16, .elems_per_thread = 4, .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
     {.name = "sl_triad", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_triad(): bulk on sm_90+, vec before, scalar if misaligned", .source = "issue 10",
+     .technique = "public sl_triad(): vec to L2/2, bulk beyond (sm_90+); any alignment", .source = "issue 10",
      .launch = SL_CUDA_FN(sl_cuda_triad_api), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,
      .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
     SL_EW_CEILING_CPU,

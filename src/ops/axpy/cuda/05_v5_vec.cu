@@ -3,8 +3,8 @@
  * Seed 001 wrote it for float4 and 16-byte-aligned arrays; here it is the
  * vec kernel of every elementwise ladder (ew_rungs.cuh): any dtype (8 bf16
  * per vector), a scalar head that aligns the body, the tail in parallel,
- * and the scalar fallback when x and y differ modulo 16 bytes (the haxpy
- * exercise's arbitrary alignment).
+ * and, when x and y differ modulo 16 bytes, aligned loads of x realigned
+ * by funnel shifts (issue 17; the haxpy exercise's arbitrary alignment).
  *
  * Expectation: a quarter of v1's memory instructions per element; seed 001
  * measured 79% of DRAM peak on a B200 (ncu), the best of its ladder.

@@ -1,0 +1,606 @@
+/*
+ * align_bench - issue 17's side-by-side measurements, one process, one
+ * device, every ratio taken in the same run on the same pointers:
+ *
+ *   align   sl_add and sl_axpy (the public functions) against CUB's
+ *           DeviceTransform with the same element function (ew_cub.cuh),
+ *           at every offset triple (add: a, b, c) or pair (axpy: x, y)
+ *           modulo 16 bytes, every dtype, n = 2^26 and 2^28. Each trial
+ *           times one sl launch and one CUB launch back to back (CUDA
+ *           events), order alternating; the ratio is median(CUB) /
+ *           median(sl) (> 1: sl faster). After timing, add's output from
+ *           sl is compared byte for byte with CUB's on the device.
+ *   smalln  back-to-back per-call cost at n = 2^10 .. 2^16 (f32 add):
+ *           20000 calls then one synchronisation, wall clock per call, for
+ *           sl_add in each pointer-check mode, the api launcher alone
+ *           (no argument checks) and CUB; and the host-only cost per call
+ *           (256 calls on an idle stream, no wait), and one
+ *           cudaPointerGetAttributes.
+ *   l2      f32 add at 2^18 .. 2^24, warm (no flush) and cold (a 2 x L2
+ *           memset before every trial): sl_add, CUB, and the rungs the
+ *           dispatch table chooses among (tile4, bulk, vec4).
+ *
+ *   rwmix   DRAM bandwidth of simple float4 kernels reading R and writing W
+ *           streams (n = 2^28 floats each): the read/write mix.
+ *
+ *   axpyrungs  sl_axpy f32 / f64 at 2^26, 2^28 aligned beside CUB in place
+ *           and out of place and its rungs bulk, v5_vec, tile4.
+ *
+ * Usage: align_bench OUT.json [align|smalln|l2|rwmix|axpyrungs ...]   (default: all)
+ * Env: ALIGN_TRIALS (default 5; three times that for f32 and f64, which have few
+ *      combinations), ALIGN_LOG2 (default "26,28"), ALIGN_DTYPES (a comma list;
+ *      default: every dtype of each op).
+ * Writes a JSON document; bench/align_report.py turns it into markdown.
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "add.cuh"
+#include "axpy.cuh"
+#include "ew_cub.cuh"
+#include "internal.h"
+#include "streamlab.h"
+
+SL_EW_CUB_LAUNCHER(bench_axpy_cub, sl_k_axpy)
+
+#define CK(x)                                                                                       \
+    do {                                                                                            \
+        cudaError_t e_ = (x);                                                                       \
+        if (e_ != cudaSuccess) {                                                                    \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));     \
+            exit(1);                                                                                \
+        }                                                                                           \
+    } while (0)
+#define SK(x)                                                                                       \
+    do {                                                                                            \
+        sl_status s_ = (x);                                                                         \
+        if (s_ != SL_OK) {                                                                          \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, sl_last_error());            \
+            exit(1);                                                                                \
+        }                                                                                           \
+    } while (0)
+
+static sl_ctx *ctx;
+static cudaStream_t stream;
+static cudaEvent_t ev[4];
+static FILE *js;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* name is one of the comma list's items */
+static bool in_list(const char *list, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p = e ? e + 1 : p + len;
+    }
+    return false;
+}
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+static sl_args make_args(const sl_op_desc *op, sl_dtype dt, size_t n, void *const *p)
+{
+    sl_args a;
+    memset(&a, 0, sizeof a);
+    a.op = op;
+    a.shape = sl_shape_1d(n);
+    a.n = n;
+    a.dtype = dt;
+    a.out_dtype = dt;
+    a.stream = stream;
+    for (int k = 0; k < op->nbufs; k++)
+        a.buf[k] = p[k];
+    for (int k = 0; k < op->nscalars; k++)
+        a.scalar[k] = op->scalars[k].dflt;
+    return a;
+}
+
+/* ms of one launch of f, event-timed */
+template <class F> static double time1(F f)
+{
+    CK(cudaEventRecord(ev[0], stream));
+    f();
+    CK(cudaEventRecord(ev[1], stream));
+    CK(cudaEventSynchronize(ev[1]));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    return ms;
+}
+
+static __global__ void count_diff(const unsigned char *x, const unsigned char *y, size_t bytes,
+                                  unsigned long long *bad)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long c = 0;
+    for (; i < bytes; i += (size_t)gridDim.x * blockDim.x)
+        c += x[i] != y[i];
+    if (c)
+        atomicAdd(bad, c);
+}
+
+/* ---- align ------------------------------------------------------------------ */
+
+static void bench_align(void)
+{
+    const int trials_narrow = getenv("ALIGN_TRIALS") ? atoi(getenv("ALIGN_TRIALS")) : 5;
+    const char *l2s = getenv("ALIGN_LOG2") ? getenv("ALIGN_LOG2") : "26,28";
+    std::vector<int> logs;
+    for (const char *p = l2s; *p;) {
+        logs.push_back(atoi(p));
+        while (*p && *p != ',')
+            p++;
+        if (*p)
+            p++;
+    }
+    size_t maxn = (size_t)1 << *std::max_element(logs.begin(), logs.end());
+    void *mem[4];
+    for (int k = 0; k < 4; k++)
+        CK(cudaMalloc(&mem[k], (maxn + 64) * 8));
+    unsigned long long *bad;
+    CK(cudaMalloc(&bad, sizeof *bad));
+    const sl_op_desc *ops[2] = {sl_op_find("add"), sl_op_find("axpy")};
+    fprintf(js, "\"align\": [\n");
+    int firstrow = 1;
+    for (int o = 1; o >= 0; o--) { /* axpy first: it is small */
+        const sl_op_desc *op = ops[o];
+        const int nb = op->nbufs; /* add: a, b, c; axpy: x, y */
+        for (int d = 0; d < SL_DTYPE_COUNT; d++) {
+            const sl_dtype dt = (sl_dtype)d;
+            if (!sl_op_supports(op, dt))
+                continue;
+            if (getenv("ALIGN_DTYPES") && !in_list(getenv("ALIGN_DTYPES"), sl_dtype_name(dt)))
+                continue;
+            const size_t es = sl_dtype_size(dt);
+            const int per = (int)(16 / es);
+            /* few combinations in the 4- and 8-byte dtypes: more trials each */
+            const int trials = es >= 4 ? 3 * trials_narrow : trials_narrow;
+            int combos = 1;
+            for (int k = 0; k < nb; k++)
+                combos *= per;
+            for (int l : logs) {
+                const size_t n = (size_t)1 << l;
+                for (int k = 0; k < nb; k++)
+                    SK(ctx->ops->fill_random(ctx, dt, mem[k], n + 64, 0xa11900u + k));
+                CK(cudaDeviceSynchronize());
+                double minr = 1e9, sumr = 0;
+                int minc = 0;
+                unsigned long long mism = 0;
+                std::vector<double> ratios;
+                double t0 = now_s();
+                for (int c = 0; c < combos; c++) {
+                    int off[3] = {0, 0, 0}, r = c;
+                    for (int k = 0; k < nb; k++) {
+                        off[k] = r % per;
+                        r /= per;
+                    }
+                    void *p[3];
+                    for (int k = 0; k < nb; k++)
+                        p[k] = (char *)mem[k] + off[k] * es;
+                    sl_args a = make_args(op, dt, n, p);
+                    auto sl = [&] {
+                        if (o == 0)
+                            SK(sl_add(ctx, dt, n, p[0], p[1], p[2], stream));
+                        else
+                            SK(sl_axpy(ctx, dt, n, 1.3, p[0], p[1], stream));
+                    };
+                    auto cub = [&] {
+                        if (o == 0)
+                            SK(sl_cuda_add_cub(&a));
+                        else
+                            SK(bench_axpy_cub(&a));
+                    };
+                    sl();
+                    cub();
+                    std::vector<double> ts, tc;
+                    for (int t = 0; t < trials; t++) {
+                        if (t & 1) {
+                            tc.push_back(time1(cub));
+                            ts.push_back(time1(sl));
+                        } else {
+                            ts.push_back(time1(sl));
+                            tc.push_back(time1(cub));
+                        }
+                    }
+                    double ratio = median(tc) / median(ts);
+                    ratios.push_back(ratio);
+                    sumr += ratio;
+                    if (ratio < minr) {
+                        minr = ratio;
+                        minc = c;
+                    }
+                    if (o == 0) { /* sl's c against CUB's, on the device */
+                        void *q[3] = {p[0], p[1], (char *)mem[3] + off[2] * es};
+                        sl_args b = make_args(op, dt, n, q);
+                        SK(sl_add(ctx, dt, n, p[0], p[1], p[2], stream));
+                        SK(sl_cuda_add_cub(&b));
+                        CK(cudaMemsetAsync(bad, 0, sizeof *bad, stream));
+                        count_diff<<<1024, 256, 0, stream>>>((const unsigned char *)p[2],
+                                                             (const unsigned char *)q[2], n * es, bad);
+                        unsigned long long hb = 0;
+                        CK(cudaMemcpyAsync(&hb, bad, sizeof hb, cudaMemcpyDeviceToHost, stream));
+                        CK(cudaStreamSynchronize(stream));
+                        mism += hb;
+                    }
+                }
+                int wo[3] = {0, 0, 0}, r = minc;
+                for (int k = 0; k < nb; k++) {
+                    wo[k] = r % per;
+                    r /= per;
+                }
+                std::string each;
+                if (combos <= 64) /* every combination's ratio, in combination order */
+                    for (int c = 0; c < combos; c++) {
+                        char b[16];
+                        snprintf(b, sizeof b, "%s%.4f", c ? ", " : "", ratios[c]);
+                        each += b;
+                    }
+                std::sort(ratios.begin(), ratios.end());
+                int below = 0;
+                for (double x : ratios)
+                    below += x < 0.99;
+                fprintf(js,
+                        "%s{\"op\": \"%s\", \"dtype\": \"%s\", \"log2n\": %d, \"combos\": %d, \"trials\": %d, "
+                        "\"min_ratio\": %.4f, \"min_at_elem_offsets\": [%d, %d, %d], \"p10_ratio\": %.4f, "
+                        "\"median_ratio\": %.4f, \"mean_ratio\": %.4f, \"max_ratio\": %.4f, \"below_0.99\": %d, "
+                        "\"mismatched_bytes_vs_cub\": %llu, \"seconds\": %.1f, \"ratios\": [%s]}\n",
+                        firstrow ? "" : ",", op->name, sl_dtype_name(dt), l, combos, trials, minr, wo[0], wo[1],
+                        wo[2], ratios[ratios.size() / 10], median(ratios), sumr / combos, ratios.back(), below,
+                        mism, now_s() - t0, each.c_str());
+                firstrow = 0;
+                fflush(js);
+                printf("align %-4s %-9s 2^%d: %5d combos, x CUB min %.4f at (%d,%d,%d) median %.4f, %d below 0.99, "
+                       "%llu bytes differ from CUB\n",
+                       op->name, sl_dtype_name(dt), l, combos, minr, wo[0], wo[1], wo[2], median(ratios), below, mism);
+                fflush(stdout);
+            }
+        }
+    }
+    fprintf(js, "],\n");
+    for (int k = 0; k < 4; k++)
+        CK(cudaFree(mem[k]));
+    CK(cudaFree(bad));
+}
+
+/* ---- smalln ------------------------------------------------------------------ */
+
+static void bench_smalln(void)
+{
+    const sl_op_desc *op = sl_op_find("add");
+    const int calls = 20000, host_calls = 256;
+    float *a, *b, *c;
+    const size_t maxn = 1 << 16;
+    CK(cudaMalloc(&a, maxn * 4));
+    CK(cudaMalloc(&b, maxn * 4));
+    CK(cudaMalloc(&c, maxn * 4));
+    SK(ctx->ops->fill_random(ctx, SL_F32, a, maxn, 1));
+    SK(ctx->ops->fill_random(ctx, SL_F32, b, maxn, 2));
+    CK(cudaDeviceSynchronize());
+    /* one pointer query, host-only */
+    double t0 = now_s();
+    for (int i = 0; i < 100000; i++) {
+        cudaPointerAttributes pa;
+        CK(cudaPointerGetAttributes(&pa, a));
+    }
+    double ptr_ns = (now_s() - t0) / 100000 * 1e9;
+    fprintf(js, "\"pointer_query_ns\": %.1f,\n\"smalln\": [\n", ptr_ns);
+    printf("cudaPointerGetAttributes: %.1f ns per call\n", ptr_ns);
+    const char *names[] = {"sl_add", "sl_add_every_call", "sl_add_nocheck", "api_launcher", "cub"};
+    const sl_pointer_checks modes[] = {SL_POINTER_CHECKS_FIRST_USE, SL_POINTER_CHECKS_EVERY_CALL,
+                                       SL_POINTER_CHECKS_OFF, SL_POINTER_CHECKS_FIRST_USE,
+                                       SL_POINTER_CHECKS_FIRST_USE};
+    int first = 1;
+    for (int l = 10; l <= 16; l += 2) {
+        const size_t n = (size_t)1 << l;
+        void *p[3] = {a, b, c};
+        sl_args args = make_args(op, SL_F32, n, p);
+        for (int w = 0; w < 5; w++) {
+            auto call = [&] {
+                switch (w) {
+                case 0:
+                case 1:
+                case 2: SK(sl_add(ctx, SL_F32, n, a, b, c, stream)); break;
+                case 3: SK(sl_cuda_add_api(&args)); break;
+                default: SK(sl_cuda_add_cub(&args)); break;
+                }
+            };
+            SK(sl_ctx_set_pointer_checks(ctx, modes[w]));
+            for (int i = 0; i < 200; i++)
+                call();
+            CK(cudaStreamSynchronize(stream));
+            /* back to back */
+            std::vector<double> reps;
+            for (int r = 0; r < 5; r++) {
+                double s = now_s();
+                for (int i = 0; i < calls; i++)
+                    call();
+                CK(cudaStreamSynchronize(stream));
+                reps.push_back((now_s() - s) / calls * 1e6);
+            }
+            /* host only: the queue is empty, nothing blocks */
+            std::vector<double> hosts;
+            for (int r = 0; r < 20; r++) {
+                CK(cudaStreamSynchronize(stream));
+                double s = now_s();
+                for (int i = 0; i < host_calls; i++)
+                    call();
+                hosts.push_back((now_s() - s) / host_calls * 1e6);
+            }
+            CK(cudaStreamSynchronize(stream));
+            fprintf(js, "%s{\"n_log2\": %d, \"who\": \"%s\", \"us_per_call_back_to_back\": %.4f, "
+                        "\"us_host_per_call\": %.4f}\n",
+                    first ? "" : ",", l, names[w], median(reps), median(hosts));
+            first = 0;
+            printf("smalln 2^%d %-15s back-to-back %.3f us/call, host %.3f us/call\n", l, names[w], median(reps),
+                   median(hosts));
+        }
+    }
+    SK(sl_ctx_set_pointer_checks(ctx, SL_POINTER_CHECKS_FIRST_USE));
+    fprintf(js, "],\n");
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(c));
+}
+
+/* ---- l2 ------------------------------------------------------------------------ */
+
+static void bench_l2(void)
+{
+    const sl_op_desc *op = sl_op_find("add");
+    const size_t maxn = (size_t)1 << 24;
+    const int trials = 60;
+    float *a, *b, *c;
+    void *flush;
+    size_t flush_bytes = 2 * ctx->info.l2_bytes;
+    CK(cudaMalloc(&a, maxn * 4));
+    CK(cudaMalloc(&b, maxn * 4));
+    CK(cudaMalloc(&c, maxn * 4));
+    CK(cudaMalloc(&flush, flush_bytes));
+    SK(ctx->ops->fill_random(ctx, SL_F32, a, maxn, 3));
+    SK(ctx->ops->fill_random(ctx, SL_F32, b, maxn, 4));
+    CK(cudaDeviceSynchronize());
+    const char *names[] = {"sl_add", "cub", "tile4", "bulk", "vec4"};
+    fprintf(js, "\"l2\": [\n");
+    int first = 1;
+    for (int cold = 0; cold < 2; cold++)
+        for (int l = 18; l <= 24; l++) {
+            const size_t n = (size_t)1 << l;
+            void *p[3] = {a, b, c};
+            sl_args args = make_args(op, SL_F32, n, p);
+            std::vector<double> t[5];
+            for (int tr = -3; tr < trials; tr++)
+                for (int w0 = 0; w0 < 5; w0++) {
+                    int w = (w0 + tr + 5) % 5; /* rotate the order */
+                    if (cold)
+                        CK(cudaMemsetAsync(flush, tr & 0xff, flush_bytes, stream));
+                    double ms = time1([&] {
+                        switch (w) {
+                        case 0: SK(sl_add(ctx, SL_F32, n, a, b, c, stream)); break;
+                        case 1: SK(sl_cuda_add_cub(&args)); break;
+                        case 2: SK(sl_cuda_add_tile4(&args)); break;
+                        case 3: SK(sl_cuda_add_bulk(&args)); break;
+                        default: SK(sl_cuda_add_vec4(&args)); break;
+                        }
+                    });
+                    if (tr >= 0)
+                        t[w].push_back(ms);
+                }
+            double cub = median(t[1]);
+            for (int w = 0; w < 5; w++) {
+                double m = median(t[w]);
+                double gbs = 12.0 * n / (m * 1e-3) / 1e9;
+                fprintf(js, "%s{\"cold\": %d, \"n_log2\": %d, \"who\": \"%s\", \"median_ms\": %.5f, \"gbs\": %.1f, "
+                            "\"x_cub\": %.4f}\n",
+                        first ? "" : ",", cold, l, names[w], m, gbs, cub / m);
+                first = 0;
+                printf("l2 %s 2^%d %-7s %.5f ms %7.1f GB/s x CUB %.4f\n", cold ? "cold" : "warm", l, names[w], m, gbs,
+                       cub / m);
+            }
+        }
+    fprintf(js, "],\n");
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(c));
+    CK(cudaFree(flush));
+}
+
+/* ---- axpyrungs: where sl_axpy's f32 / f64 time goes at DRAM sizes ----------
+ * Aligned x and y, n = 2^26 and 2^28: sl_axpy, CUB in place (y = f(x, y),
+ * as sl_axpy), CUB out of place (z = f(x, y)), and the rungs bulk, v5_vec,
+ * tile4 launched directly; 30 trials, the order rotating. */
+template <int DT> static sl_status cub_axpy_out(const void *x, const void *y, void *z, size_t n)
+{
+    typedef typename sl_dt<DT>::raw raw;
+    sl_k_axpy k;
+    k.alpha = sl_scalar::of(1.3);
+    const sl_cub_fn<DT, sl_k_axpy> fn{k};
+    SL_CUDA_TRY(cub::DeviceTransform::Transform(::cuda::std::make_tuple((const raw *)x, (const raw *)y), (raw *)z,
+                                                (int64_t)n, fn, stream));
+    return SL_OK;
+}
+
+static void bench_axpyrungs(void)
+{
+    const sl_op_desc *op = sl_op_find("axpy");
+    const size_t maxn = (size_t)1 << 28;
+    void *x, *y, *z;
+    CK(cudaMalloc(&x, maxn * 8));
+    CK(cudaMalloc(&y, maxn * 8));
+    CK(cudaMalloc(&z, maxn * 8));
+    const char *names[] = {"sl_axpy", "cub_inplace", "cub_outofplace", "bulk", "v5_vec", "tile4"};
+    fprintf(js, "\"axpyrungs\": [\n");
+    int first = 1;
+    for (int d = 0; d < 2; d++) {
+        const sl_dtype dt = d ? SL_F64 : SL_F32;
+        for (int l = 26; l <= 28; l += 2) {
+            const size_t n = (size_t)1 << l;
+            SK(ctx->ops->fill_random(ctx, dt, x, n, 5));
+            SK(ctx->ops->fill_random(ctx, dt, y, n, 6));
+            void *p[2] = {x, y};
+            sl_args a = make_args(op, dt, n, p);
+            std::vector<double> t[6];
+            for (int tr = -2; tr < 30; tr++)
+                for (int w0 = 0; w0 < 6; w0++) {
+                    const int w = (w0 + tr + 6) % 6;
+                    double ms = time1([&] {
+                        switch (w) {
+                        case 0: SK(sl_axpy(ctx, dt, n, 1.3, x, y, stream)); break;
+                        case 1: SK(bench_axpy_cub(&a)); break;
+                        case 2: SK(d ? cub_axpy_out<SL_F64>(x, y, z, n) : cub_axpy_out<SL_F32>(x, y, z, n)); break;
+                        case 3: SK(sl_cuda_axpy_bulk(&a)); break;
+                        case 4: SK(sl_cuda_axpy_v5_vec(&a)); break;
+                        default: SK(sl_cuda_axpy_tile4(&a)); break;
+                        }
+                    });
+                    if (tr >= 0)
+                        t[w].push_back(ms);
+                }
+            const double cub = median(t[1]);
+            for (int w = 0; w < 6; w++) {
+                const double m = median(t[w]);
+                fprintf(js, "%s{\"dtype\": \"%s\", \"n_log2\": %d, \"who\": \"%s\", \"median_ms\": %.5f, "
+                            "\"gbs\": %.1f, \"x_cub_inplace\": %.4f}\n",
+                        first ? "" : ",", sl_dtype_name(dt), l, names[w], m, 3.0 * n * sl_dtype_size(dt) / (m * 1e6),
+                        cub / m);
+                first = 0;
+                printf("axpyrungs %s 2^%d %-15s %.5f ms x CUB(in place) %.4f\n", sl_dtype_name(dt), l, names[w], m,
+                       cub / m);
+            }
+        }
+    }
+    fprintf(js, "],\n");
+    CK(cudaFree(x));
+    CK(cudaFree(y));
+    CK(cudaFree(z));
+}
+
+/* ---- rwmix: DRAM bandwidth against the read/write mix ------------------------
+ * R input streams read and W output streams written per 16-byte vector
+ * index, one float4 per stream per thread, n = 2^28 floats per stream:
+ * the measurement behind the model's read/write mix term (docs/model.md). */
+template <int R, int W>
+static __global__ void rw_kernel(const float4 *__restrict__ in, float4 *__restrict__ out, size_t nvec, size_t stride)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nvec)
+        return;
+    float4 acc = make_float4(1.f, 2.f, 3.f, 4.f);
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        float4 v = in[r * stride + i];
+        acc.x += v.x;
+        acc.y += v.y;
+        acc.z += v.z;
+        acc.w += v.w;
+    }
+    if constexpr (W == 0) {
+        if (acc.x == -1.2345f) /* never, but the compiler cannot know: keeps the loads */
+            out[i] = acc;
+    } else {
+#pragma unroll
+        for (int w = 0; w < W; w++)
+            out[w * stride + i] = acc;
+    }
+}
+
+template <int R, int W> static void rw_one(const float4 *in, float4 *out, size_t nvec, size_t stride)
+{
+    rw_kernel<R, W><<<(unsigned)((nvec + 255) / 256), 256, 0, stream>>>(in, out, nvec, stride);
+}
+
+static void bench_rwmix(void)
+{
+    const size_t n = (size_t)1 << 28, nvec = n / 4, stride = nvec;
+    float4 *in, *out;
+    CK(cudaMalloc(&in, 3 * n * 4));
+    CK(cudaMalloc(&out, 2 * n * 4));
+    SK(ctx->ops->fill_random(ctx, SL_F32, in, 3 * n, 7));
+    CK(cudaDeviceSynchronize());
+    struct {
+        int r, w;
+        void (*f)(const float4 *, float4 *, size_t, size_t);
+    } mixes[] = {{1, 0, rw_one<1, 0>}, {2, 0, rw_one<2, 0>}, {3, 1, rw_one<3, 1>}, {2, 1, rw_one<2, 1>},
+                 {1, 1, rw_one<1, 1>}, {1, 2, rw_one<1, 2>}, {0, 1, rw_one<0, 1>}, {0, 2, rw_one<0, 2>}};
+    fprintf(js, "\"rwmix\": [\n");
+    for (size_t m = 0; m < sizeof mixes / sizeof mixes[0]; m++) {
+        std::vector<double> t;
+        for (int tr = -3; tr < 20; tr++) {
+            double ms = time1([&] { mixes[m].f(in, out, nvec, stride); });
+            CK(cudaGetLastError());
+            if (tr >= 0)
+                t.push_back(ms);
+        }
+        double med = median(t);
+        double rd = mixes[m].r * (double)n * 4, wr = mixes[m].w * (double)n * 4;
+        fprintf(js, "%s{\"read_streams\": %d, \"write_streams\": %d, \"read_fraction\": %.4f, \"median_ms\": %.5f, "
+                    "\"gbs\": %.1f}\n",
+                m ? "," : "", mixes[m].r, mixes[m].w, rd / (rd + wr), med, (rd + wr) / (med * 1e-3) / 1e9);
+        printf("rwmix R%d W%d: %.5f ms, %.1f GB/s\n", mixes[m].r, mixes[m].w, med, (rd + wr) / (med * 1e-3) / 1e9);
+    }
+    fprintf(js, "],\n");
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: align_bench OUT.json [align|smalln|l2|rwmix|axpyrungs ...]\n");
+        return 2;
+    }
+    if (sl_ctx_create(0, &ctx) != SL_OK) {
+        fprintf(stderr, "align_bench: no CUDA device: %s\n", sl_last_error());
+        return 77;
+    }
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (int i = 0; i < 4; i++)
+        CK(cudaEventCreate(&ev[i]));
+    js = fopen(argv[1], "w");
+    if (!js) {
+        perror(argv[1]);
+        return 2;
+    }
+    fprintf(js, "{\"schema\": \"streamlab.align_bench/1\", \"device\": \"%s\", \"sm_count\": %d, \"l2_bytes\": %zu,\n",
+            ctx->info.name, ctx->info.sm_count, ctx->info.l2_bytes);
+    bool all = argc == 2;
+    for (int i = 2; i < argc || all; i++) {
+        const char *w = all ? NULL : argv[i];
+        if (all || !strcmp(w, "smalln"))
+            bench_smalln();
+        if (all || !strcmp(w, "l2"))
+            bench_l2();
+        if (all || !strcmp(w, "rwmix"))
+            bench_rwmix();
+        if (all || !strcmp(w, "axpyrungs"))
+            bench_axpyrungs();
+        if (all || !strcmp(w, "align"))
+            bench_align();
+        if (all)
+            break;
+    }
+    fprintf(js, "\"end\": true}\n");
+    fclose(js);
+    sl_ctx_destroy(ctx);
+    return 0;
+}

@@ -1,0 +1,104 @@
+#!/bin/bash
+# bench/softmax_h200.sh - issue 18 on the H200 in one device call: build
+# for sm_90 (warnings as errors, ptxas report), the softmax tests (CPU and
+# GPU) and compute-sanitizer memcheck of the GPU test, the SASS of the
+# register rung, then the benchmark: bench/softmax_bench (every rung, the
+# API, cuDNN and the copy ceiling; event and CUDA-graph timings) and
+# bench/torch_softmax.py (torch.softmax, eager and graph) at the seed's
+# shapes (128 x 2^10 .. 2^17) and, with --cold, at the DRAM-sized shapes
+# (4096 x 2^15, 16384 x 2^14), f32 and bf16; and `streamlab run --op
+# softmax` through the harness (every element of every row verified).
+#
+#   run(kind="nvidia-h200", carry=[".wt/issue18", ".deps"],
+#       command="cd .wt/issue18 && cp -r ../../.deps . && bash bench/softmax_h200.sh")
+#
+# .cudnn/include (cudnn*.h from a CUDA toolkit, never committed) is carried
+# beside it: the image has cuDNN 9's libraries in torch's wheels but no
+# header. STAGES (default "build tests sass seed dram harness memcheck")
+# picks stages. Results go to $OUT (softmax-*.json, the logs).
+set -uo pipefail
+OUT=${OUT:-$PWD/bench-out}
+W=${WORK:-/tmp/softmax-work}
+mkdir -p "$OUT" "$W"
+# the device tool brings back few files: everything goes to $W, packed
+# into $OUT/softmax-out.tgz at the end (also on failure)
+trap 'tar czf "$OUT/softmax-out.tgz" -C "$W" . 2>/dev/null' EXIT
+STAGES=${STAGES:-"build tests sass seed dram harness memcheck"}
+t0=$(date +%s)
+exec > >(tee "$OUT/softmax-h200.log") 2>&1
+stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+on() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
+
+PREFIX_ARGS=""
+if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
+    mkdir -p /tmp/deps
+    for deb in .deps/*.deb; do
+        if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$deb" /tmp/deps
+        else (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
+    done
+    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
+    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
+# cuDNN 9 from torch's wheel (nvidia-cudnn-cu13), for the peer's dlopen.
+CUDNN_LIB=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
+[ -n "$CUDNN_LIB" ] && [ -d "$CUDNN_LIB" ] && export LD_LIBRARY_PATH=$CUDNN_LIB:${LD_LIBRARY_PATH:-}
+echo "cuDNN libraries: ${CUDNN_LIB:-none found}"; ls "$CUDNN_LIB" 2>/dev/null | head -3
+CUDNN_ARGS=""
+[ -f .cudnn/include/cudnn.h ] && CUDNN_ARGS="-DSL_CUDNN_INCLUDE_DIR=$PWD/.cudnn/include"
+
+BUILD=build-h200
+if on build; then
+    stage "device"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,ecc.mode.current --format=csv
+    nvcc --version | tail -2
+    stage "build"
+    cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON -DSL_BUILD_BENCH=ON \
+        $PREFIX_ARGS $CUDNN_ARGS > "$W/softmax-build.log" 2>&1 || { echo "cmake failed"; tail -30 "$W/softmax-build.log"; exit 1; }
+    grep -i cudnn "$W/softmax-build.log"
+    cmake --build $BUILD -j 16 --target streamlab_cli test_softmax_cpu test_gpu_softmax softmax_bench \
+        >> "$W/softmax-build.log" 2>&1 || { echo "build failed"; grep -E "error" "$W/softmax-build.log" | head -30; exit 1; }
+    grep -A2 "smx_regs\|smx_online\|smx_vecp" "$W/softmax-build.log" | grep -E "spill|Used" | sort | uniq -c | head -12
+fi
+SL=$BUILD/streamlab
+if on tests; then
+    stage "tests"
+    $BUILD/tests/test_softmax_cpu 2>&1 | tail -3
+    timeout 300 $BUILD/tests/test_gpu_softmax 2>&1 | tail -15; echo "test_gpu_softmax exit: ${PIPESTATUS[0]}"
+fi
+if on sass && command -v cuobjdump >/dev/null; then
+    stage "sass"
+    obj=$(find $BUILD -name "08_regs.cu.o" | head -1)
+    cuobjdump --dump-sass "$obj" > "$W/softmax-regs.sass" 2>&1
+    echo "08_regs: $(grep -c 'LDG.E.128' "$W/softmax-regs.sass") LDG.E.128, $(grep -c 'STG.E.128' "$W/softmax-regs.sass") STG.E.128, $(grep -c 'LDL\|STL' "$W/softmax-regs.sass") local accesses"
+fi
+if on seed; then
+    stage "seed shapes: streamlab (event, graph)"
+    $BUILD/softmax_bench --dtypes f32,bf16 --trials 30 --json "$W/softmax-seed.json"
+    echo "softmax_bench exit: $?"
+    stage "seed shapes: torch"
+    PYTHONUNBUFFERED=1 python3 bench/torch_softmax.py --dtypes f32,bf16 --trials 30 --json "$W/torch-seed.json"
+fi
+if on dram; then
+    stage "DRAM shapes, cold: streamlab"
+    $BUILD/softmax_bench --shapes 4096x2^15,16384x2^14 --dtypes f32,bf16 --cold --no-graph --trials 15 \
+        --variants copy,cudnn,unroll,online,regs,regs_cl,sl_softmax --json "$W/softmax-dram.json"
+    echo "softmax_bench exit: $?"
+    stage "DRAM shapes, cold: torch"
+    PYTHONUNBUFFERED=1 python3 bench/torch_softmax.py --shapes 4096x2^15,16384x2^14 --dtypes f32,bf16 --cold \
+        --trials 15 --graph-calls 10 --graph-reps 3 --json "$W/torch-dram.json"
+fi
+if on harness; then
+    stage "harness: streamlab run --op softmax"
+    if $SL run --help 2>&1 | grep -q -- "--shape"; then
+        $SL run --op softmax --dtype f32,bf16 --trials 10 --json "$W/softmax-run.json" 2>&1 | tail -40
+    else
+        $SL run --op softmax --dtype f32,bf16,f16 --sizes 1000,2^17,2^20 --trials 10 --json "$W/softmax-run.json" 2>&1 | tail -40
+    fi
+fi
+if on memcheck && command -v compute-sanitizer >/dev/null; then
+    stage "memcheck"
+    SL_SOFTMAX_QUICK=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 $BUILD/tests/test_gpu_softmax \
+        > "$W/softmax-memcheck.log" 2>&1
+    echo "memcheck exit: $?"; tail -4 "$W/softmax-memcheck.log"
+fi
+stage "done"

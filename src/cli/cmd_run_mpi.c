@@ -1,0 +1,1297 @@
+/*
+ * cmd_run_mpi.c - `mpirun -np K streamlab run ...` (issue 15; docs/scale.md).
+ *
+ * One rank per device. Every rank verifies and times the same sweep on its
+ * own device, every timed trial starting after all ranks arrive (the
+ * harness's step, sl_mpi_step); rank 0 gathers each row from every rank and
+ * reports the per-rank spread, the aggregate (EP-STREAM: all ranks' bytes
+ * over the slowest rank's time, per trial) and the aggregate over K x the
+ * single-rank figure measured in the same job with the others idle. A
+ * failing row on any rank stops every rank after that row; the files keep
+ * what finished. With --op dot, the distributed dot (MPI_Allreduce of the
+ * partials) follows. Everything MPI lives in src/lab/mpi/.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "mpi_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_mpi_launched(char *what, size_t len)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MV2_COMM_WORLD_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) {
+            if (what)
+                snprintf(what, len, "%s=%s", vars[i], v);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+#ifndef SL_HAVE_MPI
+
+int cmd_run_mpi(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    char what[128] = "";
+    cli_mpi_launched(what, sizeof what);
+#ifndef SL_MPI_WHY
+#define SL_MPI_WHY "no MPI was found"
+#endif
+    fprintf(stderr,
+            "streamlab run: started by an MPI launcher (%s), but this streamlab was built without MPI (%s), so MPI "
+            "mode (one rank per device, per-rank and aggregate bandwidth) is unavailable. Install an MPI "
+            "(Debian/Ubuntu: libopenmpi-dev openmpi-bin, or scripts/deps.sh) and configure with -DSL_MPI=ON "
+            "(docs/scale.md). To run one device without MPI, start streamlab without mpirun.\n",
+            what, SL_MPI_WHY);
+    return EXIT_USAGE;
+}
+
+#else /* SL_HAVE_MPI */
+
+#include "harness.h"
+#include "internal.h"
+#include "mpi_lab.h"
+#include "record.h"
+#include "rng.h"
+#include "sizes.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SL_GIT_DESCRIBE
+#define SL_GIT_DESCRIBE "unknown"
+#endif
+
+#define MAX_SIZES 64
+#define MAX_VARIANTS 64
+#define JSON_MARK "\"streamlab.mpirun/"
+#define MD_MARK "# streamlab mpirun"
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: mpirun -np K streamlab run [options]   (or srun -n K streamlab run ...)\n"
+            "\n"
+            "MPI mode (docs/scale.md): one rank per device. Every rank verifies and times the same\n"
+            "sweep on its own device, each timed trial starting when every rank has arrived (an\n"
+            "all-reduce of the ranks' status, i.e. a barrier). Rank 0 prints, per row: each rank's\n"
+            "GB/s (min / median / max across ranks), the aggregate (all ranks' bytes over the\n"
+            "slowest rank's time of each trial, the median over trials: HPCC EP-STREAM's system\n"
+            "figure), the single-rank figure measured in the same job with the others idle (each\n"
+            "rank alone in turn, median across ranks), and aggregate / (K x single).\n"
+            "With dot among the ops, the distributed dot follows: each rank's partial summed by\n"
+            "MPI_Allreduce, checked against a global fp64 reference, time split local / all-reduce.\n"
+            "\n"
+            "options (as streamlab run, and):\n"
+            "  -o, --op NAME|LIST|all   -s, --sizes LIST (elements per rank)   --dtype LIST\n"
+            "  --variants LIST   -n, --trials N (at most %d)   --warmup N   --cold   --timer event|wall\n"
+            "  --seed N   --scalar X   --json FILE   --md FILE   --quiet   -h, --help\n"
+            "  -d, --device local|cpu|LIST  local (default): visible GPU (node-local rank mod the GPUs\n"
+            "                    the rank sees; ranks on a node from MPI_Comm_split_type), or the CPU\n"
+            "                    where there is no GPU; LIST: entry i for local rank i (CUDA indices\n"
+            "                    and/or cpu)\n"
+            "  --oversubscribe-gpu  let ranks of a node share a GPU (default: refused)\n"
+            "  --solo all|first|none  the single-rank figure: every rank alone in turn (default),\n"
+            "                    rank 0 alone, or not measured\n"
+            "  --no-dist-dot     no distributed dot\n"
+            "  --mpi-timeout SEC the longest a rank waits for the others at one step (default 600);\n"
+            "                    past it the rank says so and calls MPI_Abort\n"
+            "All ranks must use one backend (all GPUs, or all CPUs). CPU ranks of a node split its\n"
+            "cores (OMP_NUM_THREADS overrides).\n"
+            "exit codes: 0 ok, 1 a row failed on some rank (named with its host) or a fault, 2 usage\n"
+            "error, 3 a rank stopped answering (MPI_Abort), 130 interrupted\n",
+            SL_MPI_KEEP);
+}
+
+/* ---- the state of the run ------------------------------------------------------- */
+
+typedef struct mrow {
+    const sl_op_desc *op;
+    const sl_variant *v;
+    sl_dtype dtype;
+    uint64_t n;
+    sl_mpi_row *ranks; /* K (rank 0 only) */
+    sl_mpi_agg agg;
+    bool agg_ok;
+    double *solo;      /* K: each rank's GB/s alone, -1 not measured */
+    double solo_gbs;   /* median of the measured ones, -1 none */
+    double eff;        /* agg / (K x solo_gbs), -1 unknown */
+    int failed_rank;   /* -1: none */
+    char message[700];
+} mrow;
+
+typedef struct mrun {
+    sl_mpi *m;
+    sl_ctx *ctx;
+    mrow *rows;
+    int nrows, cap;
+    int row_in_sweep, sweep_first; /* the solo phase's position */
+    bool solo_phase;
+    int solo_rank;
+    double *solo_local; /* this rank's solo GB/s per row (-1 not run) */
+    int *solo_status;
+    int first_failed;   /* -1 */
+    char failure[900];
+    /* files (rank 0) */
+    sl_output json, md;
+    bool has_json, has_md;
+    const char *json_path, *md_path;
+    cJSON *ranks_json;  /* every rank's device record */
+    char cmdline[2048], started[32], mpi_lib[256], transport_note[256];
+    uint64_t seed;
+    int trials, warmup;
+    bool cold;
+    sl_timer timer;
+    const char *status;
+    sl_mpi_dot_result *dots;
+    sl_dtype *dot_dtypes;
+    int ndots;
+    bool quiet;
+} mrun;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    sl_harness_request_stop();
+}
+
+static void iso_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void num_or_null(cJSON *o, const char *k, double v)
+{
+    if (v < 0 || v != v)
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, v);
+}
+
+/* ---- files (rank 0) -------------------------------------------------------------- */
+
+static cJSON *row_json(const mrun *R, const mrow *w)
+{
+    const int K = R->m->size;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "op", w->op->name);
+    cJSON_AddStringToObject(o, "variant", w->v->name);
+    cJSON_AddStringToObject(o, "kind", sl_kind_name(w->v->kind));
+    cJSON_AddStringToObject(o, "dtype", sl_dtype_name(w->dtype));
+    cJSON_AddNumberToObject(o, "n_per_rank", (double)w->n);
+    cJSON_AddNumberToObject(o, "ranks", K);
+    cJSON_AddStringToObject(o, "status", w->failed_rank >= 0 ? "failed" : w->agg_ok ? "ok" : "skipped");
+    if (w->failed_rank >= 0) {
+        cJSON_AddNumberToObject(o, "failed_rank", w->failed_rank);
+        cJSON_AddStringToObject(o, "failed_host", R->m->hosts[w->failed_rank]);
+    }
+    if (w->message[0])
+        cJSON_AddStringToObject(o, "message", w->message);
+    if (w->agg_ok) {
+        cJSON *g = cJSON_AddObjectToObject(o, "per_rank_gbs");
+        cJSON_AddNumberToObject(g, "min", w->agg.min_gbs);
+        cJSON_AddNumberToObject(g, "median", w->agg.med_gbs);
+        cJSON_AddNumberToObject(g, "max", w->agg.max_gbs);
+        cJSON_AddNumberToObject(g, "spread", w->agg.spread);
+        cJSON_AddNumberToObject(o, "aggregate_gbs", w->agg.agg_gbs);
+        cJSON_AddNumberToObject(o, "aggregate_best_gbs", w->agg.agg_best);
+        cJSON_AddNumberToObject(o, "aggregate_time_ms", w->agg.agg_time_ms);
+        cJSON_AddNumberToObject(o, "slowest_rank", w->agg.slowest_rank);
+        cJSON_AddNumberToObject(o, "trials", w->agg.trials);
+    }
+    num_or_null(o, "single_rank_gbs", w->solo_gbs);
+    num_or_null(o, "aggregate_over_k_single", w->eff);
+    cJSON *per = cJSON_AddArrayToObject(o, "per_rank");
+    for (int r = 0; r < K && w->ranks; r++) {
+        const sl_mpi_row *x = &w->ranks[r];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "rank", r);
+        cJSON_AddStringToObject(e, "host", R->m->hosts[r]);
+        cJSON_AddStringToObject(e, "status", x->status == SL_OK ? "ok" : sl_status_string((sl_status)x->status));
+        if (x->message[0])
+            cJSON_AddStringToObject(e, "message", x->message);
+        cJSON_AddNumberToObject(e, "bytes", x->bytes);
+        cJSON_AddNumberToObject(e, "gbs", x->gbs);
+        cJSON_AddNumberToObject(e, "gbs_best", x->gbs_best);
+        cJSON_AddNumberToObject(e, "min_ms", x->min_ms);
+        cJSON_AddNumberToObject(e, "median_ms", x->median_ms);
+        cJSON_AddNumberToObject(e, "max_ms", x->max_ms);
+        cJSON_AddNumberToObject(e, "trials", x->trials);
+        cJSON_AddBoolToObject(e, "check_before_ok", x->check_before_ok);
+        cJSON_AddBoolToObject(e, "check_after_ok", x->check_after_ok);
+        num_or_null(e, "single_rank_gbs", w->solo ? w->solo[r] : -1);
+        cJSON *t = cJSON_AddArrayToObject(e, "times_ms");
+        for (int i = 0; i < x->kept; i++)
+            cJSON_AddItemToArray(t, cJSON_CreateNumber(x->times_ms[i]));
+        cJSON_AddItemToArray(per, e);
+    }
+    return o;
+}
+
+static cJSON *dot_json(const mrun *R, int i)
+{
+    const sl_mpi_dot_result *d = &R->dots[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "dtype", sl_dtype_name(R->dot_dtypes[i]));
+    cJSON_AddNumberToObject(o, "n_per_rank", (double)d->n_per_rank);
+    cJSON_AddNumberToObject(o, "ranks", d->ranks);
+    cJSON_AddStringToObject(o, "transport", sl_mpi_transport_name(d->transport));
+    cJSON_AddStringToObject(o, "transport_reason", d->transport_why);
+    cJSON_AddStringToObject(o, "status", d->ok ? "ok" : "failed");
+    if (d->message[0])
+        cJSON_AddStringToObject(o, "message", d->message);
+    cJSON_AddNumberToObject(o, "trials", d->trials);
+    cJSON_AddNumberToObject(o, "local_ms", d->local_ms);
+    cJSON_AddNumberToObject(o, "allreduce_ms", d->allreduce_ms);
+    cJSON_AddNumberToObject(o, "total_ms", d->total_ms);
+    cJSON_AddNumberToObject(o, "local_ms_min", d->local_ms_min);
+    cJSON_AddNumberToObject(o, "total_ms_min", d->total_ms_min);
+    cJSON_AddNumberToObject(o, "bytes_per_rank", d->bytes_per_rank);
+    num_or_null(o, "local_gbs_per_rank", d->local_ms > 0 ? d->bytes_per_rank / (d->local_ms * 1e6) : -1);
+    num_or_null(o, "aggregate_gbs_local", d->local_ms > 0 ? d->ranks * d->bytes_per_rank / (d->local_ms * 1e6) : -1);
+    num_or_null(o, "aggregate_gbs_with_allreduce",
+                d->total_ms > 0 ? d->ranks * d->bytes_per_rank / (d->total_ms * 1e6) : -1);
+    cJSON_AddNumberToObject(o, "result", d->got);
+    cJSON_AddNumberToObject(o, "reference", d->ref);
+    cJSON_AddNumberToObject(o, "abs_error", d->err);
+    cJSON_AddNumberToObject(o, "bound", d->tol);
+    cJSON_AddNumberToObject(o, "sum_abs_products", d->sum_abs);
+    return o;
+}
+
+/* Append to a text of cap bytes; past the end, nothing more is written. */
+static void md_add(char *t, size_t cap, size_t *u, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void md_add(char *t, size_t cap, size_t *u, const char *fmt, ...)
+{
+    if (*u >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t + *u, cap - *u, fmt, ap);
+    va_end(ap);
+    *u += n > 0 ? (size_t)n : 0;
+}
+
+static void write_files(mrun *R, bool final)
+{
+    if (R->m->rank != 0)
+        return;
+    if (R->has_json && (R->json.kind == SL_OUT_REGULAR || final)) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "schema", "streamlab.mpirun/1");
+        cJSON_AddStringToObject(root, "status", R->status);
+        if (R->failure[0])
+            cJSON_AddStringToObject(root, "error", R->failure);
+        cJSON_AddStringToObject(root, "command_line", R->cmdline);
+        cJSON_AddStringToObject(root, "streamlab_version", SL_GIT_DESCRIBE);
+        cJSON_AddStringToObject(root, "started", R->started);
+        cJSON_AddStringToObject(root, "mpi_library", R->mpi_lib);
+        cJSON_AddNumberToObject(root, "ranks", R->m->size);
+        cJSON_AddNumberToObject(root, "nodes", R->m->nnodes);
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)R->seed);
+        cJSON_AddStringToObject(root, "seed", seed);
+        cJSON_AddNumberToObject(root, "trials", R->trials);
+        cJSON_AddNumberToObject(root, "warmup", R->warmup);
+        cJSON_AddBoolToObject(root, "cold", R->cold);
+        cJSON_AddStringToObject(root, "timer", R->timer == SL_TIMER_WALL ? "wall" : "event");
+        cJSON_AddStringToObject(root, "trial_start",
+                                "every timed trial starts after an MPI_Iallreduce(MIN) of every rank's status "
+                                "(a barrier carrying the status)");
+        cJSON_AddStringToObject(root, "aggregate_definition",
+                                "per trial: sum of every rank's bytes / the slowest rank's time of that trial; "
+                                "median over trials (HPCC EP-STREAM system figure)");
+        cJSON_AddStringToObject(root, "single_rank_definition",
+                                "each rank timed alone with the others idle at a barrier, same job; median "
+                                "across ranks of each rank's median-time GB/s");
+        cJSON_AddItemReferenceToObject(root, "rank_devices", R->ranks_json);
+        cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+        for (int i = 0; i < R->nrows; i++)
+            cJSON_AddItemToArray(rows, row_json(R, &R->rows[i]));
+        cJSON *dots = cJSON_AddArrayToObject(root, "distributed_dot");
+        for (int i = 0; i < R->ndots; i++)
+            cJSON_AddItemToArray(dots, dot_json(R, i));
+        char *text = cJSON_Print(root);
+        if (!text || sl_output_replace(&R->json, text) != SL_OK)
+            fprintf(stderr, "streamlab run: %s\n", sl_last_error());
+        free(text);
+        cJSON_Delete(root);
+    }
+    if (R->has_md && (R->md.kind == SL_OUT_REGULAR || final)) {
+        size_t cap = 16384 + (size_t)(R->nrows + R->ndots) * 1024 + (size_t)R->m->size * 512;
+        char *t = malloc(cap);
+        if (!t)
+            return;
+        size_t u = 0;
+#define P(...) md_add(t, cap, &u, __VA_ARGS__)
+        P(MD_MARK " (%d ranks on %d node%s)\n\n", R->m->size, R->m->nnodes, R->m->nnodes == 1 ? "" : "s");
+        P("`%s`\n\nstatus: %s%s%s; streamlab %s; %s; seed %llu; %d trials after %d warm-up launches%s; "
+          "timer %s\n\n",
+          R->cmdline, R->status, R->failure[0] ? ": " : "", R->failure, SL_GIT_DESCRIBE, R->mpi_lib,
+          (unsigned long long)R->seed, R->trials, R->warmup, R->cold ? ", L2 flushed" : "",
+          R->timer == SL_TIMER_WALL ? "wall" : "event");
+        P("| op | dtype | n / rank | variant | per-rank GB/s min | median | max | spread | aggregate GB/s | "
+          "single-rank GB/s | aggregate / (K x single) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (int i = 0; i < R->nrows; i++) {
+            const mrow *w = &R->rows[i];
+            char n_s[32];
+            sl_format_count(w->n, n_s, sizeof n_s);
+            if (!w->agg_ok) {
+                P("| %s | %s | %s | %s | %s |||||||\n", w->op->name, sl_dtype_name(w->dtype), n_s, w->v->name,
+                  w->failed_rank >= 0 ? "FAILED" : "skipped");
+                continue;
+            }
+            P("| %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f%% | %.1f | ", w->op->name, sl_dtype_name(w->dtype), n_s,
+              w->v->name, w->agg.min_gbs, w->agg.med_gbs, w->agg.max_gbs, 100 * w->agg.spread, w->agg.agg_gbs);
+            if (w->solo_gbs > 0)
+                P("%.1f | %.3f |\n", w->solo_gbs, w->eff);
+            else
+                P("- | - |\n");
+        }
+        if (R->ndots) {
+            P("\nDistributed dot (MPI_Allreduce of the partials; times: median over trials of the slowest rank's)\n\n"
+              "| dtype | n / rank | local ms | all-reduce ms | total ms | GB/s local (all ranks) | GB/s with "
+              "all-reduce | transport | check |\n|---|---|---|---|---|---|---|---|---|\n");
+            for (int i = 0; i < R->ndots; i++) {
+                const sl_mpi_dot_result *d = &R->dots[i];
+                char n_s[32];
+                sl_format_count(d->n_per_rank, n_s, sizeof n_s);
+                P("| %s | %s | %.4f | %.4f | %.4f | %.1f | %.1f | %s | %s (error %.2g, bound %.2g) |\n",
+                  sl_dtype_name(R->dot_dtypes[i]), n_s, d->local_ms, d->allreduce_ms, d->total_ms,
+                  d->local_ms > 0 ? d->ranks * d->bytes_per_rank / (d->local_ms * 1e6) : 0,
+                  d->total_ms > 0 ? d->ranks * d->bytes_per_rank / (d->total_ms * 1e6) : 0,
+                  sl_mpi_transport_name(d->transport), d->ok ? "ok" : "FAILED", d->err, d->tol);
+            }
+        }
+        P("\nRanks:\n\n| rank | host | local rank | device |\n|---|---|---|---|\n");
+        for (int r = 0; r < R->m->size; r++) {
+            cJSON *e = cJSON_GetArrayItem(R->ranks_json, r);
+            cJSON *lr = cJSON_GetObjectItem(e, "local_rank"), *dv = cJSON_GetObjectItem(e, "device");
+            cJSON *nm = dv ? cJSON_GetObjectItem(dv, "name") : NULL, *key = cJSON_GetObjectItem(e, "device_key");
+            P("| %d | %s | %d | %s (%s) |\n", r, R->m->hosts[r], lr ? lr->valueint : -1,
+              nm && cJSON_IsString(nm) ? nm->valuestring : "?", key && cJSON_IsString(key) ? key->valuestring : "?");
+        }
+#undef P
+        if (sl_output_replace(&R->md, t) != SL_OK)
+            fprintf(stderr, "streamlab run: %s\n", sl_last_error());
+        free(t);
+    }
+}
+
+static void on_abort(void *user)
+{
+    mrun *R = user;
+    if (!R || R->m->rank != 0)
+        return;
+    R->status = "failed";
+    snprintf(R->failure, sizeof R->failure, "a rank stopped answering at %s (timeout %.0f s): MPI_Abort",
+             R->m->doing ? R->m->doing : "?", R->m->timeout_s);
+    write_files(R, true);
+}
+
+/* ---- rows ---------------------------------------------------------------------- */
+
+static mrow *new_row(mrun *R)
+{
+    if (R->nrows == R->cap) {
+        int cap = R->cap ? 2 * R->cap : 64;
+        mrow *p = realloc(R->rows, (size_t)cap * sizeof *p);
+        if (!p)
+            return NULL;
+        R->rows = p;
+        R->cap = cap;
+    }
+    mrow *w = &R->rows[R->nrows++];
+    memset(w, 0, sizeof *w);
+    w->failed_rank = -1;
+    w->solo_gbs = w->eff = -1;
+    return w;
+}
+
+/* The harness's row callback in the phase where all ranks run at once. */
+static void on_row_together(void *user, sl_result *r)
+{
+    mrun *R = user;
+    sl_mpi *m = R->m;
+    sl_mpi_row mine;
+    sl_mpi_row_pack(r, &mine);
+    sl_mpi_row *all = m->rank == 0 ? malloc((size_t)m->size * sizeof *all) : NULL;
+    if (m->rank == 0 && !all) {
+        fprintf(stderr, "streamlab run: out of host memory for a row of %d ranks\n", m->size);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    m->doing = "a row's exchange";
+    const int failed = sl_mpi_gather_rows(m, &mine, all);
+    if (failed >= 0) {
+        /* Every rank stops after this row. */
+        sl_harness_request_stop();
+        if (R->first_failed < 0)
+            R->first_failed = failed;
+    }
+    m->doing = "a timed row (its checks or trials)";
+    if (m->rank != 0)
+        return;
+    mrow *w = new_row(R);
+    if (!w) {
+        free(all);
+        return;
+    }
+    w->op = r->op;
+    w->v = r->v;
+    w->dtype = r->dtype;
+    w->n = r->n;
+    w->ranks = all;
+    w->agg_ok = sl_mpi_aggregate(all, m->size, &w->agg);
+    if (failed >= 0) {
+        w->failed_rank = failed;
+        char n_s[32];
+        sl_format_count(r->n, n_s, sizeof n_s);
+        size_t ml = strlen(all[failed].message);
+        while (ml && (all[failed].message[ml - 1] == '\n' || all[failed].message[ml - 1] == ' '))
+            all[failed].message[--ml] = 0;
+        snprintf(w->message, sizeof w->message, "rank %d (host %s) failed %s %s %s at n=%s: %s", failed,
+                 m->hosts[failed], r->op->name, r->v->name, sl_dtype_name(r->dtype), n_s, all[failed].message);
+        if (!R->failure[0])
+            snprintf(R->failure, sizeof R->failure, "%s", w->message);
+    } else if (!w->agg_ok) {
+        for (int k = 0; k < m->size; k++)
+            if (all[k].message[0]) {
+                snprintf(w->message, sizeof w->message, "rank %d: %s", k, all[k].message);
+                break;
+            }
+    }
+    write_files(R, false);
+}
+
+/* The solo phase: only the rank timing alone calls this. */
+static void on_row_solo(void *user, sl_result *r)
+{
+    mrun *R = user;
+    const int i = R->sweep_first + R->row_in_sweep++;
+    if (i < R->nrows) {
+        R->solo_local[i] = r->status == SL_OK ? r->gbs : -1;
+        R->solo_status[i] = (int)r->status;
+    }
+}
+
+/* ---- options -------------------------------------------------------------------- */
+
+typedef struct mopts {
+    const char *op_arg, *sizes_arg, *dtype_arg, *variants_arg, *device_arg, *json_path, *md_path;
+    int trials, warmup, cold, quiet, oversub, solo, dist_dot; /* solo: 2 all, 1 first, 0 none */
+    double scalar;
+    int have_scalar;
+    sl_timer timer;
+    uint64_t seed;
+    int have_seed;
+    double timeout;
+} mopts;
+
+static int usage_err(const sl_mpi *m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int usage_err(const sl_mpi *m, const char *fmt, ...)
+{
+    if (m->rank == 0) {
+        va_list ap;
+        fprintf(stderr, "streamlab run (MPI mode): ");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "\nTry 'streamlab run --help' (under mpirun).\n");
+    }
+    return EXIT_USAGE;
+}
+
+static int parse_opts(const sl_mpi *m, int argc, char **argv, mopts *o)
+{
+    enum { O_SIZES = 256, O_VARIANTS, O_TRIALS, O_WARMUP, O_DEVICE, O_COLD, O_OP, O_DTYPE, O_SEED, O_JSON, O_MD,
+           O_QUIET, O_SCALAR, O_TIMER, O_OVERSUB, O_SOLO, O_NODOT, O_TIMEOUT, O_CSV };
+    static const struct option opts[] = {
+        {"sizes", required_argument, 0, O_SIZES},   {"variants", required_argument, 0, O_VARIANTS},
+        {"trials", required_argument, 0, O_TRIALS}, {"warmup", required_argument, 0, O_WARMUP},
+        {"device", required_argument, 0, O_DEVICE}, {"devices", required_argument, 0, O_DEVICE},
+        {"cold", no_argument, 0, O_COLD},           {"op", required_argument, 0, O_OP},
+        {"dtype", required_argument, 0, O_DTYPE},   {"seed", required_argument, 0, O_SEED},
+        {"json", required_argument, 0, O_JSON},     {"md", required_argument, 0, O_MD},
+        {"csv", required_argument, 0, O_CSV},       {"quiet", no_argument, 0, O_QUIET},
+        {"scalar", required_argument, 0, O_SCALAR}, {"alpha", required_argument, 0, O_SCALAR},
+        {"timer", required_argument, 0, O_TIMER},   {"oversubscribe-gpu", no_argument, 0, O_OVERSUB},
+        {"solo", required_argument, 0, O_SOLO},     {"no-dist-dot", no_argument, 0, O_NODOT},
+        {"mpi-timeout", required_argument, 0, O_TIMEOUT}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    *o = (mopts){.op_arg = "add", .sizes_arg = "10M,100M,200M", .dtype_arg = "f32", .device_arg = "local",
+                 .trials = 10, .warmup = 5, .solo = 2, .dist_dot = 1, .timer = SL_TIMER_EVENT, .timeout = 600};
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+        case O_SIZES: o->sizes_arg = optarg; break;
+        case O_VARIANTS: o->variants_arg = optarg; break;
+        case 'n':
+        case O_TRIALS:
+            if (cli_parse_int(optarg, 1, SL_MPI_KEEP, &o->trials))
+                return usage_err(m, "--trials wants an integer from 1 to 1024 under MPI, not '%s'", optarg);
+            break;
+        case O_WARMUP:
+            if (cli_parse_int(optarg, 0, 1000000, &o->warmup))
+                return usage_err(m, "--warmup wants an integer from 0 to 1000000, not '%s'", optarg);
+            break;
+        case 'd':
+        case O_DEVICE: o->device_arg = optarg; break;
+        case O_COLD: o->cold = 1; break;
+        case 'o':
+        case O_OP: o->op_arg = optarg; break;
+        case O_DTYPE: o->dtype_arg = optarg; break;
+        case O_JSON: o->json_path = optarg; break;
+        case O_MD: o->md_path = optarg; break;
+        case O_CSV: return usage_err(m, "--csv %s: MPI mode writes --json and --md", optarg);
+        case O_QUIET: o->quiet = 1; break;
+        case O_OVERSUB: o->oversub = 1; break;
+        case O_NODOT: o->dist_dot = 0; break;
+        case O_SOLO:
+            if (strcmp(optarg, "all") == 0)
+                o->solo = 2;
+            else if (strcmp(optarg, "first") == 0)
+                o->solo = 1;
+            else if (strcmp(optarg, "none") == 0)
+                o->solo = 0;
+            else
+                return usage_err(m, "--solo wants all, first or none, not '%s'", optarg);
+            break;
+        case O_TIMEOUT: {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (!*optarg || *end || !(t >= 1 && t <= 86400))
+                return usage_err(m, "--mpi-timeout wants seconds from 1 to 86400, not '%s'", optarg);
+            o->timeout = t;
+            break;
+        }
+        case O_SCALAR: {
+            char *end;
+            double a = strtod(optarg, &end);
+            if (!*optarg || *end || !(a == a) || a > 3.4e38 || a < -3.4e38)
+                return usage_err(m, "--scalar wants a finite number, not '%s'", optarg);
+            o->scalar = a;
+            o->have_scalar = 1;
+            break;
+        }
+        case O_TIMER:
+            if (strcmp(optarg, "event") == 0)
+                o->timer = SL_TIMER_EVENT;
+            else if (strcmp(optarg, "wall") == 0)
+                o->timer = SL_TIMER_WALL;
+            else
+                return usage_err(m, "--timer wants event or wall, not '%s'", optarg);
+            break;
+        case O_SEED: {
+            char *end;
+            errno = 0;
+            o->seed = strtoull(optarg, &end, 0);
+            if (!*optarg || *end || errno || optarg[0] == '-')
+                return usage_err(m, "--seed wants an integer from 0 to 2^64-1, not '%s'", optarg);
+            o->have_seed = 1;
+            break;
+        }
+        case 'h':
+            if (m->rank == 0)
+                help(stdout);
+            return -1;
+        case ':': return usage_err(m, "option '%s' needs a value", argv[optind - 1]);
+        default: return usage_err(m, "unknown option '%s' (MPI mode: see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_err(m, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+/* The device of this rank: from --device local|cpu|LIST and the node-local
+ * rank. Returns 0 and *dev, or an exit code with the message printed (by
+ * this rank, naming it). */
+static int pick_device(const sl_mpi *m, const mopts *o, int *dev, char *note, size_t len)
+{
+    note[0] = 0;
+    const int ngpu = sl_mpi_gpu_count();
+    if (strcmp(o->device_arg, "local") == 0) {
+        if (ngpu == 0) {
+            *dev = SL_DEVICE_CPU;
+            snprintf(note, len, "no GPU on this node: CPU ranks");
+            return 0;
+        }
+        /* Local rank l takes visible GPU l mod (GPUs it sees): with every
+         * GPU visible that is GPU l; where the launcher gives each rank its
+         * own (Slurm's --gpus-per-task=1, CUDA_VISIBLE_DEVICES) it is that
+         * one. Two ranks that still land on one GPU are refused by
+         * check_layout (PCI bus ids), unless --oversubscribe-gpu. */
+        *dev = m->local_rank % ngpu;
+        if (m->local_rank >= ngpu && !o->oversub)
+            snprintf(note, len, "more ranks on a node than GPUs each rank sees: checking that no GPU is shared");
+        return 0;
+    }
+    if (strcmp(o->device_arg, "cpu") == 0) {
+        *dev = SL_DEVICE_CPU;
+        return 0;
+    }
+    /* A list: entry local_rank. */
+    char list[256];
+    snprintf(list, sizeof list, "%s", o->device_arg);
+    int ids[64], n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok && n < 64; tok = strtok_r(NULL, ",", &save)) {
+        if (cli_parse_device(tok, &ids[n]) || ids[n] == SL_DEVICE_AUTO) {
+            if (m->rank == 0)
+                fprintf(stderr, "streamlab run: --device under MPI wants local, cpu, or a list of CUDA indices "
+                                "and/or cpu (entry i for local rank i), not '%s'\n", o->device_arg);
+            return EXIT_USAGE;
+        }
+        n++;
+    }
+    if (n == 0 || (m->local_rank >= n && !o->oversub)) {
+        fprintf(stderr,
+                "streamlab run: rank %d (host %s): --device %s names %d device%s, but this is local rank %d of %d "
+                "(entry i serves local rank i; --oversubscribe-gpu reuses the list)\n",
+                m->rank, m->host, o->device_arg, n, n == 1 ? "" : "s", m->local_rank, m->local_size);
+        return EXIT_USAGE;
+    }
+    *dev = ids[m->local_rank % n];
+    return 0;
+}
+
+static const char *device_desc(const sl_ctx *ctx, char *buf, size_t len)
+{
+    if (ctx->info.backend == SL_BACKEND_CPU)
+        snprintf(buf, len, "cpu (%d OpenMP threads)", ctx->info.sm_count);
+    else
+        snprintf(buf, len, "GPU %d, %s", ctx->info.device, ctx->info.name);
+    return buf;
+}
+
+/* Every rank's device record, gathered on rank 0. */
+static cJSON *gather_devices(sl_mpi *m, const sl_ctx *ctx, const char *key, int threads)
+{
+    typedef struct rec {
+        sl_device_info info;
+        char key[64];
+        int local_rank, local_size, threads;
+    } rec;
+    rec mine;
+    memset(&mine, 0, sizeof mine);
+    mine.info = ctx->info;
+    snprintf(mine.key, sizeof mine.key, "%s", key);
+    mine.local_rank = m->local_rank;
+    mine.local_size = m->local_size;
+    mine.threads = threads;
+    rec *all = m->rank == 0 ? calloc((size_t)m->size, sizeof *all) : NULL;
+    MPI_Request req;
+    MPI_Igather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, m->rows, &req);
+    sl_mpi_wait(m, &req);
+    if (m->rank != 0)
+        return NULL;
+    cJSON *arr = cJSON_CreateArray();
+    for (int r = 0; r < m->size; r++) {
+        const sl_device_info *d = &all[r].info;
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "rank", r);
+        cJSON_AddStringToObject(e, "host", m->hosts[r]);
+        cJSON_AddNumberToObject(e, "local_rank", all[r].local_rank);
+        cJSON_AddNumberToObject(e, "local_size", all[r].local_size);
+        cJSON_AddStringToObject(e, "device_key", all[r].key);
+        if (d->backend == SL_BACKEND_CPU)
+            cJSON_AddNumberToObject(e, "openmp_threads", all[r].threads);
+        cJSON_AddItemToObject(e, "device", sl_device_info_json(d));
+        cJSON_AddItemToArray(arr, e);
+    }
+    free(all);
+    return arr;
+}
+
+/* Refuse two ranks of a node on one GPU (unless --oversubscribe-gpu), and
+ * a mix of backends. Returns 0 or EXIT_USAGE on every rank. */
+static int check_layout(sl_mpi *m, const sl_ctx *ctx, const char *key, int oversub)
+{
+    char (*keys)[64] = calloc((size_t)m->local_size, sizeof *keys);
+    char mine[64];
+    snprintf(mine, sizeof mine, "%s", key);
+    int bad = 0;
+    if (!keys)
+        bad = 1;
+    else {
+        MPI_Request req;
+        MPI_Iallgather(mine, 64, MPI_CHAR, keys, 64, MPI_CHAR, m->node, &req);
+        sl_mpi_wait(m, &req);
+        for (int j = 0; j < m->local_size && !oversub; j++)
+            if (j != m->local_rank && strncmp(mine, "cuda:", 5) == 0 && strcmp(keys[j], mine) == 0) {
+                if (j > m->local_rank)
+                    fprintf(stderr,
+                            "streamlab run: ranks on host %s share the GPU at %s (local ranks %d and %d): ranks of "
+                            "a node share no GPU unless --oversubscribe-gpu is given; start at most one rank per "
+                            "GPU, or give --device cpu\n",
+                            m->host, mine + 5, m->local_rank, j);
+                bad = 1;
+            }
+    }
+    free(keys);
+    const int b = (int)ctx->info.backend;
+    const int lo = sl_mpi_all_min(m, b), hi = sl_mpi_all_max(m, b);
+    if (lo != hi) {
+        if (m->rank == 0)
+            fprintf(stderr, "streamlab run: the ranks use different backends (some CPU, some CUDA): every rank "
+                            "must run the same sweep; give --device cpu, or one GPU per rank\n");
+        bad = 1;
+    }
+    return sl_mpi_all_max(m, bad) ? EXIT_USAGE : 0;
+}
+
+/* ---- a test hook: a wrong result on one rank --------------------------------------- */
+
+/* STREAMLAB_INJECT_CORRUPT=VARIANT (on the rank STREAMLAB_INJECT_RANK
+ * names): that variant's launches run, then one element of its first
+ * written buffer is overwritten with the poison pattern (a NaN), so the
+ * check before timing fails as a wrong kernel would. */
+static const sl_variant *g_corrupt_of;
+static sl_variant g_corrupt;
+static sl_ctx *g_corrupt_ctx;
+
+static int g_stall; /* 1: hang, 2: die (STREAMLAB_INJECT_STALL) */
+
+static sl_status corrupt_launch(const sl_args *a)
+{
+    if (g_stall == 2)
+        raise(SIGKILL); /* a rank killed mid-run */
+    while (g_stall == 1)
+        pause(); /* a rank that stops answering: the others time out */
+    sl_status st = g_corrupt_of->launch(a);
+    if (st != SL_OK || (st = g_corrupt_ctx->ops->sync(g_corrupt_ctx)) != SL_OK)
+        return st;
+    const int k = sl_op_first_written(a->op);
+    if (k < 0)
+        return st;
+    const size_t es = sl_dtype_size(sl_op_buf_dtype(a->op, k, a->dtype, a->out_dtype));
+    const size_t at = a->op->bufs[k].scalar ? 0 : a->n / 2;
+    if ((st = g_corrupt_ctx->ops->poison(g_corrupt_ctx, (char *)a->buf[k] + at * es, es)) != SL_OK)
+        return st;
+    return g_corrupt_ctx->ops->sync(g_corrupt_ctx);
+}
+
+static void corrupt_hook(sl_ctx *ctx, const sl_variant **chosen, int n)
+{
+    const char *name = getenv("STREAMLAB_INJECT_CORRUPT");
+    /* STREAMLAB_INJECT_STALL=VARIANT:hang|kill: that variant's first launch
+     * never returns, or kills the rank (SIGKILL). */
+    const char *stall = getenv("STREAMLAB_INJECT_STALL");
+    static char stall_name[64];
+    if (stall) {
+        snprintf(stall_name, sizeof stall_name, "%s", stall);
+        char *colon = strchr(stall_name, ':');
+        if (colon) {
+            *colon = 0;
+            g_stall = strcmp(colon + 1, "kill") == 0 ? 2 : 1;
+        } else {
+            g_stall = 1;
+        }
+        name = stall_name;
+    }
+    if (!name)
+        return;
+    for (int i = 0; i < n; i++)
+        if (strcmp(chosen[i]->name, name) == 0 && chosen[i]->launch) {
+            g_corrupt_of = chosen[i];
+            g_corrupt = *chosen[i];
+            g_corrupt.launch = corrupt_launch;
+            g_corrupt_ctx = ctx;
+            chosen[i] = &g_corrupt;
+            return;
+        }
+}
+
+/* ---- the run ------------------------------------------------------------------- */
+
+typedef struct msweep {
+    sl_run_config cfg;
+    const sl_variant *chosen[MAX_VARIANTS];
+    int first_row, nrows;
+} msweep;
+
+
+/* --op, --dtype: lists of known names. */
+static int parse_names(const sl_mpi *m, const mopts *o, const sl_op_desc **ops, int *nops, sl_dtype *dts, int *ndt)
+{
+    char buf[256];
+    char *save = NULL;
+    *nops = 0;
+    if (strcmp(o->op_arg, "all") == 0) {
+        for (int i = 0; i < sl_op_count(); i++)
+            ops[(*nops)++] = sl_op_at(i);
+    } else {
+        snprintf(buf, sizeof buf, "%s", o->op_arg);
+        for (char *t = strtok_r(buf, ",", &save); t && *nops < SL_OP_COUNT; t = strtok_r(NULL, ",", &save)) {
+            if (!(ops[*nops] = sl_op_find(t)))
+                return usage_err(m, "--op '%s' is not implemented", t);
+            (*nops)++;
+        }
+    }
+    *ndt = 0;
+    snprintf(buf, sizeof buf, "%s", o->dtype_arg);
+    save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t && *ndt < SL_DTYPE_COUNT; t = strtok_r(NULL, ",", &save)) {
+        int d = sl_dtype_from_name(t);
+        if (d < 0)
+            return usage_err(m, "--dtype '%s' is not one of %s", t, sl_dtype_all_names());
+        dts[(*ndt)++] = (sl_dtype)d;
+    }
+    if (*nops == 0 || *ndt == 0)
+        return usage_err(m, "--op and --dtype want at least one name");
+    return 0;
+}
+
+static int run(sl_mpi *m, int argc, char **argv)
+{
+    mopts o;
+    int rc = parse_opts(m, argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    m->timeout_s = o.timeout;
+    const sl_op_desc *ops[SL_OP_COUNT];
+    sl_dtype dts[SL_DTYPE_COUNT];
+    int nops, ndt;
+    if ((rc = parse_names(m, &o, ops, &nops, dts, &ndt)) != 0)
+        return rc;
+    uint64_t sizes[MAX_SIZES];
+    char why[256];
+    const int nsizes = sl_parse_count_list(o.sizes_arg, sizes, MAX_SIZES, why, sizeof why);
+    if (nsizes < 0)
+        return usage_err(m, "--sizes: %s", why);
+    sl_shape shapes[MAX_SIZES];
+    for (int i = 0; i < nsizes; i++)
+        shapes[i] = sl_shape_1d(sizes[i]);
+
+    /* The device. */
+    int dev = SL_DEVICE_CPU;
+    char note[160];
+    rc = pick_device(m, &o, &dev, note, sizeof note);
+    if (sl_mpi_all_max(m, rc))
+        return EXIT_USAGE;
+    int threads = 0;
+    if (dev == SL_DEVICE_CPU)
+        threads = sl_mpi_split_cpu_threads(m);
+    sl_ctx *ctx = NULL;
+    sl_status st = sl_ctx_create(dev, &ctx);
+    if (st != SL_OK)
+        fprintf(stderr, "streamlab run: rank %d (host %s): cannot open device %d: %s: %s\n", m->rank, m->host, dev,
+                sl_status_string(st), sl_last_error());
+    if (sl_mpi_all_max(m, st != SL_OK)) {
+        if (ctx)
+            sl_ctx_destroy(ctx);
+        return EXIT_USAGE;
+    }
+    char key[64];
+    sl_mpi_device_key(ctx, key, sizeof key);
+    if ((rc = check_layout(m, ctx, key, o.oversub)) != 0) {
+        sl_ctx_destroy(ctx);
+        return rc;
+    }
+    if (m->rank == 0 && note[0] && !o.quiet)
+        fprintf(stderr, "streamlab run: %s\n", note);
+    /* --variants: every name a variant of one of the ops on this backend. */
+    if (o.variants_arg && strcmp(o.variants_arg, "all") != 0) {
+        char list[512], *save = NULL;
+        snprintf(list, sizeof list, "%s", o.variants_arg);
+        for (char *t = strtok_r(list, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
+            int found = 0;
+            for (int i = 0; i < nops && !found; i++)
+                found = sl_variant_find(ops[i], ctx->info.backend, t) != NULL;
+            if (!found)
+                rc = usage_err(m, "--variants: '%s' is no variant of these ops on the %s backend (streamlab list)", t,
+                               ctx->info.backend == SL_BACKEND_CUDA ? "cuda" : "cpu");
+        }
+        if (rc) {
+            sl_ctx_destroy(ctx);
+            return rc;
+        }
+    }
+
+    /* The seed: rank 0's, for everyone (recorded). */
+    uint64_t seed = o.have_seed ? o.seed : sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+    MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, m->rows);
+
+    mrun R;
+    memset(&R, 0, sizeof R);
+    R.m = m;
+    R.ctx = ctx;
+    R.first_failed = -1;
+    R.seed = seed;
+    R.trials = o.trials;
+    R.warmup = o.warmup;
+    R.cold = o.cold;
+    R.timer = o.timer;
+    R.status = "running";
+    R.quiet = o.quiet;
+    iso_now(R.started, sizeof R.started);
+    {
+        size_t u = (size_t)snprintf(R.cmdline, sizeof R.cmdline, "mpirun -np %d streamlab", m->size);
+        for (int i = 0; i < argc && u < sizeof R.cmdline; i++)
+            u += (size_t)snprintf(R.cmdline + u, sizeof R.cmdline - u, " %s", argv[i]);
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        MPI_Get_library_version(lib, &len);
+        char *nl = strchr(lib, '\n');
+        if (nl)
+            *nl = 0;
+        snprintf(R.mpi_lib, sizeof R.mpi_lib, "%s", lib);
+    }
+    R.ranks_json = gather_devices(m, ctx, key, threads);
+    m->on_abort = on_abort;
+    m->abort_user = &R;
+
+    /* The sweeps. */
+    msweep *sw = calloc((size_t)nops * (size_t)ndt, sizeof *sw);
+    int nsw = 0;
+    rc = sw ? 0 : EXIT_RUN_FAILED;
+    for (int i = 0; i < nops && sw; i++)
+        for (int d = 0; d < ndt; d++) {
+            if (!sl_op_supports(ops[i], dts[d]))
+                continue;
+            msweep *s = &sw[nsw++];
+            sl_run_config *c = &s->cfg;
+            c->op = ops[i];
+            c->dtype = dts[d];
+            for (int k = 0; k < ops[i]->nscalars; k++)
+                c->scalar[k] = o.have_scalar ? o.scalar : ops[i]->scalars[k].dflt;
+            c->shapes = shapes;
+            c->nshapes = nsizes;
+            c->nvariants = cli_select_variants(ops[i], ctx->info.backend, o.variants_arg, s->chosen, MAX_VARIANTS);
+            c->variants = s->chosen;
+            c->warmup = o.warmup;
+            c->trials = o.trials;
+            c->cold = o.cold;
+            c->timer = o.timer;
+            c->seed = seed;
+            c->quiet_unsupported = !o.variants_arg || strcmp(o.variants_arg, "all") == 0;
+            /* Test hook: STREAMLAB_INJECT_FAULT=VARIANT on the rank named by
+             * STREAMLAB_INJECT_RANK (every rank when unset). */
+            const char *ir = getenv("STREAMLAB_INJECT_RANK");
+            if (!ir || atoi(ir) == m->rank) {
+                c->inject_fault = getenv("STREAMLAB_INJECT_FAULT");
+                corrupt_hook(ctx, s->chosen, c->nvariants);
+            }
+            c->sync = sl_mpi_step;
+            c->sync_user = m;
+        }
+    if (nsw == 0 && rc == 0) {
+        rc = usage_err(m, "no op offers --dtype %s", o.dtype_arg);
+        goto out;
+    }
+    /* Every size must fit on every rank before the first row. */
+    int fit = 0;
+    for (int i = 0; i < nsw && !fit; i++)
+        for (int j = 0; j < nsizes && !fit; j++)
+            if (sl_harness_check_fit(ctx, &sw[i].cfg, &shapes[j]) != SL_OK) {
+                fprintf(stderr, "streamlab run: rank %d (host %s): %s\n", m->rank, m->host, sl_last_error());
+                fit = 1;
+            }
+    if (sl_mpi_all_max(m, fit)) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    /* The files, on rank 0; every rank learns whether they opened. */
+    int bad = 0;
+    if (m->rank == 0) {
+        if (o.json_path && sl_output_open(&R.json, o.json_path, JSON_MARK) != SL_OK)
+            bad = 1;
+        else
+            R.has_json = o.json_path != NULL;
+        if (!bad && o.md_path && sl_output_open(&R.md, o.md_path, MD_MARK) != SL_OK)
+            bad = 1;
+        else
+            R.has_md = o.md_path != NULL;
+        if (bad)
+            fprintf(stderr, "streamlab run: %s\n", sl_last_error());
+    }
+    if (sl_mpi_all_max(m, bad)) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (m->rank == 0 && !o.quiet) {
+        char d[192];
+        printf("streamlab run under MPI: %d ranks on %d node%s; rank 0: %s; %s\n", m->size, m->nnodes,
+               m->nnodes == 1 ? "" : "s", device_desc(ctx, d, sizeof d), R.mpi_lib);
+        fflush(stdout);
+    }
+    write_files(&R, false);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    /* Phase 1: every rank at once. */
+    int interrupted = 0;
+    for (int i = 0; i < nsw && R.first_failed < 0; i++) {
+        sw[i].first_row = R.nrows;
+        m->doing = "a timed row (its checks or trials)";
+        st = sl_harness_run(ctx, &sw[i].cfg, on_row_together, &R);
+        if (st == SL_ERR_INTERRUPTED && R.first_failed < 0)
+            interrupted = 1;
+        if (st != SL_OK && R.first_failed < 0 && !interrupted) {
+            /* A sweep-stopping error outside a row (allocation): this rank
+             * cannot go on; say so and stop the job. */
+            fprintf(stderr, "streamlab run: rank %d (host %s): %s\n", m->rank, m->host, sl_last_error());
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        if (sl_mpi_all_max(m, interrupted)) {
+            interrupted = 1;
+            break;
+        }
+    }
+    /* rows per sweep, known on every rank (rank 0 counted them) */
+    int total_rows = R.nrows;
+    MPI_Bcast(&total_rows, 1, MPI_INT, 0, m->rows);
+    {
+        int counts[2 * 64] = {0};
+        for (int i = 0; i < nsw && i < 64; i++) {
+            counts[2 * i] = sw[i].first_row;
+            counts[2 * i + 1] = (i + 1 < nsw ? sw[i + 1].first_row : R.nrows) - sw[i].first_row;
+        }
+        MPI_Bcast(counts, 2 * 64, MPI_INT, 0, m->rows);
+        for (int i = 0; i < nsw && i < 64; i++) {
+            sw[i].first_row = counts[2 * i];
+            sw[i].nrows = counts[2 * i + 1];
+        }
+    }
+
+    /* Phase 2: the single-rank figure, each rank alone in turn. */
+    if (o.solo && R.first_failed < 0 && !interrupted && total_rows > 0) {
+        R.solo_local = malloc((size_t)total_rows * sizeof *R.solo_local);
+        R.solo_status = malloc((size_t)total_rows * sizeof *R.solo_status);
+        if (!R.solo_local || !R.solo_status)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        for (int i = 0; i < total_rows; i++) {
+            R.solo_local[i] = -1;
+            R.solo_status[i] = SL_OK;
+        }
+        const int last = o.solo == 2 ? m->size : 1;
+        for (int s = 0; s < last && !interrupted; s++) {
+            if (m->rank == s) {
+                for (int i = 0; i < nsw; i++) {
+                    sl_run_config c = sw[i].cfg;
+                    c.sync = NULL; /* alone: no steps */
+                    R.sweep_first = sw[i].first_row;
+                    R.row_in_sweep = 0;
+                    st = sl_harness_run(ctx, &c, on_row_solo, &R);
+                    if (st != SL_OK) {
+                        fprintf(stderr, "streamlab run: rank %d (host %s), timed alone: %s\n", m->rank, m->host,
+                                sl_last_error());
+                        interrupted = st == SL_ERR_INTERRUPTED;
+                        break;
+                    }
+                }
+            }
+            /* The others idle here; a solo sweep has every row to run. */
+            m->doing = "the single-rank phase (another rank timing alone)";
+            sl_mpi_barrier(m, total_rows > 1 ? total_rows : 1);
+            interrupted = sl_mpi_all_max(m, interrupted);
+        }
+        double *all = m->rank == 0 ? malloc((size_t)total_rows * (size_t)m->size * sizeof *all) : NULL;
+        int *sts = m->rank == 0 ? malloc((size_t)total_rows * (size_t)m->size * sizeof *sts) : NULL;
+        MPI_Request req[2];
+        MPI_Igather(R.solo_local, total_rows, MPI_DOUBLE, all, total_rows, MPI_DOUBLE, 0, m->rows, &req[0]);
+        sl_mpi_wait(m, &req[0]);
+        MPI_Igather(R.solo_status, total_rows, MPI_INT, sts, total_rows, MPI_INT, 0, m->rows, &req[1]);
+        sl_mpi_wait(m, &req[1]);
+        if (m->rank == 0 && all && sts) {
+            for (int i = 0; i < R.nrows && i < total_rows; i++) {
+                mrow *w = &R.rows[i];
+                w->solo = malloc((size_t)m->size * sizeof *w->solo);
+                double v[1024];
+                int nv = 0;
+                for (int r = 0; r < m->size; r++) {
+                    const double g = all[(size_t)r * total_rows + i];
+                    const int s2 = sts[(size_t)r * total_rows + i];
+                    if (w->solo)
+                        w->solo[r] = g;
+                    if (g > 0 && nv < 1024)
+                        v[nv++] = g;
+                    if (s2 != SL_OK && s2 != SL_ERR_UNSUPPORTED && w->failed_rank < 0) {
+                        w->failed_rank = r;
+                        snprintf(w->message, sizeof w->message,
+                                 "rank %d (host %s) failed %s %s timed alone: %s (see that rank's stderr)", r,
+                                 m->hosts[r], w->op->name, w->v->name, sl_status_string((sl_status)s2));
+                        if (!R.failure[0])
+                            snprintf(R.failure, sizeof R.failure, "%s", w->message);
+                        R.first_failed = r;
+                    }
+                }
+                if (nv) {
+                    for (int a = 1; a < nv; a++)
+                        for (int b = a; b > 0 && v[b] < v[b - 1]; b--) {
+                            double t = v[b];
+                            v[b] = v[b - 1];
+                            v[b - 1] = t;
+                        }
+                    w->solo_gbs = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
+                    if (w->agg_ok)
+                        w->eff = w->agg.agg_gbs / (m->size * w->solo_gbs);
+                }
+            }
+        }
+        free(all);
+        free(sts);
+        R.first_failed = sl_mpi_all_max(m, R.first_failed);
+        write_files(&R, false);
+    }
+
+    /* Phase 3: the distributed dot. */
+    const sl_op_desc *dot = sl_op_find("dot");
+    int want_dot = 0;
+    for (int i = 0; i < nops; i++)
+        want_dot |= ops[i] == dot;
+    if (want_dot && o.dist_dot && R.first_failed < 0 && !interrupted) {
+        R.dots = calloc((size_t)ndt * (size_t)nsizes, sizeof *R.dots);
+        R.dot_dtypes = calloc((size_t)ndt * (size_t)nsizes, sizeof *R.dot_dtypes);
+        int dot_failed = 0;
+        for (int d = 0; d < ndt && R.dots && !dot_failed; d++) {
+            if (dts[d] != SL_F32 && dts[d] != SL_F64)
+                continue;
+            for (int j = 0; j < nsizes; j++) {
+                sl_mpi_dot_result *x = &R.dots[R.ndots];
+                R.dot_dtypes[R.ndots++] = dts[d];
+                st = sl_mpi_dist_dot(m, ctx, dts[d], sizes[j], seed, o.warmup, o.trials, x);
+                if (st != SL_OK) {
+                    if (!R.failure[0])
+                        snprintf(R.failure, sizeof R.failure, "distributed dot %s n=%llu: %s", sl_dtype_name(dts[d]),
+                                 (unsigned long long)sizes[j], x->message);
+                    R.first_failed = m->rank;
+                }
+                write_files(&R, false);
+                if ((dot_failed = sl_mpi_all_max(m, st != SL_OK)) != 0)
+                    break;
+            }
+        }
+        R.first_failed = sl_mpi_all_max(m, R.first_failed);
+    }
+
+    /* The table (rank 0). */
+    if (m->rank == 0) {
+        FILE *f = stdout;
+        if (!o.quiet) {
+            fprintf(f, "\n%-7s %-5s %-9s %-12s %27s %7s %10s %10s %8s\n", "op", "dtype", "n/rank", "variant",
+                    "per-rank GB/s min/med/max", "spread", "aggregate", "single", "agg/Kx1");
+            for (int i = 0; i < R.nrows; i++) {
+                const mrow *w = &R.rows[i];
+                char n_s[32], a[64];
+                sl_format_count(w->n, n_s, sizeof n_s);
+                if (!w->agg_ok) {
+                    fprintf(f, "%-7s %-5s %-9s %-12s %s\n", w->op->name, sl_dtype_name(w->dtype), n_s, w->v->name,
+                            w->failed_rank >= 0 ? "FAILED (see below)" : w->message[0] ? w->message : "skipped");
+                    continue;
+                }
+                snprintf(a, sizeof a, "%.1f / %.1f / %.1f", w->agg.min_gbs, w->agg.med_gbs, w->agg.max_gbs);
+                fprintf(f, "%-7s %-5s %-9s %-12s %27s %6.1f%% %10.1f ", w->op->name, sl_dtype_name(w->dtype), n_s,
+                        w->v->name, a, 100 * w->agg.spread, w->agg.agg_gbs);
+                if (w->solo_gbs > 0)
+                    fprintf(f, "%10.1f %8.3f\n", w->solo_gbs, w->eff);
+                else
+                    fprintf(f, "%10s %8s\n", "-", "-");
+            }
+            if (R.ndots) {
+                fprintf(f, "\ndistributed dot (%d ranks; median of the slowest rank's times):\n%-5s %-9s %10s %12s "
+                           "%10s %12s %14s  %s\n",
+                        m->size, "dtype", "n/rank", "local ms", "allreduce ms", "total ms", "GB/s local",
+                        "GB/s with red.", "check");
+                for (int i = 0; i < R.ndots; i++) {
+                    const sl_mpi_dot_result *d = &R.dots[i];
+                    char n_s[32];
+                    sl_format_count(d->n_per_rank, n_s, sizeof n_s);
+                    fprintf(f, "%-5s %-9s %10.4f %12.4f %10.4f %12.1f %14.1f  %s (|error| %.3g %s %.3g)\n",
+                            sl_dtype_name(R.dot_dtypes[i]), n_s, d->local_ms, d->allreduce_ms, d->total_ms,
+                            d->local_ms > 0 ? d->ranks * d->bytes_per_rank / (d->local_ms * 1e6) : 0,
+                            d->total_ms > 0 ? d->ranks * d->bytes_per_rank / (d->total_ms * 1e6) : 0,
+                            d->ok ? "ok" : "FAILED", d->err, d->err <= d->tol ? "<=" : ">", d->tol);
+                }
+                fprintf(f, "all-reduce transport: %s (rank 0: %s)\n", sl_mpi_transport_name(R.dots[0].transport),
+                        R.dots[0].transport_why);
+            }
+            fprintf(f, "aggregate: every rank's bytes / the slowest rank's time, per trial (median); single: each "
+                       "rank alone with the others idle (median across ranks)\n");
+        }
+        fflush(f);
+    }
+    rc = 0;
+    if (R.first_failed >= 0) {
+        R.status = "failed";
+        if (m->rank == 0)
+            fprintf(stderr, "streamlab run: error: %s; every rank stopped after that row%s%s\n",
+                    R.failure[0] ? R.failure : "a rank failed", o.json_path || o.md_path ? "; rows finished are in " : "",
+                    o.json_path ? o.json_path : o.md_path ? o.md_path : "");
+        rc = EXIT_RUN_FAILED;
+    } else if (interrupted) {
+        R.status = "interrupted";
+        rc = EXIT_INTERRUPTED;
+    } else {
+        R.status = "complete";
+    }
+    write_files(&R, true);
+out:
+    m->on_abort = NULL;
+    if (m->rank == 0) {
+        if (R.has_json)
+            sl_output_close(&R.json);
+        if (R.has_md)
+            sl_output_close(&R.md);
+        for (int i = 0; i < R.nrows; i++) {
+            free(R.rows[i].ranks);
+            free(R.rows[i].solo);
+        }
+        cJSON_Delete(R.ranks_json);
+    }
+    free(R.rows);
+    free(R.solo_local);
+    free(R.solo_status);
+    free(R.dots);
+    free(R.dot_dtypes);
+    free(sw);
+    sl_ctx_destroy(ctx);
+    return rc;
+}
+
+int cmd_run_mpi(int argc, char **argv)
+{
+    sl_mpi m;
+    if (sl_mpi_init(NULL, NULL, &m) != SL_OK) {
+        fprintf(stderr, "streamlab run: %s\n", sl_last_error());
+        return EXIT_RUN_FAILED;
+    }
+    int rc = run(&m, argc, argv);
+    /* Every rank leaves with the worst exit code, so that mpirun's own
+     * status says the job failed whichever rank it reads. */
+    rc = sl_mpi_all_max(&m, rc);
+    sl_mpi_finalize(&m);
+    return rc;
+}
+
+#endif /* SL_HAVE_MPI */

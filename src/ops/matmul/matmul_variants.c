@@ -1,0 +1,60 @@
+/*
+ * matmul_variants.c - the matmul ladder: every rung and peer, with what
+ * the roofline needs of each (block tile, shared-memory intensity) and the
+ * one-line change and expected limiter of its file's header.
+ */
+#include "mm.h"
+
+#include "op.h"
+
+#include <string.h>
+
+#ifdef SL_HAVE_CUDA
+#define MM_CUDA(f) f
+#else
+#define MM_CUDA(f) NULL
+#endif
+
+#define F32 (1u << SL_F32)
+#define T16 ((1u << SL_BF16) | (1u << SL_F16))
+
+const sl_mm_variant sl_mm_variants[] = {
+    {"cublas", SL_BACKEND_CUDA, SL_KIND_PEER, SL_MM_FP32, F32, MM_CUDA(sl_cuda_mm_cublas), 0, 0, 0,
+     "cublasSgemm (fp32 SIMT, CUBLAS_DEFAULT_MATH)", "compute (FP32 pipe)"},
+    {"cublas", SL_BACKEND_CUDA, SL_KIND_PEER, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_cublas), 0, 0, 0,
+     "cublasGemmEx bf16/f16 in and out, CUBLAS_COMPUTE_32F", "compute (tensor cores, wgmma)"},
+    {"cublas_tf32", SL_BACKEND_CUDA, SL_KIND_PEER, SL_MM_TF32, F32, MM_CUDA(sl_cuda_mm_cublas_tf32), 0, 0, 0,
+     "cublasGemmEx f32, CUBLAS_COMPUTE_32F_FAST_TF32", "compute (TF32 tensor cores)"},
+    {"naive", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_FP32, F32, MM_CUDA(sl_cuda_mm_naive), 16, 16, 0.25,
+     "one thread per C element, K fmas from global memory (seed 002)", "L1 / load path: 2 loads per fma"},
+    {"smem", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_FP32, F32, MM_CUDA(sl_cuda_mm_smem), 32, 32, 0.25,
+     "32x32 shared-memory tiles (seed 002, bound check fixed)", "shared memory: 2 LDS per fma"},
+    {"regblock", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_FP32, F32, MM_CUDA(sl_cuda_mm_regblock), 128, 128, 0.667,
+     "128x128 block tile, 8x8 register micro-tile per thread (thread coarsening)",
+     "shared memory: scalar LDS with 2- and 4-way bank conflicts"},
+    {"vec", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_FP32, F32, MM_CUDA(sl_cuda_mm_vec), 128, 128, 5.33,
+     "16-byte global loads, transposed padded A tile, LDS.128, conflict-free strips", "compute (FP32 pipe), no overlap"},
+    {"warptile", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_FP32, F32, MM_CUDA(sl_cuda_mm_warptile), 128, 128, 8.0,
+     "warp tiles 64x32, cp.async 3-stage pipeline, BK 32", "compute (FP32 pipe)"},
+    {"wmma_tf32", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TF32, F32, MM_CUDA(sl_cuda_mm_wmma_tf32), 128, 128, 10.67,
+     "WMMA 16x16x8 TF32, 128x128 tiles, 3 cp.async stages", "shared memory (fragment loads) and L2"},
+    {"wmma", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wmma), 128, 128, 21.33,
+     "WMMA 16x16x16 (seed 004), warp tile 64x32, 128x128 tiles, 3 cp.async stages", "L2 (64 flop/B) and shared memory"},
+    {"best", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_best), 128, 128, 32.0,
+     "ldmatrix + mma.sync m16n8k16, warp tile 64x64, 128x128 tiles, 4 cp.async stages, grouped blocks (not wgmma)",
+     "mma.sync issue rate (legacy HMMA path), then L2"},
+    {"serial", SL_BACKEND_CPU, SL_KIND_RUNG, SL_MM_FP32, F32 | T16, sl_cpu_mm_serial, 0, 0, 0,
+     "one CPU thread, i-k-j, fp32 accumulation (seed 002's CPU)", "CPU"},
+    {"omp", SL_BACKEND_CPU, SL_KIND_RUNG, SL_MM_FP32, F32 | T16, sl_cpu_mm_omp, 0, 0, 0,
+     "OpenMP over rows, i-k-j, fp32 accumulation", "CPU"},
+};
+
+const int sl_mm_nvariants = (int)(sizeof sl_mm_variants / sizeof sl_mm_variants[0]);
+
+const sl_mm_variant *sl_mm_variant_find(const char *name)
+{
+    for (int i = 0; i < sl_mm_nvariants; i++)
+        if (!strcmp(sl_mm_variants[i].name, name))
+            return &sl_mm_variants[i];
+    return NULL;
+}

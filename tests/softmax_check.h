@@ -1,0 +1,126 @@
+/*
+ * softmax_check.h - what the softmax tests share (test_softmax_cpu.c,
+ * test_gpu_softmax.c): inputs drawn here (not the lab's generator), the
+ * special rows, an oracle written once more in fp64 (the formula as
+ * printed, not the op's reference), and the element check of op.h's
+ * SL_TOL_REL (16 x 2^-24 relative, plus one ulp of a 16-bit dtype) with
+ * the rows-sum-to-one check under the same per-element bound.
+ */
+#ifndef SL_TEST_SOFTMAX_CHECK_H
+#define SL_TEST_SOFTMAX_CHECK_H
+
+#include "check.h"
+#include "dtype_conv.h"
+#include "streamlab.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Row kinds: random in [-8, 8); random with every 7th column -inf; all
+ * -inf; one NaN; one +inf; huge magnitudes (+-3e38: x - m overflows f32
+ * without the max subtracted); constant. */
+enum { SMX_RANDOM = 0, SMX_SOME_NEGINF, SMX_ALL_NEGINF, SMX_ONE_NAN, SMX_ONE_POSINF, SMX_HUGE, SMX_CONST,
+       SMX_KINDS };
+
+static inline uint64_t smx_t_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Fill rows x cols (leading dimension ld) of dt in host memory; row r is
+ * of kind kinds[r % nkinds]. Padding between rows is left as it is. */
+static inline void smx_t_fill(sl_dtype dt, void *x, size_t rows, size_t cols, size_t ld, uint64_t seed, const int *kinds,
+                       int nkinds)
+{
+    uint64_t s = seed;
+    for (size_t r = 0; r < rows; r++) {
+        const int kind = kinds[r % (size_t)nkinds];
+        const size_t bad = (size_t)(smx_t_next(&s) % cols);
+        for (size_t j = 0; j < cols; j++) {
+            double v = ((double)(smx_t_next(&s) >> 11) * 0x1p-53 - 0.5) * 16.0;
+            if (kind == SMX_SOME_NEGINF && j % 7 == 3)
+                v = -INFINITY;
+            else if (kind == SMX_ALL_NEGINF)
+                v = -INFINITY;
+            else if (kind == SMX_ONE_NAN && j == bad)
+                v = NAN;
+            else if (kind == SMX_ONE_POSINF && j == bad)
+                v = INFINITY;
+            else if (kind == SMX_HUGE)
+                v = (j == bad ? 3e38 : v < 0 ? -3e38 : 3e38 - 1e32 * fabs(v));
+            else if (kind == SMX_CONST)
+                v = 2.5;
+            sl_dtype_store_f64(dt, x, r * ld + j, v);
+        }
+    }
+}
+
+/* The oracle: y = exp(x - m) / sum exp(x - m) in fp64 from the stored
+ * inputs, into want (rows x cols doubles, dense). */
+static inline void smx_t_oracle(sl_dtype dt, const void *x, size_t rows, size_t cols, size_t ld, double *want)
+{
+    for (size_t r = 0; r < rows; r++) {
+        double m = -INFINITY, s = 0.0;
+        for (size_t j = 0; j < cols; j++)
+            m = fmax(m, sl_dtype_load_f64(dt, x, r * ld + j));
+        int nan = 0;
+        for (size_t j = 0; j < cols; j++) {
+            const double v = sl_dtype_load_f64(dt, x, r * ld + j);
+            nan |= isnan(v);
+            s += exp(v - m);
+        }
+        for (size_t j = 0; j < cols; j++)
+            want[r * cols + j] = nan ? NAN : exp(sl_dtype_load_f64(dt, x, r * ld + j) - m) / s;
+    }
+}
+
+/* Check got (host, rows x cols of dt at leading dimension ld) against the
+ * oracle: each element within op.h's SL_TOL_REL bound of the oracle
+ * rounded into dt (NaN where the oracle is NaN), and each finite row's
+ * sum within the sum of those bounds (and of the roundings) of 1.
+ * Reports the first few failures under `what`. Returns the failures.
+ * rel_ulps: the relative bound in 2^-24 (16 for ours; a peer's `ulps`). */
+static inline size_t smx_t_compare_rel(sl_dtype dt, const void *got, const double *want, size_t rows, size_t cols,
+                                       size_t ld, int rel_ulps, const char *what)
+{
+    size_t bad = 0;
+    for (size_t r = 0; r < rows; r++) {
+        double sum = 0.0, bound = 0.0;
+        int nanrow = 0;
+        for (size_t j = 0; j < cols; j++) {
+            const double g = sl_dtype_load_f64(dt, got, r * ld + j), e = want[r * cols + j];
+            if (isnan(e)) {
+                nanrow = 1;
+                if (!isnan(g) && bad++ < 5)
+                    fprintf(stderr, "%s: [%zu,%zu] = %a, want NaN\n", what, r, j, g);
+                continue;
+            }
+            unsigned char wb[8];
+            sl_dtype_store_f64(dt, wb, 0, e);
+            const double w = sl_dtype_load_f64(dt, wb, 0);
+            const double allowed =
+                rel_ulps * 0x1p-24 * fabs(w) + 0x1p-126 + (sl_dtype_size(dt) < 4 ? sl_dtype_ulp(dt, w) : 0.0);
+            if (!(fabs(g - w) <= allowed) && bad++ < 5)
+                fprintf(stderr, "%s: [%zu,%zu] = %a, want %a (exact %a), allowed %.3g\n", what, r, j, g, w, e, allowed);
+            sum += g;
+            bound += allowed + fabs(w - e);
+        }
+        if (!nanrow && !(fabs(sum - 1.0) <= bound + 1e-15) && bad++ < 5)
+            fprintf(stderr, "%s: row %zu sums to 1 %+.3g, bound %.3g\n", what, r, sum - 1.0, bound);
+    }
+    return bad;
+}
+
+/* The op's bound: 16 x 2^-24. */
+static inline size_t smx_t_compare(sl_dtype dt, const void *got, const double *want, size_t rows, size_t cols, size_t ld,
+                                   const char *what)
+{
+    return smx_t_compare_rel(dt, got, want, rows, cols, ld, 16, what);
+}
+
+#endif /* SL_TEST_SOFTMAX_CHECK_H */

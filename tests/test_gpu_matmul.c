@@ -1,0 +1,288 @@
+/*
+ * test_gpu_matmul.c - every matmul rung and peer on the GPU against the
+ * fp64 reference (src/ops/matmul/matmul_ref.c), within the K-length error
+ * bound (sl_mm_bound: Higham 2002, section 3.1; tensor-core truncation by
+ * Fasi et al. 2021):
+ *   1. odd shapes (1x1x1, 33x17x65, 129x257x31, ...) in f32, bf16 and f16,
+ *      alpha = 1, beta = 0 with C poisoned to NaN (an entry not written, or
+ *      C read when beta == 0, fails), and alpha = 0.75, beta = -0.5;
+ *   2. leading dimensions larger than the rows, with the bases one element
+ *      off 16-byte alignment (the scalar fall-back paths), padding of A and
+ *      B filled with huge values (a read of padding shows) and C's padding
+ *      checked untouched;
+ *   3. the check itself fails: one wrong entry (full check) and one wrong
+ *      row (sampled check + row sums, at 1024^3 bf16);
+ *   4. the launchers refuse a dtype they do not offer.
+ * Skips (exit 77) without a GPU. Run under compute-sanitizer by
+ * bench/matmul.sh.
+ */
+#include "mm.h"
+
+#include "cuda_check.h"
+
+#include "dtype_conv.h"
+#include "op.h"
+#include "rng.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fails, cases;
+
+#define CK(call)                                                                                            \
+    do {                                                                                                    \
+        cudaError_t e_ = (call);                                                                            \
+        if (e_ != cudaSuccess) {                                                                            \
+            fprintf(stderr, "FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));      \
+            exit(1);                                                                                        \
+        }                                                                                                   \
+    } while (0)
+
+/* uniform in [-1, 1), rounded to dt */
+static void fill(sl_dtype dt, void *p, size_t count, uint64_t seed)
+{
+    for (size_t i = 0; i < count; i++) {
+        const double u = (double)(sl_rand_bits(seed, i) >> 40) * 0x1p-24 * 2.0 - 1.0;
+        sl_dtype_store(dt, p, i, (float)u);
+    }
+}
+
+/* One case. off: elements the bases sit past an aligned allocation; pad:
+ * extra elements per row of A, B and C. */
+static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, int64_t k, int64_t pad, int off,
+                     double alpha, double beta)
+{
+    const size_t es = sl_dtype_size(dt);
+    sl_mm p = {.m = m, .n = n, .k = k, .lda = k + pad, .ldb = n + pad, .ldc = n + pad, .alpha = alpha, .beta = beta,
+               .dtype = dt};
+    const size_t na = (size_t)((m - 1) * p.lda + k) + (size_t)off, nb = (size_t)((k - 1) * p.ldb + n) + (size_t)off,
+                 nc = (size_t)((m - 1) * p.ldc + n) + (size_t)off;
+    unsigned char *ha = malloc(na * es), *hb = malloc(nb * es), *hc = malloc(nc * es), *got = malloc(nc * es);
+    if (!ha || !hb || !hc || !got) {
+        fprintf(stderr, "FAIL: host memory\n");
+        exit(1);
+    }
+    fill(dt, ha, na, 11 + (uint64_t)m);
+    fill(dt, hb, nb, 22 + (uint64_t)n);
+    fill(dt, hc, nc, 33 + (uint64_t)k);
+    /* padding of A and B: huge, so a kernel that reads it fails the check */
+    for (int64_t i = 0; i + 1 < m; i++) /* the last row has no padding inside the span */
+        for (int64_t j = k; j < p.lda; j++)
+            sl_dtype_store(dt, ha, (size_t)(off + i * p.lda + j), 3e4f);
+    for (int64_t i = 0; i + 1 < k; i++)
+        for (int64_t j = n; j < p.ldb; j++)
+            sl_dtype_store(dt, hb, (size_t)(off + i * p.ldb + j), 3e4f);
+    /* beta == 0: C's entries are NaN (all ones), its padding stays random */
+    if (beta == 0.0)
+        for (int64_t i = 0; i < m; i++)
+            memset(hc + (size_t)(off + i * p.ldc) * es, 0xFF, (size_t)n * es);
+    void *da, *db, *dc;
+    CK(cudaMalloc(&da, na * es));
+    CK(cudaMalloc(&db, nb * es));
+    CK(cudaMalloc(&dc, nc * es));
+    CK(cudaMemcpy(da, ha, na * es, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(db, hb, nb * es, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dc, hc, nc * es, cudaMemcpyHostToDevice));
+    p.a = (unsigned char *)da + off * es;
+    p.b = (unsigned char *)db + off * es;
+    p.c = (unsigned char *)dc + off * es;
+    cases++;
+    sl_status st = v->launch(&p);
+    cudaError_t ce = cudaDeviceSynchronize();
+    char what[160];
+    snprintf(what, sizeof what, "%s %s %lldx%lldx%lld pad %lld off %d alpha %g beta %g", v->name, sl_dtype_name(dt),
+             (long long)m, (long long)n, (long long)k, (long long)pad, off, alpha, beta);
+    if (st != SL_OK || ce != cudaSuccess) {
+        fprintf(stderr, "FAIL %s: %s / %s\n", what, sl_last_error(), cudaGetErrorString(ce));
+        fails++;
+        if (ce != cudaSuccess)
+            exit(1); /* the context is gone */
+    } else {
+        CK(cudaMemcpy(got, dc, nc * es, cudaMemcpyDeviceToHost));
+        /* C's padding untouched */
+        bool pad_ok = true;
+        for (int64_t i = 0; i < m && pad_ok; i++)
+            if (memcmp(got + (size_t)(off + i * p.ldc + n) * es, hc + (size_t)(off + i * p.ldc + n) * es,
+                       (size_t)(i + 1 < m ? p.ldc - n : 0) * es))
+                pad_ok = false;
+        if (off && memcmp(got, hc, (size_t)off * es))
+            pad_ok = false;
+        sl_mm hp = p;
+        hp.a = ha + off * es;
+        hp.b = hb + off * es;
+        double worst = 0;
+        st = sl_mm_check(&hp, v->math, hc + off * es, got + off * es, true, 0, &worst);
+        if (!pad_ok) {
+            fprintf(stderr, "FAIL %s: wrote outside C (padding changed)\n", what);
+            fails++;
+        } else if (st != SL_OK) {
+            fprintf(stderr, "FAIL %s: %s\n", what, sl_last_error());
+            fails++;
+        } else {
+            printf("ok   %-70s worst %.3f of the bound\n", what, worst);
+        }
+    }
+    CK(cudaFree(da));
+    CK(cudaFree(db));
+    CK(cudaFree(dc));
+    free(ha);
+    free(hb);
+    free(hc);
+    free(got);
+}
+
+/* The check must fail on a wrong result: entry (full) and row (sampled). */
+static void check_can_fail(void)
+{
+    const sl_mm_variant *v = NULL;
+    for (int i = 0; i < sl_mm_nvariants; i++)
+        if (!strcmp(sl_mm_variants[i].name, "wmma"))
+            v = &sl_mm_variants[i];
+    const int64_t s = 1024;
+    const sl_dtype dt = SL_BF16;
+    const size_t es = 2, cnt = (size_t)(s * s);
+    sl_mm p = {.m = s, .n = s, .k = s, .lda = s, .ldb = s, .ldc = s, .alpha = 1.0, .beta = 0.0, .dtype = dt};
+    unsigned char *ha = malloc(cnt * es), *hb = malloc(cnt * es), *got = malloc(cnt * es);
+    fill(dt, ha, cnt, 5);
+    fill(dt, hb, cnt, 6);
+    void *da, *db, *dc;
+    CK(cudaMalloc(&da, cnt * es));
+    CK(cudaMalloc(&db, cnt * es));
+    CK(cudaMalloc(&dc, cnt * es));
+    CK(cudaMemcpy(da, ha, cnt * es, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(db, hb, cnt * es, cudaMemcpyHostToDevice));
+    p.a = da;
+    p.b = db;
+    p.c = dc;
+    sl_status st = v->launch(&p);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(got, dc, cnt * es, cudaMemcpyDeviceToHost));
+    sl_mm hp = p;
+    hp.a = ha;
+    hp.b = hb;
+    hp.c = NULL;
+    sl_mm_expect e;
+    if (st == SL_OK)
+        st = sl_mm_expect_make(&hp, false, 1024, &e);
+    double w;
+    if (st != SL_OK || sl_mm_expect_check(&hp, v->math, &e, got, &w) != SL_OK) {
+        fprintf(stderr, "FAIL check_can_fail: the correct result did not pass: %s\n", sl_last_error());
+        fails++;
+    } else {
+        /* row 517: every entry + 0.25 (entries are ~ +-10; bf16 keeps it) */
+        for (int64_t j = 0; j < s; j++)
+            sl_dtype_store(dt, got, (size_t)(517 * s + j), sl_dtype_load(dt, got, (size_t)(517 * s + j)) + 0.25f);
+        if (sl_mm_expect_check(&hp, v->math, &e, got, &w) != SL_ERR_VERIFY) {
+            fprintf(stderr, "FAIL check_can_fail: a wrong row passed the sampled check\n");
+            fails++;
+        } else {
+            printf("ok   sampled check caught a wrong row: %s\n", sl_last_error());
+        }
+    }
+    if (st == SL_OK)
+        sl_mm_expect_free(&e);
+    /* full check, 33x17x65 f32 through cuBLAS, one entry off by 4 bounds */
+    CK(cudaFree(da));
+    CK(cudaFree(db));
+    CK(cudaFree(dc));
+    free(ha);
+    free(hb);
+    free(got);
+
+    sl_mm q = {.m = 33, .n = 17, .k = 65, .lda = 65, .ldb = 17, .ldc = 17, .alpha = 1.0, .beta = 0.0,
+               .dtype = SL_F32};
+    float a[33 * 65], b[65 * 17], c[33 * 17];
+    fill(SL_F32, a, 33 * 65, 7);
+    fill(SL_F32, b, 65 * 17, 8);
+    /* C on the host by the serial CPU rung, then one entry pushed just past its bound */
+    q.a = a;
+    q.b = b;
+    q.c = c;
+    sl_cpu_mm_serial(&q);
+    double r, mg;
+    sl_mm_reference_at(&q, NULL, 20, 9, &r, &mg);
+    const double bound = sl_mm_bound(&q, SL_MM_FP32, r, mg);
+    if (sl_mm_check(&q, SL_MM_FP32, NULL, c, true, 0, &w) != SL_OK) {
+        fprintf(stderr, "FAIL check_can_fail: the serial CPU rung failed: %s\n", sl_last_error());
+        fails++;
+    }
+    c[20 * 17 + 9] = (float)(r + 4.0 * bound);
+    if (sl_mm_check(&q, SL_MM_FP32, NULL, c, true, 0, &w) != SL_ERR_VERIFY) {
+        fprintf(stderr, "FAIL check_can_fail: an entry 4 bounds off passed\n");
+        fails++;
+    } else {
+        printf("ok   full check caught an entry 4 bounds off: %s\n", sl_last_error());
+    }
+}
+
+static void refusals(void)
+{
+    sl_mm p = {.m = 4, .n = 4, .k = 4, .lda = 4, .ldb = 4, .ldc = 4, .alpha = 1, .dtype = SL_BF16};
+    for (int i = 0; i < sl_mm_nvariants; i++) {
+        const sl_mm_variant *v = &sl_mm_variants[i];
+        if (v->backend != SL_BACKEND_CUDA || !v->launch)
+            continue;
+        for (int d = 0; d <= SL_F64; d++) {
+            if (v->dtypes & (1u << d) || (d != SL_F32 && d != SL_BF16 && d != SL_F16 && d != SL_F64))
+                continue;
+            /* a dtype the variant does not offer: refused before any launch (pointers are never used) */
+            bool other_row = false;
+            for (int j = 0; j < sl_mm_nvariants; j++)
+                if (j != i && !strcmp(sl_mm_variants[j].name, v->name) && (sl_mm_variants[j].dtypes & (1u << d)))
+                    other_row = true;
+            if (other_row)
+                continue; /* the same launcher serves that dtype under another row (cublas) */
+            p.dtype = (sl_dtype)d;
+            sl_status st = v->launch(&p);
+            if (st != SL_ERR_UNSUPPORTED) {
+                fprintf(stderr, "FAIL %s accepted dtype %s (status %d)\n", v->name, sl_dtype_name((sl_dtype)d), st);
+                fails++;
+            }
+        }
+    }
+    printf("ok   launchers refuse dtypes they do not offer\n");
+}
+
+int main(int argc, char **argv)
+{
+    /* --quick (under compute-sanitizer): the check-can-fail part at 1024^3 is left out */
+    const bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    static const int64_t shapes[][3] = {{1, 1, 1},   {2, 3, 4},     {33, 17, 65},  {129, 257, 31}, {64, 64, 64},
+                                        {128, 256, 64}, {255, 129, 300}, {300, 520, 17}, {1, 700, 9}, {513, 1, 33},
+                                        {200, 300, 1000}};
+    const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+    const sl_dtype dts[] = {SL_F32, SL_BF16, SL_F16};
+    for (int vi = 0; vi < sl_mm_nvariants; vi++) {
+        const sl_mm_variant *v = &sl_mm_variants[vi];
+        if (v->backend != SL_BACKEND_CUDA || !v->launch)
+            continue;
+        for (int d = 0; d < 3; d++) {
+            if (!(v->dtypes & (1u << dts[d])))
+                continue;
+            for (int s = 0; s < (quick ? 8 : nshapes); s++) {
+                const int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+                run_case(v, dts[d], m, n, k, 0, 0, 1.0, 0.0);
+                run_case(v, dts[d], m, n, k, 0, 0, 0.75, -0.5);
+                if (s % 2 == 0)
+                    run_case(v, dts[d], m, n, k, 3, 1, -1.25, 0.5);
+                else
+                    run_case(v, dts[d], m, n, k, 8, 0, 1.0, 0.0); /* padded, aligned: the vector paths */
+            }
+        }
+    }
+    if (!quick)
+        check_can_fail();
+    refusals();
+    sl_cuda_libs_release(); /* the cuBLAS handle, so that memcheck's leak check sees nothing of ours */
+    printf("%d cases, %d failures\n", cases, fails);
+    return fails ? 1 : 0;
+}
