@@ -561,6 +561,9 @@ int cmd_run(int argc, char **argv)
                                            ops[o]->bufs[k].name, (unsigned long long)shapes2[o][j].rows,
                                            (unsigned long long)shapes2[o][j].cols,
                                            shapes2[o][j].k ? "" : " (give MxNxK)");
+        for (int j = 0; j < nshapes2[o] && ops[o]->shape_ok; j++)
+            if (!ops[o]->shape_ok(&shapes2[o][j], why, sizeof why))
+                return cli_usage_error("run", "--shape for %s: %s", ops[o]->name, why);
         if (!shape_arg || o == 0 || !shapes_text[0]) {
             size_t used = strlen(shapes_text);
             snprintf(shapes_text + used, sizeof shapes_text - used, "%s%s%s%s", used ? "; " : "",

@@ -295,6 +295,10 @@ typedef struct sl_op_desc {
      * generic model (matmul: its roofline with the tensor-core peaks,
      * which the generic FP32 model does not know); NULL: none. */
     void (*explain)(FILE *f, const sl_shape *s, sl_dtype dt);
+    /* Whether a shape is one the op accepts beyond rows x cols (the
+     * stencil's radius k in 1..16); false fills why. The CLI turns false
+     * into a usage error (exit 2). NULL: every shape. */
+    bool (*shape_ok)(const sl_shape *s, char *why, size_t len);
 } sl_op_desc;
 
 /* The descriptors, one per ops.def line, each defined in its op folder. */

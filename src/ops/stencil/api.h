@@ -1,0 +1,25 @@
+/* sl_stencil2d: the 2-D star stencil of radius `radius` on a rows x cols
+ * f32 grid:
+ *     out[i][j] = c_0 in[i][j]
+ *               + sum_{k=1..radius} c_k (in[i][j-k] + in[i][j+k] + in[i-k][j] + in[i+k][j])
+ * with c_0 = 1/2 and c_k = 1 / (8 (k + 1)^2), each rounded to float.
+ *
+ * Numerics: fp32 throughout, in one fixed order: acc = c_0 x (rounded),
+ * then for k = 1..radius acc = fmaf(c_k, ((W + E) + N) + S, acc), the three
+ * additions left to right; the same bits on every device and on the CPU.
+ * Boundary rule: neighbours outside the grid read as +0.0f; every point,
+ * the edges included, is written.
+ * Shapes and units: row-major, `ld` elements (>= cols) between the starts
+ * of consecutive rows, the same for in and out; each spans
+ * (rows - 1) x ld + cols floats. rows, cols >= 1; radius in 1..16.
+ * Padding elements (columns cols..ld-1) are neither read nor written.
+ * Alignment: 4 bytes (the float's).
+ * Aliasing: in place is not supported: out == in, or any overlap of the two
+ * spans, is refused with SL_ERR_OVERLAP.
+ * Memory, stream, errors: the contract above; a radius outside 1..16 or a
+ * bad shape gives SL_ERR_INVALID_ARG.
+ * Source: seed 004 ("2D Stencil Experiment", the Volta L1 vs shared-memory
+ * study); the CUDA context runs the register sliding-window rung
+ * (docs/ladder.md, "Stencil"). */
+sl_status sl_stencil2d(sl_ctx *ctx, size_t rows, size_t cols, size_t ld, int radius, const float *in, float *out,
+                       void *stream);

@@ -1,0 +1,201 @@
+/*
+ * stencil rung 4: regwin4, ours: regwin (03_regwin.cu) with 16-byte
+ * accesses. Each of a block's 64 threads owns 4 consecutive columns (a
+ * float4: one LDG.128 per row for 4 points, one STG.128 out), so the ring
+ * of 2R + 1 + D rows is float4 wide; the one-row shared-memory line is
+ * written with one STS.128 per thread and the horizontal neighbours of its
+ * 4 points, columns c - R .. c + 3 + R, are read as 2 ceil(R/4) + 1
+ * aligned float4 chunks (LDS.128) instead of 2R scalar LDS per point.
+ * Same strips (one wave tall), same halo columns (scalar rings in the
+ * first 2R threads), same order of operations: the same bits.
+ *
+ * Why: the profile of regwin at R = 4 (bench/results/h200-stencil-*):
+ * 54 instructions per point, 47% occupancy at 64 registers, and 72% of
+ * the copy ceiling with DRAM moving 1.03x the grid. Fewer, wider
+ * instructions: a float4 row costs what a float cost, and 4x the bytes
+ * per load in flight per thread.
+ *
+ * Needs 16-byte alignment of every row: in and out 16-byte aligned and ld
+ * a multiple of 4. Otherwise the launcher runs regwin (same results). The
+ * last column block handles a partial float4 element by element.
+ */
+#include "stencil.cuh"
+
+#include <stdlib.h>
+
+enum { R4_BX = 64, R4_W = 4 * R4_BX };
+
+template <int R> struct r4_cfg {
+    enum {
+        D = R <= 8 ? 4 : 2,
+        L = 2 * R + 1 + D,
+        OFF = (R + 3) / 4 * 4,    /* line index of the block's first column (16-byte aligned) */
+        LINE = OFF + R4_W + OFF,
+        NCH = 2 * ((R + 3) / 4) + 1, /* float4 chunks a thread reads from the line */
+        MINB = R <= 2 ? 12 : (R <= 4 ? 8 : (R <= 8 ? 6 : 2))
+    };
+};
+
+/* Row r, columns j .. j + 3, under the boundary rule. */
+static __device__ __forceinline__ float4 r4_load(const float *__restrict__ in, long long r, long long j,
+                                                 const stencil_dims &d)
+{
+    if (r < 0 || r >= d.rows)
+        return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    const float *p = in + r * d.ld + j;
+    if (j + 3 < d.cols)
+        return *(const float4 *)p;
+    float4 v;
+    v.x = j < d.cols ? p[0] : 0.0f;
+    v.y = j + 1 < d.cols ? p[1] : 0.0f;
+    v.z = j + 2 < d.cols ? p[2] : 0.0f;
+    v.w = 0.0f;
+    return v;
+}
+
+static __device__ __forceinline__ float r4_get(const float4 &v, int q)
+{
+    return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
+}
+
+template <int R>
+static __global__ void __launch_bounds__(R4_BX, r4_cfg<R>::MINB)
+    stencil_regwin4(const float *__restrict__ in, float *__restrict__ out, stencil_dims d, long long h)
+{
+    enum { D = r4_cfg<R>::D, L = r4_cfg<R>::L, OFF = r4_cfg<R>::OFF, LINE = r4_cfg<R>::LINE,
+           NCH = r4_cfg<R>::NCH, B = 4 * ((R + 3) / 4) };
+    __shared__ __align__(16) float line[2][LINE];
+    const int tx = threadIdx.x;
+    const long long j0 = (long long)blockIdx.x * R4_W;
+    const long long i0 = (long long)blockIdx.y * h;
+    const long long iend = min(i0 + h, d.rows);
+    const long long j = j0 + 4 * tx;
+    /* halo column of the first 2R threads: left j0 - R + tx, right j0 + W + tx - R */
+    const bool halo = tx < 2 * R;
+    const long long hc = tx < R ? j0 - R + tx : j0 + R4_W + tx - R;
+    const bool hok = halo && hc >= 0 && hc < d.cols;
+    const int hpos = tx < R ? OFF - R + tx : OFF + R4_W + tx - R;
+
+    float4 ring[L];
+    float hring[L];
+#pragma unroll
+    for (int s = 0; s < L; s++) {
+        const long long r = i0 - R + s;
+        const bool rok = r < iend + R;
+        ring[s] = rok ? r4_load(in, r, j, d) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        hring[s] = rok && hok && r >= 0 && r < d.rows ? in[r * d.ld + hc] : 0.0f;
+    }
+
+    int buf = 0;
+    for (long long base = i0; base < iend; base += L) {
+#pragma unroll
+        for (int p = 0; p < L; p++) {
+            const long long i = base + p;
+            if (i >= iend)
+                break; /* uniform across the block */
+            float *ln = line[buf];
+            *(float4 *)&ln[OFF + 4 * tx] = ring[(p + R) % L];
+            if (halo)
+                ln[hpos] = hring[(p + R) % L];
+            __syncthreads();
+            /* line[OFF + 4 tx - B .. OFF + 4 tx + 3 + B] as NCH aligned chunks */
+            float win[4 * NCH];
+#pragma unroll
+            for (int c = 0; c < NCH; c++) {
+                const float4 v = *(const float4 *)&ln[OFF + 4 * tx - B + 4 * c];
+                win[4 * c] = v.x;
+                win[4 * c + 1] = v.y;
+                win[4 * c + 2] = v.z;
+                win[4 * c + 3] = v.w;
+            }
+            float res[4];
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                float acc = stencil_first(r4_get(ring[(p + R) % L], q));
+#pragma unroll
+                for (int k = 1; k <= R; k++)
+                    acc = stencil_step(acc, k, win[B + q - k], win[B + q + k], r4_get(ring[(p + R - k) % L], q),
+                                       r4_get(ring[(p + R + k) % L], q));
+                res[q] = acc;
+            }
+            if (j + 3 < d.cols) {
+                *(float4 *)(out + i * d.ld + j) = make_float4(res[0], res[1], res[2], res[3]);
+            } else {
+#pragma unroll
+                for (int q = 0; q < 3; q++)
+                    if (j + q < d.cols)
+                        out[i * d.ld + j + q] = res[q];
+            }
+            /* Row i - R is done with: its slot takes row i + R + D + 1. */
+            const long long r = i + R + D + 1;
+            const bool rok = r < iend + R;
+            ring[p % L] = rok ? r4_load(in, r, j, d) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            hring[p % L] = rok && hok && r < d.rows ? in[r * d.ld + hc] : 0.0f;
+            buf ^= 1;
+        }
+    }
+}
+
+/* Rows per strip forced by SL_STENCIL_STRIP (8..4096), or 0: automatic. */
+static long long r4_strip_forced(void)
+{
+    const char *e = getenv("SL_STENCIL_STRIP");
+    char *end = NULL;
+    const long v = e ? strtol(e, &end, 10) : 0;
+    return e && end != e && *end == '\0' && v >= 8 && v <= 4096 ? v : 0;
+}
+
+template <int R> static sl_status launch_regwin4(const sl_args *x)
+{
+    const stencil_dims d = stencil_dims_of(x);
+    const unsigned long long gx = ((unsigned long long)d.cols + R4_W - 1) / R4_W;
+    long long h = r4_strip_forced();
+    if (h == 0) {
+        static sl_grid_cache cache;
+        int resident = 0;
+        sl_status sg = sl_cuda_persistent_grid(&cache, (const void *)stencil_regwin4<R>, R4_BX, 0, &resident);
+        if (sg != SL_OK)
+            return sg;
+        const unsigned long long strips = (unsigned long long)resident > gx ? (unsigned long long)resident / gx : 1;
+        h = (long long)(((unsigned long long)d.rows + strips - 1) / strips);
+        if (h < 8)
+            h = 8;
+    }
+    const unsigned long long gy = ((unsigned long long)d.rows + (unsigned long long)h - 1) / (unsigned long long)h;
+    if (gy > 65535u || gx > 0x7fffffffu)
+        return sl_fail(SL_ERR_INVALID_ARG,
+                       "stencil regwin4: %lld x %lld needs a %llu x %llu grid, above CUDA's limits", d.rows, d.cols,
+                       gx, gy);
+    sl_status st = stencil_apply_carveout((const void *)stencil_regwin4<R>);
+    if (st != SL_OK)
+        return st;
+    stencil_regwin4<R><<<dim3((unsigned)gx, (unsigned)gy), R4_BX, 0, (cudaStream_t)x->stream>>>(
+        (const float *)x->buf[0], (float *)x->buf[1], d, h);
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
+}
+
+#define R4_CALL(R) launch_regwin4<R>(x)
+
+/* Whether every row of in and out starts 16-byte aligned. */
+static bool r4_aligned(const sl_args *x)
+{
+    return ((uintptr_t)x->buf[0] % 16) == 0 && ((uintptr_t)x->buf[1] % 16) == 0 && x->shape.ld % 4 == 0;
+}
+
+extern "C" sl_status sl_cuda_stencil_regwin4(const sl_args *x)
+{
+    int r = 0;
+    sl_status st = sl_stencil_check(x, "stencil regwin4", &r);
+    if (st != SL_OK)
+        return st;
+    if (!r4_aligned(x))
+        return sl_cuda_stencil_regwin(x);
+    SL_STENCIL_DISPATCH(r, R4_CALL)
+}
+
+extern "C" sl_status sl_cuda_stencil_regwin4_attrs(sl_dtype dt, sl_kernel_attrs *out)
+{
+    (void)dt;
+    return sl_cuda_kernel_attrs((const void *)stencil_regwin4<SL_STENCIL_DEFAULT_RADIUS>, R4_BX, 0, out);
+}

@@ -1,0 +1,159 @@
+/*
+ * The stencil op on the GPU (issue 11): every CUDA variant of the op (the
+ * l1, smem and regwin rungs, the api entry) and sl_stencil2d() against the
+ * op's CPU reference, bit for bit, at odd shapes (1 x 1, one row, one
+ * column, grids smaller than the radius, sizes that are not multiples of
+ * any block or strip, ld > cols) and radii 1, 4 and 16 (every radius at one
+ * shape); the padding columns and the bytes after the output must keep
+ * their poison. Then the errors on a CUDA context: radius 0 and 17, in
+ * place, overlap, a host pointer, NULL. Skips (exit 77) without a GPU; run
+ * under compute-sanitizer memcheck by bench/stencil_h200.sh.
+ */
+#include "gpu_common.h"
+
+#include <math.h>
+
+static const float POISON = -12345.0f;
+
+typedef struct shape_case {
+    size_t rows, cols, ld;
+} shape_case;
+
+/* Shapes chosen against the rungs' tiles: l1 32 x 8, smem 32 x 16,
+ * regwin and regwin4 256 columns x strips (one wave tall); regwin4 runs
+ * its float4 path where ld is a multiple of 4 (and the pointers are
+ * 16-byte aligned: every shape runs again 1 float off), with a partial
+ * float4 at the right edge where cols is not. */
+static const shape_case shapes[] = {{1, 1, 1},       {1, 300, 300},   {300, 1, 1},    {3, 5, 7},
+                                    {17, 33, 33},     {129, 257, 257}, {130, 513, 520}, {257, 31, 31},
+                                    {300, 700, 704},  {9, 7, 8},       {64, 258, 260},  {70, 1027, 1028},
+                                    {2000, 259, 260}, {5, 4, 4}};
+
+/* One variant (NULL: sl_stencil2d) at one shape and radius; returns wrong
+ * elements (or SIZE_MAX on a failed call). */
+static size_t stencil_case(sl_ctx *ctx, const sl_variant *v, const shape_case *s, int R, const float *hx, float *dx,
+                       float *dy, float *hy, const float *want, size_t len, size_t guard)
+{
+    const size_t span = (s->rows - 1) * s->ld + s->cols;
+    for (size_t e = 0; e < len; e++)
+        hy[e] = POISON;
+    /* cudaMemcpy from pageable memory may return before its DMA lands, and
+     * the context's stream does not wait for the legacy stream: wait here,
+     * or a kernel can read the previous case's input (seen on the H200 at
+     * 2000 x 259, rows past ~1500, before this sync was added). */
+    if (cudaMemcpy(dy, hy, len * 4, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(dx, hx, len * 4, cudaMemcpyHostToDevice) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
+        return SIZE_MAX;
+    sl_status st;
+    if (v) {
+        sl_args a = {.op = &sl_op_stencil, .shape = {.rows = s->rows, .cols = s->cols, .ld = s->ld, .k = (uint64_t)R},
+                     .n = s->rows * s->cols, .buf = {dx, dy}, .dtype = SL_F32, .out_dtype = SL_F32,
+                     .stream = ctx->stream};
+        st = v->launch(&a);
+    } else {
+        st = sl_stencil2d(ctx, s->rows, s->cols, s->ld, R, dx, dy, ctx->stream);
+    }
+    if (st == SL_OK)
+        st = ctx->ops->sync(ctx);
+    CHECK(st == SL_OK, "%s %zux%zu R=%d: %s: %s", case_name(v), s->rows, s->cols, R, sl_status_string(st),
+          sl_last_error());
+    if (st != SL_OK || cudaMemcpy(hy, dy, len * 4, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return SIZE_MAX;
+    size_t bad = 0, first = SIZE_MAX;
+    for (size_t e = 0; e < len; e++) {
+        const bool data = e < span && (e % s->ld) < s->cols;
+        const bool ok = data ? memcmp(&hy[e], &want[e], 4) == 0 : hy[e] == POISON;
+        if (!ok && first == SIZE_MAX)
+            first = e;
+        bad += !ok;
+    }
+    if (bad)
+        fprintf(stderr, "  %s %zux%zu ld %zu R=%d: first wrong at %zu (row %zu col %zu): %a, want %a\n",
+                case_name(v), s->rows, s->cols, s->ld, R, first, first / s->ld, first % s->ld, hy[first],
+                first < span ? want[first] : POISON);
+    (void)guard;
+    return bad;
+}
+
+static void test_shapes(sl_ctx *ctx)
+{
+    const size_t guard = 33;
+    for (size_t sc = 0; sc < sizeof shapes / sizeof shapes[0]; sc++) {
+        const shape_case *s = &shapes[sc];
+        const size_t span = (s->rows - 1) * s->ld + s->cols, len = span + guard;
+        float *hx = malloc(len * 4), *hy = malloc(len * 4), *want = malloc(len * 4);
+        float *dx = NULL, *dy = NULL;
+        CHECK(hx && hy && want && cudaMalloc((void **)&dx, (len + 1) * 4) == cudaSuccess &&
+                  cudaMalloc((void **)&dy, (len + 1) * 4) == cudaSuccess,
+              "memory");
+        for (size_t e = 0; e < len; e++)
+            hx[e] = e < span && (e % s->ld) < s->cols ? sl_rand_f32(31 + sc, e) : NAN; /* padding: never read */
+        const int radii_few[] = {1, 4, 16};
+        const bool all_radii = sc == 5; /* 129 x 257: every radius */
+        for (int ri = 0; ri < (all_radii ? 16 : 3); ri++) {
+            const int R = all_radii ? ri + 1 : radii_few[ri];
+            for (size_t e = 0; e < len; e++)
+                want[e] = POISON;
+            sl_ref_args ra = {.shape = {.rows = s->rows, .cols = s->cols, .ld = s->ld, .k = (uint64_t)R},
+                              .lo = 0, .hi = s->rows, .dtype = SL_F32, .out_dtype = SL_F32};
+            ra.in[0] = hx;
+            ra.out[1] = want;
+            sl_op_stencil.reference(&ra);
+            for (int v = -1; v < sl_op_stencil.nvariants; v++) {
+                const sl_variant *var = v < 0 ? NULL : &sl_op_stencil.variants[v];
+                if (var && (var->backend != SL_BACKEND_CUDA || !var->launch || var->kind == SL_KIND_CEILING))
+                    continue;
+                for (int off = 0; off < 2; off++) { /* 16-byte aligned, then 4 bytes off */
+                    const size_t bad = stencil_case(ctx, var, s, R, hx, dx + off, dy + off, hy, want, len, guard);
+                    CHECK(bad == 0, "%s %zux%zu ld %zu R=%d offset %d: %zu elements wrong", case_name(var), s->rows,
+                          s->cols, s->ld, R, off, bad);
+                }
+            }
+        }
+        cudaFree(dx);
+        cudaFree(dy);
+        free(hx);
+        free(hy);
+        free(want);
+    }
+}
+
+static void test_errors(sl_ctx *ctx)
+{
+    float *d = NULL, host[64] = {0};
+    CHECK(cudaMalloc((void **)&d, 256 * 4) == cudaSuccess, "alloc");
+    float *a = d, *b = d + 128;
+    CHECK(sl_stencil2d(ctx, 8, 8, 8, 0, a, b, NULL) == SL_ERR_INVALID_ARG, "radius 0");
+    CHECK(sl_stencil2d(ctx, 8, 8, 8, 17, a, b, NULL) == SL_ERR_INVALID_ARG, "radius 17");
+    CHECK(sl_stencil2d(ctx, 8, 8, 8, 4, a, a, NULL) == SL_ERR_OVERLAP, "in place");
+    sl_status st = sl_stencil2d(ctx, 8, 8, 8, 4, a, a + 4, NULL);
+    CHECK(st == SL_ERR_OVERLAP, "overlap: %s", sl_status_string(st));
+    CHECK(sl_stencil2d(ctx, 8, 8, 8, 4, host, b, NULL) == SL_ERR_BAD_POINTER, "host input");
+    CHECK(sl_stencil2d(ctx, 8, 8, 8, 4, a, NULL, NULL) == SL_ERR_INVALID_ARG, "NULL out");
+    CHECK(sl_stencil2d(ctx, 8, 8, 4, 4, a, b, NULL) == SL_ERR_INVALID_ARG, "ld < cols");
+    /* every CUDA rung refuses a bad radius and in place itself */
+    for (int v = 0; v < sl_op_stencil.nvariants; v++) {
+        const sl_variant *var = &sl_op_stencil.variants[v];
+        if (var->backend != SL_BACKEND_CUDA || !var->launch || var->kind == SL_KIND_CEILING)
+            continue;
+        sl_args x = {.op = &sl_op_stencil, .shape = {.rows = 8, .cols = 8, .ld = 8, .k = 17}, .n = 64, .buf = {a, b},
+                     .dtype = SL_F32, .out_dtype = SL_F32, .stream = ctx->stream};
+        CHECK(var->launch(&x) == SL_ERR_INVALID_ARG, "%s radius 17", var->name);
+        x.shape.k = 4;
+        x.buf[1] = a;
+        CHECK(var->launch(&x) == SL_ERR_INVALID_ARG, "%s in place", var->name);
+    }
+    CHECK(ctx->ops->sync(ctx) == SL_OK, "context still usable: %s", sl_last_error());
+    cudaFree(d);
+}
+
+int main(void)
+{
+    sl_ctx *ctx = gpu_open_or_skip("test_gpu_stencil");
+    if (!ctx)
+        return SKIP;
+    test_shapes(ctx);
+    test_errors(ctx);
+    sl_ctx_destroy(ctx);
+    return check_exit("test_gpu_stencil");
+}
