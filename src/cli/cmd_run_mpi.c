@@ -882,7 +882,7 @@ static int run(sl_mpi *m, int argc, char **argv)
     m->timeout_s = o.timeout;
     const sl_op_desc *ops[SL_OP_COUNT];
     sl_dtype dts[SL_DTYPE_COUNT];
-    int nops, ndt;
+    int nops = 0, ndt = 0;
     if ((rc = parse_names(m, &o, ops, &nops, dts, &ndt)) != 0)
         return rc;
     uint64_t sizes[MAX_SIZES];
