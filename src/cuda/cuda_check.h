@@ -45,6 +45,11 @@ sl_status sl_cuda_current_cc(int *cc);
 sl_status sl_cuda_cublas_handle(void **out);
 const char *sl_cublas_status_name(int status);
 void sl_cuda_libs_release(void);
+/* Register fn to run in sl_cuda_libs_release (once per registration: a
+ * library that creates its handle again registers again). For the handles
+ * an op's peer keeps per device (cuDNN), so that the last context's
+ * destruction frees them too. At most 8. */
+void sl_cuda_libs_at_release(void (*fn)(void));
 
 /* The probe primitives (probes/probe_ops.c) and, in a build with CUPTI,
  * the counter interface (cupti.c), for the backend's ops table. */

@@ -13,11 +13,29 @@
 
 static cublasHandle_t handles[MAX_DEVICES];
 
+/* Other libraries' handles (the ops' peers: cuDNN) are released through
+ * the functions their owners register when they create one. */
+#define MAX_RELEASE 8
+static void (*release_fns[MAX_RELEASE])(void);
+static int nrelease;
+
+void sl_cuda_libs_at_release(void (*fn)(void))
+{
+    for (int i = 0; i < nrelease; i++)
+        if (release_fns[i] == fn)
+            return;
+    if (nrelease < MAX_RELEASE)
+        release_fns[nrelease++] = fn;
+}
+
 void sl_cuda_libs_release(void)
 {
     int cur = -1;
     if (cudaGetDevice(&cur) != cudaSuccess)
         cur = -1;
+    for (int i = 0; i < nrelease; i++)
+        release_fns[i]();
+    nrelease = 0;
     for (int d = 0; d < MAX_DEVICES; d++) {
         if (handles[d]) {
             /* cublasDestroy frees on the handle's device. */

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 
 typedef cudnnStatus_t (*fn_create)(cudnnHandle_t *);
+typedef cudnnStatus_t (*fn_destroy)(cudnnHandle_t);
+typedef cudnnStatus_t (*fn_destroy_desc)(cudnnTensorDescriptor_t);
 typedef cudnnStatus_t (*fn_set_stream)(cudnnHandle_t, cudaStream_t);
 typedef cudnnStatus_t (*fn_create_desc)(cudnnTensorDescriptor_t *);
 typedef cudnnStatus_t (*fn_set_desc)(cudnnTensorDescriptor_t, cudnnDataType_t, int, int, int, int, int, int, int,
@@ -38,6 +40,8 @@ static struct {
     void *lib;
     char why[320];
     fn_create create;
+    fn_destroy destroy;
+    fn_destroy_desc destroy_desc;
     fn_set_stream set_stream;
     fn_create_desc create_desc;
     fn_set_desc set_desc;
@@ -64,19 +68,42 @@ static bool cudnn_load(void)
         return false;
     }
     cd.create = (fn_create)dlsym(cd.lib, "cudnnCreate");
+    cd.destroy = (fn_destroy)dlsym(cd.lib, "cudnnDestroy");
+    cd.destroy_desc = (fn_destroy_desc)dlsym(cd.lib, "cudnnDestroyTensorDescriptor");
     cd.set_stream = (fn_set_stream)dlsym(cd.lib, "cudnnSetStream");
     cd.create_desc = (fn_create_desc)dlsym(cd.lib, "cudnnCreateTensorDescriptor");
     cd.set_desc = (fn_set_desc)dlsym(cd.lib, "cudnnSetTensor4dDescriptorEx");
     cd.softmax = (fn_softmax)dlsym(cd.lib, "cudnnSoftmaxForward");
     cd.err = (fn_err)dlsym(cd.lib, "cudnnGetErrorString");
     cd.version = (fn_version)dlsym(cd.lib, "cudnnGetVersion");
-    if (!cd.create || !cd.set_stream || !cd.create_desc || !cd.set_desc || !cd.softmax || !cd.err) {
+    if (!cd.create || !cd.destroy || !cd.destroy_desc || !cd.set_stream || !cd.create_desc || !cd.set_desc || !cd.softmax || !cd.err) {
         snprintf(cd.why, sizeof cd.why, "libcudnn lacks the legacy softmax API (cudnnSoftmaxForward)");
         dlclose(cd.lib);
         cd.lib = NULL;
         return false;
     }
     return true;
+}
+
+/* The handles and the descriptor, freed with the last streamlab context
+ * (sl_cuda_libs_release), each handle on its own device. */
+static void cudnn_release(void)
+{
+    int cur = -1;
+    if (cudaGetDevice(&cur) != cudaSuccess)
+        cur = -1;
+    for (int d = 0; d < SL_MAX_DEVICES; d++) {
+        if (cd.h[d] && cudaSetDevice(d) == cudaSuccess)
+            cd.destroy(cd.h[d]);
+        cd.h[d] = NULL;
+    }
+    if (cd.desc)
+        cd.destroy_desc(cd.desc);
+    cd.desc = NULL;
+    cd.desc_dt = 0;
+    if (cur >= 0)
+        cudaSetDevice(cur);
+    (void)cudaGetLastError();
 }
 
 #define CUDNN_TRY(expr)                                                                              \
@@ -101,13 +128,17 @@ extern "C" sl_status sl_cuda_softmax_cudnn(const sl_args *a)
     SL_CUDA_TRY(cudaGetDevice(&dev));
     if (dev < 0 || dev >= SL_MAX_DEVICES)
         return sl_fail(SL_ERR_INTERNAL, "cuDNN softmax: device %d", dev);
-    if (!cd.h[dev])
+    if (!cd.h[dev]) {
         CUDNN_TRY(cd.create(&cd.h[dev]));
+        sl_cuda_libs_at_release(cudnn_release);
+    }
     const cudnnDataType_t dt = a->dtype == SL_F32    ? CUDNN_DATA_FLOAT
                                : a->dtype == SL_BF16 ? CUDNN_DATA_BFLOAT16
                                                      : CUDNN_DATA_HALF;
-    if (!cd.desc)
+    if (!cd.desc) {
         CUDNN_TRY(cd.create_desc(&cd.desc));
+        sl_cuda_libs_at_release(cudnn_release);
+    }
     if (cd.desc_dt != (int)dt + 1 || cd.desc_rows != a->shape.rows || cd.desc_cols != a->shape.cols ||
         cd.desc_ld != ld) {
         CUDNN_TRY(cd.set_desc(cd.desc, dt, (int)a->shape.rows, (int)a->shape.cols, 1, 1, (int)ld, 1, 1, 1));
