@@ -45,7 +45,7 @@ if on build; then
     cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON -DSL_BUILD_BENCH=ON \
         $PREFIX_ARGS $CUDNN_ARGS > "$W/softmax-build.log" 2>&1 || { echo "cmake failed"; tail -30 "$W/softmax-build.log"; exit 1; }
     grep -i cudnn "$W/softmax-build.log" | head -2
-    cmake --build $BUILD -j 16 --target streamlab_cli test_gpu_softmax softmax_bench \
+    cmake --build $BUILD -j 16 --target test_gpu_softmax softmax_bench \
         >> "$W/softmax-build.log" 2>&1 || { echo "build failed"; grep -E "error" "$W/softmax-build.log" | head -30; exit 1; }
     echo "ptxas, 08_regs (registers / spills, each instantiation):"
     grep -A2 "smx_regs" "$W/softmax-build.log" | grep -E "spill" | sort | uniq -c
