@@ -7,8 +7,12 @@
  * offset, and at different offsets: the scalar paths), in place, the
  * special rows (-inf, NaN, +inf, huge, constant), guard bytes around y
  * that must stay poisoned, and the public API's errors on a CUDA context.
- * Exits 77 (skipped) without a GPU. SL_SOFTMAX_QUICK=1 (for compute-sanitizer)
- * runs f32 only and leaves out the naive rung's largest cases.
+ * Many-row cases (rows >= 4 x the SMs of an H200, columns > 2048: the
+ * register rung's 64-packed-elements kernel for bf16 / f16) run sl_softmax
+ * and regs only. Exits 77 (skipped) without a GPU. SL_SOFTMAX_QUICK=1 (for
+ * compute-sanitizer) runs f32 only, except the many-row cases (every
+ * dtype: the packed kernel is 16-bit only), and leaves out the naive
+ * rung's largest cases.
  */
 #include "softmax_check.h"
 
@@ -25,6 +29,7 @@ typedef struct gcase {
     int inplace;
     const int *kinds;
     int nkinds;
+    int many; /* a many-row case: sl_softmax and regs only, every dtype under QUICK */
 } gcase;
 
 /* A variant may refuse a shape it does not cover (naive's quadratic cap,
@@ -118,39 +123,52 @@ int main(void)
     const int random[] = {SMX_RANDOM};
     const int special[] = {SMX_SOME_NEGINF, SMX_ALL_NEGINF, SMX_ONE_NAN, SMX_ONE_POSINF, SMX_HUGE, SMX_CONST, SMX_RANDOM};
     const gcase cases[] = {
-        {1, 1, 1, 0, 0, 0, random, 1},
-        {1, 3, 3, 0, 0, 0, random, 1},
-        {3, 1, 1, 0, 0, 0, random, 1},
-        {5, 31, 31, 0, 0, 0, random, 1},
-        {9, 257, 257, 1, 1, 0, random, 1},       /* misaligned, same offset */
-        {6, 1000, 1003, 0, 0, 0, random, 1},     /* padded rows */
-        {4, 1024, 1024, 0, 0, 0, random, 1},
-        {7, 1025, 1025, 3, 1, 0, random, 1},     /* x and y at different offsets */
-        {3, 2047, 2047, 0, 0, 0, random, 1},
-        {5, 4097, 4100, 2, 2, 0, random, 1},
-        {3, 8193, 8193, 0, 0, 0, random, 1},     /* a cluster of 2 */
-        {2, 40000, 40000, 1, 1, 0, random, 1},   /* a cluster of 2 or more */
-        {3, 65539, 65539, 0, 0, 0, random, 1},
-        {2, 131072, 131072, 0, 0, 0, random, 1}, /* the seed's widest */
-        {1, 262137, 262137, 0, 0, 0, random, 1}, /* regs' limit: 2^18 - 7 */
-        {1, 262149, 262149, 0, 0, 0, random, 1}, /* beyond: the API's online path */
-        {14, 37, 37, 0, 0, 0, special, SMX_KINDS},
-        {14, 3000, 3000, 0, 0, 0, special, SMX_KINDS},
-        {7, 50000, 50000, 0, 0, 0, special, SMX_KINDS},
-        {7, 1000, 1000, 0, 0, 1, special, SMX_KINDS}, /* in place */
-        {3, 70001, 70001, 1, 1, 1, random, 1},
-        {1000, 77, 77, 0, 0, 0, random, 1},      /* many short rows: warp per row */
+        {1, 1, 1, 0, 0, 0, random, 1, 0},
+        {1, 3, 3, 0, 0, 0, random, 1, 0},
+        {3, 1, 1, 0, 0, 0, random, 1, 0},
+        {5, 31, 31, 0, 0, 0, random, 1, 0},
+        {9, 257, 257, 1, 1, 0, random, 1, 0},       /* misaligned, same offset */
+        {6, 1000, 1003, 0, 0, 0, random, 1, 0},     /* padded rows */
+        {4, 1024, 1024, 0, 0, 0, random, 1, 0},
+        {7, 1025, 1025, 3, 1, 0, random, 1, 0},     /* x and y at different offsets */
+        {3, 2047, 2047, 0, 0, 0, random, 1, 0},
+        {5, 4097, 4100, 2, 2, 0, random, 1, 0},
+        {3, 8193, 8193, 0, 0, 0, random, 1, 0},     /* a cluster of 2 */
+        {2, 40000, 40000, 1, 1, 0, random, 1, 0},   /* a cluster of 2 or more */
+        {3, 65539, 65539, 0, 0, 0, random, 1, 0},
+        {2, 131072, 131072, 0, 0, 0, random, 1, 0}, /* the seed's widest */
+        {1, 262137, 262137, 0, 0, 0, random, 1, 0}, /* regs' limit: 2^18 - 7 */
+        {1, 262149, 262149, 0, 0, 0, random, 1, 0}, /* beyond: the API's online path */
+        {14, 37, 37, 0, 0, 0, special, SMX_KINDS, 0},
+        {14, 3000, 3000, 0, 0, 0, special, SMX_KINDS, 0},
+        {7, 50000, 50000, 0, 0, 0, special, SMX_KINDS, 0},
+        {7, 1000, 1000, 0, 0, 1, special, SMX_KINDS, 0}, /* in place */
+        {3, 70001, 70001, 1, 1, 1, random, 1, 0},
+        {1000, 77, 77, 0, 0, 0, random, 1, 0},      /* many short rows: warp per row */
+        /* many rows (>= 4 x 132 SMs): 16-bit storage takes 64 packed
+         * elements a thread (08_regs.cu, smx_regs_pk) */
+        {640, 2049, 2049, 0, 0, 0, random, 1, 1},          /* 128 threads, most vectors masked */
+        {640, 5003, 5003, 3, 3, 0, random, 1, 1},          /* misaligned, rows at 8 offsets */
+        {560, 16389, 16389, 0, 0, 0, random, 1, 1},        /* 512 threads, a short last vector */
+        {560, 32768, 32768, 0, 0, 0, random, 1, 1},        /* 512 threads, all vectors whole */
+        {560, 65541, 65541, 0, 0, 0, random, 1, 1},        /* a cluster of 8 x 256 */
+        {640, 3000, 3000, 0, 0, 0, special, SMX_KINDS, 1}, /* -inf, NaN, +inf, huge, constant */
+        {560, 9000, 9000, 0, 0, 1, special, SMX_KINDS, 1}, /* the same, in place */
     };
     int lost = 0;
     const char *q = getenv("SL_SOFTMAX_QUICK");
     const int quick = q && *q && *q != '0';
-    for (size_t d = 0; d < (quick ? 1 : sizeof dts / sizeof dts[0]) && !lost; d++) {
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0] && !lost; d++) {
         for (int k = -1; k < sl_op_softmax.nvariants && !lost; k++) {
             const sl_variant *v = k < 0 ? NULL : &sl_op_softmax.variants[k];
             if (v && (v->backend != SL_BACKEND_CUDA || v->copy || !v->launch))
                 continue;
             for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !lost; i++) {
                 const gcase *c = &cases[i];
+                if (quick && d > 0 && !c->many)
+                    continue;
+                if (c->many && v && strcmp(v->name, "regs") != 0)
+                    continue;
                 if (c->inplace && v && strcmp(v->name, "naive") == 0)
                     continue; /* naive is not for in-place use (01_naive.cu) */
                 if (!v && c->ld != c->cols)

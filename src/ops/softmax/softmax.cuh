@@ -7,7 +7,8 @@
  *
  * Numerics, every rung: the row maximum m (fmaxf; the identity is -inf),
  * e_j = expf(x_j - m) (the accurate expf; the register rung uses __expf
- * for 16-bit storage, smx_exp below), s = sum e_j in f32 (compensated
+ * for 16-bit storage, smx_exp below, and ex2.approx.ftz in its packed
+ * kernel for many rows, 08_regs.cu), s = sum e_j in f32 (compensated
  * where a thread adds many terms),
  * y_j = e_j * (1 / s), rounded to nearest-even into the storage dtype.
  * Special values follow from the formula, as in the double reference: a

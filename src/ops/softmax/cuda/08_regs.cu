@@ -20,6 +20,12 @@
  * for the seed shapes a read phase, two cluster barriers and a write
  * phase, each SM moving its share: 2^17 f32 x 128 rows = 128 MiB in ~32
  * us, against ~81 us for torch's one block per row.
+ *
+ * Second pass (bf16 / f16 at DRAM shapes, docs/ladder.md): with 32
+ * elements a thread under the 64-register cap, 16-bit storage had half
+ * f32's bytes in flight per SM and moved f32's elements per second;
+ * smx_regs_pk holds 64 elements a thread packed (f32's 128 bytes) where
+ * the rows alone fill the SMs.
  */
 #include "softmax.cuh"
 
@@ -43,14 +49,68 @@ namespace cg = cooperative_groups;
 #endif
 #define SMX_MIN_BLOCKS(B) (1024 / (B) < SMX_MAX_BLOCKS_PER_SM ? 1024 / (B) : SMX_MAX_BLOCKS_PER_SM)
 
+/* The factor y = exp(x - ref) x scale of a team (a warp or a block, TPR
+ * threads) whose max is m and whose sum of exp(x - ref) is s (ref: m, or 0
+ * for a team of -inf only). With a cluster (C > 1 blocks per row, sm_90+;
+ * the host launches C > 1 only there): one exchange, each block's (max,
+ * sum) through distributed shared memory (cl_m, cl_s: the block's
+ * __shared__ slots), merged in rank order by every block (the same bits in
+ * each), then scale = exp(m_b - M) / S; the block then arrives at the
+ * cluster barrier, and smx_team_leave waits on it before the block exits
+ * (a block's shared memory must outlive the others' reads). */
+template <int TPR>
+static __device__ __forceinline__ float smx_team_scale(float m, float s, unsigned C, float *cl_m, float *cl_s)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (TPR != 32 && C > 1) {
+        cg::cluster_group cl = cg::this_cluster();
+        if (threadIdx.x == 0) {
+            *cl_m = m;
+            *cl_s = s;
+        }
+        cl.sync();
+        smx_ms row = {-CUDART_INF_F, 0.0f, 0.0f};
+        for (unsigned r = 0; r < C; r++) {
+            const smx_ms b = {*cl.map_shared_rank(cl_m, r), *cl.map_shared_rank(cl_s, r), 0.0f};
+            row = smx_ms_merge(row, b);
+        }
+        /* done reading the others' cl_m / cl_s: arrive now */
+        asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+        return row.m == -CUDART_INF_F ? CUDART_NAN_F : m == -CUDART_INF_F ? 0.0f : expf(m - row.m) / row.s;
+    }
+#else
+    (void)C, (void)cl_m, (void)cl_s;
+#endif
+    /* a row of -inf only: NaN, as the formula (-inf - -inf) gives */
+    return m == -CUDART_INF_F ? CUDART_NAN_F : 1.0f / s;
+}
+
+template <int TPR> static __device__ __forceinline__ void smx_team_leave(unsigned C)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (TPR != 32 && C > 1)
+        asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+    (void)C;
+#endif
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define SMX_CL_SHARED __shared__ float cl_m, cl_s
+#define SMX_CL_M (&cl_m)
+#define SMX_CL_S (&cl_s)
+#else
+#define SMX_CL_SHARED
+#define SMX_CL_M ((float *)0)
+#define SMX_CL_S ((float *)0)
+#endif
+
 template <int BLOCK, int TPR, int EPT, int DT>
 static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(smx_geo g, unsigned C)
 {
     const int VE = smx_vec<DT>::VE, NV = EPT / VE;
     __shared__ float red[BLOCK / 32];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    __shared__ float cl_m, cl_s;
-#endif
+    SMX_CL_SHARED;
     uint64_t row;
     unsigned t, rank;
     if (TPR == 32) {
@@ -103,33 +163,7 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(
         s = smx_warp<smx_sum_op>(s);
     else
         s = smx_block<BLOCK, smx_sum_op>(s, red);
-    float scale;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* clusters: sm_90+; the host launches C > 1 only there */
-    if (TPR != 32 && C > 1) {
-        /* One exchange: each block's (max, sum) through distributed shared
-         * memory, merged in rank order by every block (the same bits in
-         * each), then y = e exp(m_b - M) / S. */
-        cg::cluster_group cl = cg::this_cluster();
-        if (threadIdx.x == 0) {
-            cl_m = m;
-            cl_s = s;
-        }
-        cl.sync();
-        smx_ms row = {-CUDART_INF_F, 0.0f, 0.0f};
-        for (unsigned r = 0; r < C; r++) {
-            const smx_ms b = {*cl.map_shared_rank(&cl_m, r), *cl.map_shared_rank(&cl_s, r), 0.0f};
-            row = smx_ms_merge(row, b);
-        }
-        /* done reading the others' cl_m / cl_s: arrive now, wait before
-         * leaving (a block's shared memory must outlive the reads) */
-        asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-        scale = row.m == -CUDART_INF_F ? CUDART_NAN_F : m == -CUDART_INF_F ? 0.0f : expf(m - row.m) / row.s;
-    } else
-#endif
-    {
-        /* a row of -inf only: NaN, as the formula (-inf - -inf) gives */
-        scale = m == -CUDART_INF_F ? CUDART_NAN_F : 1.0f / s;
-    }
+    const float scale = smx_team_scale<TPR>(m, s, C, SMX_CL_M, SMX_CL_S);
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         if (v0 + (uint64_t)k * TPR < w.nvv) {
@@ -139,10 +173,189 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(
             smx_storev<DT>(w, v0 + (uint64_t)k * TPR, f[k]);
         }
     }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (TPR != 32 && C > 1)
-        asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#endif
+    smx_team_leave<TPR>(C);
+}
+
+/* ---- 16-bit storage at many rows: 64 elements a thread, kept packed ----------
+ * The f32 kernel above holds EPT = 32 elements a thread widened to f32,
+ * capped at 64 registers; in bf16 / f16 that is 64 bytes a thread in
+ * flight, half of f32's, and the first H200 run moved bf16 at f32's
+ * elements per second. This one keeps 64 elements a thread as loaded, two
+ * to a 32-bit register (SMX_PK_NV 16-byte vectors, 32 registers), so that
+ * a thread has f32's 128 bytes in flight; it widens them for the max and
+ * for the sum, and computes exp again in the store phase instead of
+ * keeping 64 f32 exponentials (the same smx_exp of the same argument: the
+ * same bits as the sum used). A block (BLOCK threads) or a cluster of C
+ * blocks per row, as TPR = BLOCK above. */
+#define SMX_PK_EPT 64
+
+/* A row in 32-bit indices (rows of at most SL_SOFTMAX_REGS_MAX_COLS
+ * elements): fewer registers and instructions than smx_rowv's 64-bit
+ * ones, which the 64 packed elements need (ptxas: 20-24 bytes of spills
+ * in bf16 with 64-bit indices). Same grid of 16-byte virtual vectors. */
+struct smx_rowp {
+    const char *x0;
+    char *y0;
+    int32_t o, n;
+    uint32_t nvv;
+};
+
+template <int DT> static __device__ __forceinline__ smx_rowp smx_rowp_of(const smx_geo &g, uint64_t r)
+{
+    const smx_rowv w = smx_rowv_of<DT>(g, r);
+    const smx_rowp p = {w.x0, w.y0, (int32_t)w.o, (int32_t)w.n, (uint32_t)w.nvv};
+    return p;
+}
+
+/* Virtual vector v of the row as raw storage; columns outside the row hold
+ * -inf. */
+template <int DT> static __device__ __forceinline__ uint4 smx_loadraw(const smx_rowp &w, uint32_t v)
+{
+    typedef typename sl_dt<DT>::raw R;
+    const int VE = smx_vec<DT>::VE;
+    const int32_t c0 = (int32_t)(v * VE) - w.o;
+    union {
+        uint4 u;
+        R r[VE];
+    } b;
+    if (c0 >= 0 && c0 + VE <= w.n) {
+        b.u = *(const uint4 *)(w.x0 + 16 * (uint64_t)v);
+    } else {
+        const R *p = (const R *)(w.x0 + 16 * (uint64_t)v);
+        const R ninf = sl_dt<DT>::store(-CUDART_INF_F);
+#pragma unroll
+        for (int k = 0; k < VE; k++) {
+            const int32_t c = c0 + k;
+            b.r[k] = c >= 0 && c < w.n ? p[k] : ninf;
+        }
+    }
+    return b.u;
+}
+
+/* Store y[0..VE) into virtual vector v of the row, skipping columns
+ * outside it. */
+template <int DT> static __device__ __forceinline__ void smx_storep(const smx_rowp &w, uint32_t v, const float *y)
+{
+    typedef typename sl_dt<DT>::raw R;
+    const int VE = smx_vec<DT>::VE;
+    const int32_t c0 = (int32_t)(v * VE) - w.o;
+    union {
+        uint4 u;
+        R r[VE];
+    } b;
+#pragma unroll
+    for (int k = 0; k < VE; k++)
+        b.r[k] = sl_dt<DT>::store(y[k]);
+    if (c0 >= 0 && c0 + VE <= w.n) {
+        *(uint4 *)(w.y0 + 16 * (uint64_t)v) = b.u;
+    } else {
+        R *p = (R *)(w.y0 + 16 * (uint64_t)v);
+#pragma unroll
+        for (int k = 0; k < VE; k++) {
+            const int32_t c = c0 + k;
+            if (c >= 0 && c < w.n)
+                p[k] = b.r[k];
+        }
+    }
+}
+
+/* Element j of a raw vector, widened exactly to f32. */
+template <int DT> static __device__ __forceinline__ float smx_unpack(const uint4 &u, int j)
+{
+    typedef typename sl_dt<DT>::raw R;
+    const uint32_t word = j < 2 ? u.x : j < 4 ? u.y : j < 6 ? u.z : u.w;
+    return sl_dt<DT>::load((R)(j & 1 ? word >> 16 : word & 0xffffu));
+}
+
+/* The two lanes' maxima of two packed pairs (HMNMX2: a NaN lane gives the
+ * other operand, as fmaxf; a NaN still makes its row NaN through the sum,
+ * smx_regs_pk). */
+template <int DT> static __device__ __forceinline__ uint32_t smx_hmax2(uint32_t a, uint32_t b);
+template <> __device__ __forceinline__ uint32_t smx_hmax2<SL_BF16>(uint32_t a, uint32_t b)
+{
+    __nv_bfloat162 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    const __nv_bfloat162 r = __hmax2(x, y);
+    uint32_t u;
+    memcpy(&u, &r, 4);
+    return u;
+}
+template <> __device__ __forceinline__ uint32_t smx_hmax2<SL_F16>(uint32_t a, uint32_t b)
+{
+    __half2 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    const __half2 r = __hmax2(x, y);
+    uint32_t u;
+    memcpy(&u, &r, 4);
+    return u;
+}
+
+/* exp(d) for the 16-bit kernel: 2^(d log2 e) by ex2.approx.ftz (PTX ISA,
+ * "ex2": maximum relative error 2^-22 over the full range; results below
+ * 2^-126 flush to 0). __expf is the same instruction without .ftz plus a
+ * range test and two multiplies a call (SASS: FSETP.GEU and 2 FMUL per exp)
+ * to keep subnormal results; here a flushed e < 2^-126 gives y < 2^-126,
+ * inside the absolute 2^-126 of SL_TOL_REL, and the sum s >= 1 (the
+ * maximum's own term) never notices. */
+static __device__ __forceinline__ float smx_exp_ftz(float d)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+    return r;
+}
+
+template <int BLOCK, int DT>
+static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs_pk(smx_geo g, unsigned C)
+{
+    const int VE = smx_vec<DT>::VE, NV = SMX_PK_EPT / VE;
+    __shared__ float red[BLOCK / 32];
+    SMX_CL_SHARED;
+    const uint64_t row = blockIdx.x / C;
+    const unsigned rank = blockIdx.x % C;
+    const smx_rowp w = smx_rowp_of<DT>(g, row);
+    const uint32_t v0 = rank * BLOCK * NV + threadIdx.x;
+    const uint32_t n2 = (uint32_t)sl_dt<DT>::store(-CUDART_INF_F) * 0x10001u; /* two -inf */
+    uint4 p[NV];
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        p[k] = v0 + k * BLOCK < w.nvv ? smx_loadraw<DT>(w, v0 + k * BLOCK) : make_uint4(n2, n2, n2, n2);
+    uint32_t h = n2; /* the max, on packed pairs */
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        h = smx_hmax2<DT>(h, smx_hmax2<DT>(smx_hmax2<DT>(p[k].x, p[k].y), smx_hmax2<DT>(p[k].z, p[k].w)));
+    typedef typename sl_dt<DT>::raw R;
+    float m = fmaxf(sl_dt<DT>::load((R)(h & 0xffffu)), sl_dt<DT>::load((R)(h >> 16)));
+    m = smx_block<BLOCK, smx_max_op>(m, red);
+    const float ref = m == -CUDART_INF_F ? 0.0f : m; /* as in smx_regs */
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        float sk = 0.0f; /* VE terms, then NV partial sums */
+#pragma unroll
+        for (int j = 0; j < VE; j++)
+            sk += smx_exp_ftz(smx_unpack<DT>(p[k], j) - ref);
+        s += sk;
+    }
+    s = smx_block<BLOCK, smx_sum_op>(s, red);
+    const float scale = smx_team_scale<BLOCK>(m, s, C, SMX_CL_M, SMX_CL_S);
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        if (v0 + k * BLOCK < w.nvv) {
+            float y[VE];
+#pragma unroll
+            for (int j = 0; j < VE; j++)
+                y[j] = smx_exp_ftz(smx_unpack<DT>(p[k], j) - ref) * scale;
+            smx_storep<DT>(w, v0 + k * BLOCK, y);
+        }
+    }
+    smx_team_leave<BLOCK>(C);
+}
+
+template <int BLOCK> static const void *regs_pk_fn(sl_dtype dt)
+{
+    return dt == SL_BF16 ? (const void *)smx_regs_pk<BLOCK, SL_BF16> : (const void *)smx_regs_pk<BLOCK, SL_F16>;
 }
 
 template <int BLOCK, int TPR, int EPT> struct regs_pick {
@@ -159,7 +372,8 @@ template <int BLOCK, int TPR, int EPT> static const void *regs_fn(sl_dtype dt)
 /* The team for a row of `need` element slots (cols plus the largest
  * misalignment): a warp up to 1024 (one or four per block), a block of
  * 128 threads up to 2048;
- * then 32 elements a thread. spread = false (rung regs): one block per row
+ * then 32 elements a thread (64 packed for bf16 / f16 when rows >= 4 x
+ * SMs and spread = false: smx_regs_pk). spread = false (rung regs): one block per row
  * up to 1024 threads (2^15 slots), no cluster barrier; beyond, clusters.
  * spread = true (rung regs_cl): clusters of 256-thread blocks (512 beyond
  * 8 x 256 x 32), halving the blocks while rows x C leaves SMs idle.
@@ -186,8 +400,12 @@ static bool regs_choose(sl_dtype dt, uint64_t rows, uint64_t need, int sms, bool
     }
     if (need > SL_SOFTMAX_REGS_MAX_COLS)
         return false;
-    uint64_t threads = 128; /* per row, EPT = 32 */
-    while (threads * 32 < need)
+    /* EPT = 32; 64 packed for 16-bit storage when the rows alone fill
+     * the SMs (smx_regs_pk: f32's 128 bytes a thread in flight) */
+    const bool pk = dt != SL_F32 && !spread && !few;
+    const uint64_t ept = pk ? SMX_PK_EPT : 32;
+    uint64_t threads = 128; /* per row */
+    while (threads * ept < need)
         threads *= 2;
     unsigned cl;
     uint64_t block;
@@ -205,8 +423,18 @@ static bool regs_choose(sl_dtype dt, uint64_t rows, uint64_t need, int sms, bool
         }
     }
     c->tpr = c->block = (int)block;
-    c->ept = 32;
+    c->ept = (int)ept;
     c->c = cl;
+    if (pk) {
+        switch (block) {
+        case 128: c->fn = regs_pk_fn<128>(dt); break;
+        case 256: c->fn = regs_pk_fn<256>(dt); break;
+        case 512: c->fn = regs_pk_fn<512>(dt); break;
+        case 1024: c->fn = regs_pk_fn<1024>(dt); break;
+        default: return false;
+        }
+        return true;
+    }
     switch (block) {
     case 128: c->fn = regs_fn<128, 128, 32>(dt); break;
     case 256: c->fn = regs_fn<256, 256, 32>(dt); break;
