@@ -297,7 +297,8 @@ int sl_model_advice(const sl_op_desc *op, const sl_variant *v, sl_dtype dt, cons
         break;
     case SL_B_SMEM:
         if (m->smem_ways > 1)
-            ADVISE("the shared accesses take %.0f-way bank conflicts: pad the tile (32x33) or swizzle it", m->smem_ways);
+            ADVISE("the shared accesses take %.0f-way bank conflicts: pad the tile (32x33) or swizzle it",
+                   m->smem_ways);
         else
             ADVISE("fewer shared-memory passes, and no bank conflicts (pad or swizzle)");
         break;
