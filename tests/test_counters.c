@@ -138,6 +138,22 @@ static void test_derived(void)
           sl_counters_warp_insts_per_elem(&c, n));
     CHECK(sl_counters_bytes_per_inst(&c) == 96.0, "bytes/inst %.17g", sl_counters_bytes_per_inst(&c));
     CHECK(sl_counters_sector_ratio(&c) == 2.0, "read:write %.17g", sl_counters_sector_ratio(&c));
+    CHECK(sl_counters_smem_conflicts_per_inst(&c) < 0, "no shared-memory counters: no conflicts per inst");
+    {
+        /* ncu on the H200, 32x32 f32 transpose tile at 4096^2 (bench/results/
+         * h200-transpose-2026-11-23.md): 524,288 LDS and 524,288 STS, 31.47
+         * and 0.02 conflicts each; the padded tile 0.10 and 0.03 */
+        sl_counters t = c;
+        t.has[SL_CTR_SMEM_LD_INSTS] = t.has[SL_CTR_SMEM_ST_INSTS] = true;
+        t.has[SL_CTR_SMEM_LD_CONFLICTS] = t.has[SL_CTR_SMEM_ST_CONFLICTS] = true;
+        t.value[SL_CTR_SMEM_LD_INSTS] = t.value[SL_CTR_SMEM_ST_INSTS] = 524288;
+        t.value[SL_CTR_SMEM_LD_CONFLICTS] = 31.47 * 524288;
+        t.value[SL_CTR_SMEM_ST_CONFLICTS] = 0.02 * 524288;
+        CHECK(fabs(sl_counters_smem_conflicts_per_inst(&t) - 15.745) < 1e-9, "tile32 conflicts/inst %.17g",
+              sl_counters_smem_conflicts_per_inst(&t));
+        t.value[SL_CTR_SMEM_LD_INSTS] = t.value[SL_CTR_SMEM_ST_INSTS] = 0;
+        CHECK(sl_counters_smem_conflicts_per_inst(&t) < 0, "no shared instructions: undefined");
+    }
 
     /* The seed's write-validate numbers (RTX 4060, DRAM sectors): coalesced
      * write-only 37,508 loads : 733,320 stores; uncoalesced 11,016,972 :

@@ -286,6 +286,60 @@ static void test_hw_file_errors(void)
                     "required");
 }
 
+/* Issue 11: T_SMEM counts bank conflicts (seed 004 lines 598-707). At
+ * 8192x8192 f32 on an H200-like GPU the 32x32 tile's column read (32-way)
+ * makes tile32 shared-memory bound, 132 B/elem at 128 B/clk/SM (0.257 ms
+ * against DRAM's 0.125); the padded tile (conflict-free, 8 B/elem) stays
+ * DRAM bound. A probed bandwidth (profile "smem") replaces 128 B/clk. */
+static const sl_variant *find_variant(const sl_op_desc *op, const char *name)
+{
+    for (int i = 0; i < op->nvariants; i++)
+        if (op->variants[i].backend == SL_BACKEND_CUDA && strcmp(op->variants[i].name, name) == 0)
+            return &op->variants[i];
+    return NULL;
+}
+
+static void test_smem_conflicts(void)
+{
+    const sl_op_desc *op = sl_op_find("transpose");
+    CHECK(op != NULL, "no transpose op");
+    if (!op)
+        return;
+    const sl_variant *t32 = find_variant(op, "tile32"), *p33 = find_variant(op, "pad33");
+    CHECK(t32 && p33, "transpose lacks tile32 or pad33");
+    if (!t32 || !p33)
+        return;
+    sl_hw hw = h200_like();
+    const sl_shape s = {.rows = 8192, .cols = 8192, .ld = 8192};
+    sl_model a, b;
+    CHECK(sl_model_predict(&hw, op, t32, NULL, SL_F32, &s, -1.0, true, &a) == SL_OK, "predict tile32");
+    CHECK(sl_model_predict(&hw, op, p33, NULL, SL_F32, &s, -1.0, true, &b) == SL_OK, "predict pad33");
+    const double n = 8192.0 * 8192.0, clk = 132 * 1.98e9 * 128;
+    CHECK(fabs(a.ms[SL_B_SMEM] - 1e3 * n * (4 + 32 * 4) / clk) < 1e-9, "tile32 T_SMEM %.6f ms, want %.6f",
+          a.ms[SL_B_SMEM], 1e3 * n * 132 / clk);
+    CHECK(fabs(b.ms[SL_B_SMEM] - 1e3 * n * 8 / clk) < 1e-9, "pad33 T_SMEM %.6f ms", b.ms[SL_B_SMEM]);
+    CHECK(a.limiter == SL_B_SMEM && a.smem_ways == 32, "tile32: limiter %s (%.0f ways), want shared memory, 32",
+          sl_bound_name(a.limiter), a.smem_ways);
+    CHECK(b.limiter == SL_B_DRAM && b.smem_ways == 1, "pad33: limiter %s, want DRAM", sl_bound_name(b.limiter));
+    char lines[8][256];
+    int k = sl_model_advice(op, t32, SL_F32, &a, lines, 8), said = 0;
+    for (int i = 0; i < k; i++)
+        said |= strstr(lines[i], "32-way bank conflicts") != NULL;
+    CHECK(said, "tile32's advice does not name its 32-way bank conflicts");
+    /* a probed 64 B/clk/SM doubles the term (hw.c: bank bytes = measured / banks) */
+    sl_profile prof;
+    sl_profile_init(&prof);
+    prof.smem_bytes_per_clk_sm = 64;
+    sl_hw_apply_profile(&hw, &prof, "test.profile.json");
+    CHECK(hw.p[HW_SMEM_BANK_BYTES].src == SL_SRC_PROBE && hw.p[HW_SMEM_BANK_BYTES].v == 2.0,
+          "profile smem 64 B/clk: bank bytes %.2f (%s)", hw.p[HW_SMEM_BANK_BYTES].v,
+          sl_src_name(hw.p[HW_SMEM_BANK_BYTES].src));
+    sl_model c;
+    CHECK(sl_model_predict(&hw, op, t32, NULL, SL_F32, &s, -1.0, true, &c) == SL_OK, "predict tile32, probed");
+    CHECK(fabs(c.ms[SL_B_SMEM] - 2 * a.ms[SL_B_SMEM]) < 1e-9, "probed T_SMEM %.6f, want %.6f", c.ms[SL_B_SMEM],
+          2 * a.ms[SL_B_SMEM]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -297,5 +351,6 @@ int main(int argc, char **argv)
     test_curve();
     test_arch_and_profile();
     test_hw_file_errors();
+    test_smem_conflicts();
     return check_exit("test_model");
 }

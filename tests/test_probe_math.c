@@ -78,10 +78,36 @@ static void test_curves(void)
     CHECK(sl_knee(bif, bw, 6, 5000) == -1, "unreachable target");
 }
 
+/* seed 004's bank-conflict rules, against the closed forms gcd(s, 32),
+ * 2 gcd(s, 16), 4 gcd(s, 8) (bench/bank_conflicts.cu measured them all on
+ * the H200) and the slides' examples */
+static int gcd_(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void test_banks(void)
+{
+    for (int s = 1; s <= 32; s++) {
+        CHECK(sl_smem_wavefronts(4, s) == gcd_(s, 32), "4 B stride %d: %d", s, sl_smem_wavefronts(4, s));
+        CHECK(sl_smem_wavefronts(8, s) == 2 * gcd_(s, 16), "8 B stride %d: %d", s, sl_smem_wavefronts(8, s));
+        CHECK(sl_smem_wavefronts(16, s) == 4 * gcd_(s, 8), "16 B stride %d: %d", s, sl_smem_wavefronts(16, s));
+    }
+    CHECK(sl_smem_wavefronts(4, 0) == 1, "one word for the whole warp is a broadcast");
+    CHECK(sl_smem_wavefronts(4, 33) == 1 && sl_smem_wavefronts(4, 32) == 32, "a 32x33 column is conflict-free");
+    CHECK(sl_smem_wavefronts(2, 1) == -1 && sl_smem_wavefronts(4, -1) == -1, "bad arguments");
+}
+
 int main(void)
 {
     test_cycles();
     test_sectors();
     test_curves();
+    test_banks();
     return check_exit("test_probe_math");
 }

@@ -216,6 +216,14 @@ typedef struct sl_variant {
     unsigned char access_bytes;       /* bytes per thread per global load/store instruction (f32) */
     unsigned char elems_per_thread;   /* elements a thread handles per step: sizes the grid for small n */
     unsigned char smem_bytes_per_elem; /* shared-memory bytes written + read per element */
+    /* Bank conflicts of the shared accesses (seed 004, "Shared Memory Bank
+     * Conflicts", lines 598-707): smem_conflict_bytes_per_elem of the bytes
+     * above are moved by warp accesses with an smem_conflict_ways-way
+     * conflict (each costs that many wavefronts instead of one); 0 or 1
+     * ways: conflict-free. For 4-byte elements (a 32x32 f32 tile read down
+     * a column: 4 bytes, 32 ways); the model applies it to every dtype. */
+    unsigned char smem_conflict_ways;
+    unsigned char smem_conflict_bytes_per_elem;
     /* The bytes this rung really moves through DRAM when it differs from
      * the op's useful traffic (a second read pass, halo re-reads, the
      * traffic a tiling implies); NULL: the op's traffic. GB/s always

@@ -55,6 +55,15 @@ typedef struct sl_probe_ops {
     /* Launch overhead of an empty kernel in us: mode 0 event-timed one at a
      * time (median of count), 1 back to back, 2 CUDA graph replay. Waits. */
     sl_status (*launch)(sl_ctx *ctx, int mode, int count, double *us);
+    /* Shared-memory throughput (NULL: the backend has no shared memory).
+     * One block of 32 warps per SM; every lane accesses the word of
+     * word_bytes (4, 8, 16) at word index lane x stride (1..32), loads or
+     * (store) stores, the same number of times in every warp. *cycles: SM
+     * cycles per warp access, the mean over the blocks; *ms: the launch,
+     * event-timed; *bytes: bytes the lanes accessed in all; *bad: blocks
+     * whose check failed (a load checksum, a stored word read back). Waits. */
+    sl_status (*smem)(sl_ctx *ctx, int word_bytes, int stride, int store, double *cycles, double *ms, double *bytes,
+                      uint64_t *bad);
 } sl_probe_ops;
 
 

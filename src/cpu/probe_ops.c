@@ -111,4 +111,5 @@ const sl_probe_ops sl_cpu_probe_ops = {
     .mismatches = mismatches_,
     .chase = chase_,
     .launch = NULL,
+    .smem = NULL,
 };

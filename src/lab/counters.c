@@ -41,6 +41,14 @@ static const sl_counter_info table[SL_CTR_COUNT] = {
      "warps ready to issue per scheduler per active cycle (ncu: Eligible Warps Per Scheduler)"},
     {SL_CTR_DURATION_NS, "gpu__time_duration.sum", "gpu_time", "ns",
      "GPU time of the profiled range (ncu: Duration); a range also holds the gaps around and between its launches"},
+    {SL_CTR_SMEM_LD_CONFLICTS, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smem_ld_conf", "conflict",
+     "shared-memory load wavefronts beyond each access's ideal: bank conflicts (ncu: Shared Memory table)"},
+    {SL_CTR_SMEM_ST_CONFLICTS, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smem_st_conf", "conflict",
+     "shared-memory store wavefronts beyond each access's ideal: bank conflicts"},
+    {SL_CTR_SMEM_LD_INSTS, "smsp__sass_inst_executed_op_shared_ld.sum", "smem_ld_inst", "inst",
+     "warp-level shared-memory load instructions executed (LDS, LDSM)"},
+    {SL_CTR_SMEM_ST_INSTS, "smsp__sass_inst_executed_op_shared_st.sum", "smem_st_inst", "inst",
+     "warp-level shared-memory store instructions executed (STS)"},
 };
 
 int sl_counter_count(void)
@@ -136,6 +144,15 @@ double sl_counters_sector_ratio(const sl_counters *c)
     return r / w;
 }
 
+double sl_counters_smem_conflicts_per_inst(const sl_counters *c)
+{
+    double cl = get(c, SL_CTR_SMEM_LD_CONFLICTS), cs = get(c, SL_CTR_SMEM_ST_CONFLICTS);
+    double il = get(c, SL_CTR_SMEM_LD_INSTS), is = get(c, SL_CTR_SMEM_ST_INSTS);
+    if (cl < 0.0 || cs < 0.0 || il < 0.0 || is < 0.0 || !(il + is > 0.0))
+        return -1.0;
+    return (cl + cs) / (il + is);
+}
+
 /* ---- formatting ---------------------------------------------------------- */
 
 /* v with a decimal SI prefix: "%.2f<sep><prefix><unit>", plain "%.0f" below
@@ -172,6 +189,10 @@ void sl_counters_format(const sl_counters *c, sl_counter_id id, char *buf, size_
     case SL_CTR_L2_READ_SECTORS:
     case SL_CTR_L2_WRITE_SECTORS:
     case SL_CTR_INST_EXECUTED:
+    case SL_CTR_SMEM_LD_CONFLICTS:
+    case SL_CTR_SMEM_ST_CONFLICTS:
+    case SL_CTR_SMEM_LD_INSTS:
+    case SL_CTR_SMEM_ST_INSTS:
         si(buf, len, v, "", "");
         break;
     case SL_CTR_L2_READ_HIT_PCT:

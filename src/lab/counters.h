@@ -49,6 +49,10 @@ typedef enum sl_counter_id {
     SL_CTR_OCCUPANCY_PCT,       /* sm__warps_active.avg.pct_of_peak_sustained_active */
     SL_CTR_ELIGIBLE_WARPS,      /* smsp__warps_eligible.avg.per_cycle_active */
     SL_CTR_DURATION_NS,         /* gpu__time_duration.sum */
+    SL_CTR_SMEM_LD_CONFLICTS,   /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum */
+    SL_CTR_SMEM_ST_CONFLICTS,   /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum */
+    SL_CTR_SMEM_LD_INSTS,       /* smsp__sass_inst_executed_op_shared_ld.sum (warp instructions) */
+    SL_CTR_SMEM_ST_INSTS,       /* smsp__sass_inst_executed_op_shared_st.sum */
     SL_CTR_COUNT
 } sl_counter_id;
 
@@ -132,6 +136,15 @@ double sl_counters_bytes_per_inst(const sl_counters *c);
  * For add it is 2.0 (two arrays read, one written). Negative when the
  * write bytes are missing or zero. */
 double sl_counters_sector_ratio(const sl_counters *c);
+
+/* Shared-memory bank conflicts per shared-memory warp instruction, loads
+ * and stores together: (conflicts ld + st) / (instructions ld + st). A
+ * conflict is a wavefront beyond the access's ideal (Nsight Compute,
+ * "Shared Memory" table): a 32x32 f32 transpose tile read down its columns
+ * gives ~15.5 (31 on the reads, 0 on the writes), a padded one ~0.
+ * Negative when a counter is missing or the kernel has no shared
+ * instruction. */
+double sl_counters_smem_conflicts_per_inst(const sl_counters *c);
 
 /* Write counter `id` of c for a table cell into buf (always NUL-terminated
  * when len > 0): "-" when missing; bytes in decimal units ("1.20 GB",

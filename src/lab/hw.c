@@ -235,6 +235,13 @@ void sl_hw_apply_profile(sl_hw *hw, const sl_profile *prof, const char *path)
         set(hw, HW_L2_GBS, prof->l2_read_gbs, SL_SRC_PROBE, ref);
     if (prof->launch_event_us > 0 && hw->p[HW_LAUNCH_US].src != SL_SRC_USER)
         set(hw, HW_LAUNCH_US, prof->launch_event_us, SL_SRC_PROBE, ref);
+    /* Shared memory (probe "smem"): the measured bytes per clock per SM,
+     * spread over the banks, so T_SMEM (model.c) reads it. */
+    if (prof->smem_bytes_per_clk_sm > 0 && hw->p[HW_SMEM_BANKS].v > 0 && hw->p[HW_SMEM_BANK_BYTES].src != SL_SRC_USER) {
+        char why[96];
+        snprintf(why, sizeof why, "%.60s: smem B/clk/SM / banks", ref);
+        set(hw, HW_SMEM_BANK_BYTES, prof->smem_bytes_per_clk_sm / hw->p[HW_SMEM_BANKS].v, SL_SRC_PROBE, why);
+    }
 }
 
 void sl_hw_profile_warning(sl_hw *hw, const sl_profile *prof, const char *path)

@@ -178,13 +178,27 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
         m->ms[SL_B_LSU] = 1e3 * fmax(t_addr, t_data);
     }
 
-    /* G. Shared memory (seed 000 section G): bytes / (banks x bytes per bank
-     * x SMs x clock), no bank conflicts. */
-    if (hw->p[HW_SMEM_BANKS].v > 0 && hw->p[HW_SMEM_BANK_BYTES].v > 0)
+    /* G. Shared memory (seed 000 section G; seed 004 "Volta Shared Memory"
+     * and "Shared Memory Bank Conflicts", lines 598-707). The pipe serves
+     * one wavefront per clock per SM: up to banks x bank bytes (32 x 4 =
+     * 128 B), one word per bank. A warp access whose lanes hit n different
+     * words of one bank takes n wavefronts, so its bytes cost n times:
+     *   T_SMEM = N x (b - c + n x c) / (B/clk/SM x SMs x clock)
+     * with b = smem bytes per element, c = the conflicted bytes of them,
+     * n = the conflict's ways (sl_variant). B/clk/SM = banks x bank bytes,
+     * the arch table's or, after `streamlab probe`, the smem probe's
+     * measured bytes per clock (hw.c). bench/results/h200-transpose: the
+     * 32x32 f32 tile's column read measures 32.5 wavefronts per
+     * instruction, the padded one 1.1. */
+    if (hw->p[HW_SMEM_BANKS].v > 0 && hw->p[HW_SMEM_BANK_BYTES].v > 0) {
+        const double ways = v->smem_conflict_ways > 1 ? v->smem_conflict_ways : 1;
+        const double cb = fmin(v->smem_conflict_bytes_per_elem, v->smem_bytes_per_elem);
+        const double wf_bytes = v->smem_bytes_per_elem - cb + ways * cb; /* bytes, conflicts counted */
+        m->smem_ways = ways;
         m->ms[SL_B_SMEM] = v->smem_bytes_per_elem
-                               ? 1e3 * N * v->smem_bytes_per_elem /
-                                     (hw->p[HW_SMEM_BANKS].v * hw->p[HW_SMEM_BANK_BYTES].v * sms * clk)
+                               ? 1e3 * N * wf_bytes / (hw->p[HW_SMEM_BANKS].v * hw->p[HW_SMEM_BANK_BYTES].v * sms * clk)
                                : 0;
+    }
 
     /* H. PCIe (seed 003 section H): host <-> device bytes / bandwidth. The
      * ops here work on device memory: no host bytes. */
@@ -282,7 +296,11 @@ int sl_model_advice(const sl_op_desc *op, const sl_variant *v, sl_dtype dt, cons
         ADVISE("wider accesses (16-byte loads) or bulk copies (cp.async.bulk) to relieve the load/store units");
         break;
     case SL_B_SMEM:
-        ADVISE("fewer shared-memory passes, and no bank conflicts (pad or swizzle)");
+        if (m->smem_ways > 1)
+            ADVISE("the shared accesses take %.0f-way bank conflicts: pad the tile (32x33) or swizzle it",
+                   m->smem_ways);
+        else
+            ADVISE("fewer shared-memory passes, and no bank conflicts (pad or swizzle)");
         break;
     default:
         break;

@@ -42,6 +42,7 @@ typedef struct sl_model {
     double bytes;              /* DRAM bytes (0 when L2-resident) */
     double l2_bytes;           /* bytes through L2 */
     bool fits_l2, l2_resident;
+    double smem_ways;          /* bank-conflict ways of the conflicted shared accesses (1: none) */
     double floor_ms;           /* two dependent latencies: no kernel body is shorter */
     double body_ms, pred_ms;
     sl_bound limiter;          /* the largest term, launch included */

@@ -34,6 +34,8 @@ static const field fields[] = {
     F("launch", "graph_us", launch_graph_us),          F("l2", "read_gbs", l2_read_gbs),
     F("write_validate", "coalesced_gbs", wv_coalesced_gbs),
     F("write_validate", "stride8_gbs", wv_stride8_gbs),
+    F("smem", "bytes_per_clk_per_sm", smem_bytes_per_clk_sm), F("smem", "gbs", smem_gbs),
+    F("smem", "conflict32_ratio", smem_conflict32_ratio), F("smem", "sweep_max_rel_err", smem_sweep_max_err),
 };
 #undef F
 #define NFIELDS (sizeof fields / sizeof fields[0])

@@ -39,6 +39,12 @@ typedef struct sl_profile {
     double l2_read_gbs;
     /* write-validate: useful-byte bandwidth of coalesced and stride-8 writes */
     double wv_coalesced_gbs, wv_stride8_gbs;
+    /* shared memory (probe "smem"): best bytes per SM clock per SM (16-byte
+     * words, stride 1), the chip's GB/s at that rate, and the bank-conflict
+     * sweep's cost of a 32-way conflict (4-byte words, stride 32) over a
+     * conflict-free access, and the largest relative gap between measured
+     * cycles and seed 004's predicted wavefronts over the sweep */
+    double smem_bytes_per_clk_sm, smem_gbs, smem_conflict32_ratio, smem_sweep_max_err;
     /* the bandwidth-vs-bytes-in-flight curve (points.bytes_in_flight):
      * bytes in flight per SM, GB/s */
     int bif_n;

@@ -5,6 +5,8 @@
 #include "../cuda_check.h"
 #include "probe_ops.h"
 
+#include <stdlib.h>
+
 sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes, int cg,
                              uint32_t *sum, cudaStream_t stream, int *warps_out);
 sl_status sl_cuda_probe_read_collect(uint32_t *sum, cudaStream_t stream, uint32_t *total);
@@ -19,6 +21,11 @@ sl_status sl_cuda_probe_chase(const void *next, uint32_t start, uint64_t steps, 
                               uint64_t *cycles, cudaStream_t stream);
 sl_status sl_cuda_probe_launch(int mode, int count, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
                                double *us);
+sl_status sl_cuda_probe_smem(int word_bytes, int stride, int store, int blocks, unsigned long long *out,
+                             unsigned long long *host, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
+                             double *ms);
+int sl_cuda_probe_smem_accesses(void);
+uint32_t sl_cuda_probe_smem_expected(int word_bytes, int stride);
 
 static sl_status read_(sl_ctx *ctx, const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
                        int cg, uint32_t *sum, int *warps_used)
@@ -87,6 +94,40 @@ static sl_status launch_(sl_ctx *ctx, int mode, int count, double *us)
     return st;
 }
 
+static sl_status smem_(sl_ctx *ctx, int word_bytes, int stride, int store, double *cycles, double *ms,
+                       double *bytes, uint64_t *bad)
+{
+    const int blocks = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1;
+    unsigned long long *d = NULL, *h = malloc(2 * (size_t)blocks * sizeof *h);
+    if (!h)
+        return sl_fail(SL_ERR_NO_MEMORY, "probe smem: out of host memory");
+    sl_status st = ctx->ops->alloc(ctx, 2 * (size_t)blocks * sizeof *d, (void **)&d);
+    cudaEvent_t a = NULL, b = NULL;
+    if (st == SL_OK && (cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess))
+        st = sl_fail(SL_ERR_CUDA, "probe smem: cudaEventCreate failed");
+    if (st == SL_OK)
+        st = sl_cuda_probe_smem(word_bytes, stride, store, blocks, d, h, (cudaStream_t)ctx->stream, a, b, ms);
+    if (st == SL_OK) {
+        const double per_block = 32.0 * sl_cuda_probe_smem_accesses(); /* warp accesses */
+        const uint32_t want = store ? 0u : sl_cuda_probe_smem_expected(word_bytes, stride);
+        double sum = 0;
+        *bad = 0;
+        for (int i = 0; i < blocks; i++) {
+            sum += (double)h[2 * i];
+            *bad += (uint32_t)h[2 * i + 1] != want;
+        }
+        *cycles = sum / blocks / per_block;
+        *bytes = per_block * blocks * 32.0 * word_bytes;
+    }
+    if (a)
+        cudaEventDestroy(a);
+    if (b)
+        cudaEventDestroy(b);
+    ctx->ops->free(ctx, d);
+    free(h);
+    return st;
+}
+
 const sl_probe_ops sl_cuda_probe_ops = {
     .read = read_,
     .read_collect = read_collect_,
@@ -96,4 +137,5 @@ const sl_probe_ops sl_cuda_probe_ops = {
     .mismatches = mismatches_,
     .chase = chase_,
     .launch = launch_,
+    .smem = smem_,
 };

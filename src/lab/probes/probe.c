@@ -21,7 +21,7 @@ typedef struct probe_def {
     const char *what;
     const char *seed;
     sl_status (*run)(env *e);
-    int needs; /* 1: ops->launch, 2: persistent reads (GPU occupancy), 4: a GPU L2 */
+    int needs; /* 1: ops->launch, 2: persistent reads (GPU occupancy), 4: a GPU L2, 8: ops->smem */
 } probe_def;
 
 static const probe_def probes[] = {
@@ -39,6 +39,10 @@ static const probe_def probes[] = {
      "seed 002 (strided copy); seed 004 (access patterns)", probe_stride, 0},
     {"l2-write", "write-validate: coalesced vs stride-8 write-only kernels",
      "seed 000 (Revisiting the L2 Cache Write Behavior)", probe_l2_write, 4},
+    {"smem", "shared-memory bandwidth: conflict-free 4-, 8-, 16-byte loads and stores, cycles per warp access",
+     "seed 004 (Volta Shared Memory: 128 B/clk/SM)", probe_smem, 8},
+    {"bank", "bank-conflict sweep: strides 1..32 of 4-, 8-, 16-byte words vs the seed's predicted wavefronts",
+     "seed 004 (Shared Memory Bank Conflicts, lines 598-707)", probe_bank, 8},
 };
 #define NPROBES ((int)(sizeof probes / sizeof probes[0]))
 
@@ -75,7 +79,8 @@ sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof
         if (cfg->only && !sl_list_has(cfg->only, p->name))
             continue;
         probe_say(&e, "\n== %s: %s\n   (%s)", p->name, p->what, p->seed);
-        int can = !((p->needs & 1) && !ops->launch) && !((p->needs & 6) && !is_gpu);
+        int can = !((p->needs & 1) && !ops->launch) && !((p->needs & 6) && !is_gpu) &&
+                  !((p->needs & 8) && !ops->smem);
         sl_status st = SL_OK;
         /* A probe writes its raw points into a fresh object; they replace the
          * previous run's only if it succeeds, so `--only X` and a failed

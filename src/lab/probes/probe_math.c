@@ -105,3 +105,31 @@ int sl_knee(const double *x, const double *y, int n, double target)
             best = i;
     return best;
 }
+
+int sl_smem_wavefronts(int word_bytes, int stride)
+{
+    if ((word_bytes != 4 && word_bytes != 8 && word_bytes != 16) || stride < 0)
+        return -1;
+    const int parts = word_bytes / 4, lanes_per_phase = 32 / parts;
+    int total = 0;
+    for (int phase = 0; phase < parts; phase++) {
+        /* distinct 4-byte words per bank in this phase (at most 32 each) */
+        long words[32][32];
+        int nw[32] = {0}, worst = 0;
+        for (int l = phase * lanes_per_phase; l < (phase + 1) * lanes_per_phase; l++) {
+            for (int c = 0; c < parts; c++) {
+                const long w4 = (long)l * stride * parts + c; /* 4-byte word index */
+                const int bank = (int)(w4 % 32);
+                int seen = 0;
+                for (int k = 0; k < nw[bank]; k++)
+                    seen |= words[bank][k] == w4;
+                if (!seen)
+                    words[bank][nw[bank]++] = w4;
+                if (nw[bank] > worst)
+                    worst = nw[bank];
+            }
+        }
+        total += worst;
+    }
+    return total;
+}

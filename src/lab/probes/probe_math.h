@@ -45,4 +45,15 @@ double sl_littles_latency_ns(double bytes_in_flight, double gbs);
  * -1 if no point reaches it. Points need not be sorted. */
 int sl_knee(const double *x, const double *y, int n, double target);
 
+/* Shared-memory wavefronts of one warp access (seed 004, "Shared Memory
+ * Bank Conflicts" and "Bank Conflict Resolution", lines 598-707): lane l
+ * accesses the word_bytes-byte word (4, 8 or 16) at word index l x
+ * stride. 32 banks of 4 bytes; 4-byte words are served in one phase of 32
+ * lanes, 8-byte in two of 16, 16-byte in four of 8; within a phase, the
+ * lanes that touch different 4-byte words of one bank conflict, and the
+ * phase takes as many wavefronts as the busiest bank has distinct words
+ * (the same word is a broadcast: no conflict). Returns the sum over the
+ * phases; -1 for a word size or stride out of range (stride >= 0). */
+int sl_smem_wavefronts(int word_bytes, int stride);
+
 #endif /* SL_PROBE_MATH_H */

@@ -52,6 +52,8 @@ sl_status probe_l2(env *e);
 sl_status probe_offset(env *e);
 sl_status probe_stride(env *e);
 sl_status probe_l2_write(env *e);
+sl_status probe_smem(env *e);
+sl_status probe_bank(env *e);
 
 /* ---- output ---- */
 

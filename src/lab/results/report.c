@@ -106,6 +106,7 @@ static void make_cells(const sl_result *r, sl_row_cells *c)
         snprintf(c->l2hit, sizeof c->l2hit, "-");
     fmt_or_dash(c->occ, sizeof c->occ, 0,
                 r->ctr.valid && r->ctr.has[SL_CTR_OCCUPANCY_PCT] ? r->ctr.value[SL_CTR_OCCUPANCY_PCT] : -1);
+    fmt_or_dash(c->bconf, sizeof c->bconf, 2, r->ctr.valid ? sl_counters_smem_conflicts_per_inst(&r->ctr) : -1);
     fmt_or_dash(c->peak, sizeof c->peak, 1, r->pct_peak);
     fmt_or_dash(c->copy, sizeof c->copy, 1, r->pct_copy);
     fmt_or_dash(c->peer, sizeof c->peer, 3, r->x_peer);
@@ -147,6 +148,7 @@ int sl_report_columns(const sl_report *rep, sl_col *cols)
         cols[k++] = (sl_col){"inst/el", 7, 'r'};
         cols[k++] = (sl_col){"L2hit r/w", 9, 'r'};
         cols[k++] = (sl_col){"occ%", 4, 'r'};
+        cols[k++] = (sl_col){"bconf/shi", 9, 'r'};
     }
     return k;
 }
@@ -185,6 +187,7 @@ void sl_report_cells(const sl_report *rep, const sl_row_cells *c, const char **c
         cells[k++] = c->ipe;
         cells[k++] = c->l2hit;
         cells[k++] = c->occ;
+        cells[k++] = c->bconf;
     }
 }
 
@@ -245,7 +248,8 @@ int sl_report_header(const sl_report *rep, char lines[][512])
         snprintf(lines[k++], 512,
                  "counters (CUPTI, one extra launch per row): B/model = DRAM bytes read + written / the row's bytes; "
                  "inst/el = smsp__inst_executed.sum x 32 / n; L2 hit = lts__t_sector_op_read/write_hit_rate.pct; "
-                 "occ = sm__warps_active.avg.pct_of_peak_sustained_active");
+                 "occ = sm__warps_active.avg.pct_of_peak_sustained_active; bconf/shi = shared-memory bank conflicts "
+                 "(l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld + _st) per shared instruction");
     return k;
 }
 

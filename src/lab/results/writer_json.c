@@ -150,6 +150,7 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
         add_num_or_null(d, "insts_per_elem", r->ctr.valid ? sl_counters_insts_per_elem(&r->ctr, (double)r->n, 32) : -1);
         add_num_or_null(d, "dram_bytes_per_warp_inst", sl_counters_bytes_per_inst(&r->ctr));
         add_num_or_null(d, "dram_read_over_write", sl_counters_sector_ratio(&r->ctr));
+        add_num_or_null(d, "smem_conflicts_per_inst", sl_counters_smem_conflicts_per_inst(&r->ctr));
     }
     if (r->ctr_note[0])
         cJSON_AddStringToObject(o, "counters_note", r->ctr_note);
