@@ -20,13 +20,7 @@ exec > >(tee "$OUT/issue17.log") 2>&1
 trap 'tar czf "$OUT/issue17.tgz" -C "$W" .' EXIT
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 
-PREFIX_ARGS=""
-if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
-    mkdir -p /tmp/deps
-    for deb in .deps/*.deb; do dpkg-deb -x "$deb" /tmp/deps; done
-    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
-    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+. bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 B=build-h200
 stage "device"
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,ecc.mode.current --format=csv

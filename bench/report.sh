@@ -20,16 +20,7 @@ exec > >(tee "$OUT/report.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 
 # cJSON: the system's, else the carried Debian packages (as bench/h200.sh).
-PREFIX_ARGS=""
-if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
-    mkdir -p /tmp/deps
-    for deb in .deps/*.deb; do
-        if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$deb" /tmp/deps
-        else (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
-    done
-    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
-    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+. bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 
 BUILD=${BUILD:-build-report}   # BUILD=build-h200 SKIP_BUILD=1: reuse bench/h200.sh's build
 SL=$BUILD/streamlab

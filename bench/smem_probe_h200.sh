@@ -15,16 +15,7 @@ mkdir -p "$OUT"
 exec > >(tee "$OUT/smem_probe.log") 2>&1
 t0=$(date +%s)
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
-PREFIX_ARGS=""
-if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
-    mkdir -p /tmp/deps
-    for deb in .deps/*.deb; do
-        if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$deb" /tmp/deps
-        else (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
-    done
-    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
-    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+. bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 stage build
 git_rev=$(git rev-parse --short HEAD 2>/dev/null || echo staged)
 cmake -S . -B build-h200 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON \

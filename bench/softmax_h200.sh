@@ -29,16 +29,7 @@ exec > >(tee "$OUT/softmax-h200.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 on() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
-PREFIX_ARGS=""
-if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
-    mkdir -p /tmp/deps
-    for deb in .deps/*.deb; do
-        if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$deb" /tmp/deps
-        else (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
-    done
-    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
-    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+. bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 # cuDNN 9 from torch's wheel (nvidia-cudnn-cu13), for the peer's dlopen.
 CUDNN_LIB=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
 [ -n "$CUDNN_LIB" ] && [ -d "$CUDNN_LIB" ] && export LD_LIBRARY_PATH=$CUDNN_LIB:${LD_LIBRARY_PATH:-}

@@ -28,16 +28,7 @@ pack() { tar czf "$OUT/stencil-out.tgz" -C "$WORK" . 2>/dev/null; }
 trap pack EXIT
 
 # cJSON from the carried .debs when the system lacks it (as bench/h200.sh).
-PREFIX_ARGS=""
-if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
-    mkdir -p /tmp/deps
-    for deb in .deps/*.deb; do
-        if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$deb" /tmp/deps
-        else (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
-    done
-    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
-    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+. bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 B=build-stencil
 SL=$B/streamlab
 SHAPES=8192x8192x1,8192x8192x2,8192x8192x4,8192x8192x8,8192x8192x16

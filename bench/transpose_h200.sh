@@ -26,16 +26,7 @@ pack() { tar czf "$OUT/transpose-out.tgz" -C "$WORK" . 2>/dev/null; }
 trap pack EXIT
 
 # cJSON: the system's, else the carried Debian packages (as bench/h200.sh).
-PREFIX_ARGS=""
-if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
-    mkdir -p /tmp/deps
-    for deb in .deps/*.deb; do
-        if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$deb" /tmp/deps
-        else (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); fi
-    done
-    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
-    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+. bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 BUILD=build-tp
 SL=$BUILD/streamlab
 NCU_METRICS=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_write.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,gpu__time_duration.sum
