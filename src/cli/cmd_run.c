@@ -564,12 +564,14 @@ int cmd_run(int argc, char **argv)
         for (int j = 0; j < nshapes2[o] && ops[o]->shape_ok; j++)
             if (!ops[o]->shape_ok(&shapes2[o][j], why, sizeof why))
                 return cli_usage_error("run", "--shape for %s: %s", ops[o]->name, why);
-        if (!shape_arg || o == 0 || !shapes_text[0]) {
+        /* the results' header: --shape as given, or each op's defaults */
+        if (!shape_arg) {
             size_t used = strlen(shapes_text);
-            snprintf(shapes_text + used, sizeof shapes_text - used, "%s%s%s%s", used ? "; " : "",
-                     shape_arg ? "" : ops[o]->name, shape_arg ? "" : ": ", list);
+            snprintf(shapes_text + used, sizeof shapes_text - used, "%s%s: %s", used ? "; " : "", ops[o]->name, list);
         }
     }
+    if (shape_arg)
+        snprintf(shapes_text, sizeof shapes_text, "%s", shape_arg);
     int device_ids[MAX_DEVICES];
     int ndev = parse_devices(device_arg, device_ids);
     if (ndev < 0)

@@ -47,6 +47,21 @@ static inline char *fuzz_cstring(const uint8_t *data, size_t size)
     return s;
 }
 
+/* The parsers that take (text, size) must read nothing past size: a copy of
+ * data followed by text that would change the result if read (a longer
+ * number, a closed string or object). Free it. */
+static inline char *fuzz_with_tail(const uint8_t *data, size_t size)
+{
+    static const char tail[] = "9.5e3\"}]},\"schema\":0}";
+    char *more = malloc(size + sizeof tail);
+    if (!more)
+        abort();
+    if (size)
+        memcpy(more, data, size);
+    memcpy(more + size, tail, sizeof tail);
+    return more;
+}
+
 /* A number in [0, n) that depends on every input byte (FNV-1a), so the
  * fuzzer varies it along with the text: the length of a short reason
  * buffer, the capacity of a list. */

@@ -776,21 +776,14 @@ static void html_compare(FILE *f, const input *in)
         }
         fputs("</table>\n<ul>\n", f);
         for (int i = 0; i < nl; i++) {
-            bool first = true;
-            for (int j = 0; j < i && first; j++)
-                first = strcmp(lines[j].op, lines[i].op) || strcmp(lines[j].dtype, lines[i].dtype);
-            if (!first)
+            sl_cmp_crossovers c;
+            if (!sl_compare_group_crossovers(lines, nl, i, &c))
                 continue;
-            char c1[96], c2[96], c3[96], c4[96];
-            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "omp", false, c1, sizeof c1);
-            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "serial", false, c2, sizeof c2);
-            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "omp", true, c3, sizeof c3);
-            sl_compare_crossover(lines, nl, lines[i].op, lines[i].dtype, "serial", true, c4, sizeof c4);
             fprintf(f, "<li>crossover %s %s (the GPU faster from there up), kernel times: vs OpenMP %s, vs one CPU "
                        "thread %s",
-                    lines[i].op, lines[i].dtype, c1, c2);
+                    lines[i].op, lines[i].dtype, c.omp, c.serial);
             if (lines[i].transfer_ms >= 0)
-                fprintf(f, "; with the transfers in and out: vs OpenMP %s, vs one thread %s", c3, c4);
+                fprintf(f, "; with the transfers in and out: vs OpenMP %s, vs one thread %s", c.omp_xfer, c.serial_xfer);
             else
                 fputs("; transfers not measured (run with --include-transfer)", f);
             fputs(".</li>\n", f);

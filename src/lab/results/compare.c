@@ -117,6 +117,19 @@ static void fmt(char *b, size_t len, int dec, const char *suffix, double v)
         snprintf(b, len, "%.*f%s", dec, v, suffix);
 }
 
+bool sl_compare_group_crossovers(const sl_cmp_line *lines, int nlines, int i, sl_cmp_crossovers *out)
+{
+    for (int j = 0; j < i; j++)
+        if (same_group(&lines[j], lines[i].op, lines[i].dtype))
+            return false;
+    const char *op = lines[i].op, *dt = lines[i].dtype;
+    sl_compare_crossover(lines, nlines, op, dt, "omp", false, out->omp, sizeof out->omp);
+    sl_compare_crossover(lines, nlines, op, dt, "serial", false, out->serial, sizeof out->serial);
+    sl_compare_crossover(lines, nlines, op, dt, "omp", true, out->omp_xfer, sizeof out->omp_xfer);
+    sl_compare_crossover(lines, nlines, op, dt, "serial", true, out->serial_xfer, sizeof out->serial_xfer);
+    return true;
+}
+
 void sl_compare_print(const sl_cmp_line *lines, int nlines, FILE *txt, FILE *md)
 {
     if (nlines <= 0 || (!txt && !md))
@@ -156,24 +169,17 @@ void sl_compare_print(const sl_cmp_line *lines, int nlines, FILE *txt, FILE *md)
     }
     /* one crossover line per (op, dtype) */
     for (int i = 0; i < nlines; i++) {
-        bool first = true;
-        for (int j = 0; j < i && first; j++)
-            first = !same_group(&lines[j], lines[i].op, lines[i].dtype);
-        if (!first)
+        sl_cmp_crossovers c;
+        if (!sl_compare_group_crossovers(lines, nlines, i, &c))
             continue;
-        char c1[96], c2[96], c3[96], c4[96];
-        sl_compare_crossover(lines, nlines, lines[i].op, lines[i].dtype, "omp", false, c1, sizeof c1);
-        sl_compare_crossover(lines, nlines, lines[i].op, lines[i].dtype, "serial", false, c2, sizeof c2);
-        sl_compare_crossover(lines, nlines, lines[i].op, lines[i].dtype, "omp", true, c3, sizeof c3);
-        sl_compare_crossover(lines, nlines, lines[i].op, lines[i].dtype, "serial", true, c4, sizeof c4);
         for (int w = 0; w < 2; w++) {
             FILE *f = w ? md : txt;
             if (!f)
                 continue;
             fprintf(f, "%scrossover %s %s (the GPU faster from there up), kernel times: vs OpenMP %s, vs one CPU thread %s",
-                    w ? "\n- " : "", lines[i].op, lines[i].dtype, c1, c2);
+                    w ? "\n- " : "", lines[i].op, lines[i].dtype, c.omp, c.serial);
             if (xfer)
-                fprintf(f, "; with the transfers in and out: vs OpenMP %s, vs one thread %s", c3, c4);
+                fprintf(f, "; with the transfers in and out: vs OpenMP %s, vs one thread %s", c.omp_xfer, c.serial_xfer);
             else
                 fprintf(f, "; transfers not included (--include-transfer)");
             fputc('\n', f);

@@ -50,6 +50,17 @@ int sl_compare_lines(const sl_cmp_row *rows, int nrows, sl_cmp_line *out, int ma
 void sl_compare_crossover(const sl_cmp_line *lines, int nlines, const char *op, const char *dtype, const char *cpu,
                           bool with_transfer, char *buf, size_t len);
 
+/* The four crossovers of one (op, dtype) group: GPU kernel vs OpenMP and
+ * vs one thread, then the same with the transfers counted. */
+typedef struct sl_cmp_crossovers {
+    char omp[96], serial[96], omp_xfer[96], serial_xfer[96];
+} sl_cmp_crossovers;
+
+/* If lines[i] is the first line of its (op, dtype) group, fill *out with
+ * the group's crossovers (sl_compare_crossover) and return true; else
+ * false. The text, JSON and HTML writers each show one entry per group. */
+bool sl_compare_group_crossovers(const sl_cmp_line *lines, int nlines, int i, sl_cmp_crossovers *out);
+
 /* The comparison as text under the run's table and/or as Markdown; does
  * nothing when there are no lines. */
 void sl_compare_print(const sl_cmp_line *lines, int nlines, FILE *txt, FILE *md);

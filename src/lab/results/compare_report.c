@@ -96,23 +96,16 @@ cJSON *sl_report_compare_json(const sl_report *rep)
     }
     cJSON *cross = cJSON_AddArrayToObject(o, "crossover");
     for (int i = 0; i < n; i++) {
-        bool first = true;
-        for (int j = 0; j < i && first; j++)
-            first = strcmp(lines[j].op, lines[i].op) || strcmp(lines[j].dtype, lines[i].dtype);
-        if (!first)
+        sl_cmp_crossovers c;
+        if (!sl_compare_group_crossovers(lines, n, i, &c))
             continue;
-        char c1[96], c2[96], c3[96], c4[96];
-        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "omp", false, c1, sizeof c1);
-        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "serial", false, c2, sizeof c2);
-        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "omp", true, c3, sizeof c3);
-        sl_compare_crossover(lines, n, lines[i].op, lines[i].dtype, "serial", true, c4, sizeof c4);
         cJSON *x = cJSON_CreateObject();
         cJSON_AddStringToObject(x, "op", lines[i].op);
         cJSON_AddStringToObject(x, "dtype", lines[i].dtype);
-        cJSON_AddStringToObject(x, "gpu_beats_omp_from", c1);
-        cJSON_AddStringToObject(x, "gpu_beats_serial_from", c2);
-        cJSON_AddStringToObject(x, "with_transfer_gpu_beats_omp_from", c3);
-        cJSON_AddStringToObject(x, "with_transfer_gpu_beats_serial_from", c4);
+        cJSON_AddStringToObject(x, "gpu_beats_omp_from", c.omp);
+        cJSON_AddStringToObject(x, "gpu_beats_serial_from", c.serial);
+        cJSON_AddStringToObject(x, "with_transfer_gpu_beats_omp_from", c.omp_xfer);
+        cJSON_AddStringToObject(x, "with_transfer_gpu_beats_serial_from", c.serial_xfer);
         cJSON_AddItemToArray(cross, x);
     }
     cJSON_AddStringToObject(o, "note", "speed-up = CPU median time / GPU median time in this run; kernel times, "
