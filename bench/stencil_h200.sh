@@ -1,11 +1,11 @@
 #!/bin/bash
 # bench/stencil_h200.sh - issue 11's stencil half on the device, in one call:
 # build for sm_90 (warnings as errors, ptxas report), SASS counts of the
-# stencil kernels and of the divergence tool, test_stencil and
+# stencil kernels, test_stencil and
 # test_gpu_stencil, compute-sanitizer memcheck of test_gpu_stencil, the
 # stencil ladder at 8192^2 for R = 1, 2, 4, 8, 16, the L1 / shared-memory
 # carve-out sweep, the regwin strip sweep, DRAM counters, and the warp
-# divergence study (bench/divergence.cu).
+# divergence probe (streamlab probe --only divergence, which replaced bench/divergence.cu).
 #
 # Run through the device tool from a copy of the tree (see
 # /work/helpers/GUIDE.md), e.g.
@@ -40,7 +40,7 @@ if want build; then
     stage "build"
     cmake -S . -B $B -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON -DSL_BUILD_BENCH=ON \
         $PREFIX_ARGS > "$WORK/build.log" 2>&1 || { echo "cmake failed"; tail -30 "$WORK/build.log"; exit 1; }
-    cmake --build $B -j 16 --target streamlab_cli test_stencil test_gpu_stencil divergence >> "$WORK/build.log" 2>&1 \
+    cmake --build $B -j 16 --target streamlab_cli test_stencil test_gpu_stencil >> "$WORK/build.log" 2>&1 \
         || { echo "build failed"; grep -E "error|Error" "$WORK/build.log" | head -40; exit 1; }
     grep -A2 "stencil_" "$WORK/build.log" | grep -E "registers|spill" | grep -E "[1-9][0-9]* bytes spill" | head
 fi
@@ -52,8 +52,6 @@ if want sass; then
     awk '/Function : /{fn=$3} fn ~ /stencil_/ {for (i = 1; i <= NF; i++) if ($i ~ /^(LDG|LDS|STS|STG|BAR|FFMA|FADD|FMUL|LDL|STL|MOV)/) {split($i, a, "."); c[fn" "a[1]]++}}
          END {for (k in c) print k, c[k]}' "$WORK/all.sass" | sort > "$WORK/sass-stencil-counts.txt"
     grep -E "ILi(1|4|16)E" "$WORK/sass-stencil-counts.txt" | head -60
-    cuobjdump --dump-sass $B/divergence > "$WORK/divergence.sass"
-    echo "divergence kernel: FFMA $(grep -c FFMA "$WORK/divergence.sass"), branches $(grep -cE ' BRA|BSSY|BSYNC' "$WORK/divergence.sass")"
 fi
 
 if want tests; then
@@ -73,7 +71,7 @@ fi
 
 if want divergence; then
     stage "divergence"
-    $B/divergence "$WORK/divergence.json"
+    $SL probe --only divergence --json "$WORK/divergence.profile.json" --md "$WORK/divergence.md"   # was bench/divergence.cu
 fi
 if want memcheck && command -v compute-sanitizer >/dev/null; then
     stage "memcheck"

@@ -62,8 +62,12 @@ typedef struct sl_probe_ops {
      * cycles per warp access, the mean over the blocks; *ms: the launch,
      * event-timed; *bytes: bytes the lanes accessed in all; *bad: blocks
      * whose check failed (a load checksum, a stored word read back). Waits. */
-    sl_status (*smem)(sl_ctx *ctx, int word_bytes, int stride, int store, double *cycles, double *ms, double *bytes,
-                      uint64_t *bad);
+    sl_status (*smem)(sl_ctx *ctx, int word_bytes, int stride, int store, int light, double *cycles, double *ms,
+                      double *bytes, uint64_t *bad);
+    /* The L1, constant-cache and divergence kernels (micro_ops.h; NULL:
+     * the backend has no SMs). smem's `light` as theirs: 2 blocks, a few
+     * accesses, checks only (compute-sanitizer). */
+    const struct sl_micro_ops *micro;
 } sl_probe_ops;
 
 

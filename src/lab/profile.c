@@ -36,6 +36,11 @@ static const field fields[] = {
     F("write_validate", "stride8_gbs", wv_stride8_gbs),
     F("smem", "bytes_per_clk_per_sm", smem_bytes_per_clk_sm), F("smem", "gbs", smem_gbs),
     F("smem", "conflict32_ratio", smem_conflict32_ratio), F("smem", "sweep_max_rel_err", smem_sweep_max_err),
+    F("l1", "bytes_per_clk_per_sm", l1_bytes_per_clk_sm), F("l1", "gbs", l1_gbs),
+    F("constant", "broadcast_cycles", const_broadcast_cycles),
+    F("constant", "divergent32_ratio", const_divergent32_ratio),
+    F("divergence", "intra2_ratio", div_intra2_ratio), F("divergence", "inter2_ratio", div_inter2_ratio),
+    F("divergence", "intra8_ratio", div_intra8_ratio), F("divergence", "inter8_ratio", div_inter8_ratio),
 };
 #undef F
 #define NFIELDS (sizeof fields / sizeof fields[0])

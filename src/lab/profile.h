@@ -45,6 +45,14 @@ typedef struct sl_profile {
      * conflict-free access, and the largest relative gap between measured
      * cycles and seed 004's predicted wavefronts over the sweep */
     double smem_bytes_per_clk_sm, smem_gbs, smem_conflict32_ratio, smem_sweep_max_err;
+    /* probes "l1", "const", "divergence" (issue 11; seed 004): L1 load
+     * bytes per SM clock per SM (a working set that fits L1) and the chip's
+     * GB/s there; the constant cache's SM clocks per warp access with one
+     * address (broadcast) and the cost of 32 distinct addresses over it;
+     * time over the uniform case of 2 code paths split inside warps (intra)
+     * and between warps (inter), and of 8 paths */
+    double l1_bytes_per_clk_sm, l1_gbs, const_broadcast_cycles, const_divergent32_ratio;
+    double div_intra2_ratio, div_inter2_ratio, div_intra8_ratio, div_inter8_ratio;
     /* the bandwidth-vs-bytes-in-flight curve (points.bytes_in_flight):
      * bytes in flight per SM, GB/s */
     int bif_n;

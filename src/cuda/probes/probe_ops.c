@@ -3,6 +3,7 @@
  * of probes.cu on the context's stream.
  */
 #include "../cuda_check.h"
+#include "micro_ops.h"
 #include "probe_ops.h"
 
 #include <stdlib.h>
@@ -21,11 +22,12 @@ sl_status sl_cuda_probe_chase(const void *next, uint32_t start, uint64_t steps, 
                               uint64_t *cycles, cudaStream_t stream);
 sl_status sl_cuda_probe_launch(int mode, int count, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
                                double *us);
-sl_status sl_cuda_probe_smem(int word_bytes, int stride, int store, int blocks, unsigned long long *out,
+sl_status sl_cuda_probe_smem(int word_bytes, int stride, int store, int iters, int blocks, unsigned long long *out,
                              unsigned long long *host, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
                              double *ms);
-int sl_cuda_probe_smem_accesses(void);
-uint32_t sl_cuda_probe_smem_expected(int word_bytes, int stride);
+int sl_cuda_probe_smem_accesses(int iters);
+uint32_t sl_cuda_probe_smem_expected(int word_bytes, int stride, int iters);
+extern const sl_micro_ops sl_cuda_micro_ops;
 
 static sl_status read_(sl_ctx *ctx, const void *src, size_t words, int vec, int ilp, int warps_per_sm, int passes,
                        int cg, uint32_t *sum, int *warps_used)
@@ -94,10 +96,11 @@ static sl_status launch_(sl_ctx *ctx, int mode, int count, double *us)
     return st;
 }
 
-static sl_status smem_(sl_ctx *ctx, int word_bytes, int stride, int store, double *cycles, double *ms,
+static sl_status smem_(sl_ctx *ctx, int word_bytes, int stride, int store, int light, double *cycles, double *ms,
                        double *bytes, uint64_t *bad)
 {
-    const int blocks = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1;
+    const int sms = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1;
+    const int blocks = light && sms > 2 ? 2 : sms, iters = light ? 2 : 512; /* light: checks only (sanitizer) */
     unsigned long long *d = NULL, *h = malloc(2 * (size_t)blocks * sizeof *h);
     if (!h)
         return sl_fail(SL_ERR_NO_MEMORY, "probe smem: out of host memory");
@@ -106,10 +109,10 @@ static sl_status smem_(sl_ctx *ctx, int word_bytes, int stride, int store, doubl
     if (st == SL_OK && (cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess))
         st = sl_fail(SL_ERR_CUDA, "probe smem: cudaEventCreate failed");
     if (st == SL_OK)
-        st = sl_cuda_probe_smem(word_bytes, stride, store, blocks, d, h, (cudaStream_t)ctx->stream, a, b, ms);
+        st = sl_cuda_probe_smem(word_bytes, stride, store, iters, blocks, d, h, (cudaStream_t)ctx->stream, a, b, ms);
     if (st == SL_OK) {
-        const double per_block = 32.0 * sl_cuda_probe_smem_accesses(); /* warp accesses */
-        const uint32_t want = store ? 0u : sl_cuda_probe_smem_expected(word_bytes, stride);
+        const double per_block = 32.0 * sl_cuda_probe_smem_accesses(iters); /* warp accesses */
+        const uint32_t want = store ? 0u : sl_cuda_probe_smem_expected(word_bytes, stride, iters);
         double sum = 0;
         *bad = 0;
         for (int i = 0; i < blocks; i++) {
@@ -138,4 +141,5 @@ const sl_probe_ops sl_cuda_probe_ops = {
     .chase = chase_,
     .launch = launch_,
     .smem = smem_,
+    .micro = &sl_cuda_micro_ops,
 };

@@ -4,7 +4,8 @@
  * Conflicts", lines 598-707).
  *
  * One block of SL_SMEM_THREADS (32 warps) per SM, every SM busy. Every lane
- * of every warp accesses, SL_SMEM_ITERS x SL_SMEM_UNROLL times, the word of
+ * of every warp accesses, iters x SL_SMEM_UNROLL times (iters = 512 for the
+ * measurement, 2 in the sanitizer's light mode), the word of
  * W = 4, 8 or 16 bytes at word index (lane x stride) mod the array's words:
  * PTX ld/st.volatile.shared, so no access is merged, hoisted or dropped.
  * The block reads its SM clock (clock64) after a barrier before the loop
@@ -22,7 +23,6 @@
 
 #define SL_SMEM_THREADS 1024
 #define SL_SMEM_BYTES 16384
-#define SL_SMEM_ITERS 512
 #define SL_SMEM_UNROLL 16
 #define SL_SMEM_HASH 2654435761u
 
@@ -62,7 +62,7 @@ static __device__ __forceinline__ uint32_t smem_access(uint32_t addr, uint32_t v
 /* out[2 b] = block b's cycles, out[2 b + 1] = its checksum (loads) or
  * mismatch count (stores). */
 template <int W, bool STORE>
-static __global__ void __launch_bounds__(SL_SMEM_THREADS) probe_smem(int stride, unsigned long long *out)
+static __global__ void __launch_bounds__(SL_SMEM_THREADS) probe_smem(int stride, int iters, unsigned long long *out)
 {
     __shared__ __align__(16) uint32_t sm[SL_SMEM_BYTES / 4];
     for (int i = threadIdx.x; i < SL_SMEM_BYTES / 4; i += SL_SMEM_THREADS)
@@ -74,7 +74,7 @@ static __global__ void __launch_bounds__(SL_SMEM_THREADS) probe_smem(int stride,
     uint32_t acc = 0;
     __syncthreads();
     const long long t0 = clock64();
-    for (int it = 0; it < SL_SMEM_ITERS; it++) {
+    for (int it = 0; it < iters; it++) {
 #pragma unroll
         for (int u = 0; u < SL_SMEM_UNROLL; u++)
             acc += smem_access<W, STORE>(addr, v);
@@ -104,22 +104,23 @@ static __global__ void __launch_bounds__(SL_SMEM_THREADS) probe_smem(int stride,
 }
 
 template <int W>
-static void launch(int stride, int store, int blocks, unsigned long long *out, cudaStream_t stream)
+static void launch(int stride, int store, int iters, int blocks, unsigned long long *out, cudaStream_t stream)
 {
     if (store)
-        probe_smem<W, true><<<blocks, SL_SMEM_THREADS, 0, stream>>>(stride, out);
+        probe_smem<W, true><<<blocks, SL_SMEM_THREADS, 0, stream>>>(stride, iters, out);
     else
-        probe_smem<W, false><<<blocks, SL_SMEM_THREADS, 0, stream>>>(stride, out);
+        probe_smem<W, false><<<blocks, SL_SMEM_THREADS, 0, stream>>>(stride, iters, out);
 }
 
-/* Warp accesses each warp issues; the host side of the checksum. */
-extern "C" int sl_cuda_probe_smem_accesses(void)
+/* Warp accesses each warp issues in a launch of `iters` iterations
+ * (512 for the measurement, 2 under the sanitizer: probe_ops.c). */
+extern "C" int sl_cuda_probe_smem_accesses(int iters)
 {
-    return SL_SMEM_ITERS * SL_SMEM_UNROLL;
+    return iters * SL_SMEM_UNROLL;
 }
 
 /* The expected checksum of one block of a load kernel (wrapping). */
-extern "C" uint32_t sl_cuda_probe_smem_expected(int word_bytes, int stride)
+extern "C" uint32_t sl_cuda_probe_smem_expected(int word_bytes, int stride, int iters)
 {
     uint32_t sum = 0;
     for (int lane = 0; lane < 32; lane++) {
@@ -127,7 +128,7 @@ extern "C" uint32_t sl_cuda_probe_smem_expected(int word_bytes, int stride)
         uint32_t val = 0;
         for (int c = 0; c < word_bytes / 4; c++)
             val += (uint32_t)(word * (word_bytes / 4) + c) * SL_SMEM_HASH;
-        sum += val * (uint32_t)(SL_SMEM_ITERS * SL_SMEM_UNROLL);
+        sum += val * (uint32_t)(iters * SL_SMEM_UNROLL);
     }
     return sum * (uint32_t)(SL_SMEM_THREADS / 32);
 }
@@ -135,19 +136,21 @@ extern "C" uint32_t sl_cuda_probe_smem_expected(int word_bytes, int stride)
 /* One launch of `blocks` blocks (one per SM), timed with start/stop; the
  * per-block cycles and checks come back in host[2 x blocks]. out: device
  * buffer of 2 x blocks words. */
-extern "C" sl_status sl_cuda_probe_smem(int word_bytes, int stride, int store, int blocks, unsigned long long *out,
+extern "C" sl_status sl_cuda_probe_smem(int word_bytes, int stride, int store, int iters, int blocks,
+                                        unsigned long long *out,
                                         unsigned long long *host, cudaStream_t stream, cudaEvent_t start,
                                         cudaEvent_t stop, double *ms)
 {
-    if ((word_bytes != 4 && word_bytes != 8 && word_bytes != 16) || stride < 1 || blocks < 1)
-        return sl_fail(SL_ERR_INVALID_ARG, "probe_smem: word %d B, stride %d, %d blocks", word_bytes, stride, blocks);
+    if ((word_bytes != 4 && word_bytes != 8 && word_bytes != 16) || stride < 1 || blocks < 1 || iters < 1)
+        return sl_fail(SL_ERR_INVALID_ARG, "probe_smem: word %d B, stride %d, %d blocks, %d iterations", word_bytes,
+                       stride, blocks, iters);
     SL_CUDA_TRY(cudaEventRecord(start, stream));
     if (word_bytes == 4)
-        launch<4>(stride, store, blocks, out, stream);
+        launch<4>(stride, store, iters, blocks, out, stream);
     else if (word_bytes == 8)
-        launch<8>(stride, store, blocks, out, stream);
+        launch<8>(stride, store, iters, blocks, out, stream);
     else
-        launch<16>(stride, store, blocks, out, stream);
+        launch<16>(stride, store, iters, blocks, out, stream);
     SL_CUDA_LAUNCHED();
     SL_CUDA_TRY(cudaEventRecord(stop, stream));
     SL_CUDA_TRY(cudaEventSynchronize(stop));

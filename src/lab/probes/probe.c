@@ -21,7 +21,7 @@ typedef struct probe_def {
     const char *what;
     const char *seed;
     sl_status (*run)(env *e);
-    int needs; /* 1: ops->launch, 2: persistent reads (GPU occupancy), 4: a GPU L2, 8: ops->smem */
+    int needs; /* 1: ops->launch, 2: persistent reads (GPU occupancy), 4: a GPU L2, 8: ops->smem, 16: ops->micro */
 } probe_def;
 
 static const probe_def probes[] = {
@@ -43,6 +43,12 @@ static const probe_def probes[] = {
      "seed 004 (Volta Shared Memory: 128 B/clk/SM)", probe_smem, 8},
     {"bank", "bank-conflict sweep: strides 1..32 of 4-, 8-, 16-byte words vs the seed's predicted wavefronts",
      "seed 004 (Shared Memory Bank Conflicts, lines 598-707)", probe_bank, 8},
+    {"l1", "L1 load bandwidth: a working set per SM of 16 KiB .. 512 KiB read with ld.global.ca, B/clk/SM",
+     "seed 004 (Volta L1 / shared memory: 128 B/clk/SM)", probe_l1, 16},
+    {"const", "constant cache: 1 (broadcast) .. 32 distinct addresses per warp access, cycles per access",
+     "seed 004 (constant memory: serialised over distinct addresses)", probe_const, 16},
+    {"divergence", "warp divergence: the same FFMA work on paths split inside warps vs between warps",
+     "seed 004 (Control Flow, lines 115-174)", probe_divergence, 16},
 };
 #define NPROBES ((int)(sizeof probes / sizeof probes[0]))
 
@@ -80,7 +86,7 @@ sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof
             continue;
         probe_say(&e, "\n== %s: %s\n   (%s)", p->name, p->what, p->seed);
         int can = !((p->needs & 1) && !ops->launch) && !((p->needs & 6) && !is_gpu) &&
-                  !((p->needs & 8) && !ops->smem);
+                  !((p->needs & 8) && !ops->smem) && !((p->needs & 16) && !ops->micro);
         sl_status st = SL_OK;
         /* A probe writes its raw points into a fresh object; they replace the
          * previous run's only if it succeeds, so `--only X` and a failed

@@ -9,6 +9,8 @@
 #include "verify.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* ---- output ----------------------------------------------------------- */
 
@@ -155,6 +157,13 @@ size_t probe_max_working_set(const env *e, double fraction)
     size_t cap = (size_t)((double)avail * fraction);
     size_t ws = e->cfg->quick ? 64 * MIB : 4 * GIB;
     return ws < cap ? ws : cap;
+}
+
+bool probe_check_only(const env *e)
+{
+    (void)e;
+    const char *v = getenv("STREAMLAB_PROBE_CHECK_ONLY");
+    return v && *v && strcmp(v, "0") != 0;
 }
 
 sl_status probe_check_zero(uint64_t bad, const char *what)

@@ -54,6 +54,16 @@ sl_status probe_stride(env *e);
 sl_status probe_l2_write(env *e);
 sl_status probe_smem(env *e);
 sl_status probe_bank(env *e);
+sl_status probe_l1(env *e);
+sl_status probe_const(env *e);
+sl_status probe_divergence(env *e);
+
+/* Check-only mode (STREAMLAB_PROBE_CHECK_ONLY=1 in the environment): the
+ * SM-level probes (smem, bank, l1, const, divergence) run their kernels
+ * light (2 blocks, a few iterations), keep every data check and skip the
+ * checks on rates, which a sanitizer's slowdown would fail; nothing they
+ * measure goes into the profile. For compute-sanitizer memcheck. */
+bool probe_check_only(const env *e);
 
 /* ---- output ---- */
 
