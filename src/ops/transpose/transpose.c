@@ -155,6 +155,12 @@ static const sl_variant variants[] = {
      .source = "ours (issue 11 rung 5: the tile-shape sweep)", .launch = SL_CUDA_FN(sl_cuda_transpose_vec_tall),
      .attrs = SL_CUDA_FN(sl_cuda_transpose_vec_tall_attrs), .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 8, .smem_conflict_ways = 1, .insts_per_elem = 3},
+    {.name = "vec_big", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "vec with 128x64 tiles (128x128 for 2-byte, 32x32 for 8-byte): 8 16-byte loads in flight a thread, "
+                  "512-byte row writes",
+     .source = "ours (issue 11, third pass: more elements per thread)", .launch = SL_CUDA_FN(sl_cuda_transpose_vec_big),
+     .attrs = SL_CUDA_FN(sl_cuda_transpose_vec_big_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .smem_bytes_per_elem = 8, .smem_conflict_ways = 1, .insts_per_elem = 3},
     {.name = "sl_transpose", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_transpose(): vec for 2- and 4-byte elements where 16-byte accesses fit, else pad33",
      .source = "issue 11",

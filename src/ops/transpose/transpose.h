@@ -34,6 +34,7 @@ SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_band8)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_band32)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_wide)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_tall)
+SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_big)
 sl_status sl_cuda_transpose_cublas(const sl_args *x);
 sl_status sl_cuda_transpose_api(const sl_args *x);
 

@@ -25,14 +25,17 @@
 
 enum { R4_BX = 64, R4_W = 4 * R4_BX };
 
-template <int R> struct r4_cfg {
+/* AH > 0 forces the rows kept ahead (regwin4_d8: 8 at R <= 4, issue 11's
+ * third pass: 16 B x 64 threads x 8 rows x 8 blocks = 64 KiB in flight per
+ * SM, past the H200's ~48 KiB knee, where D = 4 keeps ~32 KiB). */
+template <int R, int AH = 0> struct r4_cfg {
     enum {
-        D = R <= 8 ? 4 : 2,
+        D = AH > 0 ? AH : (R <= 8 ? 4 : 2),
         L = 2 * R + 1 + D,
         OFF = (R + 3) / 4 * 4,    /* line index of the block's first column (16-byte aligned) */
         LINE = OFF + R4_W + OFF,
         NCH = 2 * ((R + 3) / 4) + 1, /* float4 chunks a thread reads from the line */
-        MINB = R <= 2 ? 12 : (R <= 4 ? 8 : (R <= 8 ? 6 : 2))
+        MINB = AH > 0 ? 8 : (R <= 2 ? 12 : (R <= 4 ? 8 : (R <= 8 ? 6 : 2)))
     };
 };
 
@@ -58,12 +61,12 @@ static __device__ __forceinline__ float r4_get(const float4 &v, int q)
     return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
 }
 
-template <int R>
-static __global__ void __launch_bounds__(R4_BX, r4_cfg<R>::MINB)
+template <int R, int AH>
+static __global__ void __launch_bounds__(R4_BX, r4_cfg<R, AH>::MINB)
     stencil_regwin4(const float *__restrict__ in, float *__restrict__ out, stencil_dims d, long long h)
 {
-    enum { D = r4_cfg<R>::D, L = r4_cfg<R>::L, OFF = r4_cfg<R>::OFF, LINE = r4_cfg<R>::LINE,
-           NCH = r4_cfg<R>::NCH, B = 4 * ((R + 3) / 4) };
+    typedef r4_cfg<R, AH> C;
+    enum { D = C::D, L = C::L, OFF = C::OFF, LINE = C::LINE, NCH = C::NCH, B = 4 * ((R + 3) / 4) };
     __shared__ __align__(16) float line[2][LINE];
     const int tx = threadIdx.x;
     const long long j0 = (long long)blockIdx.x * R4_W;
@@ -145,7 +148,7 @@ static long long r4_strip_forced(void)
     return e && end != e && *end == '\0' && v >= 8 && v <= 4096 ? v : 0;
 }
 
-template <int R> static sl_status launch_regwin4(const sl_args *x)
+template <int R, int AH = 0> static sl_status launch_regwin4(const sl_args *x)
 {
     const stencil_dims d = stencil_dims_of(x);
     const unsigned long long gx = ((unsigned long long)d.cols + R4_W - 1) / R4_W;
@@ -153,7 +156,7 @@ template <int R> static sl_status launch_regwin4(const sl_args *x)
     if (h == 0) {
         static sl_grid_cache cache;
         int resident = 0;
-        sl_status sg = sl_cuda_persistent_grid(&cache, (const void *)stencil_regwin4<R>, R4_BX, 0, &resident);
+        sl_status sg = sl_cuda_persistent_grid(&cache, (const void *)stencil_regwin4<R, AH>, R4_BX, 0, &resident);
         if (sg != SL_OK)
             return sg;
         const unsigned long long strips = (unsigned long long)resident > gx ? (unsigned long long)resident / gx : 1;
@@ -166,10 +169,10 @@ template <int R> static sl_status launch_regwin4(const sl_args *x)
         return sl_fail(SL_ERR_INVALID_ARG,
                        "stencil regwin4: %lld x %lld needs a %llu x %llu grid, above CUDA's limits", d.rows, d.cols,
                        gx, gy);
-    sl_status st = stencil_apply_carveout((const void *)stencil_regwin4<R>);
+    sl_status st = stencil_apply_carveout((const void *)stencil_regwin4<R, AH>);
     if (st != SL_OK)
         return st;
-    stencil_regwin4<R><<<dim3((unsigned)gx, (unsigned)gy), R4_BX, 0, (cudaStream_t)x->stream>>>(
+    stencil_regwin4<R, AH><<<dim3((unsigned)gx, (unsigned)gy), R4_BX, 0, (cudaStream_t)x->stream>>>(
         (const float *)x->buf[0], (float *)x->buf[1], d, h);
     SL_CUDA_LAUNCHED();
     return SL_OK;
@@ -197,5 +200,29 @@ extern "C" sl_status sl_cuda_stencil_regwin4(const sl_args *x)
 extern "C" sl_status sl_cuda_stencil_regwin4_attrs(sl_dtype dt, sl_kernel_attrs *out)
 {
     (void)dt;
-    return sl_cuda_kernel_attrs((const void *)stencil_regwin4<SL_STENCIL_DEFAULT_RADIUS>, R4_BX, 0, out);
+    return sl_cuda_kernel_attrs((const void *)stencil_regwin4<SL_STENCIL_DEFAULT_RADIUS, 0>, R4_BX, 0, out);
+}
+
+/* regwin4_d8: 8 rows ahead at R <= 4 (the bytes-in-flight try of issue
+ * 11's third pass); larger radii run regwin4 as it is. */
+extern "C" sl_status sl_cuda_stencil_regwin4_d8(const sl_args *x)
+{
+    int r = 0;
+    sl_status st = sl_stencil_check(x, "stencil regwin4_d8", &r);
+    if (st != SL_OK)
+        return st;
+    if (!r4_aligned(x) || r > 4)
+        return sl_cuda_stencil_regwin4(x);
+    switch (r) {
+    case 1: return launch_regwin4<1, 8>(x);
+    case 2: return launch_regwin4<2, 8>(x);
+    case 3: return launch_regwin4<3, 8>(x);
+    default: return launch_regwin4<4, 8>(x);
+    }
+}
+
+extern "C" sl_status sl_cuda_stencil_regwin4_d8_attrs(sl_dtype dt, sl_kernel_attrs *out)
+{
+    (void)dt;
+    return sl_cuda_kernel_attrs((const void *)stencil_regwin4<SL_STENCIL_DEFAULT_RADIUS, 8>, R4_BX, 0, out);
 }

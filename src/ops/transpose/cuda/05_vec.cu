@@ -139,6 +139,13 @@ template <class T> struct tp_vec_wide {
 template <class T> struct tp_vec_tall {
     enum { R = 128, C = sizeof(T) == 2 ? 64 : 32 };
 };
+/* The big tile (issue 11, third pass): 128 x 64 (128 x 128 for 2-byte
+ * elements: 32 KiB either way; 32 x 32 for 8-byte), so that a thread keeps
+ * 8 16-byte loads in flight (128 bytes, twice vec's) and the writes go out
+ * in 512-byte pieces of each output row (vec: 256), reads in 256-byte ones. */
+template <class T> struct tp_vec_big {
+    enum { R = sizeof(T) == 8 ? 32 : 128, C = sizeof(T) == 2 ? 128 : (sizeof(T) == 4 ? 64 : 32) };
+};
 
 /* Whether the 16-byte path is open: 16-byte-aligned pointers, ld (reads)
  * and rows (writes) multiples of the vector's V elements. */
@@ -178,6 +185,7 @@ TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band8, tp_vec_tile, 8)
 TP_VEC_LAUNCHER(sl_cuda_transpose_vec_band32, tp_vec_tile, 32)
 TP_VEC_LAUNCHER(sl_cuda_transpose_vec_wide, tp_vec_wide, 1)
 TP_VEC_LAUNCHER(sl_cuda_transpose_vec_tall, tp_vec_tall, 1)
+TP_VEC_LAUNCHER(sl_cuda_transpose_vec_big, tp_vec_big, 1)
 
 /* sl_transpose's kernel on a CUDA context, from the H200 ladder
  * (docs/ladder.md, "transpose"): 8-byte elements the 32 x 33 rung (0.97-1.0
