@@ -21,7 +21,7 @@ set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 WORK=${WORK:-/tmp/i11b}
 mkdir -p "$OUT" "$WORK"
-STAGES=${STAGES:-"build probe tests memcheck transpose torch stencil ncu"}
+STAGES=${STAGES:-"build probe tests memcheck transpose torch stencil ncu"}   # and ncuraw (second call)
 t0=$(date +%s)
 exec > >(tee "$OUT/issue11b.log") 2>&1
 pack() { tar czf "$OUT/issue11b-out.tgz" -C "$WORK" . 2>/dev/null; }
@@ -113,5 +113,20 @@ if want ncu && command -v ncu >/dev/null; then
         $SL run --op stencil --shape 8192x8192x4 --variants regwin4,regwin4_d8 --trials 1 --warmup 0 --quiet \
         > "$WORK/ncu-st.out" 2>&1; echo "ncu exit $?"
     ncu -i "$WORK/ncu-st.ncu-rep" --csv --page details > "$WORK/ncu-st.csv" 2>&1
+fi
+if want ncuraw && command -v ncu >/dev/null; then
+    # the second call: stall reasons (raw WarpStateStats metrics) and DRAM throughput of the rungs that miss,
+    # beside SM copy kernels (copy op: vec, bulk) over the same bytes
+    for job in "tp|tp_vec|geam|transpose|--op transpose --shape 8192x8192 --dtype f32 --variants vec,vec_big,cublas" \
+               "copy|ew_vec|bulk|--op copy --sizes 67108864 --variants vec,bulk" \
+               "st|stencil_regwin4|--op stencil --shape 8192x8192x1,8192x8192x4 --variants regwin4,regwin4_d8"; do
+        name=${job%%|*}; rest=${job#*|}; args=${rest##*|}; rx=${rest%|*}
+        stage "ncu raw: $name ($rx)"
+        timeout 100 ncu --clock-control none --section WarpStateStats --section SpeedOfLight --section Occupancy \
+            --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_write.sum \
+            -k regex:"$rx" --launch-count 12 -f -o "$WORK/ncuraw-$name" \
+            $SL run $args --trials 1 --warmup 0 --quiet > "$WORK/ncuraw-$name.out" 2>&1; echo "ncu exit $?"
+        ncu -i "$WORK/ncuraw-$name.ncu-rep" --csv --page raw > "$WORK/ncuraw-$name.csv" 2>&1
+    done
 fi
 stage "done"

@@ -137,7 +137,7 @@ int main(void)
             run_gpu_case(ctx, var, dt, 999, 2050, var ? 6 : 0, 0, 0);
         }
     }
-    CHECK(ran == 12, "naive, tile32, pad33, swizzle, the five vec rungs, cublas, the api row and "
+    CHECK(ran == 13, "naive, tile32, pad33, swizzle, the six vec rungs, cublas, the api row and "
                      "sl_transpose ran (%d)",
           ran);
     check_errors(ctx);
