@@ -129,4 +129,9 @@ if want ncuraw && command -v ncu >/dev/null; then
         ncu -i "$WORK/ncuraw-$name.ncu-rep" --csv --page raw > "$WORK/ncuraw-$name.csv" 2>&1
     done
 fi
+if want tilewalk; then
+    stage "tile walk: a copy in the transpose's 16 KiB tiles, 1 .. 128 rows per tile (bench/tile_walk.cu)"
+    nvcc -O3 -arch=sm_90 -Werror all-warnings -o "$WORK/tile_walk" bench/tile_walk.cu && "$WORK/tile_walk" 20 | tee "$WORK/tile_walk.txt"
+    echo "tile_walk exit ${PIPESTATUS[0]}"
+fi
 stage "done"
