@@ -511,6 +511,8 @@ static void fig_roofline(report *R, const char *dname, const cJSON *device)
 
 /* ---- probe figures ------------------------------------------------------------- */
 
+static void fig_probes_sm(report *R, const input *in, const char *dname);
+
 static void fig_probes(report *R, const input *in)
 {
     const cJSON *root = in->root, *pts = jget(root, "points"), *p;
@@ -591,6 +593,103 @@ static void fig_probes(report *R, const input *in)
             snprintf(F->caption, sizeof F->caption,
                      "Strided copy on %s (%s): useful GB/s falls with the stride while the sectors moved stay "
                      "high, until each element takes a sector of its own (seeds 002 and 004).",
+                     dname, in->base);
+        }
+    }
+    fig_probes_sm(R, in, dname);
+}
+
+/* Issue 11's SM-level probes (smem/bank/l1/const/divergence points), one figure each that has points. */
+static void fig_probes_sm(report *R, const input *in, const char *dname)
+{
+    const cJSON *pts = jget(in->root, "points"), *p;
+    FILE *g = sl_gp_script(R->gp);
+    const cJSON *bank = jget(pts, "bank_conflicts");
+    if (cJSON_GetArraySize(bank) > 0) {
+        fig *F = new_fig(R, 3, "stride (words)", "cycles per warp access (loads)");
+        if (F) {
+            gp_title(R, "shared-memory bank conflicts on %s (%s)", dname, in->base);
+            static const int words[] = {4, 8, 16};
+            for (int w = 0; w < 3; w++) {
+                fprintf(g, "$K%d << EOD\n", words[w]);
+                cJSON_ArrayForEach(p, bank) if ((int)jnum(p, "word_bytes", 0) == words[w] && !cJSON_IsTrue(jget(p, "store")))
+                    fprintf(g, "%.9g %.9g %.9g\n", jnum(p, "stride", 0), jnum(p, "cycles_per_access", 0),
+                            jnum(p, "predicted_wavefronts", 0));
+                fprintf(g, "EOD\n");
+            }
+            fprintf(g, "set yrange [0:*]\nset key top left box\nplot $K4 using 1:2 with linespoints pt 7 title "
+                       "'4-byte words', $K8 using 1:2 with linespoints pt 5 title '8-byte', $K16 using 1:2 with "
+                       "linespoints pt 9 title '16-byte', $K4 using 1:3 with lines dt 2 title 'seed 004: 4 B', $K8 "
+                       "using 1:3 with lines dt 2 title '8 B', $K16 using 1:3 with lines dt 2 title '16 B'\n");
+            snprintf(F->caption, sizeof F->caption,
+                     "Bank conflicts on %s (%s): lane l loads word l x stride; measured SM cycles per warp access "
+                     "against the wavefronts seed 004's rules predict (dashed).",
+                     dname, in->base);
+        }
+    }
+    const cJSON *l1 = jget(pts, "l1");
+    if (cJSON_GetArraySize(l1) > 0) {
+        fig *F = new_fig(R, 3, "working set per SM (B)", "L1 loads, bytes per clock per SM");
+        if (F) {
+            gp_title(R, "L1 load bandwidth on %s (%s)", dname, in->base);
+            for (int w = 4; w <= 16; w += 12) {
+                fprintf(g, "$L%d << EOD\n", w);
+                cJSON_ArrayForEach(p, l1) if ((int)jnum(p, "word_bytes", 0) == w)
+                    fprintf(g, "%.9g %.9g\n", jnum(p, "working_set_bytes", 0), jnum(p, "bytes_per_clk_per_sm", 0));
+                fprintf(g, "EOD\n");
+            }
+            fprintf(g, "set logscale x 2\nset format x '%%.0b%%BB'\nset yrange [0:*]\nset key bottom left box\n"
+                       "plot $L16 using 1:2 with linespoints pt 7 title '16-byte loads', $L4 using 1:2 with "
+                       "linespoints pt 5 title '4-byte loads', 128 with lines dt 2 title 'seed 004: 128 B/clk/SM'\n");
+            snprintf(F->caption, sizeof F->caption,
+                     "L1 on %s (%s): ld.global.ca over a per-SM working set, bytes per SM clock; past the unified "
+                     "L1 (256 KB per SM) the loads come from L2.",
+                     dname, in->base);
+        }
+    }
+    const cJSON *cst = jget(pts, "constant");
+    if (cJSON_GetArraySize(cst) > 0) {
+        fig *F = new_fig(R, 3, "distinct addresses per warp access", "SM cycles per warp access");
+        if (F) {
+            gp_title(R, "constant cache on %s (%s)", dname, in->base);
+            double c1 = -1;
+            fprintf(g, "$C << EOD\n");
+            cJSON_ArrayForEach(p, cst)
+            {
+                if ((int)jnum(p, "distinct", 0) == 1)
+                    c1 = jnum(p, "cycles_per_access", -1);
+                fprintf(g, "%.9g %.9g\n", jnum(p, "distinct", 0), jnum(p, "cycles_per_access", 0));
+            }
+            fprintf(g, "EOD\nset logscale xy 2\nset key top left box\nplot $C using 1:2 with linespoints pt 7 "
+                       "title 'measured'");
+            if (c1 > 0)
+                fprintf(g, ", %g * x with lines dt 2 title 'k x broadcast (seed 004: serialised)'", c1);
+            fprintf(g, "\n");
+            snprintf(F->caption, sizeof F->caption,
+                     "Constant cache on %s (%s): k distinct __constant__ addresses per warp access cost k x the "
+                     "broadcast if they are served one at a time (seed 004).",
+                     dname, in->base);
+        }
+    }
+    const cJSON *dv = jget(pts, "divergence");
+    if (cJSON_GetArraySize(dv) > 0) {
+        fig *F = new_fig(R, 3, "code paths k", "time / uniform");
+        if (F) {
+            gp_title(R, "warp divergence on %s (%s)", dname, in->base);
+            static const char *cases[] = {"paths_by_lane", "paths_by_warp"};
+            for (int c = 0; c < 2; c++) {
+                fprintf(g, "$D%d << EOD\n", c);
+                cJSON_ArrayForEach(p, dv) if (strcmp(jstr(p, "case", ""), cases[c]) == 0)
+                    fprintf(g, "%.9g %.9g\n", jnum(p, "g", 0), jnum(p, "ratio", 0));
+                fprintf(g, "EOD\n");
+            }
+            fprintf(g, "set logscale x 2\nset yrange [0:*]\nset key top left box\nplot $D0 using 1:2 with "
+                       "linespoints pt 7 title 'paths chosen by lane (intra-warp)', $D1 using 1:2 with linespoints "
+                       "pt 5 title 'chosen by warp (inter-warp)', x with lines dt 2 title 'seed 004: k x inside a "
+                       "warp'\n");
+            snprintf(F->caption, sizeof F->caption,
+                     "Warp divergence on %s (%s): the same FFMA work on k code paths; inside a warp the paths add "
+                     "up, between warps they cost nothing (seed 004, Control Flow).",
                      dname, in->base);
         }
     }
