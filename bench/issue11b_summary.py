@@ -112,9 +112,10 @@ def main():
             staged,
             "# call 2 (commit 56c89de, 88 s wall): tests, memcheck, ncu raw stall metrics",
             staged.replace("bash bench/issue11b.sh", "STAGES=\\\"build tests memcheck ncuraw\\\" bash bench/issue11b.sh"),
-            "# call 3 (commit 28f6137): the tile walk",
+            "# calls 3 and 4 (commits 28f6137, 2c843aa): the tile walk (bench/tile_walk.cu)",
             staged.replace("cp -r ../../.deps . && bash bench/issue11b.sh", "STAGES=tilewalk bash bench/issue11b.sh"),
-            "python3 bench/issue11b_summary.py --call1 C1 --call2 C2 --tilewalk C3/tile_walk.txt --out bench/results/h200",
+            "python3 bench/issue11b_summary.py --call1 C1 --call2 C2 --tilewalk TW --out bench/results/h200"
+            "   # TW: both tile_walk.txt outputs, labelled",
             "```", ""]
     tests = ["", "## Tests and memcheck", "", "```"]
     for d, what in ((c1, "call 1"), (c2, "call 2")):
@@ -144,7 +145,7 @@ def main():
     md += ncu_table(k_tp, "transpose: cublasSgeam's kernel, vec (64 x 64), vec_big (128 x 64)")
     md += ncu_table(k_cp, "SM copy kernels over the same bytes (copy op: vec, bulk; 64 Mi f32)")
     if tw:
-        md += ["", "## The tile walk (bench/tile_walk.cu, call 3): a copy in the transpose's 16 KiB tiles", "",
+        md += ["", "## The tile walk (bench/tile_walk.cu, calls 3 and 4): a copy in the transpose's 16 KiB tiles", "",
                "```"] + tw.strip().splitlines() + ["```"]
     md += tests
     with open(a.out + "-transpose-2026-11-23b.md", "w") as f:
