@@ -303,6 +303,11 @@ typedef struct sl_op_desc {
      * generic model (matmul: its roofline with the tensor-core peaks,
      * which the generic FP32 model does not know); NULL: none. */
     void (*explain)(FILE *f, const sl_shape *s, sl_dtype dt);
+    /* The rate variant v's flops run at in dtype dt, as a multiple of the
+     * FP32 FMA rate the generic model's compute term uses (lanes x SMs x
+     * clock x 2): matmul's tensor-core rungs and peers (TF32 7.4x, bf16 /
+     * f16 14.8x on the H200). NULL or a return <= 0: the FP32 pipe. */
+    double (*math_rate_x)(const sl_variant *v, sl_dtype dt);
     /* Whether a shape is one the op accepts beyond rows x cols (the
      * stencil's radius k in 1..16); false fills why. The CLI turns false
      * into a usage error (exit 2). NULL: every shape. */
