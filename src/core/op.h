@@ -230,6 +230,10 @@ typedef struct sl_variant {
      * counts the op's useful bytes (sl_variant_traffic); the model counts
      * these (sl_variant_moved). */
     sl_traffic (*moved)(const sl_shape *s, sl_dtype dt);
+    /* `moved` is traffic between L2 and the SMs (a tiling's re-reads, which
+     * L2 serves), not DRAM: the model charges it to L2 and DRAM only the
+     * op's compulsory bytes (matmul's tiled rungs). */
+    bool moved_in_l2;
     bool async_reads;                 /* inputs arrive by bulk copy, not through the load/store units */
     float insts_per_elem;             /* SASS instructions per element per thread (f32): an estimate
                                        * from the disassembly; `run --counters` measures it */
