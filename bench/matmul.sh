@@ -11,8 +11,9 @@
 #       command="cd .wt/issue12 && bash bench/matmul.sh")
 #
 # Environment: SIZES (1024,2048,4096,8192), DTYPES (f32,bf16,f16), EXPLORE
-# (1: time rung 7's other configurations), STAGES ("build test memcheck
-# bench torch cli"). Outputs: $OUT/matmul-out.tgz (default ./matmul-out).
+# (1: time rung 7's other configurations), STAGES ("build cmake test
+# memcheck bench torch cli"; cmake builds the library, CLI and tests, which
+# test, memcheck and cli use), CLI_DTYPE (bf16), CLI_SHAPES (4096^3). Outputs: $OUT/matmul-out.tgz (default ./matmul-out).
 set -uo pipefail
 # Every output goes under $W; at exit they are packed into
 # $OUT/matmul-out.tgz (the device tool returns at most 8 files), and the
@@ -26,7 +27,7 @@ trap pack EXIT
 SIZES=${SIZES:-1024,2048,4096,8192}
 DTYPES=${DTYPES:-f32,bf16,f16}
 EXPLORE=${EXPLORE:-1}
-STAGES=${STAGES:-"build test memcheck bench torch cli"}
+STAGES=${STAGES:-"build cmake test memcheck bench torch cli"}
 B=/tmp/mm-build
 mkdir -p $B
 t0=$(date +%s)
@@ -48,8 +49,14 @@ if has build; then
             > $B/$(basename $f .cu).log 2>&1 &
         pids+=($!)
     done
+    # the wgmma rung: sm_90a (cmake/wgmma.cmake does the same in the CMake build)
+    nvcc -gencode arch=compute_90a,code=sm_90a -DSL_MM_WGMMA_SM90A=1 -O3 -std=c++17 -Xptxas -v --expt-relaxed-constexpr \
+        -Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror $INC -Isrc/ops/common -c src/ops/matmul/sm90a/08_wgmma.cu \
+        -o $B/08_wgmma.o > $B/08_wgmma.log 2>&1 &
+    pids+=($!)
+    # test_gpu_matmul calls sl_gemm through a context (the whole library): the CMake build (stage cmake) makes it
     for f in src/ops/matmul/*.c src/core/status.c src/core/dtype_conv.c src/cuda/libs.c bench/mm_glue.c \
-             bench/matmul_bench.c tests/test_gpu_matmul.c; do
+             bench/matmul_bench.c; do
         gcc -std=c11 -O3 -fopenmp -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -DSL_HAVE_CUDA=1 $INC \
             -I/usr/local/cuda/include -c $f -o $B/c_$(basename $f .c).o > $B/c_$(basename $f .c).log 2>&1 &
         pids+=($!)
@@ -60,63 +67,59 @@ if has build; then
     [ $fail = 0 ] || { echo "build failed"; exit 1; }
     grep -hE "Compiling entry|registers|spill" $B/*.log | grep -B2 -E "[1-9][0-9]* bytes spill" | head -10
     grep -hE "Compiling entry|registers" $B/*.log > "$OUT/ptxas.txt"
-    LIBO=$(ls $B/*.o | grep -v -E "c_matmul_bench|c_test_gpu_matmul")
+    LIBO=$(ls $B/*.o | grep -v -E "c_matmul_bench")
     nvcc -arch=sm_90 -o $B/matmul_bench $B/c_matmul_bench.o $LIBO -lcublas -lgomp || exit 1
-    nvcc -arch=sm_90 -o $B/test_gpu_matmul $B/c_test_gpu_matmul.o $LIBO -lcublas -lgomp || exit 1
+    cuobjdump --dump-sass $B/08_wgmma.o 2>/dev/null | grep -oE "\b(HGMMA|UTMALDG|SYNCS|WARPGROUP|USETMAXREG|LDS|STG|STS)[.A-Z0-9_]*" \
+        | sort | uniq -c > "$OUT/sass-wgmma.txt"
+    cat "$OUT/sass-wgmma.txt"
     cuobjdump --dump-sass $B/matmul_bench 2>/dev/null | grep -E "Function :|HMMA|LDGSTS|LDS\.128|LDG\.E\.128|FFMA" \
         | awk '/Function/{f=$0; next} {split($0,a," "); for(i=1;i<=NF;i++) if ($i ~ /^(HMMA|LDGSTS|LDS|LDG|FFMA)/){c[f" "$i]++; break}} END{for(k in c) print c[k], k}' \
         | sort -k2 > "$OUT/sass-summary.txt"
 fi
-rc_test=-; rc_mem=-; rc_bench=-
+rc_test=-; rc_mem=-; rc_bench=-; rc_cmake=-
+SL=/tmp/mm-cmake/streamlab
+TG=/tmp/mm-cmake/tests/test_gpu_matmul
+if has cmake; then
+    # the library, the CLI and the tests (CUDA sm_90 + the wgmma file's sm_90a), -DSL_WERROR=ON
+    stage "cmake build"
+    . bench/deps_env.sh
+    cmake -S . -B /tmp/mm-cmake -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$OUT/cmake.log" 2>&1 \
+        && timeout ${CMAKE_S:-240} cmake --build /tmp/mm-cmake -j 16 --target streamlab_cli test_gpu_matmul test_cpu_matmul \
+        >> "$OUT/cmake.log" 2>&1; rc_cmake=$?
+    grep -E "wgmma|error|warning|FAILED" "$OUT/cmake.log" | head -10
+fi
 if has test; then
     stage "test_gpu_matmul"
-    $B/test_gpu_matmul > "$OUT/test_gpu_matmul.txt" 2>&1; rc_test=$?
+    timeout ${TEST_S:-180} $TG > "$OUT/test_gpu_matmul.txt" 2>&1; rc_test=$?
     tail -5 "$OUT/test_gpu_matmul.txt"; grep FAIL "$OUT/test_gpu_matmul.txt" | head -20
-fi
-if has memcheck; then
-    stage "memcheck"
-    timeout ${MEMCHECK_S:-120} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $B/test_gpu_matmul --quick \
-        > "$OUT/memcheck.txt" 2>&1; rc_mem=$?
-    tail -4 "$OUT/memcheck.txt"
 fi
 if has bench; then
     stage "bench"
     EX=""; [ "$EXPLORE" = 1 ] && EX=--explore
-    OMP_PROC_BIND=close $B/matmul_bench --sizes $SIZES --dtypes $DTYPES $EX --json "$OUT/matmul.json" \
+    # a test failure (or hang) of the wgmma rung: time the others only, its numbers would mean nothing
+    if [ "$rc_test" != 0 ] && [ "$rc_test" != - ] && grep -q "FAIL wgmma\|FAIL sl_gemm" "$OUT/test_gpu_matmul.txt" 2>/dev/null; then
+        EX="$EX --variants cublas,wmma,best"
+    fi
+    OMP_PROC_BIND=close timeout ${BENCH_S:-200} $B/matmul_bench --sizes $SIZES --dtypes $DTYPES $EX --json "$OUT/matmul.json" \
         --md "$OUT/matmul.md"; rc_bench=$?
 fi
 if has torch; then
     stage "torch"
-    python3 bench/matmul_torch.py --sizes $SIZES --json "$OUT/torch.json"
+    timeout 90 python3 bench/matmul_torch.py --sizes $SIZES --json "$OUT/torch.json"
 fi
 rc_cli=-
 if has cli; then
-    # the op through the library's harness and CLI (full CMake build; CUDA sm_90 only)
-    stage "cli: cmake build"
-    PREFIX_ARGS=""
-    if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -d .deps ]; then
-        mkdir -p /tmp/deps
-        for deb in .deps/*.deb; do dpkg-deb -x "$deb" /tmp/deps 2>/dev/null || (cd /tmp/deps && ar x "$OLDPWD/$deb" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz); done
-        PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
-        export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-    fi
-    cmake -S . -B /tmp/mm-cmake -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$OUT/cmake.log" 2>&1 \
-        && timeout ${CMAKE_S:-240} cmake --build /tmp/mm-cmake -j 16 --target streamlab_cli test_gpu_matmul test_cpu_matmul \
-        >> "$OUT/cmake.log" 2>&1; rc_cli=$?
-    grep -E "error|FAILED" "$OUT/cmake.log" | head -10
-    if [ $rc_cli = 0 ]; then
-        stage "cli: ctest-built tests"
-        /tmp/mm-cmake/tests/test_cpu_matmul && /tmp/mm-cmake/tests/test_gpu_matmul --quick | tail -2
-        stage "cli: streamlab run --op matmul"
-        SL=/tmp/mm-cmake/streamlab
-        $SL run --op matmul --shape 4096x4096x4096 --trials 10 --warmup 2 --json "$OUT/cli-f32.json" \
-            --md "$OUT/cli-f32.md"; rc_cli=$?
-        $SL run --op matmul --shape 4096x4096x4096 --dtype bf16 --trials 10 --warmup 2 --json "$OUT/cli-bf16.json" \
-            --md "$OUT/cli-bf16.md" || rc_cli=$?
-        $SL run --op matmul --shape 0x4x4; echo "zero extent: exit $?"
-        $SL run --op matmul --dtype f64; echo "f64: exit $?"
-        $SL explain --op matmul --shape 4096x4096x4096 > "$OUT/explain-f32.txt"; echo "explain: exit $?"
-        $SL explain --op matmul --shape 8192x8192x8192 --dtype bf16 > "$OUT/explain-bf16.txt"
-    fi
+    stage "cli: streamlab run --op matmul"
+    timeout ${CLI_S:-200} $SL run --op matmul --dtype ${CLI_DTYPE:-bf16} --shape ${CLI_SHAPES:-4096x4096x4096} --trials 10 --warmup 2 \
+        --json "$OUT/cli.json" --md "$OUT/cli.md"; rc_cli=$?
+    $SL run --op matmul --shape 0x4x4; echo "zero extent: exit $?"
+    $SL explain --op matmul --shape 8192x8192x8192 --dtype bf16 > "$OUT/explain-bf16.txt"; echo "explain: exit $?"
+    tail -30 "$OUT/explain-bf16.txt"
 fi
-stage "done: test rc=$rc_test memcheck rc=$rc_mem bench rc=$rc_bench cli rc=$rc_cli"
+if has memcheck; then
+    stage "memcheck"
+    timeout ${MEMCHECK_S:-120} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $TG --quick \
+        > "$OUT/memcheck.txt" 2>&1; rc_mem=$?
+    tail -4 "$OUT/memcheck.txt"
+fi
+stage "done: cmake rc=$rc_cmake test rc=$rc_test memcheck rc=$rc_mem bench rc=$rc_bench cli rc=$rc_cli"

@@ -12,7 +12,14 @@
  *      checked untouched;
  *   3. the check itself fails: one wrong entry (full check) and one wrong
  *      row (sampled check + row sums, at 1024^3 bf16);
- *   4. the launchers refuse a dtype they do not offer.
+ *   4. the launchers refuse a dtype they do not offer;
+ *   5. the wgmma rung (sm_90a) and sl_gemm with leading dimensions TMA
+ *      accepts (multiples of 8 elements, C's odd or tight) at ragged
+ *      shapes spanning several blocks and K slices, and the dispatch: on a
+ *      compute capability 9.0 device with sm_90a code, every case whose
+ *      operands suit TMA (sl_cuda_mm_wgmma_applies) launches the wgmma
+ *      kernel exactly once (sl_cuda_mm_wgmma_launches), every other case
+ *      none (rung 7 runs). Elsewhere the wgmma rung is skipped, with why.
  * Skips (exit 77) without a GPU. Run under compute-sanitizer by
  * bench/matmul.sh.
  */
@@ -31,6 +38,22 @@
 #include <string.h>
 
 static int fails, cases;
+static int g_cc;          /* compute capability of device 0 */
+static sl_ctx *g_ctx;     /* a CUDA context for sl_gemm */
+
+/* sl_gemm, the public entry, as a launcher (row-major, no transposition) */
+static sl_status api_launch(const sl_mm *p)
+{
+    return sl_gemm(g_ctx, p->dtype, 'N', 'N', (size_t)p->m, (size_t)p->n, (size_t)p->k, p->alpha, p->a,
+                   (size_t)p->lda, p->b, (size_t)p->ldb, p->beta, p->c, (size_t)p->ldc, p->stream);
+}
+static const sl_mm_variant api_t16 = {"sl_gemm", SL_BACKEND_CUDA, SL_KIND_API, SL_MM_TENSOR,
+                                      (1u << SL_BF16) | (1u << SL_F16), api_launch, 0, 0, 0, "sl_gemm", ""};
+static const sl_mm_variant api_f32 = {"sl_gemm", SL_BACKEND_CUDA, SL_KIND_API, SL_MM_FP32, 1u << SL_F32, api_launch,
+                                      0, 0, 0, "sl_gemm", ""};
+
+/* round up to a multiple of 8 elements (16 bytes of bf16 / f16) */
+static int64_t ru8(int64_t x) { return (x + 7) / 8 * 8; }
 
 #define CK(call)                                                                                            \
     do {                                                                                                    \
@@ -51,13 +74,24 @@ static void fill(sl_dtype dt, void *p, size_t count, uint64_t seed)
 }
 
 /* One case. off: elements the bases sit past an aligned allocation; pad:
- * extra elements per row of A, B and C. */
+ * extra elements per row of A, B and C; pad -1: lda and ldb rounded up to
+ * multiples of 8, ldc = n (what TMA accepts, C tight); pad -2: lda and ldb
+ * rounded up to multiples of 8 plus 8 and 16, ldc = n + 3 (odd). */
 static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, int64_t k, int64_t pad, int off,
                      double alpha, double beta)
 {
     const size_t es = sl_dtype_size(dt);
     sl_mm p = {.m = m, .n = n, .k = k, .lda = k + pad, .ldb = n + pad, .ldc = n + pad, .alpha = alpha, .beta = beta,
                .dtype = dt};
+    if (pad == -1) {
+        p.lda = ru8(k);
+        p.ldb = ru8(n);
+        p.ldc = n;
+    } else if (pad == -2) {
+        p.lda = ru8(k) + 8;
+        p.ldb = ru8(n) + 16;
+        p.ldc = n + 3;
+    }
     const size_t na = (size_t)((m - 1) * p.lda + k) + (size_t)off, nb = (size_t)((k - 1) * p.ldb + n) + (size_t)off,
                  nc = (size_t)((m - 1) * p.ldc + n) + (size_t)off;
     unsigned char *ha = malloc(na * es), *hb = malloc(nb * es), *hc = malloc(nc * es), *got = malloc(nc * es);
@@ -90,11 +124,22 @@ static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, 
     p.b = (unsigned char *)db + off * es;
     p.c = (unsigned char *)dc + off * es;
     cases++;
+    /* which kernel must run: the wgmma one iff the device and build have it and TMA takes the operands */
+    const bool wg_rung = !strcmp(v->name, "wgmma") || (!strcmp(v->name, "sl_gemm") && dt != SL_F32);
+    const bool wg_here = sl_cuda_mm_wgmma_built() && g_cc == 90;
+    const bool wg_want = wg_rung && wg_here && sl_cuda_mm_wgmma_applies(&p, NULL) == SL_OK;
+    const unsigned long long wg0 = sl_cuda_mm_wgmma_launches();
     sl_status st = v->launch(&p);
     cudaError_t ce = cudaDeviceSynchronize();
-    char what[160];
-    snprintf(what, sizeof what, "%s %s %lldx%lldx%lld pad %lld off %d alpha %g beta %g", v->name, sl_dtype_name(dt),
-             (long long)m, (long long)n, (long long)k, (long long)pad, off, alpha, beta);
+    const unsigned long long wg_ran = sl_cuda_mm_wgmma_launches() - wg0;
+    char what[200];
+    snprintf(what, sizeof what, "%s %s %lldx%lldx%lld ld %lld/%lld/%lld off %d alpha %g beta %g%s", v->name,
+             sl_dtype_name(dt), (long long)m, (long long)n, (long long)k, (long long)p.lda, (long long)p.ldb,
+             (long long)p.ldc, off, alpha, beta, wg_want ? " [wgmma]" : wg_rung && wg_here ? " [best]" : "");
+    if (st == SL_OK && ce == cudaSuccess && wg_ran != (wg_want ? 1u : 0u)) {
+        fprintf(stderr, "FAIL %s: %llu wgmma launches, expected %d\n", what, wg_ran, wg_want ? 1 : 0);
+        fails++;
+    }
     if (st != SL_OK || ce != cudaSuccess) {
         fprintf(stderr, "FAIL %s: %s / %s\n", what, sl_last_error(), cudaGetErrorString(ce));
         fails++;
@@ -261,10 +306,43 @@ int main(int argc, char **argv)
                                         {200, 300, 1000}};
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
     const sl_dtype dts[] = {SL_F32, SL_BF16, SL_F16};
-    for (int vi = 0; vi < sl_mm_nvariants; vi++) {
-        const sl_mm_variant *v = &sl_mm_variants[vi];
+    CK(cudaDeviceGetAttribute(&g_cc, cudaDevAttrComputeCapabilityMajor, 0));
+    {
+        int minor = 0;
+        CK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+        g_cc = g_cc * 10 + minor;
+    }
+    if (sl_ctx_create(0, &g_ctx) != SL_OK) {
+        fprintf(stderr, "FAIL: sl_ctx_create(0): %s\n", sl_last_error());
+        return 1;
+    }
+    const bool wg_here = sl_cuda_mm_wgmma_built() && g_cc == 90;
+    printf("%s wgmma rung: %s\n", wg_here ? "ok  " : "skip",
+           wg_here ? "sm_90a code on a compute capability 9.0 device: tested, and sl_gemm must dispatch to it"
+                   : sl_cuda_mm_wgmma_built() ? "this device is not compute capability 9.0"
+                                               : "this build has no sm_90a code");
+    /* shapes for the TMA paths: ragged M, N, K over several blocks (128 x 256) and K slices (64) */
+    static const int64_t tshapes[][3] = {{1, 8, 8},      {3, 5, 7},       {129, 257, 72},  {64, 64, 64},
+                                         {130, 260, 136}, {257, 513, 200}, {128, 256, 64}, {640, 768, 320}};
+    const int ntshapes = (int)(sizeof tshapes / sizeof tshapes[0]);
+    const sl_mm_variant *extra[] = {&api_t16, &api_f32};
+    for (int vi = 0; vi < sl_mm_nvariants + 2; vi++) {
+        const sl_mm_variant *v = vi < sl_mm_nvariants ? &sl_mm_variants[vi] : extra[vi - sl_mm_nvariants];
         if (v->backend != SL_BACKEND_CUDA || !v->launch)
             continue;
+        const bool wg = !strcmp(v->name, "wgmma");
+        if (wg && !wg_here)
+            continue; /* unavailable here (said above) */
+        if (wg || !strcmp(v->name, "sl_gemm"))
+            for (int d = 0; d < 3; d++) {
+                if (!(v->dtypes & (1u << dts[d])))
+                    continue;
+                for (int s = 0; s < (quick ? 5 : ntshapes); s++) {
+                    const int64_t m = tshapes[s][0], n = tshapes[s][1], k = tshapes[s][2];
+                    run_case(v, dts[d], m, n, k, -1, 0, 1.0, 0.0);
+                    run_case(v, dts[d], m, n, k, -2, 0, 0.75, -0.5);
+                }
+            }
         for (int d = 0; d < 3; d++) {
             if (!(v->dtypes & (1u << dts[d])))
                 continue;
@@ -282,6 +360,7 @@ int main(int argc, char **argv)
     if (!quick)
         check_can_fail();
     refusals();
+    sl_ctx_destroy(g_ctx);
     sl_cuda_libs_release(); /* the cuBLAS handle, so that memcheck's leak check sees nothing of ours */
     printf("%d cases, %d failures\n", cases, fails);
     return fails ? 1 : 0;

@@ -230,6 +230,10 @@ typedef struct sl_variant {
      * counts the op's useful bytes (sl_variant_traffic); the model counts
      * these (sl_variant_moved). */
     sl_traffic (*moved)(const sl_shape *s, sl_dtype dt);
+    /* `moved` is traffic between L2 and the SMs (a tiling's re-reads, which
+     * L2 serves), not DRAM: the model charges it to L2 and DRAM only the
+     * op's compulsory bytes (matmul's tiled rungs). */
+    bool moved_in_l2;
     bool async_reads;                 /* inputs arrive by bulk copy, not through the load/store units */
     float insts_per_elem;             /* SASS instructions per element per thread (f32): an estimate
                                        * from the disassembly; `run --counters` measures it */
@@ -303,6 +307,11 @@ typedef struct sl_op_desc {
      * generic model (matmul: its roofline with the tensor-core peaks,
      * which the generic FP32 model does not know); NULL: none. */
     void (*explain)(FILE *f, const sl_shape *s, sl_dtype dt);
+    /* The rate variant v's flops run at in dtype dt, as a multiple of the
+     * FP32 FMA rate the generic model's compute term uses (lanes x SMs x
+     * clock x 2): matmul's tensor-core rungs and peers (TF32 7.4x, bf16 /
+     * f16 14.8x on the H200). NULL or a return <= 0: the FP32 pipe. */
+    double (*math_rate_x)(const sl_variant *v, sl_dtype dt);
     /* Whether a shape is one the op accepts beyond rows x cols (the
      * stencil's radius k in 1..16); false fills why. The CLI turns false
      * into a usage error (exit 2). NULL: every shape. */

@@ -85,7 +85,10 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
     /* The bytes the rung really moves (a second pass, halos, its tiling),
      * and the op's flops for the whole launch. */
     const sl_traffic tr = sl_variant_moved(op, v, s, dt);
-    const double rbytes = tr.rd_bytes, wbytes = tr.wr_bytes, bytes = rbytes + wbytes;
+    /* a tiling's re-reads stay in L2 (moved_in_l2): DRAM sees the compulsory bytes, L2 all of them */
+    const sl_traffic dr = v->moved_in_l2 ? sl_variant_traffic(op, v, s, dt) : tr;
+    const double rbytes = dr.rd_bytes, wbytes = dr.wr_bytes, bytes = rbytes + wbytes;
+    const double l2_all = tr.rd_bytes + tr.wr_bytes;
     const double flops = sl_variant_flops(op, v, s);
     const double ipe = insts_per_elem > 0 ? insts_per_elem : v->insts_per_elem;
     for (int b = 0; b < SL_B_COUNT; b++)
@@ -98,7 +101,7 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
     m->fits_l2 = hw->p[HW_L2_BYTES].v > 0 && bytes <= hw->p[HW_L2_BYTES].v;
     m->l2_resident = m->fits_l2 && !cold;
     m->bytes = m->l2_resident ? 0 : bytes;
-    m->l2_bytes = bytes;
+    m->l2_bytes = v->moved_in_l2 ? l2_all : bytes;
     /* Read/write mix (issue 17; docs/model.md, "Read/write mix"): when
      * reads and writes share the bus, every switch of direction idles it
      * (write-to-read and read-to-write turnarounds), and the controller
@@ -156,8 +159,12 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
 
     /* B. Compute (seed 000 section B): flops / (lanes x SMs x clock), x2
      * for fused multiply-adds. */
-    if (hw->p[HW_FP32_LANES_PER_SM].v > 0)
-        m->ms[SL_B_COMPUTE] = 1e3 * flops / (hw->p[HW_FP32_LANES_PER_SM].v * sms * clk * (op->fma ? 2 : 1));
+    if (hw->p[HW_FP32_LANES_PER_SM].v > 0) {
+        /* tensor cores: the op's rate over the FP32 pipe (op.h, math_rate_x; matmul's roofline peaks) */
+        const double x = op->math_rate_x ? op->math_rate_x(v, dt) : 0;
+        m->ms[SL_B_COMPUTE] =
+            1e3 * flops / (hw->p[HW_FP32_LANES_PER_SM].v * sms * clk * (op->fma ? 2 : 1) * (x > 0 ? x : 1));
+    }
 
     /* E. Issue (seed 000 section E): warp instructions / (schedulers x SMs
      * x clock), one instruction per scheduler per clock. */

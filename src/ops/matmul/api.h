@@ -36,9 +36,13 @@
  *   memory on a CPU context (stream ignored; OpenMP rung, returns when
  *   done).
  * What runs: CUDA f32 the warp-tiled cp.async rung (05; the vectorised
- *   rung 04 on GPUs older than sm_80), bf16 / f16 the ldmatrix + mma.sync
- *   rung (07; sm_80 or newer, else SL_ERR_UNSUPPORTED); CPU the OpenMP
- *   rung.
+ *   rung 04 on GPUs older than sm_80); bf16 / f16 on a compute capability
+ *   9.0 GPU (H100, H200) the wgmma + TMA rung (08, when the build has
+ *   sm_90a code) if A and B have 16-byte aligned bases and lda, ldb are
+ *   multiples of 8 elements (TMA's rules; C has none), otherwise the
+ *   ldmatrix + mma.sync rung (07; sm_80 or newer, else
+ *   SL_ERR_UNSUPPORTED); CPU the OpenMP rung. Same numerics and bound on
+ *   every path.
  * Source: seed 002 (tiled matmul), seed 004 (tensor cores); issue 12. */
 sl_status sl_gemm(sl_ctx *ctx, sl_dtype dtype, char transa, char transb, size_t m, size_t n, size_t k, double alpha,
                   const void *A, size_t lda, const void *B, size_t ldb, double beta, void *C, size_t ldc,

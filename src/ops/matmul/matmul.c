@@ -56,6 +56,7 @@ static sl_traffic tiled(const sl_shape *s, sl_dtype dt, double bm, double bn)
 static sl_traffic moved16(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 16, 16); }
 static sl_traffic moved32(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 32, 32); }
 static sl_traffic moved128(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 128); }
+static sl_traffic moved128x256(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 256); }
 
 /* ---- the harness's reference -------------------------------------------------
  * in[0] = A (M x K), in[1] = B (K x N), in[2] = C0 (ld), all whole
@@ -125,6 +126,24 @@ static void explain(FILE *f, const sl_shape *s, sl_dtype dt)
                "  issues (docs/ladder.md, matmul). The peaks are the H200's whatever --hw says.\n");
 }
 
+/* ---- the generic model's compute rate ---------------------------------------------
+ * The run model's compute term is the FP32 pipe; a tensor-core variant runs
+ * at the roofline's peak for its math instead (matmul_model.c, the same
+ * figures explain prints), given as a multiple of the FP32 peak so that
+ * the hardware description's clock and SM count still apply. The math
+ * follows from the variant's numerics: truncating accumulation on bf16 /
+ * f16 is tensor cores, a rounded input (in_round) on f32 is TF32; the f32
+ * cuBLAS peer (cublasSgemm) and every CPU variant stay on the FP32 pipe. */
+static double math_rate_x(const sl_variant *v, sl_dtype dt)
+{
+    const sl_mm_hw *hw = &sl_mm_hw_h200;
+    if (v->backend != SL_BACKEND_CUDA || !v->acc_truncates)
+        return 0;
+    if (dt == SL_F32)
+        return v->in_round > 0 ? hw->tf32_tflops / hw->fp32_tflops : 0;
+    return hw->tensor16_tflops / hw->fp32_tflops;
+}
+
 /* ---- launchers: sl_args -> sl_mm ------------------------------------------------- */
 
 static void from_args(const sl_args *x, sl_mm *p)
@@ -166,10 +185,14 @@ MM_ADAPT(cuda_warptile, sl_cuda_mm_warptile)
 MM_ADAPT(cuda_wmma_tf32, sl_cuda_mm_wmma_tf32)
 MM_ADAPT(cuda_wmma, sl_cuda_mm_wmma)
 MM_ADAPT(cuda_best, sl_cuda_mm_best)
+MM_ADAPT(cuda_wgmma, sl_cuda_mm_wgmma)
 
 /* what sl_gemm runs on a CUDA context: warptile (f32) and best (bf16, f16)
  * need sm_80 (cp.async); f32 on an older GPU runs the vec rung, bf16 / f16
- * there are refused by best with the reason. */
+ * there are refused by best with the reason. bf16 / f16 on a compute
+ * capability 9.0 device run the wgmma rung when its TMA rules hold (16-byte
+ * aligned A and B, lda and ldb multiples of 8: sl_cuda_mm_wgmma_applies),
+ * best otherwise. */
 static sl_status cuda_api_mm(const sl_mm *p)
 {
     int cc = 0;
@@ -178,6 +201,8 @@ static sl_status cuda_api_mm(const sl_mm *p)
         return st;
     if (p->dtype == SL_F32)
         return cc >= 80 ? sl_cuda_mm_warptile(p) : sl_cuda_mm_vec(p);
+    if (sl_cuda_mm_wgmma_applies(p, NULL) == SL_OK)
+        return sl_cuda_mm_wgmma(p);
     return sl_cuda_mm_best(p);
 }
 MM_ADAPT(cuda_api, cuda_api_mm)
@@ -203,39 +228,45 @@ static const sl_variant variants[] = {
      .in_round = 0x1p-10f, .access_bytes = 16},
     {.name = "naive", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
      .technique = "one thread per C element, K fmas from global memory", .source = "seed 002 (matmul)",
-     .launch = MM_CUDA(cuda_naive), .acc = SL_F32, .partials = 1, .access_bytes = 4, .moved = moved16},
+     .launch = MM_CUDA(cuda_naive), .acc = SL_F32, .partials = 1, .access_bytes = 4, .moved = moved16, .moved_in_l2 = true},
     {.name = "smem", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
      .technique = "32x32 shared-memory tiles, bound check fixed (tile_offset + tx)",
      .source = "seed 002 (tiled matmul)", .launch = MM_CUDA(cuda_smem), .acc = SL_F32, .partials = 1,
-     .access_bytes = 4, .moved = moved32},
+     .access_bytes = 4, .moved = moved32, .moved_in_l2 = true},
     {.name = "regblock", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
      .technique = "128x128 block tile, 8x8 register micro-tile per thread (thread coarsening)",
      .source = "issue 12; SGEMM_CUDA worklog (2-D blocktiling)", .launch = MM_CUDA(cuda_regblock),
-     .acc = SL_F32, .partials = 1, .access_bytes = 4, .moved = moved128},
+     .acc = SL_F32, .partials = 1, .access_bytes = 4, .moved = moved128, .moved_in_l2 = true},
     {.name = "vec", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
      .technique = "16-byte loads, transposed padded A tile, conflict-free LDS.128 strips",
      .source = "issue 12; seed 004 (bank conflicts, padding)", .launch = MM_CUDA(cuda_vec), .acc = SL_F32,
-     .partials = 1, .access_bytes = 16, .moved = moved128},
+     .partials = 1, .access_bytes = 16, .moved = moved128, .moved_in_l2 = true},
     {.name = "warptile", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
      .technique = "warp tiles 64x32, cp.async 3-stage pipeline, BK 32", .source = "issue 12",
      .launch = MM_CUDA(cuda_warptile), .acc = SL_F32, .partials = 1, .access_bytes = 16, .async_reads = true,
-     .moved = moved128},
+     .moved = moved128, .moved_in_l2 = true},
     {.name = "wmma_tf32", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
      .technique = "WMMA 16x16x8 TF32 tensor cores, 128x128 tiles, 3 cp.async stages",
      .source = "seed 004 (tensor cores)", .launch = MM_CUDA(cuda_wmma_tf32), .acc = SL_F32, .partials = 1,
-     .acc_truncates = true, .in_round = 0x1p-10f, .access_bytes = 16, .async_reads = true, .moved = moved128},
+     .acc_truncates = true, .in_round = 0x1p-10f, .access_bytes = 16, .async_reads = true, .moved = moved128, .moved_in_l2 = true},
     {.name = "wmma", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = T16,
      .technique = "WMMA 16x16x16 bf16/f16, fp32 accumulators, 128x128 tiles, 3 cp.async stages",
      .source = "seed 004 (tensor cores)", .launch = MM_CUDA(cuda_wmma), .acc = SL_F32, .partials = 1,
-     .acc_truncates = true, .access_bytes = 16, .async_reads = true, .moved = moved128},
+     .acc_truncates = true, .access_bytes = 16, .async_reads = true, .moved = moved128, .moved_in_l2 = true},
     {.name = "best", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = T16,
      .technique = "ldmatrix + mma.sync m16n8k16, warp tile 64x64, 4 cp.async stages (not wgmma)",
      .source = "issue 12", .launch = MM_CUDA(cuda_best), .acc = SL_F32, .partials = 1, .acc_truncates = true,
-     .access_bytes = 16, .async_reads = true, .moved = moved128},
+     .access_bytes = 16, .async_reads = true, .moved = moved128, .moved_in_l2 = true},
+    {.name = "wgmma", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = T16,
+     .technique = "wgmma m64n256k16 from 128B-swizzled smem, TMA loads, 4-stage mbarrier pipeline, warp-specialised "
+                  "(sm_90a)",
+     .source = "issue 12; PTX ISA (wgmma.mma_async, cp.async.bulk.tensor)", .launch = MM_CUDA(cuda_wgmma),
+     .acc = SL_F32, .partials = 1, .acc_truncates = true, .access_bytes = 16, .async_reads = true,
+     .moved = moved128x256, .moved_in_l2 = true},
     {.name = "sl_gemm", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_gemm(): warptile (f32), best (bf16, f16)", .source = "issue 12",
+     .technique = "public sl_gemm(): warptile (f32), wgmma on sm_90 else best (bf16, f16)", .source = "issue 12",
      .launch = MM_CUDA(cuda_api), .acc = SL_F32, .partials = 1, .acc_truncates = true, .access_bytes = 16,
-     .moved = moved128},
+     .moved = moved128, .moved_in_l2 = true},
     {.name = "serial", .backend = SL_BACKEND_CPU, .kind = SL_KIND_RUNG,
      .technique = "one thread, i-k-j, fp32 accumulation", .source = "seed 002 (CPU vs GPU)", .launch = cpu_serial,
      .acc = SL_F32, .partials = 1},
@@ -272,6 +303,7 @@ const sl_op_desc sl_op_matmul = {
     .no_inplace = true,
     .flops = flops,
     .explain = explain,
+    .math_rate_x = math_rate_x,
 };
 
 /* ---- sl_gemm ------------------------------------------------------------------- */

@@ -43,6 +43,10 @@ const sl_mm_variant sl_mm_variants[] = {
     {"best", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_best), 128, 128, 32.0,
      "ldmatrix + mma.sync m16n8k16, warp tile 64x64, 128x128 tiles, 4 cp.async stages, grouped blocks (not wgmma)",
      "mma.sync issue rate (legacy HMMA path), then L2"},
+    {"wgmma", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma), 128, 256, 51.2,
+     "wgmma m64n256k16 from 128B-swizzled smem, TMA loads, 4-stage mbarrier pipeline, 1 producer + 2 consumer "
+     "warpgroups, 128x256 tiles (sm_90a)",
+     "compute (tensor pipe), then L2 (85 flop/B)"},
     {"serial", SL_BACKEND_CPU, SL_KIND_RUNG, SL_MM_FP32, F32 | T16, sl_cpu_mm_serial, 0, 0, 0,
      "one CPU thread, i-k-j, fp32 accumulation (seed 002's CPU)", "CPU"},
     {"omp", SL_BACKEND_CPU, SL_KIND_RUNG, SL_MM_FP32, F32 | T16, sl_cpu_mm_omp, 0, 0, 0,

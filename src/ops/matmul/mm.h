@@ -56,6 +56,18 @@ sl_status sl_cuda_mm_wmma(const sl_mm *p);      /* 06: WMMA 16x16x16, bf16/f16 (
 sl_status sl_cuda_mm_wmma_tf32(const sl_mm *p); /* 06 for f32 inputs on TF32 tensor cores */
 sl_status sl_cuda_mm_best(const sl_mm *p);      /* 07: our best on sm_90 (bf16/f16) */
 sl_status sl_cuda_mm_best_cfg(const sl_mm *p, int cfg); /* 07 with configuration cfg (0 = default; bench --explore) */
+/* 08 (sm90a/08_wgmma.cu): wgmma + TMA + mbarrier pipeline, bf16/f16, compute
+ * capability 9.0 only. sl_cuda_mm_wgmma runs rung 7 where the operands do
+ * not suit TMA (unaligned A or B, lda or ldb not a multiple of 8, an extent
+ * >= 2^31) and is SL_ERR_UNSUPPORTED on other devices or builds;
+ * _applies says whether the wgmma kernel itself would run (SL_OK) or why
+ * not (SL_ERR_UNSUPPORTED, *why); _launches counts its kernel launches in
+ * this process (the test checks sl_gemm really runs it); _built: 1 when the
+ * build holds sm_90a code. */
+sl_status sl_cuda_mm_wgmma(const sl_mm *p);
+sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
+unsigned long long sl_cuda_mm_wgmma_launches(void);
+int sl_cuda_mm_wgmma_built(void);
 sl_status sl_cuda_mm_cublas(const sl_mm *p);    /* peer: cublasSgemm (f32) / cublasGemmEx (bf16, f16) */
 sl_status sl_cuda_mm_cublas_tf32(const sl_mm *p); /* peer: cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 */
 

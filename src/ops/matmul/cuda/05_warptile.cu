@@ -140,7 +140,7 @@ template <bool VEC, int BK, int STAGES> static sl_status launch(const sl_mm *p, 
 
 template <int BK, int STAGES> static sl_status launch_cfg(const sl_mm *p, dim3 g)
 {
-    return mm_vec_ok(p->b, p->ldb, 4) ? launch<true, BK, STAGES>(p, g) : launch<false, BK, STAGES>(p, g);
+    return mm_cp16_ok(p->b, p->ldb, p->n, 4) ? launch<true, BK, STAGES>(p, g) : launch<false, BK, STAGES>(p, g);
 }
 
 extern "C" sl_status sl_cuda_mm_warptile_cfg(const sl_mm *p, int cfg)

@@ -181,7 +181,7 @@ template <class Ts, int BM, int BN, int WM, int WN, int STAGES, int KB>
 static sl_status mma_launch(const sl_mm *p)
 {
     typedef mm_wcfg<Ts, BM, BN, WM, WN, STAGES, KB> C;
-    if (!(mm_vec_ok(p->a, p->lda, sizeof(Ts)) && mm_vec_ok(p->b, p->ldb, sizeof(Ts))))
+    if (!(mm_cp16_ok(p->a, p->lda, p->k, sizeof(Ts)) && mm_cp16_ok(p->b, p->ldb, p->n, sizeof(Ts))))
         return mm_wmma_launch<Ts, 128, 128, 64, 32, 3, false>(p, "matmul best (unaligned: rung 6)");
     dim3 g;
     sl_status st = mm_need_sm80("matmul best");

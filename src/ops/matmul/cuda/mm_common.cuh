@@ -98,6 +98,16 @@ static inline bool mm_vec_ok(const void *base, int64_t ld, size_t elem)
     return ((uintptr_t)base % 16 == 0) && ((size_t)ld * elem) % 16 == 0;
 }
 
+/* The cp.async 16-byte path (rungs 5-7) also needs rows made of whole
+ * 16-byte chunks (cols x elem a multiple of 16): a chunk cut by the row's
+ * end is copied with src-size < 16, and compute-sanitizer memcheck counts
+ * it as a 16-byte read, past the allocation on the last row (found by
+ * test_gpu_matmul's tight-allocation cases, issue 12 second pass). */
+static inline bool mm_cp16_ok(const void *base, int64_t ld, int64_t cols, size_t elem)
+{
+    return mm_vec_ok(base, ld, elem) && ((size_t)cols * elem) % 16 == 0;
+}
+
 static inline sl_status mm_need_dtype(const sl_mm *p, unsigned mask, const char *who)
 {
     if (!(mask & (1u << p->dtype)))

@@ -231,7 +231,7 @@ static sl_status mm_wmma_launch(const sl_mm *p, const char *who)
         st = mm_grid(p, BM, BN, who, &g);
     if (st != SL_OK)
         return st;
-    const bool vec = mm_vec_ok(p->a, p->lda, sizeof(Ts)) && mm_vec_ok(p->b, p->ldb, sizeof(Ts));
+    const bool vec = mm_cp16_ok(p->a, p->lda, p->k, sizeof(Ts)) && mm_cp16_ok(p->b, p->ldb, p->n, sizeof(Ts));
     cudaStream_t s = (cudaStream_t)p->stream;
     const float al = (float)p->alpha, be = (float)p->beta;
     if (vec) {

@@ -1,0 +1,417 @@
+/*
+ * 08_wgmma.cu - rung 8: Hopper warpgroup MMA (wgmma.mma_async) fed by the
+ * Tensor Memory Accelerator through a multi-stage mbarrier pipeline.
+ * sm_90a only (CMakeLists.txt compiles this file for compute_90a where the
+ * build targets sm_90; elsewhere the kernel body is empty and the launcher
+ * reports the rung unavailable, SL_ERR_UNSUPPORTED, before launching).
+ *
+ * Change from rung 7 (ldmatrix + mma.sync, 128 x 128 tiles):
+ *  - operands never pass through registers: wgmma reads A and B from shared
+ *    memory through 64-bit matrix descriptors (PTX ISA, "Asynchronous
+ *    Warpgroup Level Matrix Multiply-Accumulate", "Matrix Descriptor"), so a
+ *    warpgroup's 64 x 256 accumulator tile (128 fp32 registers a thread) is
+ *    affordable and the block tile grows to 128 x 256;
+ *  - TMA (cp.async.bulk.tensor.2d) copies each 64-wide K slice of A (128 x
+ *    64, K-major) and B (64 x 256 as four 64 x 64 boxes, N-major: B is
+ *    row-major K x N, which wgmma reads with its transpose bit) into shared
+ *    memory in the 128-byte swizzled layout wgmma expects, zero-filling what
+ *    lies outside the matrix (the ragged edges in M, N and K cost nothing);
+ *  - warp specialisation: warpgroup 0 is the producer (one thread issues the
+ *    TMA copies, setmaxnreg gives its registers away), warpgroups 1 and 2
+ *    consume, each a 64 x 256 half of the block tile; 4 stages of 48 KiB
+ *    (192 KiB of shared memory, one block per SM), a "full" mbarrier per
+ *    stage (the TMA's transaction count) and an "empty" one (one arrival per
+ *    consumer warp); consumers keep one K slice of wgmma in flight
+ *    (wgmma.wait_group 1) and free the stage of the slice before;
+ *  - epilogue straight from the accumulators: alpha acc + beta c rounded
+ *    once into the dtype, two adjacent columns per 4-byte store where C
+ *    allows, bounds-checked; grouped block order (8 block rows) for L2.
+ * Arithmetic intensity: to L2 2 BM BN / ((BM + BN) 2 B) = 85.3 flop/B
+ * (128 x 256, bf16); shared memory: wgmma reads the A (16 KiB) and B
+ * (32 KiB) of a slice once per consumer warpgroup, 2 x 128 x 256 x 64
+ * flops per (2 x 8 + 2 x 32) KiB = 51.2 flop/B.
+ * Expected limiter: compute (the tensor pipe, 989 TFLOP/s dense) if the
+ * pipeline hides TMA latency, with the L2 roof (85 flop/B x 7.66 TB/s =
+ * 654 TFLOP/s) just above the 0.70 x cuBLAS bar; no cluster multicast.
+ * Dispatch (sl_cuda_mm_wgmma): needs an sm_90 device (compute capability
+ * 9.0 exactly: sm_90a code runs nowhere else), bf16 or f16, A and B with
+ * 16-byte aligned bases and leading dimensions (lda, ldb multiples of 8
+ * elements: TMA's rule for global addresses and strides) and extents below
+ * 2^31 (TMA coordinates are int32); otherwise it runs rung 7 (`best`).
+ */
+#include <cuda.h> /* CUtensorMap and its enums only: no -lcuda, the encoder comes from the runtime */
+
+#include "../cuda/mm_common.cuh"
+
+#include <atomic>
+
+#ifndef SL_MM_WGMMA_SM90A
+#define SL_MM_WGMMA_SM90A 0 /* CMakeLists.txt: 1 when this file is compiled for sm_90a */
+#endif
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define MM_WGMMA_DEVICE 1
+#else
+#define MM_WGMMA_DEVICE 0
+#endif
+
+namespace {
+
+constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4;
+constexpr int A_BYTES = BM * BK * 2;            /* 16 KiB: 128 rows of 128 swizzled bytes */
+constexpr int B_BYTES = BK * BN * 2;            /* 32 KiB: four boxes side by side in N */
+constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  /* 48 KiB, what one stage's full barrier expects */
+constexpr int NT = 384;                         /* 3 warpgroups: producer + 2 consumers */
+constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024; /* + barriers + alignment slack */
+
+std::atomic<unsigned long long> g_launches{0};
+
+#if MM_WGMMA_DEVICE /* the device helpers exist in the sm_90a pass only (unused elsewhere) */
+constexpr int BBOX_BYTES = BK * 64 * 2; /* 8 KiB: one 64 (K) x 64 (N) box of B */
+
+/* ---- device helpers (PTX ISA 8.x: mbarrier, cp.async.bulk.tensor, wgmma) ---- */
+__device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+/* Wait until the phase of parity `parity` of the barrier has completed. */
+__device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity)
+{
+    unsigned done = 0;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+/* 2-D TMA copy of one box at coordinates (c0 innermost, c1) into shared memory, completing on bar. */
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+                 "[%4];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+/* Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"):
+ * bits 0-13 start address >> 4, 16-29 leading-dimension byte offset >> 4,
+ * 32-45 stride-dimension byte offset >> 4, 62-63 layout (1 = 128-byte
+ * swizzle); base offset 0 (every stage is 1024-byte aligned). */
+__device__ __forceinline__ uint64_t sw128_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
+{
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) |
+           (1ull << 62);
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* d (64 x 256 fp32, this thread's 128) += A (64 x 16, K-major) B (16 x 256,
+ * N-major: imm-trans-b = 1), both through descriptors; accumulate = 0:
+ * d = A B (scale-d, PTX ISA wgmma.mma_async). */
+#define MM_WGMMA_N256(TY)                                                                       \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                  \
+    "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY "\n{"                                   \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"                                                \
+    "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"                                                \
+    "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"                                                \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,"                                                \
+    "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,"                                                \
+    "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,"                                                \
+    "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,"                                                \
+    "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"                                                \
+    "},\n%128, %129, p, 1, 1, 0, 1;\n}\n"
+
+#define WGMMA_OPS \
+              "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+              "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+              "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+              "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+              "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+              "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+              "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
+
+
+template <class Ts> struct mm_wg_ty;
+template <> struct mm_wg_ty<__nv_bfloat16> {
+    static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate)
+    {
+        asm volatile(MM_WGMMA_N256("bf16")
+                     : WGMMA_OPS
+                     : "l"(da), "l"(db), "r"(accumulate));
+    }
+};
+template <> struct mm_wg_ty<__half> {
+    static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate)
+    {
+        asm volatile(MM_WGMMA_N256("f16")
+                     : WGMMA_OPS
+                     : "l"(da), "l"(db), "r"(accumulate));
+    }
+};
+
+/* Two adjacent entries (i, j), (i, j + 1) of C: one 4-byte store where both
+ * are inside and C's rows allow it (pair = 1), else one at a time. */
+template <class Ts>
+__device__ __forceinline__ void store_pair(Ts *c, int64_t ldc, int64_t m, int64_t n, int64_t i, int64_t j, float v0,
+                                           float v1, float alpha, float beta, bool pair)
+{
+    if (i >= m || j >= n)
+        return;
+    if (pair && j + 1 < n) {
+        Ts *at = c + i * ldc + j;
+        float a0 = alpha * v0, a1 = alpha * v1;
+        if (beta != 0.0f) {
+            a0 = fmaf(beta, mm_to_f32(at[0]), a0);
+            a1 = fmaf(beta, mm_to_f32(at[1]), a1);
+        }
+        Ts o[2] = {mm_from_f32<Ts>(a0), mm_from_f32<Ts>(a1)};
+        *reinterpret_cast<uint32_t *>(at) = *reinterpret_cast<const uint32_t *>(o);
+        return;
+    }
+    mm_store(c, ldc, i, j, v0, alpha, beta);
+    if (j + 1 < n)
+        mm_store(c, ldc, i, j + 1, v1, alpha, beta);
+}
+
+#endif /* MM_WGMMA_DEVICE */
+
+template <class Ts>
+__global__ void __launch_bounds__(NT, 1)
+    mm_wgmma_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUtensorMap tmb, int64_t m,
+                    int64_t n, int64_t k, Ts *c, int64_t ldc, float alpha, float beta, int pair)
+{
+#if MM_WGMMA_DEVICE
+    extern __shared__ unsigned char mm_wg_smem[];
+    /* 128-byte swizzle: TMA boxes and descriptors want 1024-byte aligned atoms */
+    const uint32_t raw = (uint32_t)__cvta_generic_to_shared(mm_wg_smem);
+    const uint32_t base = (raw + 1023u) & ~1023u;
+    const uint32_t bars = base + STAGES * STAGE_BYTES; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
+
+    /* grouped block order: 8 block rows sweep the block columns together (L2 reuse) */
+    int bx = blockIdx.x, by = blockIdx.y;
+    {
+        const int gx = gridDim.x, gy = gridDim.y, id = by * gx + bx, per = 8 * gx;
+        const int first = (id / per) * 8, rows = gy - first < 8 ? gy - first : 8;
+        by = first + (id % per) % rows;
+        bx = (id % per) / rows;
+    }
+    const int i0 = by * BM, j0 = bx * BN;
+    const int kt = (int)((k + BK - 1) / BK);
+    const int wg = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(bars + 8 * s, 1);                  /* the producer's arrive.expect_tx */
+            mbar_init(bars + 8 * (STAGES + s), 2 * 4);   /* one arrival per consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        /* producer: registers to the consumers; one thread issues the copies */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == 0) {
+            for (int t = 0; t < kt; t++) {
+                const int s = t % STAGES;
+                if (t >= STAGES)
+                    mbar_wait(bars + 8 * (STAGES + s), (unsigned)((t / STAGES - 1) & 1));
+                const uint32_t full = bars + 8 * s, sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
+                mbar_expect_tx(full, STAGE_BYTES);
+                tma_load_2d(sa, &tma, t * BK, i0, full);
+#pragma unroll
+                for (int q = 0; q < BN / 64; q++)
+                    tma_load_2d(sb + q * BBOX_BYTES, &tmb, j0 + 64 * q, t * BK, full);
+            }
+        }
+        return;
+    }
+
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int cw = wg - 1; /* consumer warpgroup: rows 64 cw .. 64 cw + 63 of the block tile */
+    /* no zero fill: the first wgmma of the tile runs with scale-d = 0 (D = A B), so no non-wgmma
+     * instruction writes the accumulators inside the pipeline (ptxas would serialise the wgmmas) */
+    float d[128];
+    for (int t = 0; t < kt; t++) {
+        const int s = t % STAGES;
+        mbar_wait(bars + 8 * s, (unsigned)((t / STAGES) & 1));
+        const uint32_t sa = base + s * STAGE_BYTES + cw * 64 * 128, sb = base + s * STAGE_BYTES + A_BYTES;
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; kk++) {
+            /* A, K-major: rows of 128 swizzled bytes, 8-row atoms 1024 B apart (SBO); a 16-deep step is 32 B
+             * further along the row (LBO unused with this swizzle: 16 B, i.e. 1). B, N-major: 64-column
+             * atoms of 8 K rows x 128 B, the next 64 columns one box (8 KiB, LBO) away, the next 8 K rows
+             * 1024 B (SBO); a 16-deep step is 16 rows = 2048 B. */
+            const uint64_t da = sw128_desc(sa + kk * 32, 16, 1024);
+            const uint64_t db = sw128_desc(sb + kk * 2048, BBOX_BYTES, 1024);
+            mm_wg_ty<Ts>::mma(d, da, db, t > 0 || kk > 0);
+        }
+        wgmma_commit();
+        wgmma_wait<1>(); /* slice t - 1 is done: its stage goes back to the producer */
+        if (t > 0 && threadIdx.x % 32 == 0)
+            mbar_arrive(bars + 8 * (STAGES + (t - 1) % STAGES));
+    }
+    wgmma_wait<0>();
+
+    /* accumulator layout (PTX ISA, wgmma "Matrix fragments for .m64nNk16", fp32 D): for 8-column group g,
+     * d[4g], d[4g + 1] at row 16 w + lane / 4, columns 8 g + 2 (lane % 4) + {0, 1}; d[4g + 2], d[4g + 3] 8 rows lower */
+    const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+    const int64_t r = (int64_t)i0 + cw * 64 + w * 16 + lane / 4;
+#pragma unroll
+    for (int g = 0; g < BN / 8; g++) {
+        const int64_t j = (int64_t)j0 + 8 * g + 2 * (lane % 4);
+        store_pair(c, ldc, m, n, r, j, d[4 * g], d[4 * g + 1], alpha, beta, pair != 0);
+        store_pair(c, ldc, m, n, r + 8, j, d[4 * g + 2], d[4 * g + 3], alpha, beta, pair != 0);
+    }
+#else
+    (void)tma, (void)tmb, (void)m, (void)n, (void)k, (void)c, (void)ldc, (void)alpha, (void)beta, (void)pair;
+#endif
+}
+
+/* ---- host ------------------------------------------------------------------------- */
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                    const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* cuTensorMapEncodeTiled from the driver the runtime loaded (no -lcuda). */
+sl_status get_encoder(encode_tiled_fn *fn)
+{
+    static encode_tiled_fn cached = nullptr;
+    static sl_status cached_st = SL_OK;
+    static std::atomic<int> state{0}; /* 0 not yet, 1 done */
+    if (state.load(std::memory_order_acquire) == 0) {
+        void *f = nullptr;
+        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
+        if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !f)
+            cached_st = sl_fail(SL_ERR_UNSUPPORTED, "matmul wgmma: the driver has no cuTensorMapEncodeTiled (%s)",
+                                cudaGetErrorString(e));
+        cached = (encode_tiled_fn)f;
+        state.store(1, std::memory_order_release);
+    }
+    if (cached_st != SL_OK || !cached)
+        return cached_st != SL_OK ? cached_st : sl_fail(SL_ERR_UNSUPPORTED, "matmul wgmma: no tensor-map encoder");
+    *fn = cached;
+    return SL_OK;
+}
+
+/* A 2-D tensor map over a row-major rows x cols matrix (ld elements a row)
+ * with box_cols x box_rows boxes, 128-byte swizzle, zero fill outside. */
+sl_status encode(encode_tiled_fn fn, CUtensorMap *map, sl_dtype dt, const void *base, int64_t rows, int64_t cols,
+                 int64_t ld, unsigned box_cols, unsigned box_rows)
+{
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * 2};
+    const cuuint32_t box[2] = {box_cols, box_rows};
+    const cuuint32_t estr[2] = {1, 1};
+    const CUresult r = fn(map, dt == SL_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                          const_cast<void *>(base), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                          CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return sl_fail(SL_ERR_CUDA, "matmul wgmma: cuTensorMapEncodeTiled failed (CUresult %d) for a %lldx%lld "
+                                    "matrix, ld %lld",
+                       (int)r, (long long)rows, (long long)cols, (long long)ld);
+    return SL_OK;
+}
+
+template <class Ts> sl_status wgmma_launch(const sl_mm *p)
+{
+    encode_tiled_fn fn = nullptr;
+    sl_status st = get_encoder(&fn);
+    dim3 g;
+    if (st == SL_OK)
+        st = mm_grid(p, BM, BN, "matmul wgmma", &g);
+    CUtensorMap ta, tb;
+    if (st == SL_OK)
+        st = encode(fn, &ta, p->dtype, p->a, p->m, p->k, p->lda, BK, BM);
+    if (st == SL_OK)
+        st = encode(fn, &tb, p->dtype, p->b, p->k, p->n, p->ldb, 64, BK);
+    if (st != SL_OK)
+        return st;
+    const int pair = ((uintptr_t)p->c % 4 == 0) && (p->ldc % 2 == 0);
+    SL_CUDA_TRY(cudaFuncSetAttribute(mm_wgmma_kernel<Ts>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
+    mm_wgmma_kernel<Ts><<<g, NT, SMEM, (cudaStream_t)p->stream>>>(ta, tb, p->m, p->n, p->k, (Ts *)p->c, p->ldc,
+                                                                  (float)p->alpha, (float)p->beta, pair);
+    SL_CUDA_LAUNCHED();
+    g_launches.fetch_add(1, std::memory_order_relaxed);
+    return SL_OK;
+}
+
+} // namespace
+
+extern "C" int sl_cuda_mm_wgmma_built(void)
+{
+    return SL_MM_WGMMA_SM90A;
+}
+
+extern "C" unsigned long long sl_cuda_mm_wgmma_launches(void)
+{
+    return g_launches.load(std::memory_order_relaxed);
+}
+
+extern "C" sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why)
+{
+    const char *no = nullptr;
+    int cc = 0;
+    sl_status st = sl_cuda_current_cc(&cc);
+    if (st != SL_OK)
+        return st;
+    if (!SL_MM_WGMMA_SM90A)
+        no = "this build has no sm_90a code (CMAKE_CUDA_ARCHITECTURES without 90)";
+    else if (cc != 90)
+        no = "wgmma needs a compute capability 9.0 device (sm_90a)";
+    else if (p->dtype != SL_BF16 && p->dtype != SL_F16)
+        no = "wgmma rung: bf16 / f16 only";
+    else if ((uintptr_t)p->a % 16 || (uintptr_t)p->b % 16 || (p->lda * 2) % 16 || (p->ldb * 2) % 16)
+        no = "TMA needs 16-byte aligned A and B and leading dimensions that are multiples of 8 elements";
+    else if (p->m >= INT32_MAX || p->n >= INT32_MAX || p->k >= INT32_MAX)
+        no = "TMA coordinates are int32: an extent of 2^31 or more";
+    if (why)
+        *why = no;
+    return no ? SL_ERR_UNSUPPORTED : SL_OK;
+}
+
+extern "C" sl_status sl_cuda_mm_wgmma(const sl_mm *p)
+{
+    sl_status st = mm_need_dtype(p, (1u << SL_BF16) | (1u << SL_F16), "matmul wgmma");
+    if (st != SL_OK)
+        return st;
+    const char *why = nullptr;
+    st = sl_cuda_mm_wgmma_applies(p, &why);
+    if (st == SL_ERR_UNSUPPORTED) {
+        int cc = 0;
+        /* the rung does not exist on this device or build: say so (the ladder skips it) */
+        if (!SL_MM_WGMMA_SM90A || (sl_cuda_current_cc(&cc) == SL_OK && cc != 90))
+            return sl_fail(SL_ERR_UNSUPPORTED, "matmul wgmma: %s", why);
+        /* unaligned operands or huge extents on an sm_90: rung 7 does it */
+        return sl_cuda_mm_best(p);
+    }
+    if (st != SL_OK)
+        return st;
+    return p->dtype == SL_BF16 ? wgmma_launch<__nv_bfloat16>(p) : wgmma_launch<__half>(p);
+}
