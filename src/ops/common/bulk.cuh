@@ -190,7 +190,9 @@ static inline bool bulk_arch_ok(const sl_args *x, const char *who, const void *f
     return (*st = bulk_code_ok(fn, code_cache)) == SL_OK;
 }
 
-template <int BLOCK, int V, bool BULK_STORE, int DT, class OP> struct rung_bulk_tile {
+/* OUT_ALIGN: the output alignment of the body (sl_ew_split): 16, or 128 so
+ * that every tile of the output starts on a 128-byte line. */
+template <int BLOCK, int V, bool BULK_STORE, int DT, class OP, int OUT_ALIGN = 16> struct rung_bulk_tile {
     static sl_status launch(const sl_args *x, const OP &op)
     {
         static int code_cache[SL_MAX_DEVICES];
@@ -199,7 +201,7 @@ template <int BLOCK, int V, bool BULK_STORE, int DT, class OP> struct rung_bulk_
         bool ra = false;
         if (!bulk_arch_ok(x, "bulk", (const void *)ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP, false>, code_cache, &st))
             return st;
-        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st))
+        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st, OUT_ALIGN))
             return st;
         unsigned grid = 0;
         if ((st = sl_grid_for(p.nvec > 0 ? p.nvec : 1, (size_t)BLOCK * V, "bulk", &grid)) != SL_OK)
