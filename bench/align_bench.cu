@@ -126,8 +126,9 @@ static sl_args make_args(const sl_op_desc *op, sl_dtype dt, size_t n, void *cons
     a.stream = stream;
     for (int k = 0; k < op->nbufs; k++)
         a.buf[k] = p[k];
+    /* sl_axpy's alpha is a float (api.h): the peers get the same value */
     for (int k = 0; k < op->nscalars; k++)
-        a.scalar[k] = op->scalars[k].dflt;
+        a.scalar[k] = (double)(float)op->scalars[k].dflt;
     return a;
 }
 
@@ -864,10 +865,213 @@ static void bench_hostpath(void)
     CK(cudaFree(c));
 }
 
+/* ---- persist: the persistent grid's tail ------------------------------------
+ * The grid-stride rungs (grid_vec4, ilp2, ilp4) move the same DRAM bytes in
+ * the same DRAM active cycles as vec4 (ncu, call 1), yet take 3-5% longer:
+ * DRAM idles more. Hypothesis: a persistent grid hands every SM the same
+ * share up front (static partition), so SMs that stream slower finish last
+ * and the kernel ends with a tail in which DRAM is underfed; a grid of
+ * many short blocks is balanced by the block scheduler. Three float4 add
+ * kernels at n floats, each block recording its SM, start and end
+ * (%globaltimer, ns):
+ *   static   grid-stride over SMs x resident blocks (as grid_vec4)
+ *   dynamic  the same persistent grid taking 4-vector-per-thread chunks from
+ *            an atomic counter (balanced at run time)
+ *   blocks   one float4 per thread, n / 4 / 256 blocks (as vec4)
+ * Reported: the event-timed median of 15 (order rotating), and, from one
+ * more instrumented launch, each SM's last end after the first start: mean,
+ * min and max over the SMs, and the tail (max - mean) / max. */
+struct blk_rec {
+    unsigned long long t0, t1;
+    unsigned sm, pad;
+};
+
+static __device__ __forceinline__ unsigned long long gtimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+static __device__ __forceinline__ void blk_record(blk_rec *rec, unsigned long long t0)
+{
+    __syncthreads();
+    if (rec && threadIdx.x == 0) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        rec[blockIdx.x].t0 = t0;
+        rec[blockIdx.x].t1 = gtimer();
+        rec[blockIdx.x].sm = sm;
+    }
+}
+
+static __device__ __forceinline__ float4 add4(float4 x, float4 y)
+{
+    return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+}
+
+static __global__ void __launch_bounds__(256) persist_static(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                                                             float4 *__restrict__ c, size_t nvec, blk_rec *rec)
+{
+    const unsigned long long t0 = gtimer();
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += (size_t)gridDim.x * blockDim.x)
+        c[i] = add4(a[i], b[i]);
+    blk_record(rec, t0);
+}
+
+static __global__ void __launch_bounds__(256) persist_dynamic(const float4 *__restrict__ a,
+                                                              const float4 *__restrict__ b, float4 *__restrict__ c,
+                                                              size_t nvec, unsigned long long *ctr, blk_rec *rec)
+{
+    const unsigned long long t0 = gtimer();
+    __shared__ unsigned long long chunk;
+    const size_t per = 4 * (size_t)blockDim.x;
+    for (;;) {
+        if (threadIdx.x == 0)
+            chunk = atomicAdd(ctr, 1ull);
+        __syncthreads();
+        const size_t base = (size_t)chunk * per;
+        __syncthreads(); /* everyone has read chunk before thread 0 takes the next */
+        if (base >= nvec)
+            break;
+        float4 x[4], y[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const size_t i = base + k * blockDim.x + threadIdx.x;
+            if (i < nvec) {
+                x[k] = a[i];
+                y[k] = b[i];
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const size_t i = base + k * blockDim.x + threadIdx.x;
+            if (i < nvec)
+                c[i] = add4(x[k], y[k]);
+        }
+    }
+    blk_record(rec, t0);
+}
+
+static __global__ void __launch_bounds__(256) persist_blocks(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                                                             float4 *__restrict__ c, size_t nvec, blk_rec *rec)
+{
+    const unsigned long long t0 = gtimer();
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < nvec)
+        c[i] = add4(a[i], b[i]);
+    blk_record(rec, t0);
+}
+
+static void bench_persist(void)
+{
+    const size_t maxn = (size_t)1 << 28;
+    float4 *a, *b, *c;
+    unsigned long long *ctr;
+    CK(cudaMalloc(&a, maxn * 4));
+    CK(cudaMalloc(&b, maxn * 4));
+    CK(cudaMalloc(&c, maxn * 4));
+    CK(cudaMalloc(&ctr, sizeof *ctr));
+    SK(ctx->ops->fill_random(ctx, SL_F32, a, maxn, 11));
+    SK(ctx->ops->fill_random(ctx, SL_F32, b, maxn, 12));
+    int per_sm_s = 0, per_sm_d = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_s, persist_static, 256, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_d, persist_dynamic, 256, 0));
+    const int sms = ctx->info.sm_count;
+    std::vector<float> host(1 << 20), ref(1 << 20);
+    fprintf(js, "\"persist\": [\n");
+    int first = 1;
+    for (int l = 26; l <= 28; l += 2) {
+        const size_t n = (size_t)1 << l, nvec = n / 4;
+        const unsigned gs = (unsigned)(sms * per_sm_s), gd = (unsigned)(sms * per_sm_d),
+                       gb = (unsigned)((nvec + 255) / 256);
+        blk_rec *rec;
+        CK(cudaMalloc(&rec, (size_t)gb * sizeof(blk_rec)));
+        auto launch = [&](int w, blk_rec *r) {
+            switch (w) {
+            case 0: persist_static<<<gs, 256, 0, stream>>>(a, b, c, nvec, r); break;
+            case 1:
+                CK(cudaMemsetAsync(ctr, 0, sizeof *ctr, stream));
+                persist_dynamic<<<gd, 256, 0, stream>>>(a, b, c, nvec, ctr, r);
+                break;
+            default: persist_blocks<<<gb, 256, 0, stream>>>(a, b, c, nvec, r); break;
+            }
+            CK(cudaGetLastError());
+        };
+        const char *names[] = {"static", "dynamic", "blocks"};
+        const unsigned grids[] = {gs, gd, gb};
+        std::vector<double> t[3];
+        for (int tr = -2; tr < 15; tr++)
+            for (int w0 = 0; w0 < 3; w0++) {
+                const int w = (w0 + tr + 3) % 3;
+                /* the dynamic kernel's counter reset goes before the first event */
+                if (w == 1)
+                    CK(cudaMemsetAsync(ctr, 0, sizeof *ctr, stream));
+                double ms = time1([&] {
+                    if (w == 1)
+                        persist_dynamic<<<gd, 256, 0, stream>>>(a, b, c, nvec, ctr, nullptr);
+                    else
+                        launch(w, nullptr);
+                });
+                if (tr >= 0)
+                    t[w].push_back(ms);
+            }
+        for (int w = 0; w < 3; w++) {
+            /* one instrumented launch; then check c against a host sum of the first 2^20 elements */
+            CK(cudaMemsetAsync(c, 0, n * 4, stream));
+            launch(w, rec);
+            std::vector<blk_rec> h(grids[w]);
+            CK(cudaMemcpyAsync(h.data(), rec, grids[w] * sizeof(blk_rec), cudaMemcpyDeviceToHost, stream));
+            CK(cudaMemcpyAsync(host.data(), c, host.size() * 4, cudaMemcpyDeviceToHost, stream));
+            CK(cudaMemcpyAsync(ref.data(), a, ref.size() * 4, cudaMemcpyDeviceToHost, stream));
+            std::vector<float> bb(ref.size());
+            CK(cudaMemcpyAsync(bb.data(), b, bb.size() * 4, cudaMemcpyDeviceToHost, stream));
+            CK(cudaStreamSynchronize(stream));
+            size_t bad = 0;
+            for (size_t i = 0; i < ref.size(); i++)
+                bad += host[i] != ref[i] + bb[i];
+            unsigned long long tmin = ~0ull;
+            for (auto &r : h)
+                tmin = std::min(tmin, r.t0);
+            std::vector<double> last(1024, -1.0);
+            for (auto &r : h)
+                if (r.sm < last.size())
+                    last[r.sm] = std::max(last[r.sm], (double)(r.t1 - tmin) * 1e-3);
+            std::vector<double> ends;
+            for (double e : last)
+                if (e >= 0)
+                    ends.push_back(e);
+            double mean = 0;
+            for (double e : ends)
+                mean += e;
+            mean /= ends.size();
+            const double mx = *std::max_element(ends.begin(), ends.end()),
+                         mn = *std::min_element(ends.begin(), ends.end());
+            const double med = median(t[w]);
+            fprintf(js, "%s{\"n_log2\": %d, \"kernel\": \"%s\", \"grid\": %u, \"median_ms\": %.5f, \"gbs\": %.1f, "
+                        "\"sms_seen\": %zu, \"sm_end_us_mean\": %.2f, \"sm_end_us_min\": %.2f, \"sm_end_us_max\": %.2f, "
+                        "\"tail_frac\": %.4f, \"mismatches_first_2e20\": %zu}\n",
+                    first ? "" : ",", l, names[w], grids[w], med, 12.0 * n / (med * 1e6), ends.size(), mean, mn, mx,
+                    (mx - mean) / mx, bad);
+            first = 0;
+            printf("persist 2^%d %-7s grid %7u: %.4f ms %.1f GB/s; SM last end (us after first start) mean %.1f min %.1f "
+                   "max %.1f, tail (max-mean)/max %.4f; %zu SMs; %zu mismatches\n",
+                   l, names[w], grids[w], med, 12.0 * n / (med * 1e6), mean, mn, mx, (mx - mean) / mx, ends.size(),
+                   bad);
+        }
+        CK(cudaFree(rec));
+    }
+    fprintf(js, "],\n");
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(c));
+    CK(cudaFree(ctr));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: align_bench OUT.json [align|alignx|smalln|l2|rwmix|axpyrungs|hostpath|ncu1 ...]\n");
+        fprintf(stderr, "usage: align_bench OUT.json [align|alignx|smalln|l2|rwmix|axpyrungs|hostpath|persist|ncu1 ...]\n");
         return 2;
     }
     if (sl_ctx_create(0, &ctx) != SL_OK) {
@@ -899,6 +1103,8 @@ int main(int argc, char **argv)
             bench_align();
         if (all || !strcmp(w, "alignx"))
             bench_alignx();
+        if (all || !strcmp(w, "persist"))
+            bench_persist();
         if (all || !strcmp(w, "hostpath"))
             bench_hostpath();
         if (!all && !strcmp(w, "ncu1")) /* for Nsight Compute only */

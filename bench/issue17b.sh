@@ -17,7 +17,10 @@
 #   run(kind="nvidia-h200", carry=[".wt/issue17", ".deps"],
 #       command="cd .wt/issue17 && cp -r ../../.deps . && bash bench/issue17b.sh")
 #
-# STAGES (default: all of "build tests align host model ncu reprobe") picks stages.
+# STAGES (default: all of "build tests sweep align persist sass host model ncu reprobe")
+# picks stages; ncu2 = ncu with the per-SM active-cycle counters (the tail).
+# Call 1: STAGES="build tests align host model ncu reprobe" (no sweep, persist, sass).
+# Call 2: STAGES="build tests sweep align persist sass ncu2".
 # $OUT gets issue17b.log (this output) and issue17b.tgz (everything under $W).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
@@ -27,7 +30,7 @@ t0=$(date +%s)
 exec > >(tee "$OUT/issue17b.log") 2>&1
 trap 'tar czf "$OUT/issue17b.tgz" -C "$W" .' EXIT
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
-STAGES=${STAGES:-build tests align host model ncu reprobe}
+STAGES=${STAGES:-build tests sweep align persist sass host model ncu reprobe}
 has() { [[ " $STAGES " == *" $1 "* ]]; }
 
 . bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
@@ -57,9 +60,23 @@ if has tests; then
         STREAMLAB_TEST_QUICK=1 timeout 80 compute-sanitizer --tool memcheck --leak-check full $B/tests/$t 2>&1 | tail -3
     done | tee "$W/memcheck.log"
 fi
+if has sweep; then
+    stage "align_bench align: every offset combination, f32 and f64, add and axpy, 2^26 and 2^28"
+    ALIGN_DTYPES=f32,f64 timeout 120 $B/align_bench "$W/align.json" align; echo "align rc=$?"
+fi
 if has align; then
     stage "align_bench alignx"
     timeout 90 $B/align_bench "$W/alignx.json" alignx; echo "alignx rc=$?"
+fi
+if has persist; then
+    stage "align_bench persist: static vs dynamic persistent grid vs one-vector blocks"
+    timeout 60 $B/align_bench "$W/persist.json" persist; echo "persist rc=$?"
+fi
+if has sass; then
+    stage "SASS: the global loads of the add rungs (f32)"
+    cuobjdump --dump-sass $B/libstreamlab.a 2>/dev/null | awk '/Function :/{f=$3} /LDG|STG|UBLKCP|LDGSTS/{print f" "$2}' \
+        | grep -E "ew_vecILi0E8sl_k_addLb0E|ew_grid_vec_ilpILi[124]ELi0E8sl_k_addLb0E|ew_tileILi256ELi1ELi[0-4]ELi0E8sl_k_addLb0E|ew_bulk_tileILi256ELi1ELb0ELi0E8sl_k_addLb0E" \
+        | sed -E 's/ +/ /g' | sort | uniq -c | tee "$W/sass-loads.txt"
 fi
 if has host; then
     stage "align_bench hostpath smalln l2"
@@ -77,7 +94,7 @@ if has model; then
         echo "model $dt 2^30 rc=$?"
     done
 fi
-if has ncu; then
+if has ncu || has ncu2; then
     stage "ncu: metrics available"
     $NCU --query-metrics --chip gh100 > "$W/ncu-metrics.txt" 2>&1
     # DRAM and L2 names this chip has that could show turnarounds, row
@@ -100,6 +117,10 @@ if has ncu; then
     }
     stage "ncu: alignment (sl, CUB, bulk128 at worst and best triples, f32 2^26)"
     run_ncu align "$BASE${EXTRA:+,$EXTRA}" 'ew_bulk|transform' $B/align_bench "$W/ncu1.json" ncu1
+    if has ncu2; then
+        BASE=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__cycles_active.avg,dram__cycles_elapsed.avg,sm__cycles_active.min,sm__cycles_active.avg,sm__cycles_active.max,sm__cycles_elapsed.avg,lts__t_sectors_srcunit_tex_op_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size
+        EXTRA=
+    fi
     stage "ncu: the model's rungs (f32 add 2^26)"
     for v in vec4 grid_vec4 ilp2 ilp4 tile1 tile1_lu bulk; do
         run_ncu "rung-$v" "$BASE${EXTRA:+,$EXTRA}" 'ew_' --launch-count 1 \
@@ -109,14 +130,14 @@ if has ncu; then
 fi
 if has reprobe; then
     stage "run --reprobe"
-    s=$(date +%s.%N)
+    s=$(( $(date +%s%N) / 1000000 ))
     timeout 40 $B/streamlab run --op add --dtype f32 --sizes 2^28 --trials 10 --warmup 3 --quiet --reprobe \
         --variants bulk,grid_vec4,sl_add --json "$W/model-reprobe.json" --md "$W/model-reprobe.md"
-    echo "reprobe rc=$? wall $(echo "$(date +%s.%N) - $s" | bc) s"
-    s=$(date +%s.%N)
+    echo "reprobe rc=$? wall $(( $(date +%s%N) / 1000000 - s )) ms"
+    s=$(( $(date +%s%N) / 1000000 ))
     timeout 40 $B/streamlab run --op add --dtype f32 --sizes 2^28 --trials 10 --warmup 3 --quiet \
         --variants bulk,grid_vec4,sl_add --json "$W/model-noreprobe.json" --md "$W/model-noreprobe.md"
-    echo "no-reprobe rc=$? wall $(echo "$(date +%s.%N) - $s" | bc) s"
+    echo "no-reprobe rc=$? wall $(( $(date +%s%N) / 1000000 - s )) ms"
     grep -iE "re-probed|reprobe" "$W/model-reprobe.md" | head -5
     python3 - "$W/model-reprobe.json" <<'PY'
 import json, sys

@@ -32,7 +32,8 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
      * realigns sm[q][j], sm[q][j + 1] (two LDS.128, conflict-free) with
      * sl_funnel16; the bulk copy needs 16-byte aligned global and shared
      * addresses and sizes, which the aligned-down tiles are. */
-    enum { TILE = BLOCK * V, NIN = OP::NIN, SPAN = TILE + (RA ? 1 : 0) };
+    /* SPAN: one more vector for RA, and one for the sector-aligned end below */
+    enum { TILE = BLOCK * V, NIN = OP::NIN, SPAN = TILE + (RA ? 1 : 0) + 1 };
     __shared__ __align__(128) uint4 sm[NIN][SPAN];
     __shared__ __align__(8) uint64_t bar;
 
@@ -45,11 +46,29 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
     const uint32_t bytes = count * (uint32_t)sizeof(uint4);
     const uint32_t in_bytes = bytes + (RA ? (uint32_t)sizeof(uint4) : 0u); /* vector nvec exists: sl_ew_split */
     if (threadIdx.x == 0) {
+        /* A block whose last bulk load ends in the middle of a 32-byte
+         * sector (its end at 16 mod 32) runs 2-3% slower at DRAM sizes: 20 of
+         * 20 offset triples on the H200 followed that rule (issue 17,
+         * bench/results/h200-alignment-2026-11-23b.md). So every input's load
+         * is extended to the next sector boundary with the next vector, when
+         * that vector lies inside the input array (not for the last tile of
+         * an array whose end is not sector aligned). The extra 16 bytes are
+         * loaded into the span's spare slot and never used: in place (y of
+         * axpy) they may be the neighbour tile's output being written, and
+         * no thread reads them. */
+        uint32_t nbytes[NIN], total = 0;
+#pragma unroll
+        for (int q = 0; q < NIN; q++) {
+            const uintptr_t end = (uintptr_t)(p.in16[q] + base) + in_bytes;
+            const bool more = (end & 31u) != 0 && end + sizeof(uint4) <= (uintptr_t)(p.in[q] + p.n);
+            nbytes[q] = in_bytes + (more ? (uint32_t)sizeof(uint4) : 0u);
+            total += nbytes[q];
+        }
         mbar_init(&bar, 1);
-        mbar_arrive_expect(&bar, NIN * in_bytes);
+        mbar_arrive_expect(&bar, total);
 #pragma unroll
         for (int q = 0; q < NIN; q++)
-            bulk_load(sm[q], p.in16[q] + base, in_bytes, &bar);
+            bulk_load(sm[q], p.in16[q] + base, nbytes[q], &bar);
     }
     __syncthreads(); /* the barrier is initialised before anyone waits on it */
     mbar_wait(&bar, 0);
