@@ -21,6 +21,7 @@
 # picks stages; ncu2 = ncu with the per-SM active-cycle counters (the tail).
 # Call 1: STAGES="build tests align host model ncu reprobe" (no sweep, persist, sass).
 # Call 2: STAGES="build tests sweep align persist sass ncu2".
+# Call 3: STAGES="build tests sweep model" ALIGN_TRIALS=3 MODEL_TRIALS=7.
 # $OUT gets issue17b.log (this output) and issue17b.tgz (everything under $W).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
@@ -62,7 +63,7 @@ if has tests; then
 fi
 if has sweep; then
     stage "align_bench align: every offset combination, f32 and f64, add and axpy, 2^26 and 2^28"
-    ALIGN_DTYPES=f32,f64 timeout 120 $B/align_bench "$W/align.json" align; echo "align rc=$?"
+    ALIGN_DTYPES=f32,f64 ALIGN_TRIALS=${ALIGN_TRIALS:-5} timeout 120 $B/align_bench "$W/align.json" align; echo "align rc=$?"
 fi
 if has align; then
     stage "align_bench alignx"
@@ -85,11 +86,11 @@ fi
 if has model; then
     stage "model: add ladder, f32 and bf16, 2^26 and 2^28 every rung, 2^30 a subset"
     for dt in f32 bf16; do
-        timeout 60 $B/streamlab run --op add --dtype $dt --sizes 2^26,2^28 --trials 11 --warmup 3 --quiet \
+        timeout 60 $B/streamlab run --op add --dtype $dt --sizes 2^26,2^28 --trials ${MODEL_TRIALS:-11} --warmup 3 --quiet \
             --json "$W/model-$dt.json" --md "$W/model-$dt.md"
         echo "model $dt rc=$?"
         timeout 60 $B/streamlab run --op add --dtype $dt --sizes 2^30 --trials 5 --warmup 2 --quiet \
-            --variants copy,cub,vec4,grid_vec4,ilp2,ilp4,tile4,bulk,tile1,tile1_lu,tile1_nc,sl_add \
+            --variants ${MODEL_2E30:-copy,cub,vec4,grid_vec4,ilp2,ilp4,tile4,bulk,tile1,tile1_lu,tile1_nc,sl_add} \
             --json "$W/model-$dt-2e30.json" --md "$W/model-$dt-2e30.md"
         echo "model $dt 2^30 rc=$?"
     done

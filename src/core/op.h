@@ -231,6 +231,8 @@ typedef struct sl_variant {
      * these (sl_variant_moved). */
     sl_traffic (*moved)(const sl_shape *s, sl_dtype dt);
     bool async_reads;                 /* inputs arrive by bulk copy, not through the load/store units */
+    bool static_partition;            /* a persistent grid-stride loop: each SM's share is fixed at launch,
+                                       * so the slowest SM sets the end (model: static_partition_factor) */
     float insts_per_elem;             /* SASS instructions per element per thread (f32): an estimate
                                        * from the disassembly; `run --counters` measures it */
 } sl_variant;

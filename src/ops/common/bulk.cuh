@@ -32,10 +32,22 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
      * realigns sm[q][j], sm[q][j + 1] (two LDS.128, conflict-free) with
      * sl_funnel16; the bulk copy needs 16-byte aligned global and shared
      * addresses and sizes, which the aligned-down tiles are. */
-    /* SPAN: one more vector for RA, and one for the sector-aligned end below */
-    enum { TILE = BLOCK * V, NIN = OP::NIN, SPAN = TILE + (RA ? 1 : 0) + 1 };
+    /* Each input's tile lands in shared memory at the same address modulo
+     * 128 bytes as its global source (o[q] vectors into its row): a bulk
+     * copy whose global and shared addresses differ modulo 32 bytes runs
+     * 3-5% slower at DRAM sizes on the H200 (issue 17: 184 of 184 offset
+     * combinations of f32 and f64 add and axpy followed that rule, the copy
+     * of the last input mattering most; ncu: the same DRAM bytes, more L2
+     * sector reads; bench/results/h200-alignment-2026-11-23b.md). Tiles
+     * are TILE x 16 bytes apart (a multiple of 128), so o[q] is the same in
+     * every block. Rows are a multiple of 8 vectors long, with 8 to spare. */
+    enum { TILE = BLOCK * V, NIN = OP::NIN, SPAN = (TILE + (RA ? 1 : 0) + 7) / 8 * 8 + 8 };
     __shared__ __align__(128) uint4 sm[NIN][SPAN];
     __shared__ __align__(8) uint64_t bar;
+    uint32_t o[NIN];
+#pragma unroll
+    for (int q = 0; q < NIN; q++)
+        o[q] = (uint32_t)(((uintptr_t)p.in16[q] >> 4) & 7u);
 
     sl_ew_edges<DT>(op, p);
     const size_t base = (size_t)blockIdx.x * TILE;
@@ -46,29 +58,11 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
     const uint32_t bytes = count * (uint32_t)sizeof(uint4);
     const uint32_t in_bytes = bytes + (RA ? (uint32_t)sizeof(uint4) : 0u); /* vector nvec exists: sl_ew_split */
     if (threadIdx.x == 0) {
-        /* A block whose last bulk load ends in the middle of a 32-byte
-         * sector (its end at 16 mod 32) runs 2-3% slower at DRAM sizes: 20 of
-         * 20 offset triples on the H200 followed that rule (issue 17,
-         * bench/results/h200-alignment-2026-11-23b.md). So every input's load
-         * is extended to the next sector boundary with the next vector, when
-         * that vector lies inside the input array (not for the last tile of
-         * an array whose end is not sector aligned). The extra 16 bytes are
-         * loaded into the span's spare slot and never used: in place (y of
-         * axpy) they may be the neighbour tile's output being written, and
-         * no thread reads them. */
-        uint32_t nbytes[NIN], total = 0;
-#pragma unroll
-        for (int q = 0; q < NIN; q++) {
-            const uintptr_t end = (uintptr_t)(p.in16[q] + base) + in_bytes;
-            const bool more = (end & 31u) != 0 && end + sizeof(uint4) <= (uintptr_t)(p.in[q] + p.n);
-            nbytes[q] = in_bytes + (more ? (uint32_t)sizeof(uint4) : 0u);
-            total += nbytes[q];
-        }
         mbar_init(&bar, 1);
-        mbar_arrive_expect(&bar, total);
+        mbar_arrive_expect(&bar, NIN * in_bytes);
 #pragma unroll
         for (int q = 0; q < NIN; q++)
-            bulk_load(sm[q], p.in16[q] + base, nbytes[q], &bar);
+            bulk_load(&sm[q][o[q]], p.in16[q] + base, in_bytes, &bar);
     }
     __syncthreads(); /* the barrier is initialised before anyone waits on it */
     mbar_wait(&bar, 0);
@@ -79,18 +73,18 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
             uint4 r[NIN];
 #pragma unroll
             for (int q = 0; q < NIN; q++)
-                r[q] = RA ? sl_funnel16(sm[q][j], sm[q][j + 1], p.sh[q]) : sm[q][j];
+                r[q] = RA ? sl_funnel16(sm[q][o[q] + j], sm[q][o[q] + j + 1], p.sh[q]) : sm[q][o[q] + j];
             if (!BULK_STORE)
                 p.out16[base + j] = sl_apply16<DT>(op, r);
-            else
-                sm[0][j] = sl_apply16<DT>(op, r);
+            else /* its own input's slot: only this thread reads it (BULK_STORE is aligned only) */
+                sm[0][o[0] + j] = sl_apply16<DT>(op, r);
         }
     }
     if (BULK_STORE) {
         fence_proxy_async(); /* our shared stores, before the bulk store reads them */
         __syncthreads();
         if (threadIdx.x == 0) {
-            bulk_store(p.out16 + base, sm[0], bytes);
+            bulk_store(p.out16 + base, &sm[0][o[0]], bytes);
             bulk_commit();
             bulk_wait_read_all(); /* shared memory must outlive the read */
         }
