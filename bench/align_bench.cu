@@ -25,8 +25,18 @@
  *
  *   axpyrungs  sl_axpy f32 / f64 at 2^26, 2^28 aligned beside CUB in place
  *           and out of place and its rungs bulk, v5_vec, tile4.
+ *   alignx  each side's time (sl, CUB, bulk, bulk128, the funnel rungs) at
+ *           chosen offset triples, every rung's output checked against CUB's.
+ *   hostpath  the host cost of each piece of sl_add's path, the GPU kept busy.
+ *   persist  a float4 add over a static persistent grid, a dynamic one and
+ *           a grid of blocks, with each SM's last block end (the model's
+ *           static-partition factor).
+ *   ncu1    (named only) one launch each of sl, CUB, bulk128 at a few
+ *           triples, for Nsight Compute.
+ *   l2 also times "queued": behind a spin kernel, GPU time only.
  *
- * Usage: align_bench OUT.json [align|smalln|l2|rwmix|axpyrungs ...]   (default: all)
+ * Usage: align_bench OUT.json [align|alignx|smalln|l2|rwmix|axpyrungs|hostpath|persist|ncu1 ...]
+ *        (default: all but ncu1)
  * Env: ALIGN_TRIALS (default 5; three times that for f32 and f64, which have few
  *      combinations), ALIGN_LOG2 (default "26,28"), ALIGN_DTYPES (a comma list;
  *      default: every dtype of each op).
