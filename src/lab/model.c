@@ -116,7 +116,8 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
      * while DRAM idles in the tail. A grid of many short blocks is balanced
      * by the block scheduler. Measured as the time of a persistent float4
      * add over that of a balanced one (hw.c [SP]: 1.055 on the H200; ncu:
-     * the same DRAM bytes and DRAM active cycles, DRAM idle 2.6-5% more). */
+     * the same DRAM bytes and DRAM active cycles, DRAM idle 3-5.5 points
+     * more of the time than vec4). */
     if (v->static_partition && hw->p[HW_STATIC_PARTITION].v > 1)
         t_dram *= hw->p[HW_STATIC_PARTITION].v;
     m->ms[SL_B_DRAM] = 1e3 * t_dram;

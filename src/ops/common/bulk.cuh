@@ -35,7 +35,7 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
     /* Each input's tile lands in shared memory at the same address modulo
      * 128 bytes as its global source (o[q] vectors into its row): a bulk
      * copy whose global and shared addresses differ modulo 32 bytes runs
-     * 3-5% slower at DRAM sizes on the H200 (issue 17: 184 of 184 offset
+     * 2-7% slower at DRAM sizes on the H200 (issue 17: 184 of 184 offset
      * combinations of f32 and f64 add and axpy followed that rule, the copy
      * of the last input mattering most; ncu: the same DRAM bytes, more L2
      * sector reads; bench/results/h200-alignment-2026-11-23b.md). Tiles
