@@ -25,8 +25,18 @@
  *
  *   axpyrungs  sl_axpy f32 / f64 at 2^26, 2^28 aligned beside CUB in place
  *           and out of place and its rungs bulk, v5_vec, tile4.
+ *   alignx  each side's time (sl, CUB, bulk, bulk128, the funnel rungs) at
+ *           chosen offset triples, every rung's output checked against CUB's.
+ *   hostpath  the host cost of each piece of sl_add's path, the GPU kept busy.
+ *   persist  a float4 add over a static persistent grid, a dynamic one and
+ *           a grid of blocks, with each SM's last block end (the model's
+ *           static-partition factor).
+ *   ncu1    (named only) one launch each of sl, CUB, bulk128 at a few
+ *           triples, for Nsight Compute.
+ *   l2 also times "queued": behind a spin kernel, GPU time only.
  *
- * Usage: align_bench OUT.json [align|smalln|l2|rwmix|axpyrungs ...]   (default: all)
+ * Usage: align_bench OUT.json [align|alignx|smalln|l2|rwmix|axpyrungs|hostpath|persist|ncu1 ...]
+ *        (default: all but ncu1)
  * Env: ALIGN_TRIALS (default 5; three times that for f32 and f64, which have few
  *      combinations), ALIGN_LOG2 (default "26,28"), ALIGN_DTYPES (a comma list;
  *      default: every dtype of each op).
@@ -44,11 +54,25 @@
 
 #include "add.cuh"
 #include "axpy.cuh"
+#include "bulk.cuh"
 #include "ew_cub.cuh"
 #include "internal.h"
 #include "streamlab.h"
 
 SL_EW_CUB_LAUNCHER(bench_axpy_cub, sl_k_axpy)
+
+/* The bulk rung with the body (and so every tile of the output) starting on
+ * a 128-byte line of the output (sl_ew_split's out_align), for the alignx
+ * comparison against the 16-byte one (sl_cuda_add_bulk, sl_cuda_axpy_bulk). */
+template <int DT, class OP> using bench_bulk128 = rung_bulk_tile<256, 1, false, DT, OP, 128>;
+static sl_status add_bulk128(const sl_args *x)
+{
+    return sl_ew_run<bench_bulk128, sl_k_add>(x);
+}
+static sl_status axpy_bulk128(const sl_args *x)
+{
+    return sl_ew_run<bench_bulk128, sl_k_axpy>(x);
+}
 
 #define CK(x)                                                                                       \
     do {                                                                                            \
@@ -112,8 +136,9 @@ static sl_args make_args(const sl_op_desc *op, sl_dtype dt, size_t n, void *cons
     a.stream = stream;
     for (int k = 0; k < op->nbufs; k++)
         a.buf[k] = p[k];
+    /* sl_axpy's alpha is a float (api.h): the peers get the same value */
     for (int k = 0; k < op->nscalars; k++)
-        a.scalar[k] = op->scalars[k].dflt;
+        a.scalar[k] = (double)(float)op->scalars[k].dflt;
     return a;
 }
 
@@ -127,6 +152,26 @@ template <class F> static double time1(F f)
     float ms = 0;
     CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
     return ms;
+}
+
+/* One thread spinning for `cycles` SM clocks: launched before the first
+ * event, it keeps the stream busy while the host enqueues the event, the
+ * launch under test and the second event, so the window between the events
+ * holds GPU time only (nvbench's "blocking kernel" method; NVIDIA nvbench,
+ * docs/benchmarks.md). */
+static __global__ void spin_kernel(long long cycles)
+{
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+}
+
+/* ms of one launch of f, queued behind spin_kernel (~50 us): GPU time only */
+template <class F> static double time1q(F f)
+{
+    spin_kernel<<<1, 1, 0, stream>>>(100000);
+    CK(cudaGetLastError());
+    return time1(f);
 }
 
 static __global__ void count_diff(const unsigned char *x, const unsigned char *y, size_t bytes,
@@ -383,7 +428,10 @@ static void bench_l2(void)
     const char *names[] = {"sl_add", "cub", "tile4", "bulk", "vec4"};
     fprintf(js, "\"l2\": [\n");
     int first = 1;
-    for (int cold = 0; cold < 2; cold++)
+    /* mode 0 warm, 1 cold (2 x L2 memset before each trial), 2 warm and
+     * queued behind spin_kernel: the events then time the GPU alone, not the
+     * host's work between the first event and the launch */
+    for (int cold = 0; cold < 3; cold++)
         for (int l = 18; l <= 24; l++) {
             const size_t n = (size_t)1 << l;
             void *p[3] = {a, b, c};
@@ -392,9 +440,9 @@ static void bench_l2(void)
             for (int tr = -3; tr < trials; tr++)
                 for (int w0 = 0; w0 < 5; w0++) {
                     int w = (w0 + tr + 5) % 5; /* rotate the order */
-                    if (cold)
+                    if (cold == 1)
                         CK(cudaMemsetAsync(flush, tr & 0xff, flush_bytes, stream));
-                    double ms = time1([&] {
+                    auto f = [&] {
                         switch (w) {
                         case 0: SK(sl_add(ctx, SL_F32, n, a, b, c, stream)); break;
                         case 1: SK(sl_cuda_add_cub(&args)); break;
@@ -402,7 +450,8 @@ static void bench_l2(void)
                         case 3: SK(sl_cuda_add_bulk(&args)); break;
                         default: SK(sl_cuda_add_vec4(&args)); break;
                         }
-                    });
+                    };
+                    double ms = cold == 2 ? time1q(f) : time1(f);
                     if (tr >= 0)
                         t[w].push_back(ms);
                 }
@@ -414,7 +463,7 @@ static void bench_l2(void)
                             "\"x_cub\": %.4f}\n",
                         first ? "" : ",", cold, l, names[w], m, gbs, cub / m);
                 first = 0;
-                printf("l2 %s 2^%d %-7s %.5f ms %7.1f GB/s x CUB %.4f\n", cold ? "cold" : "warm", l, names[w], m, gbs,
+                printf("l2 %s 2^%d %-7s %.5f ms %7.1f GB/s x CUB %.4f\n", cold == 2 ? "queued" : cold ? "cold" : "warm", l, names[w], m, gbs,
                        cub / m);
             }
         }
@@ -563,10 +612,476 @@ static void bench_rwmix(void)
     CK(cudaFree(out));
 }
 
+/* ---- alignx: each side's time at chosen offset triples ----------------------
+ * The `align` sweep records ratios only. Here, at the triples where f32 and
+ * f64 fell below 0.99 x CUB and at controls, each side is timed on its own
+ * (median ms of 21 trials, the order rotating): sl_add / sl_axpy, CUB, the
+ * bulk rung (tiles from the output's 16-byte boundary, what the table runs),
+ * bulk128 (tiles on the output's 128-byte lines), and the two-LDG funnel
+ * rungs vec (add vec4, axpy v5_vec) and tile4. After timing, every add
+ * rung's c is compared byte for byte with CUB's; axpy's rungs run once more
+ * on copies of y and are compared with CUB's result. */
+struct offs_cfg {
+    const char *op;
+    sl_dtype dt;
+    int off[3];
+};
+
+static void bench_alignx(void)
+{
+    static const offs_cfg cfgs[] = {
+        {"add", SL_F32, {0, 0, 0}}, {"add", SL_F32, {1, 1, 1}}, {"add", SL_F32, {2, 2, 2}},
+        {"add", SL_F32, {3, 3, 3}}, {"add", SL_F32, {0, 2, 2}}, {"add", SL_F32, {0, 0, 2}},
+        {"add", SL_F32, {1, 3, 3}}, {"add", SL_F32, {0, 1, 1}}, {"add", SL_F32, {0, 0, 1}},
+        {"add", SL_F32, {3, 0, 0}}, {"add", SL_F32, {1, 2, 3}}, {"add", SL_F32, {0, 3, 2}},
+        {"add", SL_F64, {0, 0, 0}}, {"add", SL_F64, {1, 1, 1}}, {"add", SL_F64, {0, 1, 1}},
+        {"add", SL_F64, {0, 0, 1}}, {"add", SL_F64, {1, 0, 0}},
+        {"axpy", SL_F32, {0, 0}},   {"axpy", SL_F32, {0, 1}},   {"axpy", SL_F32, {1, 1}},
+        {"axpy", SL_F32, {3, 3}},   {"axpy", SL_F32, {1, 0}},   {"axpy", SL_F32, {2, 2}},
+        {"axpy", SL_F32, {0, 2}},   {"axpy", SL_F64, {0, 0}},   {"axpy", SL_F64, {1, 1}},
+        {"axpy", SL_F64, {0, 1}},   {"axpy", SL_F64, {1, 0}},
+    };
+    const int trials = 21, nwho = 6;
+    const char *add_names[] = {"sl", "cub", "bulk", "bulk128", "vec4", "tile4"};
+    const char *axpy_names[] = {"sl", "cub", "bulk", "bulk128", "v5_vec", "tile4"};
+    const size_t maxn = (size_t)1 << 28;
+    void *mem[5];
+    for (int k = 0; k < 5; k++)
+        CK(cudaMalloc(&mem[k], (maxn + 64) * 8));
+    unsigned long long *bad;
+    CK(cudaMalloc(&bad, sizeof *bad));
+    fprintf(js, "\"alignx\": [\n");
+    int first = 1;
+    for (int l = 26; l <= 28; l += 2) {
+        const size_t n = (size_t)1 << l;
+        for (const offs_cfg &g : cfgs) {
+            const sl_op_desc *op = sl_op_find(g.op);
+            const bool add = !strcmp(g.op, "add");
+            const size_t es = sl_dtype_size(g.dt);
+            for (int k = 0; k < 3; k++)
+                SK(ctx->ops->fill_random(ctx, g.dt, mem[k], n + 64, 0xa1190u + k));
+            CK(cudaDeviceSynchronize());
+            void *p[3];
+            for (int k = 0; k < op->nbufs; k++)
+                p[k] = (char *)mem[k] + g.off[k] * es;
+            sl_args a = make_args(op, g.dt, n, p);
+            auto run = [&](int w, sl_args *x) {
+                switch (w) {
+                case 0:
+                    if (add)
+                        SK(sl_add(ctx, g.dt, n, x->buf[0], x->buf[1], x->buf[2], stream));
+                    else
+                        SK(sl_axpy(ctx, g.dt, n, 1.3, x->buf[0], x->buf[1], stream));
+                    break;
+                case 1: SK(add ? sl_cuda_add_cub(x) : bench_axpy_cub(x)); break;
+                case 2: SK(add ? sl_cuda_add_bulk(x) : sl_cuda_axpy_bulk(x)); break;
+                case 3: SK(add ? add_bulk128(x) : axpy_bulk128(x)); break;
+                case 4: SK(add ? sl_cuda_add_vec4(x) : sl_cuda_axpy_v5_vec(x)); break;
+                default: SK(add ? sl_cuda_add_tile4(x) : sl_cuda_axpy_tile4(x)); break;
+                }
+            };
+            std::vector<double> t[6];
+            for (int tr = -2; tr < trials; tr++)
+                for (int w0 = 0; w0 < nwho; w0++) {
+                    const int w = (w0 + tr + nwho) % nwho;
+                    double ms = time1([&] { run(w, &a); });
+                    if (tr >= 0)
+                        t[w].push_back(ms);
+                }
+            /* correctness of every rung against CUB, byte for byte */
+            unsigned long long mism[6] = {0, 0, 0, 0, 0, 0};
+            for (int w = 0; w < nwho; w++) {
+                if (w == 1)
+                    continue;
+                void *q[3], *r[3];
+                for (int k = 0; k < 3; k++)
+                    q[k] = r[k] = p[k];
+                if (add) {
+                    q[2] = (char *)mem[3] + g.off[2] * es; /* CUB's c */
+                } else {                                  /* y in place: two copies of the same y */
+                    q[1] = (char *)mem[3] + g.off[1] * es;
+                    r[1] = (char *)mem[4] + g.off[1] * es;
+                    CK(cudaMemcpyAsync(q[1], p[1], n * es, cudaMemcpyDeviceToDevice, stream));
+                    CK(cudaMemcpyAsync(r[1], p[1], n * es, cudaMemcpyDeviceToDevice, stream));
+                }
+                sl_args xq = make_args(op, g.dt, n, q), xr = make_args(op, g.dt, n, r);
+                run(w, &xr);
+                run(1, &xq);
+                const int o = add ? 2 : 1;
+                CK(cudaMemsetAsync(bad, 0, sizeof *bad, stream));
+                count_diff<<<1024, 256, 0, stream>>>((const unsigned char *)r[o], (const unsigned char *)q[o], n * es,
+                                                     bad);
+                CK(cudaMemcpyAsync(&mism[w], bad, sizeof *bad, cudaMemcpyDeviceToHost, stream));
+                CK(cudaStreamSynchronize(stream));
+            }
+            const double cub = median(t[1]);
+            const double bytes = 3.0 * (double)n * es; /* add: a, b read, c written; axpy: x, y read, y written */
+            for (int w = 0; w < nwho; w++) {
+                const double m = median(t[w]);
+                fprintf(js, "%s{\"op\": \"%s\", \"dtype\": \"%s\", \"n_log2\": %d, \"elem_offsets\": [%d, %d, %d], "
+                            "\"who\": \"%s\", \"median_ms\": %.5f, \"gbs\": %.1f, \"x_cub\": %.4f, "
+                            "\"mismatched_bytes_vs_cub\": %llu}\n",
+                        first ? "" : ",", g.op, sl_dtype_name(g.dt), l, g.off[0], g.off[1], add ? g.off[2] : -1,
+                        add ? add_names[w] : axpy_names[w], m, bytes / (m * 1e6), cub / m, mism[w]);
+                first = 0;
+            }
+            printf("alignx %-4s %s 2^%d (%d,%d,%d):", g.op, sl_dtype_name(g.dt), l, g.off[0], g.off[1],
+                   add ? g.off[2] : -1);
+            for (int w = 0; w < nwho; w++)
+                printf(" %s %.4f ms (x%.4f%s)", add ? add_names[w] : axpy_names[w], median(t[w]), cub / median(t[w]),
+                       mism[w] ? " MISMATCH" : "");
+            printf("\n");
+            fflush(stdout);
+            fflush(js);
+        }
+    }
+    fprintf(js, "],\n");
+    for (int k = 0; k < 5; k++)
+        CK(cudaFree(mem[k]));
+    CK(cudaFree(bad));
+}
+
+/* ---- ncu1: one launch of each side at a few triples, for Nsight Compute ----
+ * Run under `ncu -k regex:'ew_bulk|transform'`: the profiled launches come
+ * in the order printed ("ncu1 launch K: ..."). */
+static void bench_ncu1(void)
+{
+    static const offs_cfg cfgs[] = {
+        {"add", SL_F32, {0, 0, 0}}, {"add", SL_F32, {1, 1, 1}}, {"add", SL_F32, {0, 2, 2}},
+        {"add", SL_F32, {0, 0, 2}}, {"add", SL_F32, {0, 0, 1}}, {"axpy", SL_F32, {0, 0}},
+        {"axpy", SL_F32, {1, 1}},   {"axpy", SL_F32, {1, 0}},
+    };
+    const size_t n = (size_t)1 << 26;
+    void *mem[3];
+    for (int k = 0; k < 3; k++) {
+        CK(cudaMalloc(&mem[k], (n + 64) * 8));
+        SK(ctx->ops->fill_random(ctx, SL_F32, mem[k], n + 64, 0xa1190u + k));
+    }
+    CK(cudaDeviceSynchronize());
+    int launch = 0;
+    fprintf(js, "\"ncu1\": [\n");
+    for (const offs_cfg &g : cfgs) {
+        const sl_op_desc *op = sl_op_find(g.op);
+        const bool add = !strcmp(g.op, "add");
+        void *p[3];
+        for (int k = 0; k < op->nbufs; k++)
+            p[k] = (char *)mem[k] + g.off[k] * 4;
+        sl_args a = make_args(op, g.dt, n, p);
+        const char *who[] = {"sl", "cub", "bulk128"};
+        for (int w = 0; w < 3; w++) {
+            if (w == 0)
+                SK(add ? sl_add(ctx, g.dt, n, p[0], p[1], p[2], stream) : sl_axpy(ctx, g.dt, n, 1.3, p[0], p[1], stream));
+            else if (w == 1)
+                SK(add ? sl_cuda_add_cub(&a) : bench_axpy_cub(&a));
+            else
+                SK(add ? add_bulk128(&a) : axpy_bulk128(&a));
+            CK(cudaStreamSynchronize(stream));
+            printf("ncu1 launch %d: %s f32 2^26 (%d,%d,%d) %s\n", launch, g.op, g.off[0], g.off[1], add ? g.off[2] : -1,
+                   who[w]);
+            fprintf(js, "%s{\"launch\": %d, \"op\": \"%s\", \"elem_offsets\": [%d, %d, %d], \"who\": \"%s\"}\n",
+                    launch ? "," : "", launch, g.op, g.off[0], g.off[1], add ? g.off[2] : -1, who[w]);
+            launch++;
+        }
+    }
+    fprintf(js, "],\n");
+    for (int k = 0; k < 3; k++)
+        CK(cudaFree(mem[k]));
+}
+
+/* ---- hostpath: what one public call costs on the host, piece by piece ------
+ * 512 calls enqueued while spin_kernel (~20 ms) keeps the GPU busy, so no
+ * call waits for the device: the host's time per call, median of 9. The
+ * differences between rows are the pieces: api - vec4 = the dispatch table;
+ * sl_add (checks off) - api = argument checks, bind, variant lookup;
+ * sl_add (first use) - (checks off) = the pointer memo. Rows without a
+ * launch time the runtime calls alone. */
+static void bench_hostpath(void)
+{
+    const sl_op_desc *op = sl_op_find("add");
+    const size_t n = (size_t)1 << 20;
+    float *a, *b, *c;
+    CK(cudaMalloc(&a, n * 4));
+    CK(cudaMalloc(&b, n * 4));
+    CK(cudaMalloc(&c, n * 4));
+    SK(ctx->ops->fill_random(ctx, SL_F32, a, n, 1));
+    SK(ctx->ops->fill_random(ctx, SL_F32, b, n, 2));
+    CK(cudaDeviceSynchronize());
+    void *p[3] = {a, b, c};
+    sl_args args = make_args(op, SL_F32, n, p);
+    const char *names[] = {"cudaGetDevice",     "cudaGetLastError",   "cudaPointerGetAttributes", "sl_op_traffic",
+                           "empty_kernel",      "vec4_direct",        "api_dispatch",             "sl_add_checks_off",
+                           "sl_add_first_use",  "sl_add_every_call",  "cub"};
+    const int nw = (int)(sizeof names / sizeof names[0]), calls = 512;
+    fprintf(js, "\"hostpath\": [\n");
+    for (int w = 0; w < nw; w++) {
+        const bool launches = w >= 4;
+        if (w == 7)
+            SK(sl_ctx_set_pointer_checks(ctx, SL_POINTER_CHECKS_OFF));
+        if (w == 8)
+            SK(sl_ctx_set_pointer_checks(ctx, SL_POINTER_CHECKS_FIRST_USE));
+        if (w == 9)
+            SK(sl_ctx_set_pointer_checks(ctx, SL_POINTER_CHECKS_EVERY_CALL));
+        if (w == 10)
+            SK(sl_ctx_set_pointer_checks(ctx, SL_POINTER_CHECKS_FIRST_USE));
+        volatile double sink = 0;
+        auto call = [&] {
+            switch (w) {
+            case 0: {
+                int d;
+                CK(cudaGetDevice(&d));
+                sink = sink + d;
+                break;
+            }
+            case 1: CK(cudaGetLastError()); break;
+            case 2: {
+                cudaPointerAttributes pa;
+                CK(cudaPointerGetAttributes(&pa, a));
+                break;
+            }
+            case 3: sink = sink + sl_op_traffic(op, &args.shape, SL_F32, SL_F32).rd_bytes; break;
+            case 4:
+                spin_kernel<<<1, 1, 0, stream>>>(0);
+                CK(cudaGetLastError());
+                break;
+            case 5: SK(sl_cuda_add_vec4(&args)); break;
+            case 6: SK(sl_cuda_add_api(&args)); break;
+            case 7:
+            case 8:
+            case 9: SK(sl_add(ctx, SL_F32, n, a, b, c, stream)); break;
+            default: SK(sl_cuda_add_cub(&args)); break;
+            }
+        };
+        for (int i = 0; i < 64; i++)
+            call();
+        CK(cudaStreamSynchronize(stream));
+        std::vector<double> reps;
+        for (int r = 0; r < 9; r++) {
+            if (launches)
+                spin_kernel<<<1, 1, 0, stream>>>(40000000); /* ~20 ms at 1.98 GHz */
+            const double s = now_s();
+            for (int i = 0; i < calls; i++)
+                call();
+            reps.push_back((now_s() - s) / calls * 1e9);
+            CK(cudaStreamSynchronize(stream));
+        }
+        fprintf(js, "%s{\"who\": \"%s\", \"ns_per_call\": %.1f, \"min_ns\": %.1f}\n", w ? "," : "", names[w],
+                median(reps), *std::min_element(reps.begin(), reps.end()));
+        printf("hostpath %-26s %8.1f ns per call (min %.1f)\n", names[w], median(reps),
+               *std::min_element(reps.begin(), reps.end()));
+    }
+    fprintf(js, "],\n");
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(c));
+}
+
+/* ---- persist: the persistent grid's tail ------------------------------------
+ * The grid-stride rungs (grid_vec4, ilp2, ilp4) move the same DRAM bytes in
+ * the same DRAM active cycles as vec4 (ncu, call 1), yet take 3-5% longer:
+ * DRAM idles more. Hypothesis: a persistent grid hands every SM the same
+ * share up front (static partition), so SMs that stream slower finish last
+ * and the kernel ends with a tail in which DRAM is underfed; a grid of
+ * many short blocks is balanced by the block scheduler. Three float4 add
+ * kernels at n floats, each block recording its SM, start and end
+ * (%globaltimer, ns):
+ *   static   grid-stride over SMs x resident blocks (as grid_vec4)
+ *   dynamic  the same persistent grid taking 4-vector-per-thread chunks from
+ *            an atomic counter (balanced at run time)
+ *   blocks   one float4 per thread, n / 4 / 256 blocks (as vec4)
+ * Reported: the event-timed median of 15 (order rotating), and, from one
+ * more instrumented launch, each SM's last end after the first start: mean,
+ * min and max over the SMs, and the tail (max - mean) / max. */
+struct blk_rec {
+    unsigned long long t0, t1;
+    unsigned sm, pad;
+};
+
+static __device__ __forceinline__ unsigned long long gtimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+static __device__ __forceinline__ void blk_record(blk_rec *rec, unsigned long long t0)
+{
+    __syncthreads();
+    if (rec && threadIdx.x == 0) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        rec[blockIdx.x].t0 = t0;
+        rec[blockIdx.x].t1 = gtimer();
+        rec[blockIdx.x].sm = sm;
+    }
+}
+
+static __device__ __forceinline__ float4 add4(float4 x, float4 y)
+{
+    return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+}
+
+static __global__ void __launch_bounds__(256) persist_static(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                                                             float4 *__restrict__ c, size_t nvec, blk_rec *rec)
+{
+    const unsigned long long t0 = gtimer();
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += (size_t)gridDim.x * blockDim.x)
+        c[i] = add4(a[i], b[i]);
+    blk_record(rec, t0);
+}
+
+static __global__ void __launch_bounds__(256) persist_dynamic(const float4 *__restrict__ a,
+                                                              const float4 *__restrict__ b, float4 *__restrict__ c,
+                                                              size_t nvec, unsigned long long *ctr, blk_rec *rec)
+{
+    const unsigned long long t0 = gtimer();
+    __shared__ unsigned long long chunk;
+    const size_t per = 4 * (size_t)blockDim.x;
+    for (;;) {
+        if (threadIdx.x == 0)
+            chunk = atomicAdd(ctr, 1ull);
+        __syncthreads();
+        const size_t base = (size_t)chunk * per;
+        __syncthreads(); /* everyone has read chunk before thread 0 takes the next */
+        if (base >= nvec)
+            break;
+        float4 x[4], y[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const size_t i = base + k * blockDim.x + threadIdx.x;
+            if (i < nvec) {
+                x[k] = a[i];
+                y[k] = b[i];
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const size_t i = base + k * blockDim.x + threadIdx.x;
+            if (i < nvec)
+                c[i] = add4(x[k], y[k]);
+        }
+    }
+    blk_record(rec, t0);
+}
+
+static __global__ void __launch_bounds__(256) persist_blocks(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                                                             float4 *__restrict__ c, size_t nvec, blk_rec *rec)
+{
+    const unsigned long long t0 = gtimer();
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < nvec)
+        c[i] = add4(a[i], b[i]);
+    blk_record(rec, t0);
+}
+
+static void bench_persist(void)
+{
+    const size_t maxn = (size_t)1 << 28;
+    float4 *a, *b, *c;
+    unsigned long long *ctr;
+    CK(cudaMalloc(&a, maxn * 4));
+    CK(cudaMalloc(&b, maxn * 4));
+    CK(cudaMalloc(&c, maxn * 4));
+    CK(cudaMalloc(&ctr, sizeof *ctr));
+    SK(ctx->ops->fill_random(ctx, SL_F32, a, maxn, 11));
+    SK(ctx->ops->fill_random(ctx, SL_F32, b, maxn, 12));
+    int per_sm_s = 0, per_sm_d = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_s, persist_static, 256, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_d, persist_dynamic, 256, 0));
+    const int sms = ctx->info.sm_count;
+    std::vector<float> host(1 << 20), ref(1 << 20);
+    fprintf(js, "\"persist\": [\n");
+    int first = 1;
+    for (int l = 26; l <= 28; l += 2) {
+        const size_t n = (size_t)1 << l, nvec = n / 4;
+        const unsigned gs = (unsigned)(sms * per_sm_s), gd = (unsigned)(sms * per_sm_d),
+                       gb = (unsigned)((nvec + 255) / 256);
+        blk_rec *rec;
+        CK(cudaMalloc(&rec, (size_t)gb * sizeof(blk_rec)));
+        auto launch = [&](int w, blk_rec *r) {
+            switch (w) {
+            case 0: persist_static<<<gs, 256, 0, stream>>>(a, b, c, nvec, r); break;
+            case 1:
+                CK(cudaMemsetAsync(ctr, 0, sizeof *ctr, stream));
+                persist_dynamic<<<gd, 256, 0, stream>>>(a, b, c, nvec, ctr, r);
+                break;
+            default: persist_blocks<<<gb, 256, 0, stream>>>(a, b, c, nvec, r); break;
+            }
+            CK(cudaGetLastError());
+        };
+        const char *names[] = {"static", "dynamic", "blocks"};
+        const unsigned grids[] = {gs, gd, gb};
+        std::vector<double> t[3];
+        for (int tr = -2; tr < 15; tr++)
+            for (int w0 = 0; w0 < 3; w0++) {
+                const int w = (w0 + tr + 3) % 3;
+                /* the dynamic kernel's counter reset goes before the first event */
+                if (w == 1)
+                    CK(cudaMemsetAsync(ctr, 0, sizeof *ctr, stream));
+                double ms = time1([&] {
+                    if (w == 1)
+                        persist_dynamic<<<gd, 256, 0, stream>>>(a, b, c, nvec, ctr, nullptr);
+                    else
+                        launch(w, nullptr);
+                });
+                if (tr >= 0)
+                    t[w].push_back(ms);
+            }
+        for (int w = 0; w < 3; w++) {
+            /* one instrumented launch; then check c against a host sum of the first 2^20 elements */
+            CK(cudaMemsetAsync(c, 0, n * 4, stream));
+            launch(w, rec);
+            std::vector<blk_rec> h(grids[w]);
+            CK(cudaMemcpyAsync(h.data(), rec, grids[w] * sizeof(blk_rec), cudaMemcpyDeviceToHost, stream));
+            CK(cudaMemcpyAsync(host.data(), c, host.size() * 4, cudaMemcpyDeviceToHost, stream));
+            CK(cudaMemcpyAsync(ref.data(), a, ref.size() * 4, cudaMemcpyDeviceToHost, stream));
+            std::vector<float> bb(ref.size());
+            CK(cudaMemcpyAsync(bb.data(), b, bb.size() * 4, cudaMemcpyDeviceToHost, stream));
+            CK(cudaStreamSynchronize(stream));
+            size_t bad = 0;
+            for (size_t i = 0; i < ref.size(); i++)
+                bad += host[i] != ref[i] + bb[i];
+            unsigned long long tmin = ~0ull;
+            for (auto &r : h)
+                tmin = std::min(tmin, r.t0);
+            std::vector<double> last(1024, -1.0);
+            for (auto &r : h)
+                if (r.sm < last.size())
+                    last[r.sm] = std::max(last[r.sm], (double)(r.t1 - tmin) * 1e-3);
+            std::vector<double> ends;
+            for (double e : last)
+                if (e >= 0)
+                    ends.push_back(e);
+            double mean = 0;
+            for (double e : ends)
+                mean += e;
+            mean /= ends.size();
+            const double mx = *std::max_element(ends.begin(), ends.end()),
+                         mn = *std::min_element(ends.begin(), ends.end());
+            const double med = median(t[w]);
+            fprintf(js, "%s{\"n_log2\": %d, \"kernel\": \"%s\", \"grid\": %u, \"median_ms\": %.5f, \"gbs\": %.1f, "
+                        "\"sms_seen\": %zu, \"sm_end_us_mean\": %.2f, \"sm_end_us_min\": %.2f, \"sm_end_us_max\": %.2f, "
+                        "\"tail_frac\": %.4f, \"mismatches_first_2e20\": %zu}\n",
+                    first ? "" : ",", l, names[w], grids[w], med, 12.0 * n / (med * 1e6), ends.size(), mean, mn, mx,
+                    (mx - mean) / mx, bad);
+            first = 0;
+            printf("persist 2^%d %-7s grid %7u: %.4f ms %.1f GB/s; SM last end (us after first start) mean %.1f min %.1f "
+                   "max %.1f, tail (max-mean)/max %.4f; %zu SMs; %zu mismatches\n",
+                   l, names[w], grids[w], med, 12.0 * n / (med * 1e6), mean, mn, mx, (mx - mean) / mx, ends.size(),
+                   bad);
+        }
+        CK(cudaFree(rec));
+    }
+    fprintf(js, "],\n");
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(c));
+    CK(cudaFree(ctr));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: align_bench OUT.json [align|smalln|l2|rwmix|axpyrungs ...]\n");
+        fprintf(stderr, "usage: align_bench OUT.json [align|alignx|smalln|l2|rwmix|axpyrungs|hostpath|persist|ncu1 ...]\n");
         return 2;
     }
     if (sl_ctx_create(0, &ctx) != SL_OK) {
@@ -596,6 +1111,14 @@ int main(int argc, char **argv)
             bench_axpyrungs();
         if (all || !strcmp(w, "align"))
             bench_align();
+        if (all || !strcmp(w, "alignx"))
+            bench_alignx();
+        if (all || !strcmp(w, "persist"))
+            bench_persist();
+        if (all || !strcmp(w, "hostpath"))
+            bench_hostpath();
+        if (!all && !strcmp(w, "ncu1")) /* for Nsight Compute only */
+            bench_ncu1();
         if (all)
             break;
     }

@@ -58,7 +58,7 @@ def main():
         w("|---|---|--:|" + "--:|" * (len(who) + 3))
         for (cold, n) in sorted(rows):
             r = rows[(cold, n)]
-            w(f"| {'cold' if cold else 'warm'} | 2^{n} | {12 * 2**n / 2**20:.0f} | "
+            w(f"| {['warm', 'cold', 'queued'][cold]} | 2^{n} | {12 * 2**n / 2**20:.0f} | "
               + " | ".join(f"{r[x]['gbs']:.0f}" for x in who)
               + f" | {r['sl_add']['x_cub']:.3f} | {r['tile4']['x_cub']:.3f} | {r['bulk']['x_cub']:.3f} |")
         w("")

@@ -122,6 +122,27 @@ static void test_equations(void)
     predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
     CHECK(m.limiter == SL_B_DRAM && m.latency_eff == 1.0, "float4: %s, eff %.2f", sl_bound_name(m.limiter),
           m.latency_eff);
+    /* static partition (issue 17): a persistent grid-stride variant's DRAM
+     * time is the arch row's factor (sm_90: 1.055) x the balanced one's;
+     * without the flag, or with the factor off, unchanged */
+    {
+        sl_model ms_, mb;
+        sl_variant vs = v4;
+        vs.static_partition = true;
+        predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &mb);
+        predict(&hw, &vs, NULL, SL_F32, (uint64_t)n, true, &ms_);
+        CHECK(hw.p[HW_STATIC_PARTITION].v == 1.055 && hw.p[HW_STATIC_PARTITION].src == SL_SRC_ARCH,
+              "sm_90 static_partition_factor %.3f", hw.p[HW_STATIC_PARTITION].v);
+        CHECK(fabs(ms_.ms[SL_B_DRAM] - 1.055 * mb.ms[SL_B_DRAM]) < 1e-9, "static T_DRAM %.6f, balanced %.6f",
+              ms_.ms[SL_B_DRAM], mb.ms[SL_B_DRAM]);
+        sl_hw h0 = hw;
+        h0.p[HW_STATIC_PARTITION].v = 0;
+        predict(&h0, &vs, NULL, SL_F32, (uint64_t)n, true, &ms_);
+        CHECK(fabs(ms_.ms[SL_B_DRAM] - mb.ms[SL_B_DRAM]) < 1e-12, "factor 0 must leave T_DRAM alone");
+        sl_hw h80;
+        sl_hw_from_arch(80, &h80);
+        CHECK(h80.p[HW_STATIC_PARTITION].v == 0, "sm_80 has no measured static-partition factor");
+    }
     /* occupancy from the kernel's attributes: 4 blocks of 256 = 1024 threads, half the bytes in flight */
     sl_kernel_attrs a = {.regs = 64, .block = 256, .blocks_per_sm = 4};
     predict(&hw, &v4, &a, SL_F32, (uint64_t)n, true, &m);

@@ -35,6 +35,8 @@ static const struct {
     [HW_PCIE_GBS] = {"pcie_gbs", "GB/s", "host <-> device bandwidth per direction"},
     [HW_DRAM_MIXED_WRITE_GBS] = {"dram_mixed_write_gbs", "GB/s",
                                  "DRAM write bandwidth while reads share the bus (read/write turnarounds)"},
+    [HW_STATIC_PARTITION] = {"static_partition_factor", "x",
+                             "DRAM-bound time of a persistent grid-stride kernel (fixed share per SM) over a balanced grid"},
 };
 
 const char *sl_hw_key_name(sl_hw_key k)
@@ -85,6 +87,13 @@ const char *sl_src_name(sl_src s)
  *  [PCI] PCI-SIG link rates: x16 gen3 15.8, gen4 31.5, gen5 63 GB/s per
  *       direction; we take ~80% as achievable.
  *  [D]  DESIGN.md: an empty kernel takes 4.2-4.5 us event-timed on an H200.
+ *  [SP] Issue 17, bench/results/h200-model-2026-11-23b.md (align_bench
+ *       persist): on an H200, a float4 add over a persistent grid that
+ *       hands each SM a fixed share took 1.055 x the time of the same add
+ *       over 4 KiB blocks (and of a persistent grid taking chunks from an
+ *       atomic counter: 1.04), at 2^26 and 2^28 floats; its SMs finished
+ *       145-192 us after the first start, the balanced grid's 185-187 us.
+ *       Measured on the H200 only: the sm_90 row uses it for H100s too.
  * Estimates with no published source are marked "est." in the ref string;
  * `streamlab probe` measures the ones that matter most (DRAM latency, L2
  * bandwidth, launch overhead) on the device itself.
@@ -136,6 +145,8 @@ sl_status sl_hw_from_arch(int cc, sl_hw *hw)
     hw->knee_bif_per_sm = hw->knee_latency_ns = -1;
     set(hw, HW_LAUNCH_US, r->launch_us, SL_SRC_ARCH, r->cc == 90 ? "DESIGN.md [D]" : "typical, est.");
     set(hw, HW_PCIE_GBS, r->pcie_gbs, SL_SRC_ARCH, "80% of the x16 link rate [PCI]");
+    if (r->cc == 90)
+        set(hw, HW_STATIC_PARTITION, 1.055, SL_SRC_ARCH, "measured on an H200 [SP]");
     /* L2 bytes per clock become GB/s once the clock is known: stored as a
      * per-clock figure until sl_hw_finish. */
     set(hw, HW_L2_GBS, r->l2_bytes_per_clk, SL_SRC_ARCH, r->ref_l2);

@@ -113,6 +113,16 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
     const double mix_bw = hw->p[HW_DRAM_MIXED_WRITE_GBS].v * 1e9;
     const double wr_eff = rbytes > 0 && wbytes > 0 && mix_bw > 0 ? mix_bw : wr_bw;
     double t_dram = m->l2_resident ? 0 : rbytes / rd_bw + wbytes / wr_eff;
+    /* Static partition (issue 17; docs/model.md): a persistent grid-stride
+     * loop gives every SM the same share at launch; the SMs do not stream
+     * at the same rate, so the kernel lasts until the slowest one is done
+     * while DRAM idles in the tail. A grid of many short blocks is balanced
+     * by the block scheduler. Measured as the time of a persistent float4
+     * add over that of a balanced one (hw.c [SP]: 1.055 on the H200; ncu:
+     * the same DRAM bytes and DRAM active cycles, DRAM idle 3-5.5 points
+     * more of the time than vec4). */
+    if (v->static_partition && hw->p[HW_STATIC_PARTITION].v > 1)
+        t_dram *= hw->p[HW_STATIC_PARTITION].v;
     m->ms[SL_B_DRAM] = 1e3 * t_dram;
 
     /* C. Latency (seed 000 section C; Little's law, seed 001 2.2, seed 004).

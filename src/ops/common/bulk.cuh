@@ -32,9 +32,22 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
      * realigns sm[q][j], sm[q][j + 1] (two LDS.128, conflict-free) with
      * sl_funnel16; the bulk copy needs 16-byte aligned global and shared
      * addresses and sizes, which the aligned-down tiles are. */
-    enum { TILE = BLOCK * V, NIN = OP::NIN, SPAN = TILE + (RA ? 1 : 0) };
+    /* Each input's tile lands in shared memory at the same address modulo
+     * 128 bytes as its global source (o[q] vectors into its row): a bulk
+     * copy whose global and shared addresses differ modulo 32 bytes runs
+     * 2-7% slower at DRAM sizes on the H200 (issue 17: 184 of 184 offset
+     * combinations of f32 and f64 add and axpy followed that rule, the copy
+     * of the last input mattering most; ncu: the same DRAM bytes, more L2
+     * sector reads; bench/results/h200-alignment-2026-11-23b.md). Tiles
+     * are TILE x 16 bytes apart (a multiple of 128), so o[q] is the same in
+     * every block. Rows are a multiple of 8 vectors long, with 8 to spare. */
+    enum { TILE = BLOCK * V, NIN = OP::NIN, SPAN = (TILE + (RA ? 1 : 0) + 7) / 8 * 8 + 8 };
     __shared__ __align__(128) uint4 sm[NIN][SPAN];
     __shared__ __align__(8) uint64_t bar;
+    uint32_t o[NIN];
+#pragma unroll
+    for (int q = 0; q < NIN; q++)
+        o[q] = (uint32_t)(((uintptr_t)p.in16[q] >> 4) & 7u);
 
     sl_ew_edges<DT>(op, p);
     const size_t base = (size_t)blockIdx.x * TILE;
@@ -49,7 +62,7 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
         mbar_arrive_expect(&bar, NIN * in_bytes);
 #pragma unroll
         for (int q = 0; q < NIN; q++)
-            bulk_load(sm[q], p.in16[q] + base, in_bytes, &bar);
+            bulk_load(&sm[q][o[q]], p.in16[q] + base, in_bytes, &bar);
     }
     __syncthreads(); /* the barrier is initialised before anyone waits on it */
     mbar_wait(&bar, 0);
@@ -60,18 +73,18 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
             uint4 r[NIN];
 #pragma unroll
             for (int q = 0; q < NIN; q++)
-                r[q] = RA ? sl_funnel16(sm[q][j], sm[q][j + 1], p.sh[q]) : sm[q][j];
+                r[q] = RA ? sl_funnel16(sm[q][o[q] + j], sm[q][o[q] + j + 1], p.sh[q]) : sm[q][o[q] + j];
             if (!BULK_STORE)
                 p.out16[base + j] = sl_apply16<DT>(op, r);
-            else
-                sm[0][j] = sl_apply16<DT>(op, r);
+            else /* its own input's slot: only this thread reads it (BULK_STORE is aligned only) */
+                sm[0][o[0] + j] = sl_apply16<DT>(op, r);
         }
     }
     if (BULK_STORE) {
         fence_proxy_async(); /* our shared stores, before the bulk store reads them */
         __syncthreads();
         if (threadIdx.x == 0) {
-            bulk_store(p.out16 + base, sm[0], bytes);
+            bulk_store(p.out16 + base, &sm[0][o[0]], bytes);
             bulk_commit();
             bulk_wait_read_all(); /* shared memory must outlive the read */
         }
@@ -190,7 +203,9 @@ static inline bool bulk_arch_ok(const sl_args *x, const char *who, const void *f
     return (*st = bulk_code_ok(fn, code_cache)) == SL_OK;
 }
 
-template <int BLOCK, int V, bool BULK_STORE, int DT, class OP> struct rung_bulk_tile {
+/* OUT_ALIGN: the output alignment of the body (sl_ew_split): 16, or 128 so
+ * that every tile of the output starts on a 128-byte line. */
+template <int BLOCK, int V, bool BULK_STORE, int DT, class OP, int OUT_ALIGN = 16> struct rung_bulk_tile {
     static sl_status launch(const sl_args *x, const OP &op)
     {
         static int code_cache[SL_MAX_DEVICES];
@@ -199,7 +214,7 @@ template <int BLOCK, int V, bool BULK_STORE, int DT, class OP> struct rung_bulk_
         bool ra = false;
         if (!bulk_arch_ok(x, "bulk", (const void *)ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP, false>, code_cache, &st))
             return st;
-        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st))
+        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st, OUT_ALIGN))
             return st;
         unsigned grid = 0;
         if ((st = sl_grid_for(p.nvec > 0 ? p.nvec : 1, (size_t)BLOCK * V, "bulk", &grid)) != SL_OK)

@@ -270,10 +270,12 @@ static __device__ __forceinline__ void sl_apply1(const OP &op, const sl_ew_ptrs<
  * Returns true for the aligned layout (every input at the output's address
  * modulo 16 bytes), false for the realigned one (see sl_ew_ptrs): then the
  * head is one vector longer and the tail at least one vector (when the body
- * is not empty), so head + tail < 4 vectors' worth of elements (62 for fp8).
- * Element alignment is the caller's precondition (sl_op_call). */
+ * is not empty), so head + tail < 4 vectors' worth of elements (62 for fp8)
+ * with out_align = 16; with out_align = 128 the head grows by up to 112
+ * bytes' worth (head + tail < 176 elements for fp8, under one 256-thread
+ * block). Element alignment is the caller's precondition (sl_op_call). */
 template <int DT, int NIN>
-static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p)
+static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p, uint32_t out_align = 16)
 {
     typedef typename sl_dt<DT>::raw raw;
     const size_t es = sizeof(raw), per = 16 / es;
@@ -288,7 +290,10 @@ static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p)
         p->in[j] = (const raw *)in[j];
         aligned = aligned && !(((uintptr_t)in[j] ^ uo) & 15u);
     }
-    size_t head = ((16u - (uo & 15u)) & 15u) / es;
+    /* out_align (16, or a larger power of two: 128 puts the body, and so a
+     * tiled rung's tile boundaries, on the output's 128-byte lines) */
+    const uintptr_t am = (uintptr_t)out_align - 1u;
+    size_t head = (size_t)((out_align - (uo & am)) & am) / es;
     if (!aligned)
         head += per; /* the first aligned vector of every input starts inside it */
     if (head > x->n)
@@ -414,13 +419,13 @@ template <int DT, class OP> struct rung_scalar_ilp {
  * it is the realigned layout (the caller launches its RA = true kernel). */
 template <int DT, class OP>
 static inline bool sl_ew_prologue(const sl_args *x, const OP &op, sl_ew_ptrs<DT, OP::NIN> *p, bool *ra,
-                                  sl_status *st)
+                                  sl_status *st, uint32_t out_align = 16)
 {
     (void)op;
     *st = SL_OK;
     if (x->n == 0)
         return false;
-    *ra = !sl_ew_split<DT>(x, p);
+    *ra = !sl_ew_split<DT>(x, p, out_align);
     return true;
 }
 
