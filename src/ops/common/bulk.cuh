@@ -56,13 +56,24 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
     const size_t left = p.nvec - base;
     const uint32_t count = left < (size_t)TILE ? (uint32_t)left : (uint32_t)TILE;
     const uint32_t bytes = count * (uint32_t)sizeof(uint4);
-    const uint32_t in_bytes = bytes + (RA ? (uint32_t)sizeof(uint4) : 0u); /* vector nvec exists: sl_ew_split */
     if (threadIdx.x == 0) {
+        /* A shifted input loads one vector more (vector nvec exists:
+         * sl_ew_split); an unshifted one does not: its extra vector would
+         * be the next tile's first, which for an in-place axpy is another
+         * block's output (issue 17: f64 axpy at x, y = 1, 0 elements ran
+         * 0.985-0.988 x CUB while it did). sl_funnel16 with sh = 0 returns
+         * lo and ignores hi, so the slot left unloaded is never used. */
+        uint32_t in_bytes[NIN], total = 0;
+#pragma unroll
+        for (int q = 0; q < NIN; q++) {
+            in_bytes[q] = bytes + ((RA && p.sh[q] != 0) ? (uint32_t)sizeof(uint4) : 0u);
+            total += in_bytes[q];
+        }
         mbar_init(&bar, 1);
-        mbar_arrive_expect(&bar, NIN * in_bytes);
+        mbar_arrive_expect(&bar, total);
 #pragma unroll
         for (int q = 0; q < NIN; q++)
-            bulk_load(&sm[q][o[q]], p.in16[q] + base, in_bytes, &bar);
+            bulk_load(&sm[q][o[q]], p.in16[q] + base, in_bytes[q], &bar);
     }
     __syncthreads(); /* the barrier is initialised before anyone waits on it */
     mbar_wait(&bar, 0);
