@@ -25,7 +25,7 @@ if [ $rc = 2 ] && [ "$BACKEND" = cuda ]; then
     exit 77
 fi
 [ $rc = 0 ] || { echo "FAILED: streamlab train exited $rc"; exit 1; }
-acc=$(sed -n 's/.*"test_acc": *\([0-9.]*\).*/\1/p' "$OUT/r.json" | tail -1)
+acc=$(sed -n 's/.*"test_acc":[[:space:]]*\([0-9.]*\).*/\1/p' "$OUT/r.json" | tail -1)
 echo "test accuracy $acc (bar $BAR)"
 awk -v a="$acc" -v b="$BAR" 'BEGIN { exit !(a + 0 >= b + 0) }' || { echo "FAILED: test accuracy $acc < $BAR"; exit 1; }
 echo "test_train_accuracy: passed"

@@ -44,7 +44,9 @@ static void *c_alloc(size_t bytes)
     void *p = NULL;
     if (check(cudaMalloc(&p, bytes ? bytes : 16), "cudaMalloc") != 0)
         return NULL;
-    if (check(cudaMemset(p, 0, bytes), "cudaMemset") != 0) {
+    /* cudaMemset runs on the legacy default stream, which the training's
+     * non-blocking stream does not wait for: finish it here */
+    if (check(cudaMemset(p, 0, bytes), "cudaMemset") != 0 || check(cudaDeviceSynchronize(), "cudaMemset") != 0) {
         cudaFree(p);
         return NULL;
     }
