@@ -52,14 +52,18 @@ if has build; then
     stage "build"
     cmake -S . -B $B -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_BUILD_BENCH=OFF $PREFIX_ARGS $ZARGS \
         > "$W/cmake.log" 2>&1 || { tail -30 "$W/cmake.log"; exit 1; }
-    cmake --build $B -j 16 --target streamlab_cli test_train_idx test_train_grad test_train_agree > "$W/build.log" 2>&1 \
+    cmake --build $B -j 16 --target streamlab_cli test_train_idx test_train_grad test_train_agree test_gpu_matmul > "$W/build.log" 2>&1 \
         || { grep -E "error|Error" "$W/build.log" | head -30; exit 1; }
     nvcc -arch=sm_90 -Xptxas -v -Isrc/train -c src/train/train_cuda.cu -o /tmp/tc.o 2> "$W/ptxas.txt"
+    nvcc -arch=sm_90 -O3 -std=c++17 -Xptxas -v --expt-relaxed-constexpr -Iinclude -I$B/include -Isrc/core -Isrc/cuda \
+        -Isrc/ops/matmul -Isrc/ops/matmul/cuda -c src/ops/matmul/cuda/08_small.cu -o /tmp/small.o 2>> "$W/ptxas.txt"
     grep -E "spill" "$W/ptxas.txt" | sort | uniq -c
 fi
 if has test; then
     stage "tests"
     $T/test_train_idx /tmp/idx_out | tail -1
+    timeout 150 $T/test_gpu_matmul > "$W/test_gpu_matmul.txt" 2>&1; echo "test_gpu_matmul (every rung, small included, vs fp64): rc $?"
+    grep -iE "small|fail" "$W/test_gpu_matmul.txt" | head -20; tail -2 "$W/test_gpu_matmul.txt"
     $T/test_train_grad cpu | tail -1
     $T/test_train_grad cuda > "$W/test_train_grad_cuda.txt" 2>&1; echo "test_train_grad cuda: rc $?"; cat "$W/test_train_grad_cuda.txt"
     $T/test_train_agree > "$W/test_train_agree.txt" 2>&1; echo "test_train_agree: rc $?"; cat "$W/test_train_agree.txt"
@@ -82,7 +86,7 @@ if has bench; then
     $SL probe --only launch --json "$W/launch.profile.json" --md "$W/launch.md" > /dev/null 2>&1; cat "$W/launch.md"
     stage "GEMM shapes of one step (sl_gemm's rung vs cuBLAS)"
     $SL run --op matmul --shape 64x300x784,64x100x300,64x10x100,784x300x64,300x100x64,100x10x64,64x300x100,64x100x10,16x300x784,784x300x16 \
-        --variants warptile,cublas --json "$W/gemm_shapes.json" > "$W/gemm_shapes.txt" 2>&1; tail -30 "$W/gemm_shapes.txt"
+        --variants warptile,small,sl_gemm,cublas --json "$W/gemm_shapes.json" > "$W/gemm_shapes.txt" 2>&1; tail -30 "$W/gemm_shapes.txt"
     $SL run --op transpose --shape 64x784,64x300,64x100,784x300,300x100 --json "$W/transpose_shapes.json" \
         > "$W/transpose_shapes.txt" 2>&1; tail -12 "$W/transpose_shapes.txt"
     stage "ours"

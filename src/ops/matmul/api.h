@@ -36,7 +36,9 @@
  *   memory on a CPU context (stream ignored; OpenMP rung, returns when
  *   done).
  * What runs: CUDA f32 the warp-tiled cp.async rung (05; the vectorised
- *   rung 04 on GPUs older than sm_80), bf16 / f16 the ldmatrix + mma.sync
+ *   rung 04 on GPUs older than sm_80), or where its 128 x 128 blocks would
+ *   number under 32 the small-shape rung (08: 16 x 32 tiles, K split over
+ *   8 warps; issue 19), bf16 / f16 the ldmatrix + mma.sync
  *   rung (07; sm_80 or newer, else SL_ERR_UNSUPPORTED); CPU the OpenMP
  *   rung.
  * Source: seed 002 (tiled matmul), seed 004 (tensor cores); issue 12. */

@@ -56,6 +56,7 @@ sl_status sl_cuda_mm_wmma(const sl_mm *p);      /* 06: WMMA 16x16x16, bf16/f16 (
 sl_status sl_cuda_mm_wmma_tf32(const sl_mm *p); /* 06 for f32 inputs on TF32 tensor cores */
 sl_status sl_cuda_mm_best(const sl_mm *p);      /* 07: our best on sm_90 (bf16/f16) */
 sl_status sl_cuda_mm_best_cfg(const sl_mm *p, int cfg); /* 07 with configuration cfg (0 = default; bench --explore) */
+sl_status sl_cuda_mm_small(const sl_mm *p);     /* 08: 16x32 tiles, K split over 8 warps: skinny f32 shapes (issue 19) */
 sl_status sl_cuda_mm_cublas(const sl_mm *p);    /* peer: cublasSgemm (f32) / cublasGemmEx (bf16, f16) */
 sl_status sl_cuda_mm_cublas_tf32(const sl_mm *p); /* peer: cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 */
 
