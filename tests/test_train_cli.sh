@@ -37,6 +37,8 @@ expect 2 "option '--batch' needs a value" --batch
 expect 2 "unexpected argument 'extra'" extra
 expect 2 "--graph needs the CUDA backend" --backend cpu --graph
 expect 2 "--gemm cublas needs the CUDA backend" --backend cpu --gemm cublas
+expect 2 "--breakdown needs the CUDA backend" --backend cpu --breakdown
+expect 2 "--lr-decay wants 'none' or 'linear', not 'cosine'" --lr-decay cosine
 expect 2 "$OUT/nodata/train-images-idx3-ubyte.gz: No such file or directory" --data "$OUT/nodata" --backend cpu
 mkdir -p "$OUT/bad"
 printf 'not an idx file' | gzip >"$OUT/bad/train-images-idx3-ubyte.gz"

@@ -38,7 +38,9 @@ static void help(FILE *f)
             "                    '-' or ',' between them; 2 to 9 widths)\n"
             "  --epochs N        passes over the training set (default 10)\n"
             "  --batch N         samples per SGD step (default 64)\n"
-            "  --lr X            learning rate (default 0.05)\n"
+            "  --lr X            learning rate (default 0.1)\n"
+            "  --lr-decay D      none (constant rate, default) or linear: epoch e of E at\n"
+            "                    lr x (E - e + 1) / E\n"
             "  --seed N          initialisation and shuffling seed (default 1)\n"
             "  --backend B       cuda or cpu (default cuda when a GPU is usable, else cpu)\n"
             "  --device N        CUDA device index (default 0)\n"
@@ -50,6 +52,8 @@ static void help(FILE *f)
             "  --limit N         train on the first N training samples only\n"
             "  --test-limit N    evaluate on the first N test samples only\n"
             "  --json FILE       write the configuration and per-epoch record as JSON\n"
+            "  --breakdown       after training, time each launch of one step (CUDA): the step\n"
+            "                    captured with an event after each launch, replayed 200 times\n"
             "  --help            print this help\n"
             "\n"
             "exit codes: 0 done, 1 a failure while training (CUDA fault, non-finite\n"
@@ -116,10 +120,12 @@ int cmd_train(int argc, char **argv)
                                          {"gemm", required_argument, 0, 'G'},   {"limit", required_argument, 0, 'l'},
                                          {"test-limit", required_argument, 0, 't'},
                                          {"json", required_argument, 0, 'j'},   {"help", no_argument, 0, 'h'},
+                                         {"lr-decay", required_argument, 0, 'y'},
+                                         {"breakdown", no_argument, 0, 'k'},
                                          {0, 0, 0, 0}};
     const char *cmd = "train", *data = DEFAULT_DATA, *json = NULL, *backend = NULL;
-    mlp_config cfg = {.nlayers = 3, .sizes = {784, 300, 100, 10}, .batch = 64, .lr = 0.05f, .seed = 1, .fused = 1};
-    int epochs = 10, device = 0, limit = 0, test_limit = 0, seed = 1;
+    mlp_config cfg = {.nlayers = 3, .sizes = {784, 300, 100, 10}, .batch = 64, .lr = 0.1f, .seed = 1, .fused = 1};
+    int epochs = 10, device = 0, limit = 0, test_limit = 0, seed = 1, decay = 0, breakdown = 0;
     int c;
     opterr = 0;
     optind = 1;
@@ -166,6 +172,7 @@ int cmd_train(int argc, char **argv)
                 return cli_usage_error(cmd, "--fusion wants 'none' or 'fused', not '%s'", optarg);
             break;
         case 'g': cfg.graph = 1; break;
+        case 'k': breakdown = 1; break;
         case 'G':
             if (strcmp(optarg, "sl") == 0)
                 cfg.cublas = 0;
@@ -183,6 +190,14 @@ int cmd_train(int argc, char **argv)
                 return cli_usage_error(cmd, "--test-limit wants a sample count >= 1, not '%s'", optarg);
             break;
         case 'j': json = optarg; break;
+        case 'y':
+            if (strcmp(optarg, "none") == 0)
+                decay = 0;
+            else if (strcmp(optarg, "linear") == 0)
+                decay = 1;
+            else
+                return cli_usage_error(cmd, "--lr-decay wants 'none' or 'linear', not '%s'", optarg);
+            break;
         case 'h': help(stdout); return 0;
         case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -190,8 +205,9 @@ int cmd_train(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (backend && strcmp(backend, "cpu") == 0 && (cfg.graph || cfg.cublas))
-        return cli_usage_error(cmd, "%s needs the CUDA backend (--backend cuda)", cfg.graph ? "--graph" : "--gemm cublas");
+    if (backend && strcmp(backend, "cpu") == 0 && (cfg.graph || cfg.cublas || breakdown))
+        return cli_usage_error(cmd, "%s needs the CUDA backend (--backend cuda)",
+                               cfg.graph ? "--graph" : cfg.cublas ? "--gemm cublas" : "--breakdown");
 
     FILE *jf = NULL;
     if (json && !(jf = fopen(json, "w"))) {
@@ -200,7 +216,7 @@ int cmd_train(int argc, char **argv)
     }
 
     /* the data, checked before any device work */
-    char err[512];
+    char err[512] = "";
     idx_set tr, te;
     const int classes = cfg.sizes[cfg.nlayers];
     if (idx_load_set(data, "train", classes, &tr, err, sizeof err) != 0) {
@@ -240,9 +256,9 @@ int cmd_train(int argc, char **argv)
     rc = EXIT_RUN_FAILED;
     sl_device_info info;
     sl_ctx_info(ctx, &info);
-    if ((cfg.graph || cfg.cublas) && info.backend != SL_BACKEND_CUDA) {
+    if ((cfg.graph || cfg.cublas || breakdown) && info.backend != SL_BACKEND_CUDA) {
         fprintf(stderr, "streamlab train: %s needs the CUDA backend, and this run is on the CPU\n",
-                cfg.graph ? "--graph" : "--gemm cublas");
+                cfg.graph ? "--graph" : cfg.cublas ? "--gemm cublas" : "--breakdown");
         rc = EXIT_USAGE;
         goto out;
     }
@@ -255,8 +271,8 @@ int cmd_train(int argc, char **argv)
     fprintf(stderr, "streamlab train: %s (%s), layers", bname, info.name);
     for (int l = 0; l <= cfg.nlayers; l++)
         fprintf(stderr, "%c%d", l ? '-' : ' ', cfg.sizes[l]);
-    fprintf(stderr, " (%zu parameters), %zu train / %zu test samples, batch %d, lr %g, fusion %s%s, gemm %s\n",
-            mlp_param_count(m), n, nt, cfg.batch, (double)cfg.lr, cfg.fused ? "fused" : "none",
+    fprintf(stderr, " (%zu parameters), %zu train / %zu test samples, batch %d, lr %g%s, fusion %s%s, gemm %s\n",
+            mlp_param_count(m), n, nt, cfg.batch, (double)cfg.lr, decay ? " (linear decay)" : "", cfg.fused ? "fused" : "none",
             cfg.graph ? ", graph" : "", cfg.cublas ? "cublas" : "sl_gemm");
 
     root = cJSON_CreateObject();
@@ -268,6 +284,7 @@ int cmd_train(int argc, char **argv)
         cJSON_AddItemToArray(jl, cJSON_CreateNumber(cfg.sizes[l]));
     cJSON_AddNumberToObject(jc, "batch", cfg.batch);
     cJSON_AddNumberToObject(jc, "lr", cfg.lr);
+    cJSON_AddStringToObject(jc, "lr_decay", decay ? "linear" : "none");
     cJSON_AddNumberToObject(jc, "epochs", epochs);
     cJSON_AddNumberToObject(jc, "seed", (double)cfg.seed);
     cJSON_AddStringToObject(jc, "fusion", cfg.fused ? "fused" : "none");
@@ -282,6 +299,8 @@ int cmd_train(int argc, char **argv)
     for (int e = 1; e <= epochs; e++) {
         double loss, acc, sec, tl, ta;
         pr.epoch = e;
+        const float lr_e = decay ? cfg.lr * (float)(epochs - e + 1) / (float)epochs : cfg.lr;
+        mlp_set_lr(m, lr_e);
         if (mlp_train_epoch(m, e, &loss, &acc, &sec, on_progress, &pr, err, sizeof err) != 0 ||
             mlp_evaluate(m, &tl, &ta, err, sizeof err) != 0) {
             fprintf(stderr, "%sstreamlab train: epoch %d: %s\n", pr.tty ? "\n" : "", e, err);
@@ -299,6 +318,7 @@ int cmd_train(int argc, char **argv)
         }
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "epoch", e);
+        cJSON_AddNumberToObject(o, "lr", lr_e);
         cJSON_AddNumberToObject(o, "loss", loss);
         cJSON_AddNumberToObject(o, "train_acc", acc);
         cJSON_AddNumberToObject(o, "test_loss", tl);
@@ -320,7 +340,32 @@ int cmd_train(int argc, char **argv)
     cJSON_AddNumberToObject(js, "parameters", (double)mlp_param_count(m));
     fprintf(stderr, "streamlab train: test accuracy %.4f after %d epochs; best epoch %.3f s; %d launches per step\n",
             test_acc, epochs, best, mlp_launches_per_step(m));
-    rc = 0;
+    if (breakdown) {
+        mlp_phase ph[64];
+        double graph_us = 0, sum = 0;
+        const int np = mlp_breakdown(m, 200, ph, 64, &graph_us, err, sizeof err);
+        if (np < 0) { /* the training record stands; the breakdown says why it is missing */
+            fprintf(stderr, "streamlab train: --breakdown: %s\n", err);
+            cJSON_AddStringToObject(js, "breakdown_error", err);
+            rc = EXIT_RUN_FAILED;
+        }
+        cJSON *jb = cJSON_AddArrayToObject(root, "breakdown");
+        fprintf(stderr, "one step, each launch timed inside a captured graph (mean of 200 replays):\n");
+        for (int i = 0; i < (np > 0 ? np : 0); i++) {
+            fprintf(stderr, "  %2d  %-32s %7.2f us\n", i + 1, ph[i].name, ph[i].us);
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "launch", ph[i].name);
+            cJSON_AddNumberToObject(o, "us", ph[i].us);
+            cJSON_AddItemToArray(jb, o);
+            sum += ph[i].us;
+        }
+        fprintf(stderr, "  sum %.1f us with the events; the same step captured without them: %.1f us per replay\n", sum,
+                graph_us);
+        cJSON_AddNumberToObject(js, "breakdown_sum_us", sum);
+        cJSON_AddNumberToObject(js, "graph_step_us", graph_us);
+    }
+    if (!(breakdown && rc == EXIT_RUN_FAILED && cJSON_GetObjectItem(js, "breakdown_error")))
+        rc = 0;
     if (jf) {
         char *text = cJSON_Print(root);
         if (!text || fputs(text, jf) < 0 || fputc('\n', jf) < 0) {

@@ -28,6 +28,10 @@ struct mlp {
     float *params, *grads;             /* arenas */
     float *act[MLP_MAX_LAYERS + 1];    /* act[0]: the batch; act[l]: rows_max x sizes[l] */
     float *dact[MLP_MAX_LAYERS + 1];   /* dZ_l */
+    int pre_t;                         /* fused with sl_gemm: transposed operands kept, no transpose launches */
+    float *actT[MLP_MAX_LAYERS + 1];   /* act[l]^T, sizes[l] x rows (pre_t) */
+    tk_wt wt;                          /* W_l^T for l >= 2 (pre_t) */
+    float lr;                          /* the rate the captured graphs hold */
     float *prob, *loss_rows, *correct_rows, *tA, *tB;
     int32_t *yb, *cursor, *perm;
     double *stats;
@@ -39,6 +43,11 @@ struct mlp {
     void *graph[2];
     int seen_rows[2];                  /* rows values already run eagerly once */
     int launches, launches_step;
+    /* the breakdown: an event recorded after each launch of a captured step */
+    int prof, nmark;
+    void *ev[64];
+    char label[64][48];
+    char gemm_label[48];
     char *err;
     size_t errlen;
 };
@@ -59,6 +68,8 @@ static int fail(mlp *m, const char *fmt, ...)
         m->launches++;                                                                                                 \
         if ((call) != 0)                                                                                               \
             return fail(m, "%s", tk_last_error());                                                                     \
+        if (m->prof && mark(m, #call) != 0)                                                                            \
+            return -1;                                                                                                 \
     } while (0)
 #define SL(call)                                                                                                       \
     do {                                                                                                               \
@@ -66,12 +77,46 @@ static int fail(mlp *m, const char *fmt, ...)
         sl_status st_ = (call);                                                                                        \
         if (st_ != SL_OK)                                                                                              \
             return fail(m, "%s: %s: %s", #call, sl_status_string(st_), sl_last_error());                               \
+        if (m->prof && mark(m, #call) != 0)                                                                            \
+            return -1;                                                                                                 \
     } while (0)
 
-/* row-major C (M x N) = op(A) op(B); op(A) M x K, op(B) K x N; A stored K x M
- * when ta, B stored N x K when tb. */
-static int gemm(mlp *m, int ta, int tb, int M, int N, int K_, const float *A, const float *B, float *C)
+/* record the next breakdown event, labelled with the call's name (and the
+ * GEMM's shape) */
+static int mark(mlp *m, const char *call)
 {
+    if (m->nmark >= 64)
+        return 0;
+    const char *p = strstr(call, "->k->");
+    p = p ? p + 5 : call;
+    size_t n = strcspn(p, "(");
+    char name[48];
+    snprintf(name, sizeof name, "%.*s", (int)(n < 40 ? n : 40), p);
+    if (strcmp(name, "sl_gemm") == 0 || strcmp(name, "tk_cublas_gemm") == 0)
+        snprintf(name, sizeof name, "%s", m->gemm_label);
+    snprintf(m->label[m->nmark], sizeof m->label[0], "%s", name);
+    if (m->k->event_record(m->ev[m->nmark], m->stream) != 0)
+        return fail(m, "%s", tk_last_error());
+    m->nmark++;
+    return 0;
+}
+
+/* row-major C (M x N) = op(A) op(B); op(A) M x K, op(B) K x N; A stored K x M
+ * when ta, B stored N x K when tb. AT, BT (may be NULL): op(A), op(B)
+ * already transposed (dense M x K, K x N), used instead of a transpose. */
+static int gemm(mlp *m, int ta, int tb, int M, int N, int K_, const float *A, const float *AT, const float *B,
+                const float *BT, float *C)
+{
+    snprintf(m->gemm_label, sizeof m->gemm_label, "gemm %dx%dx%d%s%s", M, N, K_, ta && !AT ? " A^T" : "",
+             tb && !BT ? " B^T" : "");
+    if (ta && AT) {
+        A = AT;
+        ta = 0;
+    }
+    if (tb && BT) {
+        B = BT;
+        tb = 0;
+    }
 #ifdef SL_HAVE_CUDA
     if (m->cublas) {
         K(tk_cublas_gemm(m->cublas, m->stream, ta, tb, M, N, K_, A, ta ? M : K_, B, tb ? K_ : N, C, N));
@@ -95,12 +140,12 @@ static int forward(mlp *m, int rows)
 {
     const int *sz = m->cfg.sizes;
     for (int l = 1; l <= m->L; l++) {
-        if (gemm(m, 0, 0, rows, sz[l], sz[l - 1], m->act[l - 1], m->params + m->woff[l], m->act[l]) != 0)
+        if (gemm(m, 0, 0, rows, sz[l], sz[l - 1], m->act[l - 1], NULL, m->params + m->woff[l], NULL, m->act[l]) != 0)
             return -1;
         const int relu = l < m->L;
         const float *b = m->params + m->boff[l];
         if (m->cfg.fused) {
-            K(m->k->bias_act(m->act[l], b, rows, sz[l], relu, m->stream));
+            K(m->k->bias_act(m->act[l], b, rows, sz[l], relu, m->pre_t && l < m->L ? m->actT[l] : NULL, m->stream));
         } else {
             K(m->k->bias_add(m->act[l], b, rows, sz[l], m->stream));
             if (relu)
@@ -134,12 +179,14 @@ static int backward(mlp *m, int rows)
     K(m->k->bias_grad(m->dact[m->L], rows, sz[m->L], m->grads + m->boff[m->L], m->stream));
     for (int l = m->L; l >= 1; l--) {
         /* dW_l = A_{l-1}^T dZ_l: sizes[l-1] x sizes[l], over the batch */
-        if (gemm(m, 1, 0, sz[l - 1], sz[l], rows, m->act[l - 1], m->dact[l], m->grads + m->woff[l]) != 0)
+        if (gemm(m, 1, 0, sz[l - 1], sz[l], rows, m->act[l - 1], m->pre_t ? m->actT[l - 1] : NULL, m->dact[l], NULL,
+                 m->grads + m->woff[l]) != 0)
             return -1;
         if (l == 1)
             break;
         /* dA_{l-1} = dZ_l W_l^T, then the ReLU mask and db_{l-1} */
-        if (gemm(m, 0, 1, rows, sz[l - 1], sz[l], m->dact[l], m->params + m->woff[l], m->dact[l - 1]) != 0)
+        if (gemm(m, 0, 1, rows, sz[l - 1], sz[l], m->dact[l], NULL, m->params + m->woff[l],
+                 m->pre_t ? m->wt.wt + m->wt.wtoff[l - 2] : NULL, m->dact[l - 1]) != 0)
             return -1;
         float *db = m->grads + m->boff[l - 1];
         if (m->cfg.fused) {
@@ -154,9 +201,9 @@ static int backward(mlp *m, int rows)
 
 static int update(mlp *m)
 {
-    const float a = -m->cfg.lr;
-    if (m->cfg.fused) { /* one launch over the arena (its padding has zero gradients) */
-        SL(sl_axpy(m->ctx, SL_F32, m->nparams, a, m->grads, m->params, m->stream));
+    const float a = -m->lr;
+    if (m->cfg.fused) { /* one launch over the arena (its padding has zero gradients) and the W^T copies */
+        K(m->k->sgd(m->params, m->grads, m->nparams, m->lr, m->wt, m->stream));
         return 0;
     }
     for (int l = 1; l <= m->L; l++) {
@@ -171,7 +218,14 @@ static int update(mlp *m)
 /* one training step on the batch at the device cursor */
 static int step(mlp *m, int rows)
 {
-    K(m->k->gather(m->x, m->y, m->perm, m->cursor, 0, rows, m->cfg.sizes[0], m->act[0], m->yb, m->stream));
+    if (m->prof) { /* the start mark */
+        m->nmark = 0;
+        if (m->k->event_record(m->ev[m->nmark++], m->stream) != 0)
+            return fail(m, "%s", tk_last_error());
+        snprintf(m->label[0], sizeof m->label[0], "start");
+    }
+    K(m->k->gather(m->x, m->y, m->perm, m->cursor, 0, rows, m->cfg.sizes[0], m->act[0], m->pre_t ? m->actT[0] : NULL,
+                   m->yb, m->stream));
     if (forward(m, rows) || loss(m, rows, 1, m->cursor) || backward(m, rows) || update(m))
         return -1;
     return 0;
@@ -185,6 +239,25 @@ static double now(void)
 }
 
 static size_t round4(size_t v) { return (v + 3) & ~(size_t)3; }
+
+/* the W^T copies from a host arena */
+static int upload_wt(mlp *m, const float *arena)
+{
+    if (!m->wt.n)
+        return 0;
+    const tk_wt *w = &m->wt;
+    const size_t n = w->wtoff[w->n - 1] + (size_t)w->in[w->n - 1] * w->out[w->n - 1];
+    float *t = malloc(n * 4);
+    if (!t)
+        return -1;
+    for (int l = 0; l < w->n; l++)
+        for (int i = 0; i < w->in[l]; i++)
+            for (int j = 0; j < w->out[l]; j++)
+                t[w->wtoff[l] + (size_t)j * w->in[l] + i] = arena[w->woff[l] + (size_t)i * w->out[l] + j];
+    int rc = m->k->upload(w->wt, t, n * 4, m->stream);
+    free(t);
+    return rc;
+}
 
 int mlp_create(sl_ctx *ctx, const mlp_config *cfg, int eval_rows, mlp **out, char *err, size_t errlen)
 {
@@ -201,6 +274,8 @@ int mlp_create(sl_ctx *ctx, const mlp_config *cfg, int eval_rows, mlp **out, cha
     m->L = cfg->nlayers;
     m->eval_rows = eval_rows;
     m->rows_max = cfg->batch > eval_rows ? cfg->batch : eval_rows;
+    m->lr = cfg->lr;
+    m->pre_t = cfg->fused && !cfg->cublas;
     sl_device_info info;
     sl_ctx_info(ctx, &info);
     const int cuda = info.backend == SL_BACKEND_CUDA;
@@ -253,6 +328,21 @@ int mlp_create(sl_ctx *ctx, const mlp_config *cfg, int eval_rows, mlp **out, cha
             goto oom;
         if (l > 0 && !(m->dact[l] = m->k->alloc(R * sz[l] * 4)))
             goto oom;
+        if (m->pre_t && l < m->L && !(m->actT[l] = m->k->alloc(R * sz[l] * 4)))
+            goto oom;
+    }
+    if (m->pre_t && m->L > 1) {
+        size_t wo = 0;
+        m->wt.n = m->L - 1;
+        for (int l = 2; l <= m->L; l++) {
+            m->wt.woff[l - 2] = m->woff[l];
+            m->wt.wtoff[l - 2] = wo;
+            m->wt.in[l - 2] = sz[l - 1];
+            m->wt.out[l - 2] = sz[l];
+            wo = round4(wo + (size_t)sz[l - 1] * sz[l]);
+        }
+        if (!(m->wt.wt = m->k->alloc(wo * 4)))
+            goto oom;
     }
     /* He initialisation on the host: W ~ N(0, 2 / fan_in) by Box-Muller
      * from a counter-based stream of the seed; biases 0 */
@@ -273,6 +363,8 @@ int mlp_create(sl_ctx *ctx, const mlp_config *cfg, int eval_rows, mlp **out, cha
         }
     }
     int rc = m->k->upload(m->params, h, off * 4, m->stream);
+    if (rc == 0)
+        rc = upload_wt(m, h);
     free(h);
     if (rc != 0) {
         fail(m, "%s", tk_last_error());
@@ -296,7 +388,7 @@ void mlp_destroy(mlp *m)
         if (m->graph[g])
             k->graph_destroy(m->graph[g]);
     void *bufs[] = {m->params, m->grads, m->prob, m->loss_rows, m->correct_rows, m->tA, m->tB, m->yb, m->cursor,
-                    m->stats, m->x, m->xt, m->y, m->yt, m->perm};
+                    m->stats, m->x, m->xt, m->y, m->yt, m->perm, m->wt.wt};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             k->free(bufs[i]);
@@ -305,6 +397,8 @@ void mlp_destroy(mlp *m)
             k->free(m->act[l]);
         if (m->dact[l])
             k->free(m->dact[l]);
+        if (m->actT[l])
+            k->free(m->actT[l]);
     }
 #ifdef SL_HAVE_CUDA
     if (m->cublas)
@@ -402,7 +496,7 @@ int mlp_evaluate(mlp *m, double *loss_out, double *acc, char *err, size_t errlen
         return fail(m, "%s", tk_last_error());
     for (size_t off = 0; off < m->nt; off += (size_t)m->eval_rows) {
         const int rows = (int)(m->nt - off < (size_t)m->eval_rows ? m->nt - off : (size_t)m->eval_rows);
-        K(m->k->gather(m->xt, m->yt, NULL, NULL, (int)off, rows, m->cfg.sizes[0], m->act[0], m->yb, m->stream));
+        K(m->k->gather(m->xt, m->yt, NULL, NULL, (int)off, rows, m->cfg.sizes[0], m->act[0], NULL, m->yb, m->stream));
         if (forward(m, rows) != 0 || loss(m, rows, 0, NULL) != 0)
             return -1;
     }
@@ -461,6 +555,8 @@ int mlp_set_params(mlp *m, const float *in)
         o += nw + nb;
     }
     int rc = m->k->upload(m->params, h, m->nparams * 4, m->stream);
+    if (rc == 0)
+        rc = upload_wt(m, h);
     free(h);
     return rc;
 }
@@ -472,9 +568,22 @@ int mlp_gradients(mlp *m, const float *x, const int32_t *y, int rows, float *gra
     m->errlen = errlen;
     if (rows < 1 || rows > m->rows_max)
         return fail(m, "mlp_gradients: %d rows, the model holds 1..%d", rows, m->rows_max);
-    if (m->k->upload(m->act[0], x, (size_t)rows * m->cfg.sizes[0] * 4, m->stream) ||
+    const int d = m->cfg.sizes[0];
+    if (m->k->upload(m->act[0], x, (size_t)rows * d * 4, m->stream) ||
         m->k->upload(m->yb, y, (size_t)rows * 4, m->stream) || m->k->zero(m->stats, 16, m->stream))
         return fail(m, "%s", tk_last_error());
+    if (m->pre_t) {
+        float *t = malloc((size_t)rows * d * 4);
+        if (!t)
+            return fail(m, "out of memory");
+        for (int i = 0; i < rows; i++)
+            for (int j = 0; j < d; j++)
+                t[(size_t)j * rows + i] = x[(size_t)i * d + j];
+        int rc = m->k->upload(m->actT[0], t, (size_t)rows * d * 4, m->stream);
+        free(t);
+        if (rc != 0)
+            return fail(m, "%s", tk_last_error());
+    }
     if (forward(m, rows) || loss(m, rows, 1, NULL) || backward(m, rows))
         return -1;
     double st[2];
@@ -485,3 +594,82 @@ int mlp_gradients(mlp *m, const float *x, const int32_t *y, int rows, float *gra
 }
 
 int mlp_launches_per_step(const mlp *m) { return m->launches_step; }
+
+int mlp_breakdown(mlp *m, int reps, mlp_phase *out, int max, double *graph_us, char *err, size_t errlen)
+{
+    m->err = err;
+    m->errlen = errlen;
+    if (!m->k->event_create)
+        return fail(m, "the breakdown needs the CUDA backend");
+    int rc = -1;
+    void *g = NULL, *plain = NULL, *e0 = NULL, *e1 = NULL;
+    for (int i = 0; i < 64; i++)
+        if (!(m->ev[i] = m->k->event_create()))
+            goto out;
+    if (!(e0 = m->k->event_create()) || !(e1 = m->k->event_create()))
+        goto out;
+    /* the step with an event after each launch, and without, captured */
+    m->prof = 1;
+    if (m->k->graph_begin(m->stream) != 0)
+        goto out;
+    int st = step(m, m->cfg.batch);
+    if (m->k->graph_end(m->stream, &g) != 0 || st != 0)
+        goto out;
+    m->prof = 0;
+    if (m->k->graph_begin(m->stream) != 0)
+        goto out;
+    st = step(m, m->cfg.batch);
+    if (m->k->graph_end(m->stream, &plain) != 0 || st != 0)
+        goto out;
+    const int nm = m->nmark;
+    double sum[64] = {0}, total = 0;
+    for (int r = 0; r < reps; r++) {
+        if (m->k->zero(m->cursor, 4, m->stream) || m->k->graph_launch(g, m->stream) || m->k->sync(m->stream))
+            goto out;
+        for (int i = 1; i < nm; i++)
+            sum[i] += m->k->event_us(m->ev[i - 1], m->ev[i]);
+        if (m->k->zero(m->cursor, 4, m->stream) || m->k->event_record(e0, m->stream) ||
+            m->k->graph_launch(plain, m->stream) || m->k->event_record(e1, m->stream) || m->k->sync(m->stream))
+            goto out;
+        total += m->k->event_us(e0, e1);
+    }
+    int n = 0;
+    for (int i = 1; i < nm && n < max; i++, n++) {
+        snprintf(out[n].name, sizeof out[n].name, "%s", m->label[i]);
+        out[n].us = sum[i] / reps;
+    }
+    *graph_us = total / reps;
+    rc = n;
+out:
+    if (rc < 0 && !m->err[0])
+        fail(m, "%s", tk_last_error());
+    m->prof = 0;
+    if (g)
+        m->k->graph_destroy(g);
+    if (plain)
+        m->k->graph_destroy(plain);
+    for (int i = 0; i < 64; i++)
+        if (m->ev[i]) {
+            m->k->event_destroy(m->ev[i]);
+            m->ev[i] = NULL;
+        }
+    if (e0)
+        m->k->event_destroy(e0);
+    if (e1)
+        m->k->event_destroy(e1);
+    return rc;
+}
+
+void mlp_set_lr(mlp *m, float lr)
+{
+    if (lr == m->lr)
+        return;
+    m->lr = lr;
+    /* the captured steps hold the old rate as a kernel argument: capture again */
+    for (int g = 0; g < 2; g++) {
+        if (m->graph[g])
+            m->k->graph_destroy(m->graph[g]);
+        m->graph[g] = NULL;
+        m->graph_rows[g] = 0;
+    }
+}

@@ -15,8 +15,10 @@
  *   dZ_{l-1} = (dZ_l W_l^T) * [A_{l-1} > 0]
  *   theta -= lr * grad (plain SGD)
  * GEMMs: sl_gemm (row-major, 'N','N' only, so the transposed operands are
- * made with sl_transpose into scratch), or cuBLAS (--gemm cublas, its own
- * transposition flags). The data set stays in device memory; an epoch
+ * made with sl_transpose into scratch; in the fused mode they are made
+ * where they are produced instead: the forward epilogue and the batch
+ * gather also write A_l^T, and the fused SGD update keeps a copy of W_l^T
+ * for l >= 2), or cuBLAS (--gemm cublas, its own transposition flags). The data set stays in device memory; an epoch
  * uploads one permutation (int32 per sample) and each step gathers its
  * rows from it through a device-side cursor (so a captured graph replays
  * with the current position).
@@ -80,5 +82,21 @@ int mlp_gradients(mlp *m, const float *x, const int32_t *y, int rows, float *gra
 /* kernel launches (GEMMs and transposes counted as one each) of one
  * training step */
 int mlp_launches_per_step(const mlp *m);
+/* the learning rate from the next step on (a schedule); with --graph the
+ * step is captured again (the rate is a kernel argument) */
+void mlp_set_lr(mlp *m, float lr);
+
+/* The time of each launch of one training step (CUDA): the step captured
+ * once with an event-record node after each launch, replayed reps times
+ * (the cursor reset before each; these are extra SGD steps on the model);
+ * out[i].us = mean time from the previous launch's end to this one's, in
+ * us (its kernel plus the graph's node-to-node gap). *graph_us: the mean
+ * time of the same step captured without the events. Returns the number of
+ * launches, or -1 with the message in err. */
+typedef struct mlp_phase {
+    char name[48];
+    double us;
+} mlp_phase;
+int mlp_breakdown(mlp *m, int reps, mlp_phase *out, int max, double *graph_us, char *err, size_t errlen);
 
 #endif

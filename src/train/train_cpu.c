@@ -32,7 +32,7 @@ static int h_sync(void *st)
 }
 
 static int h_gather(const float *x, const int32_t *y, const int32_t *perm, const int32_t *cursor, int base, int rows,
-                    int dim, float *xb, int32_t *yb, void *st)
+                    int dim, float *xb, float *xbT, int32_t *yb, void *st)
 {
     (void)st;
     const int c = base + (cursor ? *cursor : 0);
@@ -40,6 +40,9 @@ static int h_gather(const float *x, const int32_t *y, const int32_t *perm, const
     for (int i = 0; i < rows; i++) {
         const int r = perm ? perm[c + i] : c + i;
         memcpy(xb + (size_t)i * dim, x + (size_t)r * dim, (size_t)dim * sizeof(float));
+        if (xbT)
+            for (int j = 0; j < dim; j++)
+                xbT[(size_t)j * rows + i] = x[(size_t)r * dim + j];
         yb[i] = y[r];
     }
     return 0;
@@ -64,15 +67,36 @@ static int h_relu(float *a, size_t n, void *st)
     return 0;
 }
 
-static int h_bias_act(float *z, const float *b, int rows, int cols, int relu, void *st)
+static int h_bias_act(float *z, const float *b, int rows, int cols, int relu, float *zT, void *st)
 {
     (void)st;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {
             float v = z[(size_t)i * cols + j] + b[j];
-            z[(size_t)i * cols + j] = relu ? fmaxf(v, 0.0f) : v;
+            v = relu ? fmaxf(v, 0.0f) : v;
+            z[(size_t)i * cols + j] = v;
+            if (zT)
+                zT[(size_t)j * rows + i] = v;
         }
+    return 0;
+}
+
+static int h_sgd(float *p, const float *g, size_t n, float lr, tk_wt wt, void *st)
+{
+    (void)st;
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++)
+        p[k] = fmaf(-lr, g[k], p[k]);
+    for (int l = 0; l < wt.n; l++) {
+        const int in = wt.in[l], out = wt.out[l];
+        const float *w = p + wt.woff[l];
+        float *t = wt.wt + wt.wtoff[l];
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < in; i++)
+            for (int j = 0; j < out; j++)
+                t[(size_t)j * in + i] = w[(size_t)i * out + j];
+    }
     return 0;
 }
 
@@ -199,7 +223,7 @@ static const tk_ops cpu_ops = {
     .sync = h_sync, .gather = h_gather, .bias_add = h_bias_add, .relu = h_relu, .bias_act = h_bias_act,
     .ce_loss = h_ce_loss, .row_stats = h_row_stats, .ce_backward = h_ce_backward, .softmax_ce = h_softmax_ce,
     .advance = h_advance, .relu_backward = h_relu_backward, .bias_grad = h_bias_grad,
-    .relu_bias_grad = h_relu_bias_grad};
+    .relu_bias_grad = h_relu_bias_grad, .sgd = h_sgd};
 
 const tk_ops *tk_cpu_ops(void) { return &cpu_ops; }
 

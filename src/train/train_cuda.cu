@@ -72,7 +72,7 @@ static int c_sync(void *st) { return check(cudaStreamSynchronize((cudaStream_t)s
 
 __global__ void k_gather(const float *__restrict__ x, const int32_t *__restrict__ y, const int32_t *__restrict__ perm,
                          const int32_t *__restrict__ cursor, int base, int rows, int dim, float *__restrict__ xb,
-                         int32_t *__restrict__ yb)
+                         float *__restrict__ xbT, int32_t *__restrict__ yb)
 {
     const int c = base + (cursor ? *cursor : 0);
     for (int i = blockIdx.x; i < rows; i += gridDim.x) {
@@ -88,6 +88,9 @@ __global__ void k_gather(const float *__restrict__ x, const int32_t *__restrict_
             for (int j = threadIdx.x; j < dim; j += blockDim.x)
                 dst[j] = src[j];
         }
+        if (xbT)
+            for (int j = threadIdx.x; j < dim; j += blockDim.x)
+                xbT[(size_t)j * rows + i] = src[j];
         if (threadIdx.x == 0)
             yb[i] = y[r];
     }
@@ -105,11 +108,28 @@ __global__ void k_relu(float *a, size_t n)
         a[k] = fmaxf(a[k], 0.0f);
 }
 
-__global__ void k_bias_act(float *z, const float *__restrict__ b, size_t n, int cols, int relu)
+__global__ void k_bias_act(float *z, const float *__restrict__ b, size_t n, int cols, int relu,
+                           float *__restrict__ zT, int rows)
 {
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += (size_t)gridDim.x * blockDim.x) {
         float v = z[k] + b[k % cols];
-        z[k] = relu ? fmaxf(v, 0.0f) : v;
+        v = relu ? fmaxf(v, 0.0f) : v;
+        z[k] = v;
+        if (zT) /* strided stores: the activations are a few hundred KB at most */
+            zT[(k % cols) * rows + k / cols] = v;
+    }
+}
+
+__global__ void k_sgd(float *p, const float *__restrict__ g, size_t n, float lr, tk_wt wt)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += (size_t)gridDim.x * blockDim.x) {
+        const float v = fmaf(-lr, g[k], p[k]);
+        p[k] = v;
+        for (int l = 0; l < wt.n; l++)
+            if (k >= wt.woff[l] && k < wt.woff[l] + (size_t)wt.in[l] * wt.out[l]) {
+                const size_t e = k - wt.woff[l], i = e / wt.out[l], j = e % wt.out[l];
+                wt.wt[wt.wtoff[l] + j * wt.in[l] + i] = v;
+            }
     }
 }
 
@@ -262,9 +282,9 @@ __global__ void k_relu_bias_grad(float *d, const float *__restrict__ a, int rows
 #define ST(s) ((cudaStream_t)(s))
 
 static int c_gather(const float *x, const int32_t *y, const int32_t *perm, const int32_t *cursor, int base, int rows,
-                    int dim, float *xb, int32_t *yb, void *s)
+                    int dim, float *xb, float *xbT, int32_t *yb, void *s)
 {
-    k_gather<<<rows < 1024 ? rows : 1024, 128, 0, ST(s)>>>(x, y, perm, cursor, base, rows, dim, xb, yb);
+    k_gather<<<rows < 1024 ? rows : 1024, 128, 0, ST(s)>>>(x, y, perm, cursor, base, rows, dim, xb, xbT, yb);
     return LAUNCHED("gather");
 }
 static int c_bias_add(float *z, const float *b, int rows, int cols, void *s)
@@ -278,11 +298,16 @@ static int c_relu(float *a, size_t n, void *s)
     k_relu<<<blocks_for(n), 256, 0, ST(s)>>>(a, n);
     return LAUNCHED("relu");
 }
-static int c_bias_act(float *z, const float *b, int rows, int cols, int relu, void *s)
+static int c_bias_act(float *z, const float *b, int rows, int cols, int relu, float *zT, void *s)
 {
     size_t n = (size_t)rows * cols;
-    k_bias_act<<<blocks_for(n), 256, 0, ST(s)>>>(z, b, n, cols, relu);
+    k_bias_act<<<blocks_for(n), 256, 0, ST(s)>>>(z, b, n, cols, relu, zT, rows);
     return LAUNCHED("bias_act");
+}
+static int c_sgd(float *p, const float *g, size_t n, float lr, tk_wt wt, void *s)
+{
+    k_sgd<<<blocks_for(n), 256, 0, ST(s)>>>(p, g, n, lr, wt);
+    return LAUNCHED("sgd");
 }
 static int c_ce_loss(const float *p, const int32_t *y, int rows, int cols, float *loss, float *correct, void *s)
 {
@@ -363,12 +388,64 @@ static void c_stream_destroy(void *s)
         cudaStreamDestroy(ST(s));
 }
 
-static const tk_ops cuda_ops = {
-    "cuda",        c_alloc,         c_free,       c_upload,         c_download,     c_zero,
-    c_sync,        c_gather,        c_bias_add,   c_relu,           c_bias_act,     c_ce_loss,
-    c_row_stats,   c_ce_backward,   c_softmax_ce, c_advance,        c_relu_backward, c_bias_grad,
-    c_relu_bias_grad, c_graph_begin, c_graph_end, c_graph_launch,   c_graph_destroy, c_stream_create,
-    c_stream_destroy};
+static void *c_event_create(void)
+{
+    cudaEvent_t e;
+    if (check(cudaEventCreate(&e), "cudaEventCreate") != 0)
+        return NULL;
+    return (void *)e;
+}
+static int c_event_record(void *ev, void *s) { return check(cudaEventRecord((cudaEvent_t)ev, ST(s)), "cudaEventRecord"); }
+static double c_event_us(void *a, void *b)
+{
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, (cudaEvent_t)a, (cudaEvent_t)b) != cudaSuccess)
+        return -1;
+    return 1e3 * (double)ms;
+}
+static void c_event_destroy(void *ev)
+{
+    if (ev)
+        cudaEventDestroy((cudaEvent_t)ev);
+}
+
+static tk_ops make_ops(void)
+{
+    tk_ops o;
+    memset(&o, 0, sizeof o);
+    o.name = "cuda";
+    o.alloc = c_alloc;
+    o.free = c_free;
+    o.upload = c_upload;
+    o.download = c_download;
+    o.zero = c_zero;
+    o.sync = c_sync;
+    o.gather = c_gather;
+    o.bias_add = c_bias_add;
+    o.relu = c_relu;
+    o.bias_act = c_bias_act;
+    o.ce_loss = c_ce_loss;
+    o.row_stats = c_row_stats;
+    o.ce_backward = c_ce_backward;
+    o.softmax_ce = c_softmax_ce;
+    o.advance = c_advance;
+    o.relu_backward = c_relu_backward;
+    o.bias_grad = c_bias_grad;
+    o.relu_bias_grad = c_relu_bias_grad;
+    o.sgd = c_sgd;
+    o.graph_begin = c_graph_begin;
+    o.graph_end = c_graph_end;
+    o.graph_launch = c_graph_launch;
+    o.graph_destroy = c_graph_destroy;
+    o.stream_create = c_stream_create;
+    o.stream_destroy = c_stream_destroy;
+    o.event_create = c_event_create;
+    o.event_record = c_event_record;
+    o.event_us = c_event_us;
+    o.event_destroy = c_event_destroy;
+    return o;
+}
+static const tk_ops cuda_ops = make_ops();
 
 extern "C" const tk_ops *tk_cuda_ops(void) { return &cuda_ops; }
 

@@ -22,6 +22,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The transposed weight copies the fused SGD update keeps in step (so the
+ * backward's dZ_l W_l^T needs no transpose launch): layer l's W (in x out,
+ * at params + woff) mirrored as out x in at wt + wtoff. */
+typedef struct tk_wt {
+    int n;                 /* layers mirrored (0: none) */
+    size_t woff[8], wtoff[8];
+    int in[8], out[8];
+    float *wt;
+} tk_wt;
+
 typedef struct tk_ops {
     const char *name; /* "cuda" or "cpu" */
     void *(*alloc)(size_t bytes);   /* NULL on failure; zero-filled */
@@ -33,14 +43,17 @@ typedef struct tk_ops {
     /* xb[i, :] = x[r, :], yb[i] = y[r] for i < rows, where
      * r = perm[c + i] (perm may be NULL: r = c + i), c = base + (*cursor if
      * cursor else 0). The cursor lives in device memory so that a captured
-     * graph reads the current batch's position at replay time. */
+     * graph reads the current batch's position at replay time. xbT (may be
+     * NULL): also the transposed batch, xbT[j * rows + i] = xb[i, j]. */
     int (*gather)(const float *x, const int32_t *y, const int32_t *perm, const int32_t *cursor, int base, int rows,
-                  int dim, float *xb, int32_t *yb, void *stream);
+                  int dim, float *xb, float *xbT, int32_t *yb, void *stream);
     /* unfused forward: z[i, j] += b[j]; then a = max(a, 0) over n elements (in place) */
     int (*bias_add)(float *z, const float *b, int rows, int cols, void *stream);
     int (*relu)(float *a, size_t n, void *stream);
-    /* fused forward epilogue: z[i, j] = max(z[i, j] + b[j], 0) (relu = 1) or z + b (relu = 0) */
-    int (*bias_act)(float *z, const float *b, int rows, int cols, int relu, void *stream);
+    /* fused forward epilogue: z[i, j] = max(z[i, j] + b[j], 0) (relu = 1) or
+     * z + b (relu = 0); zT (may be NULL): also zT[j * rows + i] = z[i, j],
+     * the transposed activation the weight gradient needs */
+    int (*bias_act)(float *z, const float *b, int rows, int cols, int relu, float *zT, void *stream);
     /* unfused loss: from probabilities p (sl_softmax's output):
      * loss_rows[i] = -log(max(p[i, y_i], FLT_MIN)), correct_rows[i] = 1 if the
      * first largest p[i, :] is at y_i, else 0 */
@@ -66,6 +79,10 @@ typedef struct tk_ops {
     /* fused backward: the ReLU mask and the bias gradient in one pass:
      * d[i, j] = a[i, j] > 0 ? d[i, j] : 0 (in place), db[j] = sum_i d[i, j] */
     int (*relu_bias_grad)(float *d, const float *a, int rows, int cols, float *db, void *stream);
+    /* fused SGD: p[k] = fma(-lr, g[k], p[k]) for k < n, every parameter in
+     * one launch, and the mirrored weights of wt rewritten from the new
+     * values */
+    int (*sgd)(float *p, const float *g, size_t n, float lr, tk_wt wt, void *stream);
     /* CUDA graphs (NULL in the CPU table): capture everything enqueued on
      * stream between begin and end into *exec; replay with launch. */
     int (*graph_begin)(void *stream);
@@ -74,6 +91,12 @@ typedef struct tk_ops {
     void (*graph_destroy)(void *exec);
     void *(*stream_create)(void);
     void (*stream_destroy)(void *stream);
+    /* events (NULL in the CPU table): for the per-launch breakdown of a
+     * captured step (event-record nodes between its kernels) */
+    void *(*event_create)(void);
+    int (*event_record)(void *ev, void *stream);
+    double (*event_us)(void *from, void *to); /* elapsed, after a synchronisation */
+    void (*event_destroy)(void *ev);
 } tk_ops;
 
 const tk_ops *tk_cpu_ops(void);
