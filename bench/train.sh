@@ -13,7 +13,10 @@
 #
 # Outputs under $OUT: train-out.tgz (every log and JSON); summarise with
 # python3 bench/train_report.py DIR (bench/results/h200-train-*.{json,md}).
-# STAGES (default "build test memcheck bench torch"); EPOCHS (timing runs, 3).
+# STAGES (default "build test memcheck probe bench torch"); EPOCHS (timing
+# runs, 3); EXTRA=0 leaves out what a second call need not repeat: the
+# matmul memcheck, the step's GEMM shapes, the learning-rate comparison
+# and the CPU backend's 10 epochs.
 set -uo pipefail
 FINAL=${OUT:-$PWD/train-out}
 W=/tmp/train-out
@@ -22,6 +25,7 @@ pack() { tar czf "$FINAL/train-out.tgz" -C "$W" . 2>/dev/null; cp "$W/train.log"
 trap pack EXIT
 STAGES=${STAGES:-"build test memcheck probe bench torch"}
 EPOCHS=${EPOCHS:-3}
+EXTRA=${EXTRA:-1}
 has() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 t0=$(date +%s)
 exec > >(tee "$W/train.log") 2>&1
@@ -75,7 +79,7 @@ if has memcheck; then
     stage "memcheck"
     CS="compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9"
     timeout 60 $CS $T/test_train_grad cuda > "$W/memcheck_grad.txt" 2>&1; echo "memcheck test_train_grad: rc $?"; tail -2 "$W/memcheck_grad.txt"
-    timeout 90 $CS $T/test_gpu_matmul --quick > "$W/memcheck_matmul.txt" 2>&1; echo "memcheck test_gpu_matmul --quick: rc $?"; tail -2 "$W/memcheck_matmul.txt"
+    [ "$EXTRA" = 1 ] && timeout 90 $CS $T/test_gpu_matmul --quick > "$W/memcheck_matmul.txt" 2>&1; echo "memcheck test_gpu_matmul --quick: rc $?"; tail -2 "$W/memcheck_matmul.txt"
     for args in "--fusion fused --graph" "--fusion none" "--fusion fused --gemm cublas --graph"; do
         timeout 90 $CS $SL train --data $DATA --limit 1000 --test-limit 1000 --epochs 2 --batch 64 $args \
             > "$W/memcheck_train.txt" 2>&1; rc=$?
@@ -91,29 +95,31 @@ if has probe; then
     $SL run --op transpose --shape 64x784,64x300,64x100,784x300,300x100 --json "$W/transpose_shapes.json" \
         > "$W/transpose_shapes.txt" 2>&1; tail -12 "$W/transpose_shapes.txt"
 fi
-if has bench; then
+if has bench && [ "$EXTRA" = 1 ]; then
     stage "GEMM shapes of one step (sl_gemm's rungs vs cuBLAS)"
     $SL run --op matmul --shape 64x300x784,64x100x300,64x10x100,784x300x64,300x100x64,100x10x64,64x300x100,64x100x10,16x300x784,784x300x16 \
         --variants warptile,small,sl_gemm,cublas --json "$W/gemm_shapes.json" > "$W/gemm_shapes.txt" 2>&1; grep -E "x[0-9]+\*? +(small|sl_gemm|cublas) " "$W/gemm_shapes.txt"
+fi
+if has bench; then
     stage "ours"
     for b in 16 64; do for f in none fused; do for g in eager graph; do
         gf=""; [ $g = graph ] && gf="--graph --breakdown"
-        $SL train --data $DATA --batch $b --lr 0.1 --fusion $f $gf --epochs $EPOCHS --json "$W/ours-cuda-b$b-$f-$g.json" 2>&1 | grep -E "epoch|accuracy|us$|sum"
+        $SL train --data $DATA --batch $b --lr 0.1 --lr-decay none --fusion $f $gf --epochs $EPOCHS --json "$W/ours-cuda-b$b-$f-$g.json" 2>&1 | grep -E "epoch|accuracy|us$|sum"
     done; done; done
     for g in eager graph; do
         gf=""; [ $g = graph ] && gf="--graph --breakdown"
-        $SL train --data $DATA --batch 64 --lr 0.1 --fusion fused --gemm cublas $gf --epochs $EPOCHS --json "$W/ours-cublas-b64-fused-$g.json" 2>&1 | grep -E "epoch|accuracy|us$|sum"
+        $SL train --data $DATA --batch 64 --lr 0.1 --lr-decay none --fusion fused --gemm cublas $gf --epochs $EPOCHS --json "$W/ours-cublas-b64-fused-$g.json" 2>&1 | grep -E "epoch|accuracy|us$|sum"
     done
     stage "accuracy: 10 epochs, batch 64, fused, graph: lr 0.1 with linear decay (the default config for the bar), and others"
     $SL train --data $DATA --batch 64 --lr 0.1 --lr-decay linear --fusion fused --graph --epochs 10 --json "$W/ours-cuda-b64-fused-graph-10ep.json" 2>&1 | grep -E "epoch|accuracy"
-    for cfg in "0.1 none 1" "0.05 none 1" "0.05 linear 1" "0.1 linear 2" "0.1 linear 3"; do
+    [ "$EXTRA" = 1 ] && for cfg in "0.1 none 1" "0.05 none 1" "0.05 linear 1" "0.1 linear 2" "0.1 linear 3"; do
         set -- $cfg
         $SL train --data $DATA --batch 64 --lr $1 --lr-decay $2 --seed $3 --fusion fused --graph --epochs 10 --json "$W/acc-lr$1-$2-seed$3.json" 2>&1 | grep -E "accuracy"
     done
     stage "cpu backend ($(nproc) cores)"
-    $SL train --data $DATA --backend cpu --batch 64 --lr 0.1 --fusion fused --epochs 2 --json "$W/ours-cpu-b64-fused.json" 2>&1 | grep -E "epoch|accuracy"
-    $SL train --data $DATA --backend cpu --batch 16 --lr 0.1 --fusion fused --epochs 1 --json "$W/ours-cpu-b16-fused.json" 2>&1 | grep -E "epoch|accuracy"
-    $SL train --data $DATA --backend cpu --batch 64 --lr 0.1 --lr-decay linear --fusion fused --epochs 10 --json "$W/ours-cpu-b64-fused-10ep.json" 2>&1 | grep -E "epoch|accuracy"
+    $SL train --data $DATA --backend cpu --batch 64 --lr 0.1 --lr-decay none --fusion fused --epochs 2 --json "$W/ours-cpu-b64-fused.json" 2>&1 | grep -E "epoch|accuracy"
+    $SL train --data $DATA --backend cpu --batch 16 --lr 0.1 --lr-decay none --fusion fused --epochs 1 --json "$W/ours-cpu-b16-fused.json" 2>&1 | grep -E "epoch|accuracy"
+    [ "$EXTRA" = 1 ] && $SL train --data $DATA --backend cpu --batch 64 --lr 0.1 --lr-decay linear --fusion fused --epochs 10 --json "$W/ours-cpu-b64-fused-10ep.json" 2>&1 | grep -E "epoch|accuracy"
 fi
 if has torch; then
     stage "torch peer"

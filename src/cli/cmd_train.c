@@ -39,8 +39,8 @@ static void help(FILE *f)
             "  --epochs N        passes over the training set (default 10)\n"
             "  --batch N         samples per SGD step (default 64)\n"
             "  --lr X            learning rate (default 0.1)\n"
-            "  --lr-decay D      none (constant rate, default) or linear: epoch e of E at\n"
-            "                    lr x (E - e + 1) / E\n"
+            "  --lr-decay D      linear (default: epoch e of E at lr x (E - e + 1) / E) or\n"
+            "                    none (a constant rate)\n"
             "  --seed N          initialisation and shuffling seed (default 1)\n"
             "  --backend B       cuda or cpu (default cuda when a GPU is usable, else cpu)\n"
             "  --device N        CUDA device index (default 0)\n"
@@ -125,7 +125,7 @@ int cmd_train(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *cmd = "train", *data = DEFAULT_DATA, *json = NULL, *backend = NULL;
     mlp_config cfg = {.nlayers = 3, .sizes = {784, 300, 100, 10}, .batch = 64, .lr = 0.1f, .seed = 1, .fused = 1};
-    int epochs = 10, device = 0, limit = 0, test_limit = 0, seed = 1, decay = 0, breakdown = 0;
+    int epochs = 10, device = 0, limit = 0, test_limit = 0, seed = 1, decay = 1, breakdown = 0;
     int c;
     opterr = 0;
     optind = 1;

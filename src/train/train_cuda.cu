@@ -252,30 +252,44 @@ __global__ void k_relu_backward(float *d, const float *__restrict__ a, size_t n)
         d[k] = a[k] > 0.0f ? d[k] : 0.0f;
 }
 
-__global__ void k_bias_grad(const float *__restrict__ dz, int rows, int cols, float *__restrict__ db)
+/* Column sums over the batch: a block of 32 columns x 8 row groups; thread
+ * (c, g) sums rows g, g + 8, ... of column c (its loads independent of
+ * each other, so they are in flight together), then the 8 partials of a
+ * column are added in group order (deterministic). The first version gave
+ * one thread a whole column: 64 dependent-latency loads in a row, about
+ * 20 us for the fused ReLU-mask kernel (stores to d kept the compiler from
+ * overlapping them), as slow as the unfused pair. */
+#define CS_COLS 32
+#define CS_GROUPS 8
+template <bool MASK>
+__global__ void __launch_bounds__(CS_COLS *CS_GROUPS)
+    k_colsum(float *__restrict__ d, const float *__restrict__ a, int rows, int cols, float *__restrict__ db)
 {
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= cols)
-        return;
+    __shared__ float part[CS_GROUPS][CS_COLS];
+    const int c = threadIdx.x % CS_COLS, g = threadIdx.x / CS_COLS;
+    const int j = blockIdx.x * CS_COLS + c;
     float s = 0;
-    for (int i = 0; i < rows; i++)
-        s += dz[(size_t)i * cols + j];
-    db[j] = s;
-}
-
-__global__ void k_relu_bias_grad(float *d, const float *__restrict__ a, int rows, int cols, float *__restrict__ db)
-{
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= cols)
-        return;
-    float s = 0;
-    for (int i = 0; i < rows; i++) {
-        const size_t k = (size_t)i * cols + j;
-        const float v = a[k] > 0.0f ? d[k] : 0.0f;
-        d[k] = v;
-        s += v;
+    if (j < cols) {
+#pragma unroll 4
+        for (int i = g; i < rows; i += CS_GROUPS) {
+            const size_t k = (size_t)i * cols + j;
+            float v = d[k];
+            if (MASK) {
+                v = a[k] > 0.0f ? v : 0.0f;
+                d[k] = v;
+            }
+            s += v;
+        }
     }
-    db[j] = s;
+    part[g][c] = s;
+    __syncthreads();
+    if (g == 0 && j < cols) {
+        float t = part[0][c];
+#pragma unroll
+        for (int q = 1; q < CS_GROUPS; q++)
+            t += part[q][c];
+        db[j] = t;
+    }
 }
 
 /* ---- launchers ----------------------------------------------------------- */
@@ -341,12 +355,13 @@ static int c_relu_backward(float *d, const float *a, size_t n, void *s)
 }
 static int c_bias_grad(const float *dz, int rows, int cols, float *db, void *s)
 {
-    k_bias_grad<<<(cols + 127) / 128, 128, 0, ST(s)>>>(dz, rows, cols, db);
+    k_colsum<false><<<(cols + CS_COLS - 1) / CS_COLS, CS_COLS * CS_GROUPS, 0, ST(s)>>>(const_cast<float *>(dz), NULL,
+                                                                                       rows, cols, db);
     return LAUNCHED("bias_grad");
 }
 static int c_relu_bias_grad(float *d, const float *a, int rows, int cols, float *db, void *s)
 {
-    k_relu_bias_grad<<<(cols + 127) / 128, 128, 0, ST(s)>>>(d, a, rows, cols, db);
+    k_colsum<true><<<(cols + CS_COLS - 1) / CS_COLS, CS_COLS * CS_GROUPS, 0, ST(s)>>>(d, a, rows, cols, db);
     return LAUNCHED("relu_bias_grad");
 }
 
@@ -395,7 +410,16 @@ static void *c_event_create(void)
         return NULL;
     return (void *)e;
 }
-static int c_event_record(void *ev, void *s) { return check(cudaEventRecord((cudaEvent_t)ev, ST(s)), "cudaEventRecord"); }
+/* External: inside a stream capture a plain cudaEventRecord is only a
+ * fork/join marker; this flag makes it an event-record node of the graph */
+static int c_event_record(void *ev, void *s)
+{
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaStreamIsCapturing(ST(s), &cs);
+    return check(cudaEventRecordWithFlags((cudaEvent_t)ev, ST(s),
+                                          cs == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0),
+                 "cudaEventRecord");
+}
 static double c_event_us(void *a, void *b)
 {
     float ms = 0;
