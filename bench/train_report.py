@@ -107,7 +107,36 @@ def main():
             accs = " ".join(f"{e['test_acc']:.4f}" for e in r["epochs"])
             md.append(f"- {name}: test accuracy per epoch {accs}; final {r['summary']['test_acc']:.4f}")
             R[f"test_acc_10ep_{name.split(',')[0]}"] = r["summary"]["test_acc"]
+    accs = sorted(glob.glob(os.path.join(d, "acc-*.json")))
+    if accs:
+        md.append("")
+        md.append("Other learning rates, the same 10 epochs (batch 64, fused, graph):\n")
+        md.append("| lr | decay | seed | test acc after 10 epochs | best epoch's test acc |")
+        md.append("|---|---|---|---|---|")
+        for f in accs:
+            r = json.load(open(f))
+            c = r["config"]
+            md.append(f"| {c['lr']:.2g} | {c['lr_decay']} | {c['seed']:.0f} | {r['summary']['test_acc']:.4f} | "
+                      f"{max(e['test_acc'] for e in r['epochs']):.4f} |")
+            out.setdefault("lr_comparison", []).append(
+                {"lr": c["lr"], "decay": c["lr_decay"], "seed": c["seed"], "test_acc": r["summary"]["test_acc"]})
     md.append("")
+    bd = ours.get("cuda-b64-fused-graph")
+    bn = ours.get("cuda-b64-none-graph")
+    if bd and "breakdown" in bd:
+        md.append("## One step, each launch timed inside the graph (batch 64, `--breakdown`)\n")
+        md.append("Each launch of the captured step followed by an event-record node; mean over 200 replays of the "
+                  "time from the previous node to this one (the kernel plus the node-to-node gap, plus the event "
+                  "node's own cost). The same step captured without the events takes `graph step`.\n")
+        for name, r in (("fused", bd), ("unfused", bn)):
+            if not r or "breakdown" not in r:
+                continue
+            b = r["breakdown"]
+            md.append(f"**{name}** ({len(b)} launches): " + ", ".join(f"{x['launch']} {x['us']:.1f}" for x in b) +
+                      f"; sum {r['summary']['breakdown_sum_us']:.1f} us with the events, graph step "
+                      f"{r['summary']['graph_step_us']:.1f} us without.\n")
+            gem = sum(x["us"] for x in b if x["launch"].startswith("gemm"))
+            md.append(f"GEMMs {gem:.1f} us of the {r['summary']['breakdown_sum_us']:.1f} (with events).\n")
     gs = os.path.join(d, "gemm_shapes.json")
     if os.path.exists(gs):
         g = json.load(open(gs))
