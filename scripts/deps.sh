@@ -4,7 +4,9 @@
 # exact command otherwise. nvcc is optional: without it the build is CPU-only.
 # Also, optionally (a failure only warns: their tests skip without them):
 # gnuplot for `streamlab report`, python3 and Chromium for its tests
-# (SL_DEPS_NO_BROWSER=1 leaves Chromium out).
+# (SL_DEPS_NO_BROWSER=1 leaves Chromium out), and Fashion-MNIST
+# (dataset-fashion-mnist) for `streamlab train`. zlib is required (train
+# reads gzip IDX files).
 set -u
 missing=""
 command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
@@ -17,6 +19,8 @@ for d in /usr/include /usr/local/include ${CMAKE_PREFIX_PATH:+$(echo "$CMAKE_PRE
     [ -f "$d/cjson/cJSON.h" ] && found_cjson=1
 done
 [ $found_cjson = 1 ] || missing="$missing libcjson-dev"
+# zlib: streamlab train reads the gzip-compressed IDX files (src/train/idx.c).
+[ -f /usr/include/zlib.h ] || missing="$missing zlib1g-dev"
 # Open MPI: the MPI mode of `streamlab run` (mpirun -np K; docs/scale.md) and
 # its tests. The build works without it (CMake's SL_MPI=AUTO then leaves MPI
 # mode out and says so).
@@ -31,14 +35,17 @@ if [ "${SL_DEPS_NO_BROWSER:-0}" != 1 ] && ! command -v chromium >/dev/null 2>&1 
     ! command -v chromium-browser >/dev/null 2>&1; then
     optional="$optional chromium"
 fi
+# Fashion-MNIST for streamlab train and its accuracy tests (which skip
+# without it): Debian's dataset-fashion-mnist.
+[ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || optional="$optional dataset-fashion-mnist"
 [ -z "$missing" ] && [ -z "$optional" ] && exit 0
 
 install_optional() {
     [ -z "$optional" ] && return 0
-    echo "streamlab: installing for streamlab report and its tests:$optional"
+    echo "streamlab: installing for streamlab report, streamlab train and their tests:$optional"
     # shellcheck disable=SC2086
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $optional >/dev/null 2>&1 ||
-        echo "streamlab: warning: could not install$optional (streamlab report needs gnuplot; its tests skip without them)"
+        echo "streamlab: warning: could not install$optional (streamlab report needs gnuplot, streamlab train a data set; their tests skip without them)"
 }
 
 if [ -z "$missing" ]; then

@@ -20,6 +20,7 @@ int cmd_info(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_train(int argc, char **argv);
 
 /* Print "streamlab <cmd>: <message>" and a hint to stderr; return 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

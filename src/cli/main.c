@@ -33,6 +33,7 @@ static void usage(FILE *f)
             "  probe    measure the memory system (ceilings, latency, bytes in flight, ...)\n"
             "  explain  predict a kernel's time and limiter with the bottleneck model\n"
             "  report   results files into one HTML page of gnuplot figures\n"
+            "  train    train an MLP on Fashion-MNIST with streamlab's kernels\n"
             "  help     print this help, or a command's: streamlab help run\n"
             "  version  print the version\n"
             "\n"
@@ -153,6 +154,8 @@ int main(int argc, char **argv)
         return cmd_explain(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "train") == 0)
+        return cmd_train(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("streamlab %s\n", SL_VERSION_STRING);
         return 0;
@@ -173,6 +176,8 @@ int main(int argc, char **argv)
                 return cmd_explain(2, sub);
             if (strcmp(argv[2], "report") == 0)
                 return cmd_report(2, sub);
+            if (strcmp(argv[2], "train") == 0)
+                return cmd_train(2, sub);
             return cli_usage_error(NULL, "no command '%s'", argv[2]);
         }
         usage(stdout);

@@ -36,7 +36,9 @@
  *   memory on a CPU context (stream ignored; OpenMP rung, returns when
  *   done).
  * What runs: CUDA f32 the warp-tiled cp.async rung (05; the vectorised
- *   rung 04 on GPUs older than sm_80); bf16 / f16 on a compute capability
+ *   rung 04 on GPUs older than sm_80), or where its 128 x 128 blocks would
+ *   number under 32 the small-shape rung (09: 16 x 32 tiles, K split over
+ *   8 warps; issue 19); bf16 / f16 on a compute capability
  *   9.0 GPU (H100, H200) the wgmma + TMA rung (08, when the build has
  *   sm_90a code) if A and B have 16-byte aligned bases and lda, ldb are
  *   multiples of 8 elements (TMA's rules; C has none), otherwise the

@@ -55,6 +55,7 @@ static sl_traffic tiled(const sl_shape *s, sl_dtype dt, double bm, double bn)
 }
 static sl_traffic moved16(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 16, 16); }
 static sl_traffic moved32(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 32, 32); }
+static sl_traffic moved16x32(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 16, 32); }
 static sl_traffic moved128(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 128); }
 static sl_traffic moved128x256(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 256); }
 
@@ -182,6 +183,7 @@ MM_ADAPT(cuda_smem, sl_cuda_mm_smem)
 MM_ADAPT(cuda_regblock, sl_cuda_mm_regblock)
 MM_ADAPT(cuda_vec, sl_cuda_mm_vec)
 MM_ADAPT(cuda_warptile, sl_cuda_mm_warptile)
+MM_ADAPT(cuda_small, sl_cuda_mm_small)
 MM_ADAPT(cuda_wmma_tf32, sl_cuda_mm_wmma_tf32)
 MM_ADAPT(cuda_wmma, sl_cuda_mm_wmma)
 MM_ADAPT(cuda_best, sl_cuda_mm_best)
@@ -199,6 +201,10 @@ static sl_status cuda_api_mm(const sl_mm *p)
     sl_status st = sl_cuda_current_cc(&cc);
     if (st != SL_OK)
         return st;
+    /* small / skinny f32 products (issue 19): rung 5's grid of 128 x 128
+     * blocks would fill under a quarter of an H200's 132 SMs */
+    if (p->dtype == SL_F32 && ((p->m + 127) / 128) * ((p->n + 127) / 128) < 32)
+        return sl_cuda_mm_small(p);
     if (p->dtype == SL_F32)
         return cc >= 80 ? sl_cuda_mm_warptile(p) : sl_cuda_mm_vec(p);
     if (sl_cuda_mm_wgmma_applies(p, NULL) == SL_OK)
@@ -245,6 +251,9 @@ static const sl_variant variants[] = {
      .technique = "warp tiles 64x32, cp.async 3-stage pipeline, BK 32", .source = "issue 12",
      .launch = MM_CUDA(cuda_warptile), .acc = SL_F32, .partials = 1, .access_bytes = 16, .async_reads = true,
      .moved = moved128, .moved_in_l2 = true},
+    {.name = "small", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
+     .technique = "16x32 tiles, K split over 8 warps, LDS.128 broadcasts (skinny shapes)", .source = "issue 19",
+     .launch = MM_CUDA(cuda_small), .acc = SL_F32, .partials = 1, .access_bytes = 4, .moved = moved16x32, .moved_in_l2 = true},
     {.name = "wmma_tf32", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
      .technique = "WMMA 16x16x8 TF32 tensor cores, 128x128 tiles, 3 cp.async stages",
      .source = "seed 004 (tensor cores)", .launch = MM_CUDA(cuda_wmma_tf32), .acc = SL_F32, .partials = 1,
@@ -264,7 +273,7 @@ static const sl_variant variants[] = {
      .acc = SL_F32, .partials = 1, .acc_truncates = true, .access_bytes = 16, .async_reads = true,
      .moved = moved128x256, .moved_in_l2 = true},
     {.name = "sl_gemm", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_gemm(): warptile (f32), wgmma on sm_90 else best (bf16, f16)", .source = "issue 12",
+     .technique = "public sl_gemm(): warptile (f32; small under 32 blocks), wgmma on sm_90 else best (bf16, f16)", .source = "issue 12",
      .launch = MM_CUDA(cuda_api), .acc = SL_F32, .partials = 1, .acc_truncates = true, .access_bytes = 16,
      .moved = moved128, .moved_in_l2 = true},
     {.name = "serial", .backend = SL_BACKEND_CPU, .kind = SL_KIND_RUNG,

@@ -68,6 +68,7 @@ sl_status sl_cuda_mm_wgmma(const sl_mm *p);
 sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
 unsigned long long sl_cuda_mm_wgmma_launches(void);
 int sl_cuda_mm_wgmma_built(void);
+sl_status sl_cuda_mm_small(const sl_mm *p);     /* 09: 16x32 tiles, K split over 8 warps: skinny f32 shapes (issue 19) */
 sl_status sl_cuda_mm_cublas(const sl_mm *p);    /* peer: cublasSgemm (f32) / cublasGemmEx (bf16, f16) */
 sl_status sl_cuda_mm_cublas_tf32(const sl_mm *p); /* peer: cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 */
 
