@@ -1,6 +1,7 @@
 # bench/deps_env.sh - sourced by the device scripts (bash, from the
 # repository root): where the machine has no cJSON, unpack the Debian
-# packages carried in .deps/ (libcjson1, libcjson-dev: the device machines
+# packages carried in .deps/ (libcjson1, libcjson-dev, and zlib1g-dev for
+# `streamlab train` where the image lacks zlib.h: the device machines
 # reach no package registry) under /tmp/deps, and set
 #   PREFIX_ARGS      the CMake option that finds them ("" when not needed)
 #   LD_LIBRARY_PATH  with their library directory in front.

@@ -24,7 +24,8 @@
 #   ladders    the add and axpy ladders as committed before, for comparison
 #   run pow2 explore probe model axpy dtypes hints misaligned torch counters
 #              the earlier issues' stages (see their results' headers)
-# CTEST_ARGS passes options to ctest (e.g. "-E huge"); RUN_ARGS to streamlab run.
+# CTEST_ARGS passes options to ctest (e.g. "-E huge"); RUN_ARGS to streamlab run;
+# SL_CMAKE_EXTRA to cmake (e.g. "-DSL_BUILD_BENCH=ON" for bench/align_bench).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 WORK=${WORK:-/tmp/sl-work}
@@ -61,7 +62,7 @@ if ! skip build; then
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,ecc.mode.current,power.draw --format=csv >> "$WORK/build.log" 2>&1
     nvcc --version | tail -2 >> "$WORK/build.log"
     stage "build"
-    cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON $PREFIX_ARGS $CUDNN_ARGS \
+    cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON ${SL_CMAKE_EXTRA:-} $PREFIX_ARGS $CUDNN_ARGS \
         >> "$WORK/build.log" 2>&1 || { echo "cmake failed"; tail -30 "$WORK/build.log"; exit 1; }
     cmake --build $BUILD -j 16 >> "$WORK/build.log" 2>&1 || { echo "build failed"; grep -E "error|Error" "$WORK/build.log" | head -30; exit 1; }
     if command -v cuobjdump >/dev/null; then

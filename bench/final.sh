@@ -1,0 +1,59 @@
+#!/bin/bash
+# bench/final.sh - the verification of a merged tree on the H200, in calls
+# back to back on one warm machine (the build directory survives between
+# them while the machine stays held):
+#
+#   run(kind="nvidia-h200", carry=[".deps", ".cudnn", ".data"], command="STAGES=A bash bench/final.sh")
+#   run(..., command="STAGES=B bash bench/final.sh")
+#   run(..., command="STAGES=C bash bench/final.sh")
+#
+#   A  build (sm_90, warnings as errors) and the whole ctest suite
+#      (bench/h200.sh build tests), with Fashion-MNIST unpacked from the
+#      carried .deb for the training tests;
+#   B  compute-sanitizer memcheck of every GPU test program (bench/h200.sh
+#      memcheck), then issue 17's alignment sweep (bench/issue17b.sh sweep:
+#      every offset combination of f32/f64 add and axpy, 2^26 and 2^28);
+#   C  streamlab probe (the device profile, every probe) and Nsight Compute
+#      counters of the add rungs with and without cache hints, bf16 and f32
+#      at 2^26 (DRAM bytes, L2 sectors, long-scoreboard stalls per issue,
+#      achieved occupancy: issue 17's tile1_lu / tile1_nc model residual).
+#
+# Everything comes back under $OUT: h200.log / h200-out.tgz (A, B, C's
+# probe), issue17b.log / issue17b.tgz (B's sweep), final-ncu.csv (C).
+set -uo pipefail
+OUT=${OUT:-$PWD/bench-out}
+mkdir -p "$OUT"
+STAGES=${STAGES:-A}
+DATA=/usr/share/datasets/fashion-mnist
+if [ ! -f $DATA/train-images-idx3-ubyte.gz ] && ls .data/dataset-fashion-mnist_*.deb >/dev/null 2>&1; then
+    mkdir -p /tmp/fm && dpkg-deb -x .data/dataset-fashion-mnist_*.deb /tmp/fm
+    DATA=/tmp/fm/usr/share/datasets/fashion-mnist
+fi
+export SL_FASHION_MNIST=$DATA
+case " $STAGES " in *" A "*)
+    WORK=/tmp/final-A STAGES='build tests' bash bench/h200.sh
+    cp /tmp/final-A/tests.log "$OUT/tests-A.log" 2>/dev/null
+    ;;
+esac
+case " $STAGES " in *" B "*)
+    WORK=/tmp/final-B STAGES='memcheck' MEMCHECK_TIMEOUT=${MEMCHECK_TIMEOUT:-150} bash bench/h200.sh
+    mv "$OUT/h200.log" "$OUT/memcheck-B.log"
+    STAGES='sweep' ALIGN_TRIALS=${ALIGN_TRIALS:-3} bash bench/issue17b.sh
+    ;;
+esac
+case " $STAGES " in *" C "*)
+    WORK=/tmp/final-C STAGES='probe' bash bench/h200.sh
+    cp /tmp/final-C/NVIDIA-H200.profile.json /tmp/final-C/h200-probe-*.md "$OUT/" 2>/dev/null
+    NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum
+    M=$M,lts__t_sectors_srcunit_tex_op_write.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+    for dt in bf16 f32; do
+        timeout 240 $NCU --metrics $M --csv -k regex:'ew_tile|ew_vec' \
+            build-h200/streamlab run --op add --dtype $dt --sizes 2^26 --trials 1 --warmup 0 \
+            --variants vec4,tile1,tile1_cs,tile1_lu,tile1_nc,tile1_ef --quiet \
+            > "$OUT/final-ncu-$dt.csv" 2> "$OUT/final-ncu-$dt.err"
+        echo "ncu $dt exit $?: $(grep -c gpu__time_duration "$OUT/final-ncu-$dt.csv") kernels"
+    done
+    ;;
+esac
