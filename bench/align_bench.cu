@@ -746,26 +746,36 @@ static void bench_alignx(void)
  * in the order printed ("ncu1 launch K: ..."). */
 static void bench_ncu1(void)
 {
-    static const offs_cfg cfgs[] = {
+    static const offs_cfg f32_cfgs[] = {
         {"add", SL_F32, {0, 0, 0}}, {"add", SL_F32, {1, 1, 1}}, {"add", SL_F32, {0, 2, 2}},
         {"add", SL_F32, {0, 0, 2}}, {"add", SL_F32, {0, 0, 1}}, {"axpy", SL_F32, {0, 0}},
         {"axpy", SL_F32, {1, 1}},   {"axpy", SL_F32, {1, 0}},
     };
-    const size_t n = (size_t)1 << 26;
+    /* ALIGN_NCU=f64axpy: f64 axpy's four (x, y) offset pairs at 2^28, where
+     * (1, 0) stays under 0.99 x CUB while (0, 1) with the same shift of x
+     * does not */
+    static const offs_cfg f64_cfgs[] = {
+        {"axpy", SL_F64, {0, 0}}, {"axpy", SL_F64, {1, 0}}, {"axpy", SL_F64, {0, 1}}, {"axpy", SL_F64, {1, 1}},
+    };
+    const bool f64set = getenv("ALIGN_NCU") && !strcmp(getenv("ALIGN_NCU"), "f64axpy");
+    const offs_cfg *cfg0 = f64set ? f64_cfgs : f32_cfgs;
+    const size_t ncfg = f64set ? sizeof f64_cfgs / sizeof *f64_cfgs : sizeof f32_cfgs / sizeof *f32_cfgs;
+    const size_t n = (size_t)1 << (f64set ? 28 : 26);
     void *mem[3];
     for (int k = 0; k < 3; k++) {
         CK(cudaMalloc(&mem[k], (n + 64) * 8));
-        SK(ctx->ops->fill_random(ctx, SL_F32, mem[k], n + 64, 0xa1190u + k));
+        SK(ctx->ops->fill_random(ctx, f64set ? SL_F64 : SL_F32, mem[k], n + 64, 0xa1190u + k));
     }
     CK(cudaDeviceSynchronize());
     int launch = 0;
     fprintf(js, "\"ncu1\": [\n");
-    for (const offs_cfg &g : cfgs) {
+    for (size_t c = 0; c < ncfg; c++) {
+        const offs_cfg &g = cfg0[c];
         const sl_op_desc *op = sl_op_find(g.op);
         const bool add = !strcmp(g.op, "add");
         void *p[3];
         for (int k = 0; k < op->nbufs; k++)
-            p[k] = (char *)mem[k] + g.off[k] * 4;
+            p[k] = (char *)mem[k] + g.off[k] * sl_dtype_size(g.dt);
         sl_args a = make_args(op, g.dt, n, p);
         const char *who[] = {"sl", "cub", "bulk128"};
         for (int w = 0; w < 3; w++) {
@@ -776,10 +786,10 @@ static void bench_ncu1(void)
             else
                 SK(add ? add_bulk128(&a) : axpy_bulk128(&a));
             CK(cudaStreamSynchronize(stream));
-            printf("ncu1 launch %d: %s f32 2^26 (%d,%d,%d) %s\n", launch, g.op, g.off[0], g.off[1], add ? g.off[2] : -1,
-                   who[w]);
-            fprintf(js, "%s{\"launch\": %d, \"op\": \"%s\", \"elem_offsets\": [%d, %d, %d], \"who\": \"%s\"}\n",
-                    launch ? "," : "", launch, g.op, g.off[0], g.off[1], add ? g.off[2] : -1, who[w]);
+            printf("ncu1 launch %d: %s %s 2^%d (%d,%d,%d) %s\n", launch, g.op, sl_dtype_name(g.dt), f64set ? 28 : 26,
+                   g.off[0], g.off[1], add ? g.off[2] : -1, who[w]);
+            fprintf(js, "%s{\"launch\": %d, \"op\": \"%s\", \"dtype\": \"%s\", \"elem_offsets\": [%d, %d, %d], \"who\": \"%s\"}\n",
+                    launch ? "," : "", launch, g.op, sl_dtype_name(g.dt), g.off[0], g.off[1], add ? g.off[2] : -1, who[w]);
             launch++;
         }
     }

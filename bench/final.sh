@@ -19,7 +19,8 @@
 #      achieved occupancy: issue 17's tile1_lu / tile1_nc model residual).
 #
 # Everything comes back under $OUT: h200.log / h200-out.tgz (A, B, C's
-# probe), issue17b.log / issue17b.tgz (B's sweep), final-ncu.csv (C).
+# probe), issue17b.log / issue17b.tgz (B's sweep), ncu-*.csv (C; and
+# f64 axpy's four offset pairs at 2^28 under ncu: sl, CUB and bulk128).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 mkdir -p "$OUT"
@@ -42,18 +43,25 @@ case " $STAGES " in *" B "*)
     ;;
 esac
 case " $STAGES " in *" C "*)
+    [ -x build-h200/streamlab ] || WORK=/tmp/final-C0 STAGES='build' bash bench/h200.sh  # a fresh machine
     WORK=/tmp/final-C STAGES='probe' bash bench/h200.sh
     cp /tmp/final-C/NVIDIA-H200.profile.json /tmp/final-C/h200-probe-*.md "$OUT/" 2>/dev/null
     NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-    M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum
-    M=$M,lts__t_sectors_srcunit_tex_op_write.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
-    M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
-    for dt in bf16 f32; do
-        timeout 240 $NCU --metrics $M --csv -k regex:'ew_tile|ew_vec' \
-            build-h200/streamlab run --op add --dtype $dt --sizes 2^26 --trials 1 --warmup 0 \
-            --variants vec4,tile1,tile1_cs,tile1_lu,tile1_nc,tile1_ef --quiet \
-            > "$OUT/final-ncu-$dt.csv" 2> "$OUT/final-ncu-$dt.err"
-        echo "ncu $dt exit $?: $(grep -c gpu__time_duration "$OUT/final-ncu-$dt.csv") kernels"
+    M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
+    M=$M,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum
+    M=$M,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,dram__cycles_active.avg
+    ncu_csv() { # name, kernel regex, command...
+        local name=$1 rx=$2; shift 2
+        timeout 200 $NCU --clock-control none --metrics "$M" -k "regex:$rx" --csv --page raw --print-units base \
+            "$@" > "$OUT/ncu-$name.csv" 2> "$OUT/ncu-$name.err"
+        echo "ncu $name exit $?: $(grep -c '^"[0-9]' "$OUT/ncu-$name.csv") kernels"
+    }
+    for dt in bf16 f32; do # the cache-hint rungs against their control (issue 17's model residual)
+        ncu_csv hints-$dt 'ew_tile|ew_vec' build-h200/streamlab run --op add --dtype $dt --sizes 2^26 --trials 1 \
+            --warmup 0 --variants vec4,tile1,tile1_cs,tile1_lu,tile1_nc,tile1_ef --quiet --json /tmp/final-C/hints-$dt.json
     done
+    # f64 axpy's four offset pairs at 2^28: sl, CUB, bulk128 (launch order: align_bench's "ncu1 launch K" lines)
+    ALIGN_NCU=f64axpy ncu_csv f64axpy 'ew_bulk|transform' build-h200/align_bench /tmp/final-C/ncu1.json ncu1
     ;;
 esac
