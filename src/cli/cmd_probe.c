@@ -178,7 +178,7 @@ int cmd_probe(int argc, char **argv)
     }
     if (md) {
         fprintf(md, "# streamlab probe on %s\n\n- command: `streamlab", ctx->info.name);
-        for (int i = 1; i < argc; i++)
+        for (int i = 0; i < argc; i++)
             fprintf(md, " %s", argv[i]);
         fprintf(md, "`\n- date: %s; streamlab %s\n- %d SMs, L2 %zu MiB, theoretical peak %.0f GB/s\n", prof.created,
                 SL_VERSION_STRING, ctx->info.sm_count, ctx->info.l2_bytes >> 20, ctx->info.peak_gbs);
