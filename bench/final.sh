@@ -17,6 +17,11 @@
 #      counters of the add rungs with and without cache hints, bf16 and f32
 #      at 2^26 (DRAM bytes, L2 sectors, long-scoreboard stalls per issue,
 #      achieved occupancy: issue 17's tile1_lu / tile1_nc model residual).
+#   D  after a change to the elementwise split (src/ops/common): an
+#      incremental build, test_gpu_align and test_gpu_graph with their
+#      memcheck, the alignment sweep of add and axpy in f32, f64 and bf16
+#      (every offset combination, 2^26 and 2^28), and f64 axpy's offset
+#      pairs under ncu again.
 #
 # Everything comes back under $OUT: h200.log / h200-out.tgz (A, B, C's
 # probe), issue17b.log / issue17b.tgz (B's sweep), ncu-*.csv (C; and
@@ -63,5 +68,22 @@ case " $STAGES " in *" C "*)
     done
     # f64 axpy's four offset pairs at 2^28: sl, CUB, bulk128 (launch order: align_bench's "ncu1 launch K" lines)
     ALIGN_NCU=f64axpy ncu_csv f64axpy 'ew_bulk|transform' build-h200/align_bench /tmp/final-C/ncu1.json ncu1
+    ;;
+esac
+case " $STAGES " in *" D "*)
+    WORK=/tmp/final-D STAGES='build memcheck' MEMCHECK_TESTS='test_gpu_align test_gpu_graph' bash bench/h200.sh
+    mv "$OUT/h200.log" "$OUT/build-memcheck-D.log"
+    for t in test_gpu_align test_gpu_graph; do
+        timeout 120 build-h200/tests/$t > "$OUT/$t-D.log" 2>&1
+        echo "$t exit $?: $(tail -1 "$OUT/$t-D.log")"
+    done
+    ALIGN_DTYPES=f32,f64,bf16 ALIGN_TRIALS=${ALIGN_TRIALS:-3} timeout 300 build-h200/align_bench "$OUT/align-D.json" align \
+        2>&1 | tee "$OUT/align-D.log"
+    NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
+    M=$M,lts__t_sectors_srcunit_tex_op_read.sum,smsp__inst_executed.sum
+    ALIGN_NCU=f64axpy timeout 200 $NCU --clock-control none --metrics "$M" -k "regex:ew_bulk|transform" --csv --page raw \
+        --print-units base build-h200/align_bench /tmp/final-D/ncu1.json ncu1 > "$OUT/ncu-f64axpy-D.csv" 2>&1
+    echo "ncu f64axpy exit $?"
     ;;
 esac

@@ -266,14 +266,14 @@ static __device__ __forceinline__ void sl_apply1(const OP &op, const sl_ew_ptrs<
 
 /* Bind the launch's buffers (sl_ew_bind: IN and INOUT in order, then the
  * written one) and split [0, n) into a scalar head that brings the output
- * to a 16-byte boundary, a body of 16-byte vectors, and a scalar tail.
- * Returns true for the aligned layout (every input at the output's address
- * modulo 16 bytes), false for the realigned one (see sl_ew_ptrs): then the
- * head is one vector longer and the tail at least one vector (when the body
- * is not empty), so head + tail < 4 vectors' worth of elements (62 for fp8)
- * with out_align = 16; with out_align = 128 the head grows by up to 112
- * bytes' worth (head + tail < 176 elements for fp8, under one 256-thread
- * block). Element alignment is the caller's precondition (sl_op_call). */
+ * to a 32-byte sector boundary (or out_align, 128 at most), a body of
+ * 16-byte vectors, and a scalar tail. Returns true for the aligned layout
+ * (every input at the output's address modulo 16 bytes), false for the
+ * realigned one (see sl_ew_ptrs): then the head is one sector longer and
+ * the tail at least one vector (when the body is not empty), so head +
+ * tail < 63 + 32 bytes' worth of elements (94 for fp8); with out_align =
+ * 128, < 159 + 32 (190 for fp8): under one 256-thread block either way.
+ * Element alignment is the caller's precondition (sl_op_call). */
 template <int DT, int NIN>
 static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p, uint32_t out_align = 16)
 {
@@ -290,12 +290,19 @@ static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p, uint32_
         p->in[j] = (const raw *)in[j];
         aligned = aligned && !(((uintptr_t)in[j] ^ uo) & 15u);
     }
-    /* out_align (16, or a larger power of two: 128 puts the body, and so a
-     * tiled rung's tile boundaries, on the output's 128-byte lines) */
-    const uintptr_t am = (uintptr_t)out_align - 1u;
-    size_t head = (size_t)((out_align - (uo & am)) & am) / es;
+    /* The body's output starts on a 32-byte sector, or on out_align where
+     * that is larger (128 puts a tiled rung's tile boundaries on the
+     * output's 128-byte lines). A body that starts 16 bytes into a sector
+     * makes every warp's 512-byte store touch 17 sectors, two of them
+     * partial: issue 17 measured f64 axpy at element offsets (1, 0) and
+     * (1, 1), whose bodies started so, writing 3.3% more L2 sectors than
+     * at (0, 0) with the same DRAM bytes, and running 1% slower
+     * (bench/results/h200-final-2026-11-23.md). */
+    const uint32_t oa = out_align > 32u ? out_align : 32u;
+    const uintptr_t am = (uintptr_t)oa - 1u;
+    size_t head = (size_t)((oa - (uo & am)) & am) / es;
     if (!aligned)
-        head += per; /* the first aligned vector of every input starts inside it */
+        head += 32 / es; /* one sector more: the first aligned vector of every input starts inside it */
     if (head > x->n)
         head = x->n;
     p->nvec = (x->n - head) / per;
@@ -318,7 +325,8 @@ static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p, uint32_
 
 /* Threads 0 .. head + tail - 1 of the grid each do one edge element, in
  * parallel, inside the main kernel (the seed did its tail serially on
- * thread 0). At most 2 x 15 elements (fp8). */
+ * thread 0). At most 63 + 31 elements (fp8, realigned; 31 + 15 aligned):
+ * every launcher's grid has at least one block of 128 or more threads. */
 template <int DT, class OP>
 static __device__ __forceinline__ void sl_ew_edges(const OP &op, const sl_ew_ptrs<DT, OP::NIN> &p)
 {
