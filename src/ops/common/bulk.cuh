@@ -84,7 +84,7 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
             uint4 r[NIN];
 #pragma unroll
             for (int q = 0; q < NIN; q++)
-                r[q] = RA ? sl_funnel16(sm[q][o[q] + j], sm[q][o[q] + j + 1], p.sh[q]) : sm[q][o[q] + j];
+                r[q] = RA ? sl_funnel16<sizeof(typename sl_dt<DT>::raw)>(sm[q][o[q] + j], sm[q][o[q] + j + 1], p.sh[q]) : sm[q][o[q] + j];
             if (!BULK_STORE)
                 p.out16[base + j] = sl_apply16<DT>(op, r);
             else /* its own input's slot: only this thread reads it (BULK_STORE is aligned only) */

@@ -227,8 +227,12 @@ template <int DT, int NIN> struct sl_ew_ptrs {
  * selection is two selects per word (sh / 4 in two binary stages, no
  * indexed registers, no local memory) and the sub-word part one funnel
  * shift per output word (SHF.R.W, PTX shf.r.wrap; CUDA Math API,
- * __funnelshift_r). 16 instructions per 16 bytes, against an instruction
- * budget of several hundred per 16 bytes at DRAM speed. */
+ * __funnelshift_r). ES, the element size, bounds sh to its multiples: for
+ * 4-byte elements the funnel shifts drop out (sh % 4 = 0), for 8-byte ones
+ * the second select stage too (sh is 0 or 8). Up to 16 instructions per 16
+ * bytes (1-, 2-byte elements), 10 (4-byte), 6 (8-byte), against an
+ * instruction budget of several hundred per 16 bytes at DRAM speed. */
+template <int ES>
 static __device__ __forceinline__ uint4 sl_funnel16(const uint4 &lo, const uint4 &hi, uint32_t sh)
 {
     const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
@@ -237,15 +241,25 @@ static __device__ __forceinline__ uint4 sl_funnel16(const uint4 &lo, const uint4
 #pragma unroll
     for (int k = 0; k < 6; k++)
         a[k] = (q & 2u) ? w[k + 2] : w[k];
+    if constexpr (ES >= 8) {
+        (void)b, (void)r;
+        return make_uint4(a[0], a[1], a[2], a[3]);
+    } else {
 #pragma unroll
-    for (int k = 0; k < 5; k++)
-        b[k] = (q & 1u) ? a[k + 1] : a[k];
-    uint4 o;
-    o.x = __funnelshift_r(b[0], b[1], r);
-    o.y = __funnelshift_r(b[1], b[2], r);
-    o.z = __funnelshift_r(b[2], b[3], r);
-    o.w = __funnelshift_r(b[3], b[4], r);
-    return o;
+        for (int k = 0; k < 5; k++)
+            b[k] = (q & 1u) ? a[k + 1] : a[k];
+        if constexpr (ES >= 4) {
+            (void)r;
+            return make_uint4(b[0], b[1], b[2], b[3]);
+        } else {
+            uint4 o;
+            o.x = __funnelshift_r(b[0], b[1], r);
+            o.y = __funnelshift_r(b[1], b[2], r);
+            o.z = __funnelshift_r(b[2], b[3], r);
+            o.w = __funnelshift_r(b[3], b[4], r);
+            return o;
+        }
+    }
 }
 
 /* The op on element i. */
@@ -347,7 +361,7 @@ static __device__ __forceinline__ void sl_ld16(const sl_ew_ptrs<DT, OP::NIN> &p,
 #pragma unroll
     for (int j = 0; j < OP::NIN; j++) {
         if (RA && p.sh[j])
-            v[j] = sl_funnel16(p.in16[j][i], p.in16[j][i + 1], p.sh[j]);
+            v[j] = sl_funnel16<sizeof(typename sl_dt<DT>::raw)>(p.in16[j][i], p.in16[j][i + 1], p.sh[j]);
         else
             v[j] = p.in16[j][i];
     }

@@ -92,7 +92,7 @@ static __device__ __forceinline__ void tile_ld16(const sl_ew_ptrs<DT, OP::NIN> &
 #pragma unroll
     for (int q = 0; q < OP::NIN; q++) {
         if (RA && p.sh[q])
-            v[q] = sl_funnel16(tile_load<HINT>(p.in16[q] + j, pol), tile_load<HINT>(p.in16[q] + j + 1, pol), p.sh[q]);
+            v[q] = sl_funnel16<sizeof(typename sl_dt<DT>::raw)>(tile_load<HINT>(p.in16[q] + j, pol), tile_load<HINT>(p.in16[q] + j + 1, pol), p.sh[q]);
         else
             v[q] = tile_load<HINT>(p.in16[q] + j, pol);
     }
