@@ -63,15 +63,10 @@ ew_bulk_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
          * block's output (issue 17: f64 axpy at x, y = 1, 0 elements ran
          * 0.985-0.988 x CUB while it did). sl_funnel16 with sh = 0 returns
          * lo and ignores hi, so the slot left unloaded is never used. */
-        /* A shifted input's copy ends on a 32-byte sector of its source
-         * (two vectors more) where vector base + count + 1 is inside the
-         * input (sl_ew_split guarantees vectors up to nvec): a copy ending
-         * mid-sector ... (issue 17, bench/results/h200-final-2026-11-23.md) */
-        const uint32_t extra = base + count + 1 <= p.nvec ? 2u * (uint32_t)sizeof(uint4) : (uint32_t)sizeof(uint4);
         uint32_t in_bytes[NIN], total = 0;
 #pragma unroll
         for (int q = 0; q < NIN; q++) {
-            in_bytes[q] = bytes + ((RA && p.sh[q] != 0) ? extra : 0u);
+            in_bytes[q] = bytes + ((RA && p.sh[q] != 0) ? (uint32_t)sizeof(uint4) : 0u);
             total += in_bytes[q];
         }
         mbar_init(&bar, 1);
