@@ -22,6 +22,7 @@ if [ ! -f "$DATA/train-images-idx3-ubyte.gz" ]; then
     exit 77
 fi
 mkdir -p "$OUT"
+rm -f "$OUT/r.json"
 "$SL" train --data "$DATA" --backend "$BACKEND" --limit 6000 --epochs 3 --batch 64 --lr 0.02 --lr-decay none --json "$OUT/r.json"
 rc=$?
 if [ $rc = 2 ] && [ "$BACKEND" = cuda ]; then
@@ -29,6 +30,8 @@ if [ $rc = 2 ] && [ "$BACKEND" = cuda ]; then
     exit 77
 fi
 [ $rc = 0 ] || { echo "FAILED: streamlab train exited $rc"; exit 1; }
+grep -q '"schema":[[:space:]]*"streamlab.train/1"' "$OUT/r.json" && grep -q '"complete":[[:space:]]*true' "$OUT/r.json" ||
+    { echo "FAILED: $OUT/r.json lacks the schema or \"complete\": true"; exit 1; }
 acc=$(sed -n 's/.*"test_acc":[[:space:]]*\([0-9.]*\).*/\1/p' "$OUT/r.json" | tail -1)
 echo "test accuracy $acc (bar $BAR)"
 awk -v a="$acc" -v b="$BAR" 'BEGIN { exit !(a + 0 >= b + 0) }' || { echo "FAILED: test accuracy $acc < $BAR"; exit 1; }

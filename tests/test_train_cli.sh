@@ -44,5 +44,13 @@ mkdir -p "$OUT/bad"
 printf 'not an idx file' | gzip >"$OUT/bad/train-images-idx3-ubyte.gz"
 expect 2 "bad magic number 0x6e6f7420: not an IDX file" --data "$OUT/bad" --backend cpu
 expect 2 "cannot write $OUT/no/such/dir/r.json" --json "$OUT/no/such/dir/r.json" --backend cpu
+# the JSON record never replaces what is not a regular file of ours
+expect 2 "cannot write $OUT/bad" --json "$OUT/bad" --backend cpu
+printf 'precious, not ours\n' >"$OUT/foreign.json"
+expect 2 "cannot write $OUT/foreign.json" --json "$OUT/foreign.json" --backend cpu
+if [ "$(cat "$OUT/foreign.json")" != "precious, not ours" ]; then
+    echo "FAILED: --json changed a file that is not streamlab's"
+    fails=$((fails + 1))
+fi
 [ $fails = 0 ] && echo "test_train_cli: all checks passed"
 [ $fails = 0 ]

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "idx.h"
+#include "internal.h"
 #include "mlp.h"
 
 #include <cjson/cJSON.h>
@@ -209,9 +210,12 @@ int cmd_train(int argc, char **argv)
         return cli_usage_error(cmd, "%s needs the CUDA backend (--backend cuda)",
                                cfg.graph ? "--graph" : cfg.cublas ? "--gemm cublas" : "--breakdown");
 
-    FILE *jf = NULL;
-    if (json && !(jf = fopen(json, "w"))) {
-        fprintf(stderr, "streamlab train: cannot write %s: %s\n", json, strerror(errno));
+    /* checked before any work; written once at the end (sl_output: never
+     * replaces a file that is not a regular file of ours), with the epochs
+     * that finished and the reason when a run fails part way */
+    sl_output jout;
+    if (json && sl_output_open(&jout, json, "\"streamlab.train/") != SL_OK) {
+        fprintf(stderr, "streamlab train: %s\n", sl_last_error());
         return EXIT_USAGE;
     }
 
@@ -225,21 +229,22 @@ int cmd_train(int argc, char **argv)
             fprintf(stderr, "streamlab train: Fashion-MNIST is not installed: `sudo apt-get install "
                             "dataset-fashion-mnist` (scripts/deps.sh does it), or give --data DIR with the IDX "
                             "files\n");
-        if (jf)
-            fclose(jf);
+        if (json)
+            sl_output_close(&jout);
         return EXIT_USAGE;
     }
     if (idx_load_set(data, "t10k", classes, &te, err, sizeof err) != 0) {
         fprintf(stderr, "streamlab train: %s\n", err);
         idx_set_free(&tr);
-        if (jf)
-            fclose(jf);
+        if (json)
+            sl_output_close(&jout);
         return EXIT_USAGE;
     }
     int rc = EXIT_USAGE;
     sl_ctx *ctx = NULL;
     mlp *m = NULL;
     cJSON *root = NULL;
+    bool complete = false;
     if (tr.dim != (size_t)cfg.sizes[0] || te.dim != tr.dim) {
         fprintf(stderr, "streamlab train: the images have %zu pixels (train) and %zu (test) but --layers starts at %d\n",
                 tr.dim, te.dim, cfg.sizes[0]);
@@ -276,6 +281,7 @@ int cmd_train(int argc, char **argv)
             cfg.graph ? ", graph" : "", cfg.cublas ? "cublas" : "sl_gemm");
 
     root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "streamlab.train/1");
     cJSON *jc = cJSON_AddObjectToObject(root, "config");
     cJSON_AddStringToObject(jc, "backend", bname);
     cJSON_AddStringToObject(jc, "device", info.name);
@@ -366,19 +372,19 @@ int cmd_train(int argc, char **argv)
     }
     if (!(breakdown && rc == EXIT_RUN_FAILED && cJSON_GetObjectItem(js, "breakdown_error")))
         rc = 0;
-    if (jf) {
+    complete = true;
+out:
+    if (json && root) {
+        cJSON_AddBoolToObject(root, "complete", complete);
         char *text = cJSON_Print(root);
-        if (!text || fputs(text, jf) < 0 || fputc('\n', jf) < 0) {
-            fprintf(stderr, "streamlab train: cannot write %s\n", json);
+        if (!text || sl_output_replace(&jout, text) != SL_OK) {
+            fprintf(stderr, "streamlab train: %s\n", text ? sl_last_error() : "out of memory for the JSON record");
             rc = EXIT_RUN_FAILED;
         }
         free(text);
     }
-out:
-    if (jf && fclose(jf) != 0 && rc == 0) {
-        fprintf(stderr, "streamlab train: cannot write %s: %s\n", json, strerror(errno));
-        rc = EXIT_RUN_FAILED;
-    }
+    if (json)
+        sl_output_close(&jout);
     cJSON_Delete(root);
     mlp_destroy(m);
     sl_ctx_destroy(ctx);
