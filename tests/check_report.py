@@ -74,7 +74,8 @@ def expected(inputs):
             want[1] += len(groups)
         elif schema.startswith("streamlab.profile/"):
             pts = d.get("points", {})
-            want[3] += sum(1 for k in ("latency", "bytes_in_flight", "offset", "stride") if pts.get(k))
+            want[3] += sum(1 for k in ("latency", "bytes_in_flight", "offset", "stride", "bank_conflicts", "l1",
+                                       "constant", "divergence") if pts.get(k))
         else:
             raise SystemExit(f"check_report: {path} is not a streamlab file")
     want[2] = len(gpus)

@@ -629,7 +629,7 @@ static void fig_probes_sm(report *R, const input *in, const char *dname)
     }
     const cJSON *l1 = jget(pts, "l1");
     if (cJSON_GetArraySize(l1) > 0) {
-        fig *F = new_fig(R, 3, "working set per SM (B)", "L1 loads, bytes per clock per SM");
+        fig *F = new_fig(R, 3, "working set per SM (B)", "L1 load bandwidth (B/clk/SM)");
         if (F) {
             gp_title(R, "L1 load bandwidth on %s (%s)", dname, in->base);
             for (int w = 4; w <= 16; w += 12) {
@@ -649,7 +649,7 @@ static void fig_probes_sm(report *R, const input *in, const char *dname)
     }
     const cJSON *cst = jget(pts, "constant");
     if (cJSON_GetArraySize(cst) > 0) {
-        fig *F = new_fig(R, 3, "distinct addresses per warp access", "SM cycles per warp access");
+        fig *F = new_fig(R, 3, "distinct addresses per warp access (addresses)", "time per warp access (SM cycles)");
         if (F) {
             gp_title(R, "constant cache on %s (%s)", dname, in->base);
             double c1 = -1;
@@ -673,7 +673,7 @@ static void fig_probes_sm(report *R, const input *in, const char *dname)
     }
     const cJSON *dv = jget(pts, "divergence");
     if (cJSON_GetArraySize(dv) > 0) {
-        fig *F = new_fig(R, 3, "code paths k", "time / uniform");
+        fig *F = new_fig(R, 3, "code paths per warp (paths)", "time (x uniform)");
         if (F) {
             gp_title(R, "warp divergence on %s (%s)", dname, in->base);
             static const char *cases[] = {"paths_by_lane", "paths_by_warp"};
