@@ -36,6 +36,19 @@ if [ ! -f $DATA/train-images-idx3-ubyte.gz ] && ls .data/dataset-fashion-mnist_*
     DATA=/tmp/fm/usr/share/datasets/fashion-mnist
 fi
 export SL_FASHION_MNIST=$DATA
+# Nsight Compute, one CSV per measurement (C, D): DRAM bytes, L2 sectors,
+# instructions, long-scoreboard stalls, occupancy.
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
+M=$M,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum
+M=$M,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,dram__cycles_active.avg
+ncu_csv() { # name, kernel regex, command...: $OUT/ncu-NAME.csv (and .err)
+    local name=$1 rx=$2; shift 2
+    timeout 200 $NCU --clock-control none --metrics "$M" -k "regex:$rx" --csv --page raw --print-units base \
+        "$@" > "$OUT/ncu-$name.csv" 2> "$OUT/ncu-$name.err"
+    echo "ncu $name exit $?: $(grep -c '^"[0-9]' "$OUT/ncu-$name.csv") kernels"
+}
 case " $STAGES " in *" A "*)
     WORK=/tmp/final-A STAGES='build tests' bash bench/h200.sh
     cp /tmp/final-A/tests.log "$OUT/tests-A.log" 2>/dev/null
@@ -51,17 +64,6 @@ case " $STAGES " in *" C "*)
     [ -x build-h200/streamlab ] || WORK=/tmp/final-C0 STAGES='build' bash bench/h200.sh  # a fresh machine
     WORK=/tmp/final-C STAGES='probe' bash bench/h200.sh
     cp /tmp/final-C/NVIDIA-H200.profile.json /tmp/final-C/h200-probe-*.md "$OUT/" 2>/dev/null
-    NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-    M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
-    M=$M,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum
-    M=$M,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
-    M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,dram__cycles_active.avg
-    ncu_csv() { # name, kernel regex, command...
-        local name=$1 rx=$2; shift 2
-        timeout 200 $NCU --clock-control none --metrics "$M" -k "regex:$rx" --csv --page raw --print-units base \
-            "$@" > "$OUT/ncu-$name.csv" 2> "$OUT/ncu-$name.err"
-        echo "ncu $name exit $?: $(grep -c '^"[0-9]' "$OUT/ncu-$name.csv") kernels"
-    }
     for dt in bf16 f32; do # the cache-hint rungs against their control (issue 17's model residual)
         ncu_csv hints-$dt 'ew_tile|ew_vec' build-h200/streamlab run --op add --dtype $dt --sizes 2^26 --trials 1 \
             --warmup 0 --variants vec4,tile1,tile1_cs,tile1_lu,tile1_nc,tile1_ef --quiet --json /tmp/final-C/hints-$dt.json
@@ -79,11 +81,6 @@ case " $STAGES " in *" D "*)
     done
     ALIGN_DTYPES=f32,f64,bf16 ALIGN_TRIALS=${ALIGN_TRIALS:-3} timeout 300 build-h200/align_bench "$OUT/align-D.json" align \
         2>&1 | tee "$OUT/align-D.log"
-    NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-    M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
-    M=$M,lts__t_sectors_srcunit_tex_op_read.sum,smsp__inst_executed.sum
-    ALIGN_NCU=f64axpy timeout 200 $NCU --clock-control none --metrics "$M" -k "regex:ew_bulk|transform" --csv --page raw \
-        --print-units base build-h200/align_bench /tmp/final-D/ncu1.json ncu1 > "$OUT/ncu-f64axpy-D.csv" 2>&1
-    echo "ncu f64axpy exit $?"
+    ALIGN_NCU=f64axpy ncu_csv f64axpy-D 'ew_bulk|transform' build-h200/align_bench /tmp/final-D/ncu1.json ncu1
     ;;
 esac

@@ -97,6 +97,12 @@ typedef struct progress {
     int tty, epoch, epochs;
 } progress;
 
+/* A two-way switch: 0 for `off`, 1 for `on`, -1 for anything else. */
+static int parse_switch(const char *s, const char *off, const char *on)
+{
+    return strcmp(s, off) == 0 ? 0 : strcmp(s, on) == 0 ? 1 : -1;
+}
+
 static void on_progress(void *arg, size_t done, size_t total)
 {
     progress *p = arg;
@@ -165,21 +171,13 @@ int cmd_train(int argc, char **argv)
                 return cli_usage_error(cmd, "--device wants a CUDA index >= 0, not '%s'", optarg);
             break;
         case 'f':
-            if (strcmp(optarg, "none") == 0)
-                cfg.fused = 0;
-            else if (strcmp(optarg, "fused") == 0)
-                cfg.fused = 1;
-            else
+            if ((cfg.fused = parse_switch(optarg, "none", "fused")) < 0)
                 return cli_usage_error(cmd, "--fusion wants 'none' or 'fused', not '%s'", optarg);
             break;
         case 'g': cfg.graph = 1; break;
         case 'k': breakdown = 1; break;
         case 'G':
-            if (strcmp(optarg, "sl") == 0)
-                cfg.cublas = 0;
-            else if (strcmp(optarg, "cublas") == 0)
-                cfg.cublas = 1;
-            else
+            if ((cfg.cublas = parse_switch(optarg, "sl", "cublas")) < 0)
                 return cli_usage_error(cmd, "--gemm wants 'sl' or 'cublas', not '%s'", optarg);
             break;
         case 'l':
@@ -192,11 +190,7 @@ int cmd_train(int argc, char **argv)
             break;
         case 'j': json = optarg; break;
         case 'y':
-            if (strcmp(optarg, "none") == 0)
-                decay = 0;
-            else if (strcmp(optarg, "linear") == 0)
-                decay = 1;
-            else
+            if ((decay = parse_switch(optarg, "none", "linear")) < 0)
                 return cli_usage_error(cmd, "--lr-decay wants 'none' or 'linear', not '%s'", optarg);
             break;
         case 'h': help(stdout); return 0;
