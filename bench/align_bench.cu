@@ -31,11 +31,20 @@
  *   persist  a float4 add over a static persistent grid, a dynamic one and
  *           a grid of blocks, with each SM's last block end (the model's
  *           static-partition factor).
+ *   f64x    f64 axpy at (0, 0), (1, 0), (0, 1): sl, CUB, bulk tile shapes,
+ *           x's extra vector by LDG, the bulk copies alone, and the
+ *           realigned tile with its copy and its funnel switched on and off
+ *           (timing only). A new random order each trial: a kernel that
+ *           follows a writer pays for the writer's dirty L2 lines (0.2% at
+ *           2^28, 0.6% at 2^26 in the first call's fixed rotation).
+ *   hints   DRAM bandwidth of read/write mixes with each load cache hint.
+ *   vecx    f32 axpy's v5_vec realigned: random order, and after each
+ *           predecessor.
  *   ncu1    (named only) one launch each of sl, CUB, bulk128 at a few
  *           triples, for Nsight Compute.
  *   l2 also times "queued": behind a spin kernel, GPU time only.
  *
- * Usage: align_bench OUT.json [align|alignx|smalln|l2|rwmix|axpyrungs|hostpath|persist|ncu1 ...]
+ * Usage: align_bench OUT.json [align|alignx|smalln|l2|rwmix|axpyrungs|hostpath|persist|f64x|hints|vecx|ncu1 ...]
  *        (default: all but ncu1)
  * Env: ALIGN_TRIALS (default 5; three times that for f32 and f64, which have few
  *      combinations), ALIGN_LOG2 (default "26,28"), ALIGN_DTYPES (a comma list;
@@ -49,12 +58,14 @@
 #include <time.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "add.cuh"
 #include "axpy.cuh"
 #include "bulk.cuh"
+#include "tile.cuh"
 #include "ew_cub.cuh"
 #include "internal.h"
 #include "streamlab.h"
@@ -741,6 +752,410 @@ static void bench_alignx(void)
     CK(cudaFree(bad));
 }
 
+/* Time kernels 0 .. nw - 1 (run(w) launches kernel w) `trials` times each,
+ * in a new random order every trial after two untimed rounds: every kernel
+ * follows every other, where a fixed rotation made each pay for one
+ * predecessor's dirty L2 lines every time (f64x, call 1: 0.2-0.6%). */
+template <class F> static void time_shuffled(int nw, int trials, unsigned seed, F run, std::vector<double> *t)
+{
+    std::mt19937 rng(seed);
+    std::vector<int> order(nw);
+    for (int w = 0; w < nw; w++)
+        order[w] = w;
+    for (int tr = -2; tr < trials; tr++) {
+        std::shuffle(order.begin(), order.end(), rng);
+        for (int w : order) {
+            const double ms = time1([&] { run(w); });
+            if (tr >= 0)
+                t[w].push_back(ms);
+        }
+    }
+}
+
+/* ---- f64x: what the realigned bulk copy costs (f64 axpy, x, y = 1, 0) -------
+ * The one offset pair still under 0.99 x CUB (docs/ladder.md, issue 17 "What
+ * is left"). Side by side, in one loop, at (0, 0), (1, 0), (0, 1), 2^26 and
+ * 2^28: sl_axpy, CUB, the bulk rung (256 x 1 vector: 4 KiB tiles), the same
+ * with 8 KiB tiles (256 x 2) and with 512 threads x 1, the "ldg" variant
+ * (below), and the copy alone: a kernel that only bulk-copies the x and y
+ * tiles the bulk rung would copy (with and without x's extra vector) into
+ * shared memory and stores nothing. */
+
+/* The bulk rung's realigned tile with its parts switched one at a time
+ * (f64x's diagnosis of (x, y) = (1, 0)). MODE:
+ *   0 (bulk_ldg)  x's extra vector loaded by the tile's last thread from
+ *                 global memory (one LDG.128) rather than by the bulk copy:
+ *                 every bulk copy is exactly the tile. Correct results.
+ *   1 (diag_copy) the bulk rung's copies (x with its extra vector), but no
+ *                 realignment: each thread uses the aligned vector j.
+ *   2 (diag_funnel) the copies of the aligned kernel (no extra vector),
+ *                 the realignment of vectors j and j + 1 (the last thread's
+ *                 j + 1 is stale shared memory).
+ *   3 (diag_none) the aligned kernel on the aligned-down x.
+ * Modes 1-3 compute wrong sums for a shifted x: timing only, never checked. */
+template <int MODE, int DT, class OP>
+static __global__ void __launch_bounds__(256, 8) bulk_diag_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    enum { TILE = 256, NIN = OP::NIN, SPAN = TILE + 16 };
+    __shared__ __align__(128) uint4 sm[NIN][SPAN];
+    __shared__ __align__(8) uint64_t bar;
+    uint32_t o[NIN];
+#pragma unroll
+    for (int q = 0; q < NIN; q++)
+        o[q] = (uint32_t)(((uintptr_t)p.in16[q] >> 4) & 7u);
+    sl_ew_edges<DT>(op, p);
+    const size_t base = (size_t)blockIdx.x * TILE;
+    if (base >= p.nvec)
+        return;
+    const size_t left = p.nvec - base;
+    const uint32_t count = left < (size_t)TILE ? (uint32_t)left : (uint32_t)TILE;
+    const uint32_t bytes = count * (uint32_t)sizeof(uint4);
+    const uint32_t j = threadIdx.x;
+    uint4 edge[NIN];
+#pragma unroll
+    for (int q = 0; q < NIN; q++)
+        edge[q] = (MODE == 0 && p.sh[q] != 0 && j == count - 1) ? p.in16[q][base + count] : make_uint4(0, 0, 0, 0);
+    if (j == 0) {
+        uint32_t in_bytes[NIN], total = 0;
+#pragma unroll
+        for (int q = 0; q < NIN; q++) {
+            in_bytes[q] = bytes + ((MODE == 1 && p.sh[q] != 0) ? (uint32_t)sizeof(uint4) : 0u);
+            total += in_bytes[q];
+        }
+        mbar_init(&bar, 1);
+        mbar_arrive_expect(&bar, total);
+#pragma unroll
+        for (int q = 0; q < NIN; q++)
+            bulk_load(&sm[q][o[q]], p.in16[q] + base, in_bytes[q], &bar);
+    }
+    __syncthreads();
+    mbar_wait(&bar, 0);
+    if (j < count) {
+        uint4 r[NIN];
+#pragma unroll
+        for (int q = 0; q < NIN; q++) {
+            if ((MODE == 0 || MODE == 2) && p.sh[q]) {
+                const uint4 hi = (MODE == 0 && j == count - 1) ? edge[q] : sm[q][o[q] + j + 1];
+                r[q] = sl_funnel16<sizeof(typename sl_dt<DT>::raw)>(sm[q][o[q] + j], hi, p.sh[q]);
+            } else {
+                r[q] = sm[q][o[q] + j];
+            }
+        }
+        p.out16[base + j] = sl_apply16<DT>(op, r);
+    }
+#else
+    (void)op; (void)p;
+    __trap();
+#endif
+}
+
+template <int MODE> struct bulk_diag {
+    template <int DT, class OP> struct rung {
+        static sl_status launch(const sl_args *x, const OP &op)
+        {
+            sl_ew_ptrs<DT, OP::NIN> p;
+            sl_status st;
+            bool ra = false;
+            if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st))
+                return st;
+            unsigned grid = 0;
+            if ((st = sl_grid_for(p.nvec > 0 ? p.nvec : 1, 256, "bulk_diag", &grid)) != SL_OK)
+                return st;
+            bulk_diag_tile<MODE, DT, OP><<<grid, 256, 0, (cudaStream_t)x->stream>>>(op, p);
+            SL_CUDA_LAUNCHED();
+            return SL_OK;
+        }
+    };
+};
+template <int DT, class OP> using rung_bulk_ldg = bulk_diag<0>::rung<DT, OP>;
+template <int DT, class OP> using rung_diag_copy = bulk_diag<1>::rung<DT, OP>;
+template <int DT, class OP> using rung_diag_funnel = bulk_diag<2>::rung<DT, OP>;
+template <int DT, class OP> using rung_diag_none = bulk_diag<3>::rung<DT, OP>;
+static sl_status axpy_diag_copy(const sl_args *x) { return sl_ew_run<rung_diag_copy, sl_k_axpy>(x); }
+static sl_status axpy_diag_funnel(const sl_args *x) { return sl_ew_run<rung_diag_funnel, sl_k_axpy>(x); }
+static sl_status axpy_diag_none(const sl_args *x) { return sl_ew_run<rung_diag_none, sl_k_axpy>(x); }
+template <int DT, class OP> using bench_bulk_v2 = rung_bulk_tile<256, 2, false, DT, OP>;
+template <int DT, class OP> using bench_bulk_b512 = rung_bulk_tile<512, 1, false, DT, OP>;
+static sl_status axpy_bulk_ldg(const sl_args *x) { return sl_ew_run<rung_bulk_ldg, sl_k_axpy>(x); }
+static sl_status axpy_bulk_v2(const sl_args *x) { return sl_ew_run<bench_bulk_v2, sl_k_axpy>(x); }
+static sl_status axpy_bulk_b512(const sl_args *x) { return sl_ew_run<bench_bulk_b512, sl_k_axpy>(x); }
+
+/* the copies alone: x's and y's 4 KiB tiles (x with `extra` more bytes),
+ * each landing at its global address modulo 128 as in ew_bulk_tile */
+static __global__ void __launch_bounds__(256, 8)
+copy_only(const uint4 *x, const uint4 *y, size_t nvec, uint32_t extra, unsigned *sink)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ __align__(128) uint4 sm[2][256 + 16];
+    __shared__ __align__(8) uint64_t bar;
+    const size_t base = (size_t)blockIdx.x * 256;
+    if (base >= nvec)
+        return;
+    const size_t left = nvec - base;
+    const uint32_t bytes = (left < 256 ? (uint32_t)left : 256u) * 16u;
+    const uint32_t ox = (uint32_t)(((uintptr_t)x >> 4) & 7u), oy = (uint32_t)(((uintptr_t)y >> 4) & 7u);
+    if (threadIdx.x == 0) {
+        mbar_init(&bar, 1);
+        mbar_arrive_expect(&bar, 2 * bytes + extra);
+        bulk_load(&sm[0][ox], x + base, bytes + extra, &bar);
+        bulk_load(&sm[1][oy], y + base, bytes, &bar);
+    }
+    __syncthreads();
+    mbar_wait(&bar, 0);
+    if ((sm[0][ox + threadIdx.x].x ^ sm[1][oy + threadIdx.x].y) == 0x5a5a5a5au && threadIdx.x == 7)
+        atomicAdd(sink, 1u); /* rare, data-dependent: the copies must land */
+#else
+    (void)x; (void)y; (void)nvec; (void)extra; (void)sink;
+    __trap();
+#endif
+}
+
+static void bench_f64x(void)
+{
+    static const int pairs[][2] = {{0, 0}, {1, 0}, {0, 1}};
+    const sl_op_desc *op = sl_op_find("axpy");
+    const size_t maxn = (size_t)1 << 28;
+    enum { NW = 12 };
+    const char *names[NW] = {"sl",         "cub",         "bulk",         "bulk_v2",           "bulk_b512",
+                             "bulk_ldg",   "copy_exact",  "copy_plus16",  "copy_exact_aligned", "diag_copy",
+                             "diag_funnel", "diag_none"};
+    void *mem[4];
+    for (int k = 0; k < 4; k++)
+        CK(cudaMalloc(&mem[k], (maxn + 64) * 8));
+    unsigned *sink;
+    unsigned long long *bad;
+    CK(cudaMalloc(&sink, sizeof *sink));
+    CK(cudaMalloc(&bad, sizeof *bad));
+    fprintf(js, "\"f64x\": [\n");
+    int first = 1;
+    for (int l = 26; l <= 28; l += 2) {
+        const size_t n = (size_t)1 << l;
+        for (const auto &pr : pairs) {
+            for (int k = 0; k < 2; k++)
+                SK(ctx->ops->fill_random(ctx, SL_F64, mem[k], n + 64, 0xf64u + k));
+            CK(cudaDeviceSynchronize());
+            void *p[2] = {(char *)mem[0] + pr[0] * 8, (char *)mem[1] + pr[1] * 8};
+            sl_args a = make_args(op, SL_F64, n, p);
+            /* the copies: the tiles the bulk rung copies for this pair (x from
+             * its aligned-down address), and the aligned control */
+            sl_ew_ptrs<SL_F64, 2> sp;
+            bool ra = false;
+            sl_status pst;
+            if (!sl_ew_prologue<SL_F64>(&a, sl_k_axpy::from(&a), &sp, &ra, &pst))
+                SK(pst);
+            auto run = [&](int w, sl_args *x) {
+                switch (w) {
+                case 0: SK(sl_axpy(ctx, SL_F64, n, 1.3, x->buf[0], x->buf[1], stream)); break;
+                case 1: SK(bench_axpy_cub(x)); break;
+                case 2: SK(sl_cuda_axpy_bulk(x)); break;
+                case 3: SK(axpy_bulk_v2(x)); break;
+                case 4: SK(axpy_bulk_b512(x)); break;
+                case 5: SK(axpy_bulk_ldg(x)); break;
+                case 9: SK(axpy_diag_copy(x)); break;
+                case 10: SK(axpy_diag_funnel(x)); break;
+                case 11: SK(axpy_diag_none(x)); break;
+                default: {
+                    const uint4 *cx = w == 8 ? (const uint4 *)mem[0] : sp.in16[0];
+                    const uint4 *cy = w == 8 ? (const uint4 *)mem[1] : sp.in16[1];
+                    copy_only<<<(unsigned)((sp.nvec + 255) / 256), 256, 0, stream>>>(cx, cy, sp.nvec, w == 7 ? 16u : 0u,
+                                                                                    sink);
+                    CK(cudaGetLastError());
+                }
+                }
+            };
+            std::vector<double> t[NW];
+            time_shuffled(NW, 25, 0xf64u + l, [&](int w) { run(w, &a); }, t);
+            /* each axpy kernel against CUB on fresh copies of y, byte for byte */
+            unsigned long long mism[NW] = {0};
+            for (int w = 0; w < 6; w++) {
+                if (w == 1)
+                    continue;
+                void *q[2] = {p[0], (char *)mem[2] + pr[1] * 8}, *r[2] = {p[0], (char *)mem[3] + pr[1] * 8};
+                CK(cudaMemcpyAsync(q[1], p[1], n * 8, cudaMemcpyDeviceToDevice, stream));
+                CK(cudaMemcpyAsync(r[1], p[1], n * 8, cudaMemcpyDeviceToDevice, stream));
+                sl_args xq = make_args(op, SL_F64, n, q), xr = make_args(op, SL_F64, n, r);
+                run(w, &xr);
+                run(1, &xq);
+                CK(cudaMemsetAsync(bad, 0, sizeof *bad, stream));
+                count_diff<<<1024, 256, 0, stream>>>((const unsigned char *)r[1], (const unsigned char *)q[1], n * 8, bad);
+                CK(cudaMemcpyAsync(&mism[w], bad, sizeof *bad, cudaMemcpyDeviceToHost, stream));
+                CK(cudaStreamSynchronize(stream));
+            }
+            const double cub = median(t[1]);
+            printf("f64x 2^%d (%d,%d):", l, pr[0], pr[1]);
+            for (int w = 0; w < NW; w++) {
+                const double m = median(t[w]);
+                fprintf(js, "%s{\"n_log2\": %d, \"elem_offsets\": [%d, %d], \"who\": \"%s\", \"median_ms\": %.5f, "
+                            "\"x_cub\": %.4f, \"mismatched_bytes_vs_cub\": %llu}\n",
+                        first ? "" : ",", l, pr[0], pr[1], names[w], m, cub / m, mism[w]);
+                first = 0;
+                printf(" %s %.4f ms (x%.4f%s)", names[w], m, cub / m, mism[w] ? " MISMATCH" : "");
+            }
+            printf("\n");
+            fflush(stdout);
+            fflush(js);
+        }
+    }
+    fprintf(js, "],\n");
+    for (int k = 0; k < 4; k++)
+        CK(cudaFree(mem[k]));
+    CK(cudaFree(sink));
+    CK(cudaFree(bad));
+}
+
+/* ---- vecx: axpy's v5_vec realigned, and what runs before it ---------------
+ * alignx timed v5_vec realigned at 0.87 x CUB (f32 and f64 axpy, (x, y) =
+ * (0, 1), (1, 0)) in a fixed rotation where bulk128 always ran just before
+ * it; Nsight Compute (one launch, caches flushed) timed it as fast as the
+ * aligned kernel. Here, f32 axpy at (0, 0), (0, 1), (1, 0), 2^26 and 2^28:
+ * (a) sl, CUB, v5_vec, tile4, bulk128 in a new random order each trial;
+ * (b) v5_vec timed right after one untimed launch of each predecessor
+ * (v5_vec itself, CUB, bulk128, tile4, sl), 15 trials each. */
+static void bench_vecx(void)
+{
+    static const int pairs[][2] = {{0, 0}, {0, 1}, {1, 0}};
+    const sl_op_desc *op = sl_op_find("axpy");
+    const size_t maxn = (size_t)1 << 28;
+    enum { NW = 5 };
+    const char *names[NW] = {"sl", "cub", "v5_vec", "tile4", "bulk128"};
+    void *mem[2];
+    for (int k = 0; k < 2; k++)
+        CK(cudaMalloc(&mem[k], (maxn + 64) * 4));
+    fprintf(js, "\"vecx\": [\n");
+    int first = 1;
+    for (int l = 26; l <= 28; l += 2) {
+        const size_t n = (size_t)1 << l;
+        for (const auto &pr : pairs) {
+            for (int k = 0; k < 2; k++)
+                SK(ctx->ops->fill_random(ctx, SL_F32, mem[k], n + 64, 0x5e0u + k));
+            CK(cudaDeviceSynchronize());
+            void *p[2] = {(char *)mem[0] + pr[0] * 4, (char *)mem[1] + pr[1] * 4};
+            sl_args a = make_args(op, SL_F32, n, p);
+            auto run = [&](int w) {
+                switch (w) {
+                case 0: SK(sl_axpy(ctx, SL_F32, n, 1.3, p[0], p[1], stream)); break;
+                case 1: SK(bench_axpy_cub(&a)); break;
+                case 2: SK(sl_cuda_axpy_v5_vec(&a)); break;
+                case 3: SK(sl_cuda_axpy_tile4(&a)); break;
+                default: SK(axpy_bulk128(&a)); break;
+                }
+            };
+            std::vector<double> t[NW], after[NW];
+            time_shuffled(NW, 25, 0x5e0u + l, run, t);
+            for (int tr = 0; tr < 15; tr++)
+                for (int pre = 0; pre < NW; pre++) {
+                    run(pre); /* untimed: only its footprint in L2 and DRAM remains */
+                    after[pre].push_back(time1([&] { run(2); }));
+                }
+            const double cub = median(t[1]);
+            printf("vecx 2^%d (%d,%d): random order:", l, pr[0], pr[1]);
+            for (int w = 0; w < NW; w++)
+                printf(" %s x%.4f", names[w], cub / median(t[w]));
+            printf("; v5_vec after:");
+            for (int w = 0; w < NW; w++) {
+                printf(" %s x%.4f", names[w], cub / median(after[w]));
+                fprintf(js, "%s{\"n_log2\": %d, \"elem_offsets\": [%d, %d], \"who\": \"%s\", \"median_ms\": %.5f, "
+                            "\"x_cub\": %.4f, \"v5_vec_after_it_ms\": %.5f, \"v5_vec_after_it_x_cub\": %.4f}\n",
+                        first ? "" : ",", l, pr[0], pr[1], names[w], median(t[w]), cub / median(t[w]),
+                        median(after[w]), cub / median(after[w]));
+                first = 0;
+            }
+            printf("\n");
+            fflush(stdout);
+            fflush(js);
+        }
+    }
+    fprintf(js, "],\n");
+    for (int k = 0; k < 2; k++)
+        CK(cudaFree(mem[k]));
+}
+
+/* ---- hints: DRAM bandwidth of the load cache hints against the mix ----------
+ * rw_kernel's mixes with the loads of tile1 (default), tile1_nc
+ * (ld.global.nc.L1::no_allocate), tile1_lu (ld.global.lu) and tile1_cs
+ * (ld.global.cs), all four timed in one loop: whether the 4-7% that
+ * tile1_lu and tile1_nc lose to tile1 (docs/model.md, "Cache-hint loads")
+ * is a property of the hinted loads' DRAM rate that a probe can measure. */
+template <int R, int W, int HINT>
+static __global__ void hint_kernel(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t nvec, size_t stride)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nvec)
+        return;
+    uint4 acc = make_uint4(1, 2, 3, 4);
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        uint4 v = tile_load<HINT>(in + r * stride + i, 0);
+        acc.x += v.x;
+        acc.y ^= v.y;
+        acc.z += v.z;
+        acc.w ^= v.w;
+    }
+    if constexpr (W == 0) {
+        if (acc.x == 0x9e3779b9u && acc.y == 0x7f4a7c15u)
+            out[i] = acc;
+    } else {
+#pragma unroll
+        for (int w = 0; w < W; w++)
+            out[w * stride + i] = acc;
+    }
+}
+
+template <int R, int W, int HINT> static void hint_one(const uint4 *in, uint4 *out, size_t nvec, size_t stride)
+{
+    hint_kernel<R, W, HINT><<<(unsigned)((nvec + 255) / 256), 256, 0, stream>>>(in, out, nvec, stride);
+}
+
+static void bench_hints(void)
+{
+    const size_t n = (size_t)1 << 28, nvec = n / 4, stride = nvec;
+    uint4 *in, *out;
+    CK(cudaMalloc(&in, 2 * n * 4));
+    CK(cudaMalloc(&out, 1 * n * 4));
+    SK(ctx->ops->fill_random(ctx, SL_F32, in, 2 * n, 11));
+    CK(cudaDeviceSynchronize());
+    typedef void (*fn)(const uint4 *, uint4 *, size_t, size_t);
+    struct {
+        int r, w;
+        fn f[4];
+    } mixes[] = {
+        {1, 0, {hint_one<1, 0, HINT_DEFAULT>, hint_one<1, 0, HINT_NO_ALLOCATE>, hint_one<1, 0, HINT_LAST_USE>, hint_one<1, 0, HINT_STREAMING>}},
+        {2, 0, {hint_one<2, 0, HINT_DEFAULT>, hint_one<2, 0, HINT_NO_ALLOCATE>, hint_one<2, 0, HINT_LAST_USE>, hint_one<2, 0, HINT_STREAMING>}},
+        {1, 1, {hint_one<1, 1, HINT_DEFAULT>, hint_one<1, 1, HINT_NO_ALLOCATE>, hint_one<1, 1, HINT_LAST_USE>, hint_one<1, 1, HINT_STREAMING>}},
+        {2, 1, {hint_one<2, 1, HINT_DEFAULT>, hint_one<2, 1, HINT_NO_ALLOCATE>, hint_one<2, 1, HINT_LAST_USE>, hint_one<2, 1, HINT_STREAMING>}},
+    };
+    const char *hn[4] = {"default", "nc_no_allocate", "lu", "cs"};
+    fprintf(js, "\"hints\": [\n");
+    int first = 1;
+    for (auto &m : mixes) {
+        std::vector<double> t[4];
+        for (int tr = -3; tr < 21; tr++)
+            for (int h0 = 0; h0 < 4; h0++) {
+                const int h = (h0 + tr + 4) % 4;
+                double ms = time1([&] { m.f[h](in, out, nvec, stride); });
+                CK(cudaGetLastError());
+                if (tr >= 0)
+                    t[h].push_back(ms);
+            }
+        const double bytes = (double)(m.r + m.w) * n * 4, d = median(t[0]);
+        printf("hints R%d W%d:", m.r, m.w);
+        for (int h = 0; h < 4; h++) {
+            const double med = median(t[h]);
+            fprintf(js, "%s{\"read_streams\": %d, \"write_streams\": %d, \"hint\": \"%s\", \"median_ms\": %.5f, "
+                        "\"gbs\": %.1f, \"x_default\": %.4f}\n",
+                    first ? "" : ",", m.r, m.w, hn[h], med, bytes / (med * 1e6), d / med);
+            first = 0;
+            printf(" %s %.1f GB/s (x%.4f)", hn[h], bytes / (med * 1e6), d / med);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    fprintf(js, "],\n");
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+}
+
 /* ---- ncu1: one launch of each side at a few triples, for Nsight Compute ----
  * Run under `ncu -k regex:'ew_bulk|transform'`: the profiled launches come
  * in the order printed ("ncu1 launch K: ..."). */
@@ -757,9 +1172,19 @@ static void bench_ncu1(void)
     static const offs_cfg f64_cfgs[] = {
         {"axpy", SL_F64, {0, 0}}, {"axpy", SL_F64, {1, 0}}, {"axpy", SL_F64, {0, 1}}, {"axpy", SL_F64, {1, 1}},
     };
-    const bool f64set = getenv("ALIGN_NCU") && !strcmp(getenv("ALIGN_NCU"), "f64axpy");
-    const offs_cfg *cfg0 = f64set ? f64_cfgs : f32_cfgs;
-    const size_t ncfg = f64set ? sizeof f64_cfgs / sizeof *f64_cfgs : sizeof f32_cfgs / sizeof *f32_cfgs;
+    /* ALIGN_NCU=vec: the one-vector rungs (add vec4, axpy v5_vec) and
+     * tile4, aligned and realigned, f32 at 2^26: v5_vec realigned runs
+     * 0.87 x CUB where add's vec4 realigned runs 0.99 */
+    static const offs_cfg vec_cfgs[] = {
+        {"add", SL_F32, {0, 0, 0}}, {"add", SL_F32, {1, 0, 0}}, {"axpy", SL_F32, {0, 0}},
+        {"axpy", SL_F32, {0, 1}},   {"axpy", SL_F32, {1, 0}},
+    };
+    const char *mode = getenv("ALIGN_NCU") ? getenv("ALIGN_NCU") : "";
+    const bool f64set = !strcmp(mode, "f64axpy"), vecset = !strcmp(mode, "vec");
+    const offs_cfg *cfg0 = f64set ? f64_cfgs : vecset ? vec_cfgs : f32_cfgs;
+    const size_t ncfg = f64set   ? sizeof f64_cfgs / sizeof *f64_cfgs
+                        : vecset ? sizeof vec_cfgs / sizeof *vec_cfgs
+                                 : sizeof f32_cfgs / sizeof *f32_cfgs;
     const size_t n = (size_t)1 << (f64set ? 28 : 26);
     void *mem[3];
     for (int k = 0; k < 3; k++) {
@@ -777,9 +1202,13 @@ static void bench_ncu1(void)
         for (int k = 0; k < op->nbufs; k++)
             p[k] = (char *)mem[k] + g.off[k] * sl_dtype_size(g.dt);
         sl_args a = make_args(op, g.dt, n, p);
-        const char *who[] = {"sl", "cub", "bulk128"};
-        for (int w = 0; w < 3; w++) {
-            if (w == 0)
+        const char *who[] = {"sl", "cub", "bulk128"}, *vwho[] = {"vec", "tile4"};
+        for (int w = 0; w < (vecset ? 2 : 3); w++) {
+            if (vecset && w == 0)
+                SK(add ? sl_cuda_add_vec4(&a) : sl_cuda_axpy_v5_vec(&a));
+            else if (vecset)
+                SK(add ? sl_cuda_add_tile4(&a) : sl_cuda_axpy_tile4(&a));
+            else if (w == 0)
                 SK(add ? sl_add(ctx, g.dt, n, p[0], p[1], p[2], stream) : sl_axpy(ctx, g.dt, n, 1.3, p[0], p[1], stream));
             else if (w == 1)
                 SK(add ? sl_cuda_add_cub(&a) : bench_axpy_cub(&a));
@@ -787,9 +1216,10 @@ static void bench_ncu1(void)
                 SK(add ? add_bulk128(&a) : axpy_bulk128(&a));
             CK(cudaStreamSynchronize(stream));
             printf("ncu1 launch %d: %s %s 2^%d (%d,%d,%d) %s\n", launch, g.op, sl_dtype_name(g.dt), f64set ? 28 : 26,
-                   g.off[0], g.off[1], add ? g.off[2] : -1, who[w]);
+                   g.off[0], g.off[1], add ? g.off[2] : -1, vecset ? vwho[w] : who[w]);
             fprintf(js, "%s{\"launch\": %d, \"op\": \"%s\", \"dtype\": \"%s\", \"elem_offsets\": [%d, %d, %d], \"who\": \"%s\"}\n",
-                    launch ? "," : "", launch, g.op, sl_dtype_name(g.dt), g.off[0], g.off[1], add ? g.off[2] : -1, who[w]);
+                    launch ? "," : "", launch, g.op, sl_dtype_name(g.dt), g.off[0], g.off[1], add ? g.off[2] : -1,
+                    vecset ? vwho[w] : who[w]);
             launch++;
         }
     }
@@ -1091,7 +1521,7 @@ static void bench_persist(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: align_bench OUT.json [align|alignx|smalln|l2|rwmix|axpyrungs|hostpath|persist|ncu1 ...]\n");
+        fprintf(stderr, "usage: align_bench OUT.json [align|alignx|smalln|l2|rwmix|axpyrungs|hostpath|persist|f64x|hints|vecx|ncu1 ...]\n");
         return 2;
     }
     if (sl_ctx_create(0, &ctx) != SL_OK) {
@@ -1127,6 +1557,12 @@ int main(int argc, char **argv)
             bench_persist();
         if (all || !strcmp(w, "hostpath"))
             bench_hostpath();
+        if (all || !strcmp(w, "f64x"))
+            bench_f64x();
+        if (all || !strcmp(w, "hints"))
+            bench_hints();
+        if (all || !strcmp(w, "vecx"))
+            bench_vecx();
         if (!all && !strcmp(w, "ncu1")) /* for Nsight Compute only */
             bench_ncu1();
         if (all)

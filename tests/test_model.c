@@ -41,6 +41,27 @@ static sl_status predict(const sl_hw *hw, const sl_variant *v, const sl_kernel_a
     return predict_op(&sl_op_add, hw, v, a, dt, n, cold, m);
 }
 
+/* A DRAM-time factor of the model (hw key k, flag set in `flagged`):
+ * sm_90's arch row gives `want`, the flagged variant's T_DRAM is want x
+ * the plain one's, factor 0 leaves it alone, sm_80 has no such factor. */
+static void check_dram_factor(const sl_hw *hw, const sl_variant *plain, const sl_variant *flagged, sl_hw_key k,
+                              double want, uint64_t n)
+{
+    sl_model mf, mp;
+    predict(hw, plain, NULL, SL_F32, n, true, &mp);
+    predict(hw, flagged, NULL, SL_F32, n, true, &mf);
+    CHECK(hw->p[k].v == want && hw->p[k].src == SL_SRC_ARCH, "sm_90 %s %.3f", sl_hw_key_name(k), hw->p[k].v);
+    CHECK(fabs(mf.ms[SL_B_DRAM] - want * mp.ms[SL_B_DRAM]) < 1e-9, "%s: flagged T_DRAM %.6f, plain %.6f",
+          sl_hw_key_name(k), mf.ms[SL_B_DRAM], mp.ms[SL_B_DRAM]);
+    sl_hw h0 = *hw;
+    h0.p[k].v = 0;
+    predict(&h0, flagged, NULL, SL_F32, n, true, &mf);
+    CHECK(fabs(mf.ms[SL_B_DRAM] - mp.ms[SL_B_DRAM]) < 1e-12, "%s 0 must leave T_DRAM alone", sl_hw_key_name(k));
+    sl_hw h80;
+    sl_hw_from_arch(80, &h80);
+    CHECK(h80.p[k].v == 0, "sm_80 has no measured %s", sl_hw_key_name(k));
+}
+
 static void test_seed_rtx4060(void)
 {
     char path[512];
@@ -122,27 +143,16 @@ static void test_equations(void)
     predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &m);
     CHECK(m.limiter == SL_B_DRAM && m.latency_eff == 1.0, "float4: %s, eff %.2f", sl_bound_name(m.limiter),
           m.latency_eff);
-    /* static partition (issue 17): a persistent grid-stride variant's DRAM
-     * time is the arch row's factor (sm_90: 1.055) x the balanced one's;
-     * without the flag, or with the factor off, unchanged */
-    {
-        sl_model ms_, mb;
-        sl_variant vs = v4;
-        vs.static_partition = true;
-        predict(&hw, &v4, NULL, SL_F32, (uint64_t)n, true, &mb);
-        predict(&hw, &vs, NULL, SL_F32, (uint64_t)n, true, &ms_);
-        CHECK(hw.p[HW_STATIC_PARTITION].v == 1.055 && hw.p[HW_STATIC_PARTITION].src == SL_SRC_ARCH,
-              "sm_90 static_partition_factor %.3f", hw.p[HW_STATIC_PARTITION].v);
-        CHECK(fabs(ms_.ms[SL_B_DRAM] - 1.055 * mb.ms[SL_B_DRAM]) < 1e-9, "static T_DRAM %.6f, balanced %.6f",
-              ms_.ms[SL_B_DRAM], mb.ms[SL_B_DRAM]);
-        sl_hw h0 = hw;
-        h0.p[HW_STATIC_PARTITION].v = 0;
-        predict(&h0, &vs, NULL, SL_F32, (uint64_t)n, true, &ms_);
-        CHECK(fabs(ms_.ms[SL_B_DRAM] - mb.ms[SL_B_DRAM]) < 1e-12, "factor 0 must leave T_DRAM alone");
-        sl_hw h80;
-        sl_hw_from_arch(80, &h80);
-        CHECK(h80.p[HW_STATIC_PARTITION].v == 0, "sm_80 has no measured static-partition factor");
-    }
+    /* issue 17's two DRAM factors: a flagged variant's DRAM time is the
+     * sm_90 arch row's factor x the plain one's; with the factor off,
+     * unchanged; sm_80 has none. static partition: a persistent grid-stride
+     * loop (1.055); demoted loads: loads with an eviction hint beside plain
+     * stores (1.051). */
+    sl_variant vs = v4, vd = v4;
+    vs.static_partition = true;
+    vd.demoted_loads = true;
+    check_dram_factor(&hw, &v4, &vs, HW_STATIC_PARTITION, 1.055, (uint64_t)n);
+    check_dram_factor(&hw, &v4, &vd, HW_DEMOTED_LOADS, 1.051, (uint64_t)n);
     /* occupancy from the kernel's attributes: 4 blocks of 256 = 1024 threads, half the bytes in flight */
     sl_kernel_attrs a = {.regs = 64, .block = 256, .blocks_per_sm = 4};
     predict(&hw, &v4, &a, SL_F32, (uint64_t)n, true, &m);
@@ -251,6 +261,19 @@ static void test_arch_and_profile(void)
     const double mixed = 0.5 / (1 / 4200.0 - 0.5 / 4464);
     CHECK(fabs(hw.p[HW_DRAM_MIXED_WRITE_GBS].v - mixed) < 1e-9 && hw.p[HW_DRAM_MIXED_WRITE_GBS].src == SL_SRC_PROBE,
           "mixed write rate %.3f, want %.3f", hw.p[HW_DRAM_MIXED_WRITE_GBS].v, mixed);
+    /* the demoted-load factor: the probe's plain add over its demoted one,
+     * only when both were measured */
+    {
+        const sl_param before = hw.p[HW_DEMOTED_LOADS];
+        prof.add_plain_gbs = 4340;
+        sl_hw_apply_profile(&hw, &prof, "x.profile.json");
+        CHECK(hw.p[HW_DEMOTED_LOADS].v == before.v && hw.p[HW_DEMOTED_LOADS].src == before.src,
+              "half a measurement must not set the demoted-load factor");
+        prof.add_demoted_gbs = 4130;
+        sl_hw_apply_profile(&hw, &prof, "x.profile.json");
+        CHECK(fabs(hw.p[HW_DEMOTED_LOADS].v - 4340.0 / 4130) < 1e-12 && hw.p[HW_DEMOTED_LOADS].src == SL_SRC_PROBE,
+              "demoted-load factor %.4f from the probe", hw.p[HW_DEMOTED_LOADS].v);
+    }
     /* a profile belongs to one GPU (issue 17) */
     snprintf(hw.uuid, sizeof hw.uuid, "GPU-aaaa");
     hw.sm_clock_max_mhz = 1980;

@@ -140,7 +140,8 @@ static int run_reprobe(sl_ctx *ctx, sl_hw *hw, char *note, size_t len)
     sl_hw_apply_profile(hw, &rp, "run --reprobe");
     size_t used = strlen(note);
     snprintf(note + used, len - used, "%sDRAM ceilings re-probed now (--reprobe, %.2f s): read %.0f, write %.0f, "
-             "SM copy %.0f GB/s", used ? "; " : "", sec, rp.read_gbs, rp.write_gbs, rp.copy_sm_gbs);
+             "SM copy %.0f, add plain / demoted loads %.0f / %.0f GB/s", used ? "; " : "", sec, rp.read_gbs,
+             rp.write_gbs, rp.copy_sm_gbs, rp.add_plain_gbs, rp.add_demoted_gbs);
     return 0;
 }
 
@@ -152,6 +153,11 @@ static void run_note_rates(const sl_hw *hw, char *note, size_t len)
              used ? "; " : "", hw->p[HW_DRAM_READ_GBS].v, sl_src_name(hw->p[HW_DRAM_READ_GBS].src),
              hw->p[HW_DRAM_WRITE_GBS].v, sl_src_name(hw->p[HW_DRAM_WRITE_GBS].src),
              hw->p[HW_DRAM_MIXED_WRITE_GBS].v, sl_src_name(hw->p[HW_DRAM_MIXED_WRITE_GBS].src));
+    if (hw->p[HW_DEMOTED_LOADS].v > 0) {
+        used = strlen(note);
+        snprintf(note + used, len - used, ", demoted-load factor %.3f (%s)", hw->p[HW_DEMOTED_LOADS].v,
+                 sl_src_name(hw->p[HW_DEMOTED_LOADS].src));
+    }
     if (hw->profile_warning[0]) {
         used = strlen(note);
         snprintf(note + used, len - used, "; warning: %s", hw->profile_warning);

@@ -235,6 +235,8 @@ typedef struct sl_variant {
      * op's compulsory bytes (matmul's tiled rungs). */
     bool moved_in_l2;
     bool async_reads;                 /* inputs arrive by bulk copy, not through the load/store units */
+    bool demoted_loads;               /* loads with an eviction hint (ld.global.lu, .nc), stores without:
+                                       * DRAM mixes them worse (model: demoted_load_factor) */
     bool static_partition;            /* a persistent grid-stride loop: each SM's share is fixed at launch,
                                        * so the slowest SM sets the end (model: static_partition_factor) */
     float insts_per_elem;             /* SASS instructions per element per thread (f32): an estimate

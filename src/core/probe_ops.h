@@ -41,6 +41,11 @@ typedef struct sl_probe_ops {
     sl_status (*write)(sl_ctx *ctx, void *dst, size_t count, size_t stride, uint32_t value);
     /* dst[0..words) = src[0..words), an SM copy kernel (16-byte accesses). */
     sl_status (*copy)(sl_ctx *ctx, void *dst, const void *src, size_t words);
+    /* c[i] = a[i] + b[i] over f32 words (16-byte accesses, one per input
+     * per thread; 16-byte-aligned buffers, words a multiple of 4). demote:
+     * the loads carry an eviction-priority hint (CUDA: ld.global.lu), the
+     * stores none. NULL: the backend has no such hint (the CPU). */
+    sl_status (*add)(sl_ctx *ctx, void *c, const void *a, const void *b, size_t words, int demote);
     /* dst[i] = src[offset + i * stride] for i < count, 4 bytes per thread. */
     sl_status (*copy_strided)(sl_ctx *ctx, void *dst, const void *src, size_t count, size_t stride, size_t offset);
     /* Count i < count with dst[i * dst_stride] != src[src_offset + i * src_stride]

@@ -35,6 +35,9 @@ static const struct {
     [HW_PCIE_GBS] = {"pcie_gbs", "GB/s", "host <-> device bandwidth per direction"},
     [HW_DRAM_MIXED_WRITE_GBS] = {"dram_mixed_write_gbs", "GB/s",
                                  "DRAM write bandwidth while reads share the bus (read/write turnarounds)"},
+    [HW_DEMOTED_LOADS] = {"demoted_load_factor", "x",
+                          "DRAM-bound time of a read/write kernel whose loads carry an eviction hint (lu, nc, cs) "
+                          "and whose stores do not, over the same kernel with plain loads"},
     [HW_STATIC_PARTITION] = {"static_partition_factor", "x",
                              "DRAM-bound time of a persistent grid-stride kernel (fixed share per SM) over a balanced grid"},
 };
@@ -94,6 +97,14 @@ const char *sl_src_name(sl_src s)
  *       atomic counter: 1.04), at 2^26 and 2^28 floats; its SMs finished
  *       145-192 us after the first start, the balanced grid's 185-187 us.
  *       Measured on the H200 only: the sm_90 row uses it for H100s too.
+ *  [DL] Issue 17, bench/results/h200-model-2026-11-23c.md (align_bench
+ *       hints): on an H200, a float4 kernel reading two streams and
+ *       writing one at 4342 GB/s with plain loads ran at 4130 with
+ *       ld.global.lu or ld.global.nc.L1::no_allocate loads (and 4126 with
+ *       ld.global.cs) and plain stores: 1.051; read-only streams lost
+ *       nothing (0.99-1.01 x), one read with one write 1.024. The
+ *       ceilings probe measures it per device (profile ceilings
+ *       add_plain_gbs / add_demoted_gbs); this is the fallback.
  * Estimates with no published source are marked "est." in the ref string;
  * `streamlab probe` measures the ones that matter most (DRAM latency, L2
  * bandwidth, launch overhead) on the device itself.
@@ -145,8 +156,10 @@ sl_status sl_hw_from_arch(int cc, sl_hw *hw)
     hw->knee_bif_per_sm = hw->knee_latency_ns = -1;
     set(hw, HW_LAUNCH_US, r->launch_us, SL_SRC_ARCH, r->cc == 90 ? "DESIGN.md [D]" : "typical, est.");
     set(hw, HW_PCIE_GBS, r->pcie_gbs, SL_SRC_ARCH, "80% of the x16 link rate [PCI]");
-    if (r->cc == 90)
+    if (r->cc == 90) {
         set(hw, HW_STATIC_PARTITION, 1.055, SL_SRC_ARCH, "measured on an H200 [SP]");
+        set(hw, HW_DEMOTED_LOADS, 1.051, SL_SRC_ARCH, "measured on an H200 [DL]");
+    }
     /* L2 bytes per clock become GB/s once the clock is known: stored as a
      * per-clock figure until sl_hw_finish. */
     set(hw, HW_L2_GBS, r->l2_bytes_per_clk, SL_SRC_ARCH, r->ref_l2);
@@ -225,6 +238,13 @@ void sl_hw_apply_profile(sl_hw *hw, const sl_profile *prof, const char *path)
             snprintf(why, sizeof why, "%.50s: 0.5/(1/copy_sm - 0.5/read)", ref);
             set(hw, HW_DRAM_MIXED_WRITE_GBS, 0.5 / left, SL_SRC_PROBE, why);
         }
+    }
+    /* Demoted loads (docs/model.md, "Demoted loads"): the ceilings probe's
+     * plain add kernel over the same kernel with ld.global.lu loads. */
+    if (prof->add_plain_gbs > 0 && prof->add_demoted_gbs > 0 && hw->p[HW_DEMOTED_LOADS].src != SL_SRC_USER) {
+        char why[96];
+        snprintf(why, sizeof why, "%.60s: add_plain / add_demoted", ref);
+        set(hw, HW_DEMOTED_LOADS, prof->add_plain_gbs / prof->add_demoted_gbs, SL_SRC_PROBE, why);
     }
     if (prof->lat_dram_ns > 0 && hw->p[HW_DRAM_LATENCY_NS].src != SL_SRC_USER)
         set(hw, HW_DRAM_LATENCY_NS, prof->lat_dram_ns, SL_SRC_PROBE, ref);

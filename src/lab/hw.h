@@ -43,6 +43,7 @@ typedef enum sl_hw_key {
     HW_LAUNCH_US,           /* kernel launch overhead as events see it, us */
     HW_PCIE_GBS,            /* host <-> device bandwidth per direction, GB/s */
     HW_DRAM_MIXED_WRITE_GBS, /* write bandwidth while reads share the bus (turnarounds), GB/s; 0: as write */
+    HW_DEMOTED_LOADS,       /* DRAM time of a read/write kernel with demoted loads / with plain ones; 0: none */
     HW_STATIC_PARTITION,    /* time of a statically partitioned persistent grid / a balanced one, DRAM-bound; 0: none */
     HW_NKEYS
 } sl_hw_key;

@@ -123,6 +123,16 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
      * more of the time than vec4). */
     if (v->static_partition && hw->p[HW_STATIC_PARTITION].v > 1)
         t_dram *= hw->p[HW_STATIC_PARTITION].v;
+    /* Demoted loads (issue 17; docs/model.md, "Demoted loads"): loads that
+     * mark their lines for early eviction (ld.global.lu, .nc, .cs) mixed
+     * with plain stores move the same DRAM bytes in more time; with the
+     * stores demoted too (tile1_cs, tile1_ef) they do not. Measured as the
+     * time of a plain float4 add kernel with ld.global.lu loads over the
+     * same kernel with plain loads (ceilings probe; hw.c [DL]: 1.051 on the
+     * H200), at add's 2:1 read:write mix. Only for kernels that read and
+     * write DRAM: read-only streams lose nothing. */
+    if (v->demoted_loads && rbytes > 0 && wbytes > 0 && hw->p[HW_DEMOTED_LOADS].v > 1)
+        t_dram *= hw->p[HW_DEMOTED_LOADS].v;
     m->ms[SL_B_DRAM] = 1e3 * t_dram;
 
     /* C. Latency (seed 000 section C; Little's law, seed 001 2.2, seed 004).

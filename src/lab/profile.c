@@ -25,7 +25,8 @@ typedef struct field {
 static const field fields[] = {
     F("ceilings", "copy_memcpy_gbs", copy_memcpy_gbs), F("ceilings", "copy_sm_gbs", copy_sm_gbs),
     F("ceilings", "read_gbs", read_gbs),               F("ceilings", "write_gbs", write_gbs),
-    F("ceilings", "add_gbs", add_gbs),                 F("latency", "l1_ns", lat_l1_ns),
+    F("ceilings", "add_gbs", add_gbs),                 F("ceilings", "add_plain_gbs", add_plain_gbs),
+    F("ceilings", "add_demoted_gbs", add_demoted_gbs), F("latency", "l1_ns", lat_l1_ns),
     F("latency", "l2_ns", lat_l2_ns),                  F("latency", "dram_ns", lat_dram_ns),
     F("latency", "l1_cycles", lat_l1_cycles),          F("latency", "l2_cycles", lat_l2_cycles),
     F("latency", "dram_cycles", lat_dram_cycles),      F("littles_law", "knee_bif_per_sm", knee_bif_per_sm),

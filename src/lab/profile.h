@@ -27,6 +27,9 @@ typedef struct sl_profile {
     int ecc;               /* 1, 0 */
     /* ceilings: best sustained GB/s (bytes read + written) over working sets 4 x L2 .. 4 GiB */
     double copy_memcpy_gbs, copy_sm_gbs, read_gbs, write_gbs, add_gbs;
+    /* one plain float4 add kernel, and the same with its loads demoted
+     * (ld.global.lu) and its stores plain (issue 17; -1: not measured) */
+    double add_plain_gbs, add_demoted_gbs;
     /* pointer-chase latency plateaus */
     double lat_l1_ns, lat_l2_ns, lat_dram_ns;
     double lat_l1_cycles, lat_l2_cycles, lat_dram_cycles;

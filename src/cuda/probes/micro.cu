@@ -18,6 +18,7 @@
  * SM's cycles), and events around the launch (micro_ops.c).
  */
 #include "../common.cuh"
+#include "block_out.cuh"
 
 #define MICRO_THREADS 1024
 #define MICRO_HASH 2654435761u
@@ -37,27 +38,6 @@ static __device__ __forceinline__ uint32_t l1_load(const char *p)
         uint32_t x, y, z, w;
         asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "l"(p));
         return x + y + z + w;
-    }
-}
-
-/* The end of a timed probe kernel: the block's sum of acc (the host checks
- * it, so the loads stay live) and its clocks, written by thread 0 as
- * out[2 b] = t1 - t0, out[2 b + 1] = the sum. Every thread calls it. */
-static __device__ __forceinline__ void micro_block_out(uint32_t acc, long long t0, long long t1,
-                                                       unsigned long long *out)
-{
-    for (int d = 16; d > 0; d /= 2)
-        acc += __shfl_down_sync(0xffffffffu, acc, d);
-    __shared__ uint32_t total;
-    if (threadIdx.x == 0)
-        total = 0;
-    __syncthreads();
-    if ((threadIdx.x & 31) == 0)
-        atomicAdd(&total, acc);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        out[2 * blockIdx.x] = (unsigned long long)(t1 - t0);
-        out[2 * blockIdx.x + 1] = total;
     }
 }
 
@@ -87,7 +67,7 @@ static __global__ void __launch_bounds__(MICRO_THREADS, 1)
     }
     __syncthreads();
     const long long t1 = clock64();
-    micro_block_out(acc, t0, t1, out);
+    probe_block_out(acc, t0, t1, out);
 }
 
 static __global__ void micro_fill(uint32_t *p, size_t words_per_block, size_t words)
@@ -161,7 +141,7 @@ static __global__ void __launch_bounds__(MICRO_THREADS, 1) probe_const(int disti
     }
     __syncthreads();
     const long long t1 = clock64();
-    micro_block_out(acc, t0, t1, out);
+    probe_block_out(acc, t0, t1, out);
 }
 
 extern "C" sl_status sl_cuda_micro_const_init(cudaStream_t stream)

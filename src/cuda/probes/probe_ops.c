@@ -13,6 +13,7 @@ sl_status sl_cuda_probe_read(const void *src, size_t words, int vec, int ilp, in
 sl_status sl_cuda_probe_read_collect(uint32_t *sum, cudaStream_t stream, uint32_t *total);
 sl_status sl_cuda_probe_write(void *dst, size_t count, size_t stride, uint32_t value, cudaStream_t stream);
 sl_status sl_cuda_probe_copy(void *dst, const void *src, size_t words, cudaStream_t stream);
+sl_status sl_cuda_probe_add(void *c, const void *a, const void *b, size_t words, int demote, cudaStream_t stream);
 sl_status sl_cuda_probe_copy_strided(void *dst, const void *src, size_t count, size_t stride, size_t offset,
                                      cudaStream_t stream);
 sl_status sl_cuda_probe_mismatches(const void *dst, size_t dst_stride, const void *src, size_t src_stride,
@@ -49,6 +50,11 @@ static sl_status write_(sl_ctx *ctx, void *dst, size_t count, size_t stride, uin
 static sl_status copy_(sl_ctx *ctx, void *dst, const void *src, size_t words)
 {
     return sl_cuda_probe_copy(dst, src, words, (cudaStream_t)ctx->stream);
+}
+
+static sl_status add_(sl_ctx *ctx, void *c, const void *a, const void *b, size_t words, int demote)
+{
+    return sl_cuda_probe_add(c, a, b, words, demote, (cudaStream_t)ctx->stream);
 }
 
 static sl_status copy_strided_(sl_ctx *ctx, void *dst, const void *src, size_t count, size_t stride, size_t offset)
@@ -137,6 +143,7 @@ const sl_probe_ops sl_cuda_probe_ops = {
     .write = write_,
     .copy = copy_,
     .copy_strided = copy_strided_,
+    .add = add_,
     .mismatches = mismatches_,
     .chase = chase_,
     .launch = launch_,

@@ -298,6 +298,37 @@ static __global__ void probe_copy4(uint4 *dst, const uint4 *src, size_t n4)
         dst[i] = src[i];
 }
 
+/* c = a + b over f32, one 16-byte vector per input per thread. DEMOTE: the
+ * loads as ld.global.lu ("last use": the line may go first, PTX ISA "Cache
+ * Operators"), the store plain; the ceilings probe times both (issue 17:
+ * the demoted-load mix factor of docs/model.md). */
+template <bool DEMOTE>
+static __global__ void probe_add4(float4 *c, const float4 *a, const float4 *b, size_t n4)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        const float4 x = DEMOTE ? __ldlu(a + i) : a[i], y = DEMOTE ? __ldlu(b + i) : b[i];
+        c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    }
+}
+
+extern "C" sl_status sl_cuda_probe_add(void *c, const void *a, const void *b, size_t words, int demote,
+                                       cudaStream_t stream)
+{
+    unsigned grid = 0;
+    sl_status st;
+    if (words % 4 || ((uintptr_t)a & 15) || ((uintptr_t)b & 15) || ((uintptr_t)c & 15))
+        return sl_fail(SL_ERR_INVALID_ARG, "probe_add: needs 16-byte-aligned buffers of a multiple of 4 words");
+    if ((st = sl_grid_for(words / 4, 256, "probe_add", &grid)) != SL_OK)
+        return st;
+    if (demote)
+        probe_add4<true><<<grid, 256, 0, stream>>>((float4 *)c, (const float4 *)a, (const float4 *)b, words / 4);
+    else
+        probe_add4<false><<<grid, 256, 0, stream>>>((float4 *)c, (const float4 *)a, (const float4 *)b, words / 4);
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
+}
+
 /* dst[i] = src[offset + i * stride]: one 4-byte load and store per thread,
  * as in seed 002's offset and strided copies. */
 static __global__ void probe_copy_strided(uint32_t *dst, const uint32_t *src, size_t count, size_t stride,

@@ -20,6 +20,7 @@
  * barrier and counts mismatches.
  */
 #include "../common.cuh"
+#include "block_out.cuh"
 
 #define SL_SMEM_THREADS 1024
 #define SL_SMEM_BYTES 16384
@@ -88,19 +89,7 @@ static __global__ void __launch_bounds__(SL_SMEM_THREADS) probe_smem(int stride,
         for (int c = 0; c < W / 4; c++)
             check += sm[word * (W / 4) + c] != v;
     }
-    for (int d = 16; d > 0; d /= 2)
-        check += __shfl_down_sync(0xffffffffu, check, d);
-    __shared__ uint32_t total;
-    if (threadIdx.x == 0)
-        total = 0;
-    __syncthreads();
-    if (lane == 0)
-        atomicAdd(&total, check);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        out[2 * blockIdx.x] = (unsigned long long)(t1 - t0);
-        out[2 * blockIdx.x + 1] = total;
-    }
+    probe_block_out(check, t0, t1, out);
 }
 
 template <int W>

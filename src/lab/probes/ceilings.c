@@ -1,6 +1,7 @@
 /*
  * ceilings.c - the ceilings probe: the best GB/s of copy (the backend's
- * memcpy and an SM copy kernel), read-only, write-only and add, over
+ * memcpy and an SM copy kernel), read-only, write-only and add (sl_add, and
+ * one plain kernel with and without demoted loads), over
  * working sets from 4 x L2 (so that DRAM, not L2, serves them) to 4 GiB.
  * The model reads these in place of the datasheet peak.
  */
@@ -43,10 +44,10 @@ sl_status probe_ceilings(env *e)
         (st = ctx->ops->alloc(ctx, SL_PROBE_SUM_WORDS * sizeof *sum, (void **)&sum)) != SL_OK)
         goto done;
 
-    enum { K_MEMCPY, K_SMCOPY, K_READ, K_WRITE, K_ADD, NK };
+    enum { K_MEMCPY, K_SMCOPY, K_READ, K_WRITE, K_ADD, K_ADD_PLAIN, K_ADD_DEMOTED, NK };
     static const char *names[NK] = {"copy (memcpy)", "copy (SM kernel)", "read-only", "write-only",
-                                    "add (sl_add)"};
-    static const char *keys[NK] = {"memcpy", "sm_copy", "read", "write", "add"};
+                                    "add (sl_add)", "add (plain loads)", "add (ld.global.lu loads)"};
+    static const char *keys[NK] = {"memcpy", "sm_copy", "read", "write", "add", "add_plain", "add_demoted"};
     double best[NK] = {0}, g[NK][16] = {{0}};
     const uint64_t sa = 0xce11a, sb = 0xce11b;
     probe_sweep sw;
@@ -103,6 +104,19 @@ sl_status probe_ceilings(env *e)
             goto done;
         if (j.have)
             g[K_ADD][w] = probe_gbs(3.0 * aw * 4, ms);
+        /* the same add as one plain kernel, then with its loads demoted
+         * (ld.global.lu) and its stores not: the model's demoted-load mix
+         * factor (docs/model.md, "Demoted loads") is plain / demoted */
+        for (int k = K_ADD_PLAIN; e->ops->add && k <= K_ADD_DEMOTED; k++) {
+            ctx->ops->poison(ctx, C, aw * 4);
+            j = (rw_job){.dst = C, .src = A, .b = B, .words = aw};
+            if ((st = probe_time_job(e, k == K_ADD_PLAIN ? probe_job_add_plain : probe_job_add_demoted, &j, 2,
+                                     e->cfg->trials, &ms)) != SL_OK ||
+                (st = probe_add_check(e, C, aw, sa, sb, &bad)) != SL_OK ||
+                (st = probe_check_zero(bad, k == K_ADD_PLAIN ? "add (plain loads)" : "add (demoted loads)")) != SL_OK)
+                goto done;
+            g[k][w] = probe_gbs(3.0 * aw * 4, ms);
+        }
         /* write: ws bytes (overwrites A, refilled at the next size) */
         j = (rw_job){.dst = A, .words = rw, .stride = 1};
         if ((st = probe_time_job(e, probe_job_write, &j, 2, e->cfg->trials, &ms)) != SL_OK ||
@@ -149,6 +163,8 @@ sl_status probe_ceilings(env *e)
     e->prof->read_gbs = best[K_READ];
     e->prof->write_gbs = best[K_WRITE];
     e->prof->add_gbs = best[K_ADD] > 0 ? best[K_ADD] : -1;
+    e->prof->add_plain_gbs = best[K_ADD_PLAIN] > 0 ? best[K_ADD_PLAIN] : -1;
+    e->prof->add_demoted_gbs = best[K_ADD_DEMOTED] > 0 ? best[K_ADD_DEMOTED] : -1;
 done:
     probe_progress_done(e);
     ctx->ops->free(ctx, A);

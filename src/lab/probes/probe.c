@@ -25,7 +25,9 @@ typedef struct probe_def {
 } probe_def;
 
 static const probe_def probes[] = {
-    {"ceilings", "copy (memcpy, SM kernel), read-only, write-only and add: best GB/s over 4 x L2 .. 4 GiB",
+    {"ceilings",
+     "copy (memcpy, SM kernel), read-only, write-only, add (sl_add; plain and demoted loads): "
+     "best GB/s over 4 x L2 .. 4 GiB",
      "seed 000 Benchmark Results; DESIGN.md peer figures", probe_ceilings, 0},
     {"latency", "pointer chase over random cyclic permutations, 16 KiB .. 4 x L2: L1, L2, DRAM latency",
      "seed 004 (latency); seed 001 section 2.2", probe_latency, 0},

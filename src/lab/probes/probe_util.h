@@ -156,6 +156,8 @@ sl_status probe_job_copy(env *e, void *arg);         /* ops->copy */
 sl_status probe_job_copy_strided(env *e, void *arg); /* ops->copy_strided */
 sl_status probe_job_memcpy(env *e, void *arg);       /* probe_memcpy_ceiling */
 sl_status probe_job_add(env *e, void *arg);          /* probe_add_launch: dst = src + b */
+sl_status probe_job_add_plain(env *e, void *arg);    /* ops->add, plain loads: dst = src + b */
+sl_status probe_job_add_demoted(env *e, void *arg);  /* ops->add, loads with an eviction hint */
 
 /* Time a read with probe_time_job, then check the accumulated checksum:
  * every run (warm-ups too) added `one` to it. */

@@ -73,16 +73,20 @@ static const sl_variant variants[] = {
      .source = "ours; HOPPER.md (bulk copy engine)", .launch = SL_CUDA_FN(sl_cuda_add_bulk),
      .attrs = SL_CUDA_FN(sl_cuda_add_bulk_attrs), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,
      .smem_bytes_per_elem = 16, .async_reads = true, .insts_per_elem = 7.5f},
-#define HINT_RUNG(NAME, FN, WHAT)                                                                               \
+/* DEMOTED: loads with an eviction hint and plain stores (model.c, "Demoted loads") */
+#define HINT_RUNG(NAME, FN, WHAT, DEMOTED)                                                                      \
     {.name = NAME, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .technique = WHAT,                         \
      .source = "seed 000, Cache hints; PTX ISA, Cache Operators", .launch = SL_CUDA_FN(FN),                    \
      .attrs = SL_CUDA_FN(FN##_attrs), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,          \
-     .insts_per_elem = 7}
-    HINT_RUNG("tile1", sl_cuda_add_tile1, "block tile, one 16-byte vector per input per thread, no cache hint (control)"),
-    HINT_RUNG("tile1_cs", sl_cuda_add_tile1_cs, "tile1 with ld.global.cs / st.global.cs (streaming, evict-first)"),
-    HINT_RUNG("tile1_lu", sl_cuda_add_tile1_lu, "tile1 with ld.global.lu (last use)"),
-    HINT_RUNG("tile1_nc", sl_cuda_add_tile1_nc, "tile1 with ld.global.nc.L1::no_allocate"),
-    HINT_RUNG("tile1_ef", sl_cuda_add_tile1_ef, "tile1 with an L2 evict_first policy (createpolicy) on loads and stores"),
+     .insts_per_elem = 7, .demoted_loads = DEMOTED}
+    HINT_RUNG("tile1", sl_cuda_add_tile1, "block tile, one 16-byte vector per input per thread, no cache hint (control)",
+              false),
+    HINT_RUNG("tile1_cs", sl_cuda_add_tile1_cs, "tile1 with ld.global.cs / st.global.cs (streaming, evict-first)",
+              false),
+    HINT_RUNG("tile1_lu", sl_cuda_add_tile1_lu, "tile1 with ld.global.lu (last use)", true),
+    HINT_RUNG("tile1_nc", sl_cuda_add_tile1_nc, "tile1 with ld.global.nc.L1::no_allocate", true),
+    HINT_RUNG("tile1_ef", sl_cuda_add_tile1_ef,
+              "tile1 with an L2 evict_first policy (createpolicy) on loads and stores", false),
 #undef HINT_RUNG
     {.name = "fp8out", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = SL_DT(F32), .fixed_out = true,
      .out_dtype = SL_FP8_E4M3,

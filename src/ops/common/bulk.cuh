@@ -225,7 +225,8 @@ template <int BLOCK, int V, bool BULK_STORE, int DT, class OP, int OUT_ALIGN = 1
         bool ra = false;
         if (!bulk_arch_ok(x, "bulk", (const void *)ew_bulk_tile<BLOCK, V, BULK_STORE, DT, OP, false>, code_cache, &st))
             return st;
-        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st, OUT_ALIGN))
+        /* realigned: the body (and so every tile) from a 128-byte line of the output */
+        if (!sl_ew_prologue<DT>(x, op, &p, &ra, &st, OUT_ALIGN, 128))
             return st;
         unsigned grid = 0;
         if ((st = sl_grid_for(p.nvec > 0 ? p.nvec : 1, (size_t)BLOCK * V, "bulk", &grid)) != SL_OK)

@@ -283,13 +283,17 @@ static __device__ __forceinline__ void sl_apply1(const OP &op, const sl_ew_ptrs<
  * to a 32-byte sector boundary (or out_align, 128 at most), a body of
  * 16-byte vectors, and a scalar tail. Returns true for the aligned layout
  * (every input at the output's address modulo 16 bytes), false for the
- * realigned one (see sl_ew_ptrs): then the head is one sector longer and
- * the tail at least one vector (when the body is not empty), so head +
- * tail < 63 + 32 bytes' worth of elements (94 for fp8); with out_align =
- * 128, < 159 + 32 (190 for fp8): under one 256-thread block either way.
+ * realigned one (see sl_ew_ptrs): then the body starts on the first
+ * boundary of max(out_align, ra_align, 32) bytes at least 16 bytes into the
+ * output (so that every input's aligned-down first vector lies inside the
+ * input), and the tail keeps at least one vector (when the body is not
+ * empty). head + tail < 127 + 32 bytes' worth of elements aligned with
+ * out_align = 128 (158 for fp8), < 143 + 32 realigned with 128 (174), < 47
+ * + 32 realigned with 32: under one 256-thread block in every case.
  * Element alignment is the caller's precondition (sl_op_call). */
 template <int DT, int NIN>
-static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p, uint32_t out_align = 16)
+static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p, uint32_t out_align = 16,
+                               uint32_t ra_align = 32)
 {
     typedef typename sl_dt<DT>::raw raw;
     const size_t es = sizeof(raw), per = 16 / es;
@@ -311,12 +315,16 @@ static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p, uint32_
      * partial: issue 17 measured f64 axpy at element offsets (1, 0) and
      * (1, 1), whose bodies started so, writing 3.3% more L2 sectors than
      * at (0, 0) with the same DRAM bytes, and running 1% slower
-     * (bench/results/h200-final-2026-11-23.md). */
-    const uint32_t oa = out_align > 32u ? out_align : 32u;
-    const uintptr_t am = (uintptr_t)oa - 1u;
-    size_t head = (size_t)((oa - (uo & am)) & am) / es;
-    if (!aligned)
-        head += 32 / es; /* one sector more: the first aligned vector of every input starts inside it */
+     * (bench/results/h200-final-2026-11-23.md). A realigned body starts
+     * 16 bytes or more into the output, on a ra_align boundary: the bulk
+     * rung asks for 128, so that its tiles sit on the output's 128-byte
+     * lines (issue 17, fourth round: the same aligned kernel on the same
+     * arrays ran 1.2% slower with its tiles 32 bytes off the lines). */
+    uint32_t oa = out_align > 32u ? out_align : 32u;
+    if (!aligned && ra_align > oa)
+        oa = ra_align;
+    const uintptr_t am = (uintptr_t)oa - 1u, lead = aligned ? 0u : 16u;
+    size_t head = (size_t)(((oa - ((uo + lead) & am)) & am) + lead) / es;
     if (head > x->n)
         head = x->n;
     p->nvec = (x->n - head) / per;
@@ -339,8 +347,10 @@ static inline bool sl_ew_split(const sl_args *x, sl_ew_ptrs<DT, NIN> *p, uint32_
 
 /* Threads 0 .. head + tail - 1 of the grid each do one edge element, in
  * parallel, inside the main kernel (the seed did its tail serially on
- * thread 0). At most 63 + 31 elements (fp8, realigned; 31 + 15 aligned):
- * every launcher's grid has at least one block of 128 or more threads. */
+ * thread 0). At most 47 + 31 elements (fp8, realigned; 31 + 15 aligned)
+ * with the default alignments: every launcher's grid has at least one
+ * block of 128 or more threads; with 128 (bulk, 256 threads a block), at
+ * most 143 + 31 (sl_ew_split). */
 template <int DT, class OP>
 static __device__ __forceinline__ void sl_ew_edges(const OP &op, const sl_ew_ptrs<DT, OP::NIN> &p)
 {
@@ -441,13 +451,13 @@ template <int DT, class OP> struct rung_scalar_ilp {
  * it is the realigned layout (the caller launches its RA = true kernel). */
 template <int DT, class OP>
 static inline bool sl_ew_prologue(const sl_args *x, const OP &op, sl_ew_ptrs<DT, OP::NIN> *p, bool *ra,
-                                  sl_status *st, uint32_t out_align = 16)
+                                  sl_status *st, uint32_t out_align = 16, uint32_t ra_align = 32)
 {
     (void)op;
     *st = SL_OK;
     if (x->n == 0)
         return false;
-    *ra = !sl_ew_split<DT>(x, p, out_align);
+    *ra = !sl_ew_split<DT>(x, p, out_align, ra_align);
     return true;
 }
 
