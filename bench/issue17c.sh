@@ -19,6 +19,8 @@
 #          ALIGN_DTYPES (default f32, f64, bf16), 2^26 and 2^28, ratios to CUB;
 #   memcheckall  compute-sanitizer memcheck of every test_gpu_* (quick);
 #   pcheck memcheck of the SM probes in check-only mode;
+#   host   align_bench hostpath smalln l2 (issue 17's small-n and 2^20 bars);
+#   reprobe  streamlab run --reprobe: its time and the rates it records;
 #   vecx   align_bench vecx: axpy v5_vec realigned in random order and
 #          after each predecessor;
 #   ncuvec Nsight Compute on add vec4, axpy v5_vec and tile4, aligned and
@@ -33,6 +35,7 @@
 #   call 6: STAGES="memcheckall pcheck pmemcheck ncuvec"
 #   call 7: STAGES="sweep f64x probe model" ALIGN_DTYPES=f32,f64,bf16,f16,fp8e4m3,fp8e5m2
 #   call 8: STAGES="build vecx"
+#   call 9: STAGES="build host reprobe"
 #
 # STAGES (default "build f64x hints model"). $OUT gets issue17c.log (this
 # output) and issue17c.tgz (everything under $W).
@@ -132,6 +135,17 @@ fi
 if has vecx; then
     stage "align_bench vecx"
     timeout 120 $B/align_bench "$W/vecx.json" vecx; echo "vecx rc=$?"
+fi
+if has host; then
+    stage "align_bench hostpath smalln l2 (per-call cost, 2^18 .. 2^24 warm and cold)"
+    timeout 120 $B/align_bench "$W/host.json" hostpath smalln l2 > "$W/host.log" 2>&1; echo "host rc=$?"
+    grep -E "^smalln|^l2 .*2\^20|^hostpath" "$W/host.log" | head -30
+fi
+if has reprobe; then
+    stage "run --reprobe: its cost and the rates it records"
+    timeout 60 $B/streamlab run --op add --dtype f32 --sizes 2^28 --trials 5 --warmup 2 --quiet --reprobe \
+        --variants tile1,tile1_lu,sl_add --json "$W/model-reprobe.json" --md "$W/model-reprobe.md"
+    echo "reprobe rc=$?"; grep -oE "re-probed now[^;]*|demoted-load factor [0-9.]+ \([a-z-]+\)" "$W/model-reprobe.md" | head -3
 fi
 if has hints; then
     stage "align_bench hints"
