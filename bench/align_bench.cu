@@ -794,7 +794,7 @@ template <class F> static void time_shuffled(int nw, int trials, unsigned seed, 
  *   3 (diag_none) the aligned kernel on the aligned-down x.
  * Modes 1-3 compute wrong sums for a shifted x: timing only, never checked. */
 template <int MODE, int DT, class OP>
-static __global__ void __launch_bounds__(256, 8) bulk_diag_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
+static __global__ void __launch_bounds__(256, SL_THREADS_PER_SM / 256) bulk_diag_tile(OP op, sl_ew_ptrs<DT, OP::NIN> p)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     enum { TILE = 256, NIN = OP::NIN, SPAN = TILE + 16 };
@@ -883,7 +883,7 @@ static sl_status axpy_bulk_b512(const sl_args *x) { return sl_ew_run<bench_bulk_
 
 /* the copies alone: x's and y's 4 KiB tiles (x with `extra` more bytes),
  * each landing at its global address modulo 128 as in ew_bulk_tile */
-static __global__ void __launch_bounds__(256, 8)
+static __global__ void __launch_bounds__(256, SL_THREADS_PER_SM / 256)
 copy_only(const uint4 *x, const uint4 *y, size_t nvec, uint32_t extra, unsigned *sink)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
