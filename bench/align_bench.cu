@@ -868,16 +868,13 @@ template <int MODE> struct bulk_diag {
         }
     };
 };
-template <int DT, class OP> using rung_bulk_ldg = bulk_diag<0>::rung<DT, OP>;
-template <int DT, class OP> using rung_diag_copy = bulk_diag<1>::rung<DT, OP>;
-template <int DT, class OP> using rung_diag_funnel = bulk_diag<2>::rung<DT, OP>;
-template <int DT, class OP> using rung_diag_none = bulk_diag<3>::rung<DT, OP>;
-static sl_status axpy_diag_copy(const sl_args *x) { return sl_ew_run<rung_diag_copy, sl_k_axpy>(x); }
-static sl_status axpy_diag_funnel(const sl_args *x) { return sl_ew_run<rung_diag_funnel, sl_k_axpy>(x); }
-static sl_status axpy_diag_none(const sl_args *x) { return sl_ew_run<rung_diag_none, sl_k_axpy>(x); }
+/* axpy through bulk_diag_tile<MODE> (0: bulk_ldg, 1: diag_copy, 2: diag_funnel, 3: diag_none) */
+template <int MODE> static sl_status axpy_diag(const sl_args *x)
+{
+    return sl_ew_run<bulk_diag<MODE>::template rung, sl_k_axpy>(x);
+}
 template <int DT, class OP> using bench_bulk_v2 = rung_bulk_tile<256, 2, false, DT, OP>;
 template <int DT, class OP> using bench_bulk_b512 = rung_bulk_tile<512, 1, false, DT, OP>;
-static sl_status axpy_bulk_ldg(const sl_args *x) { return sl_ew_run<rung_bulk_ldg, sl_k_axpy>(x); }
 static sl_status axpy_bulk_v2(const sl_args *x) { return sl_ew_run<bench_bulk_v2, sl_k_axpy>(x); }
 static sl_status axpy_bulk_b512(const sl_args *x) { return sl_ew_run<bench_bulk_b512, sl_k_axpy>(x); }
 
@@ -937,8 +934,10 @@ static void bench_f64x(void)
             CK(cudaDeviceSynchronize());
             void *p[2] = {(char *)mem[0] + pr[0] * 8, (char *)mem[1] + pr[1] * 8};
             sl_args a = make_args(op, SL_F64, n, p);
-            /* the copies: the tiles the bulk rung copies for this pair (x from
-             * its aligned-down address), and the aligned control */
+            /* the copies: the tiles of this pair's realigned split at the
+             * default 32-byte ra_align (x from its aligned-down address; the
+             * bulk rung's tiles before it asked for 128), and the aligned
+             * control */
             sl_ew_ptrs<SL_F64, 2> sp;
             bool ra = false;
             sl_status pst;
@@ -951,10 +950,10 @@ static void bench_f64x(void)
                 case 2: SK(sl_cuda_axpy_bulk(x)); break;
                 case 3: SK(axpy_bulk_v2(x)); break;
                 case 4: SK(axpy_bulk_b512(x)); break;
-                case 5: SK(axpy_bulk_ldg(x)); break;
-                case 9: SK(axpy_diag_copy(x)); break;
-                case 10: SK(axpy_diag_funnel(x)); break;
-                case 11: SK(axpy_diag_none(x)); break;
+                case 5: SK(axpy_diag<0>(x)); break;
+                case 9: SK(axpy_diag<1>(x)); break;
+                case 10: SK(axpy_diag<2>(x)); break;
+                case 11: SK(axpy_diag<3>(x)); break;
                 default: {
                     const uint4 *cx = w == 8 ? (const uint4 *)mem[0] : sp.in16[0];
                     const uint4 *cy = w == 8 ? (const uint4 *)mem[1] : sp.in16[1];

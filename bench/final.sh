@@ -30,12 +30,8 @@ set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 mkdir -p "$OUT"
 STAGES=${STAGES:-A}
-DATA=/usr/share/datasets/fashion-mnist
-if [ ! -f $DATA/train-images-idx3-ubyte.gz ] && ls .data/dataset-fashion-mnist_*.deb >/dev/null 2>&1; then
-    mkdir -p /tmp/fm && dpkg-deb -x .data/dataset-fashion-mnist_*.deb /tmp/fm
-    DATA=/tmp/fm/usr/share/datasets/fashion-mnist
-fi
-export SL_FASHION_MNIST=$DATA
+. bench/fashion_mnist.sh
+export SL_FASHION_MNIST=$(fashion_mnist_dir)
 # Nsight Compute, one CSV per measurement (C, D): DRAM bytes, L2 sectors,
 # instructions, long-scoreboard stalls, occupancy.
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)

@@ -51,6 +51,7 @@ STAGES=${STAGES:-build f64x hints model}
 has() { [[ " $STAGES " == *" $1 "* ]]; }
 
 . bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
+. bench/fashion_mnist.sh
 B=build-h200
 stage "device"
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,ecc.mode.current --format=csv
@@ -66,12 +67,7 @@ if has build; then
 fi
 if has full; then
     stage "full build and ctest (bench/h200.sh)"
-    DATA=/usr/share/datasets/fashion-mnist
-    if [ ! -f $DATA/train-images-idx3-ubyte.gz ] && ls .data/dataset-fashion-mnist_*.deb >/dev/null 2>&1; then
-        mkdir -p /tmp/fm && dpkg-deb -x .data/dataset-fashion-mnist_*.deb /tmp/fm
-        DATA=/tmp/fm/usr/share/datasets/fashion-mnist
-    fi
-    SL_FASHION_MNIST=$DATA SL_CMAKE_EXTRA=-DSL_BUILD_BENCH=ON WORK=$W/full STAGES='build tests' OUT=$W/full \
+    SL_FASHION_MNIST=$(fashion_mnist_dir) SL_CMAKE_EXTRA=-DSL_BUILD_BENCH=ON WORK=$W/full STAGES='build tests' OUT=$W/full \
         bash bench/h200.sh > /dev/null 2>&1; echo "h200.sh rc=$?"
     grep -E "tests passed|tests failed|FAILED|\*\*\*" $W/full/tests.log | tail -8
     grep -E "spill" $W/full/h200.log | grep -v " 0 bytes spill" | sort | uniq -c | head -5

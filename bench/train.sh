@@ -41,11 +41,8 @@ if [ ! -f /usr/include/zlib.h ]; then  # zlib headers: the carried zlib1g-dev, l
         ZARGS="-DZLIB_INCLUDE_DIR=/tmp/z/usr/include -DZLIB_LIBRARY=/tmp/z/usr/lib/x86_64-linux-gnu/libz.a"
     fi
 fi
-DATA=/usr/share/datasets/fashion-mnist
-if [ ! -f $DATA/train-images-idx3-ubyte.gz ]; then
-    mkdir -p /tmp/fm && dpkg-deb -x .data/dataset-fashion-mnist_*.deb /tmp/fm
-    DATA=/tmp/fm/usr/share/datasets/fashion-mnist
-fi
+. bench/fashion_mnist.sh
+DATA=$(fashion_mnist_dir)
 export SL_FASHION_MNIST=$DATA
 B=/tmp/train-build
 SL=$B/streamlab

@@ -54,24 +54,25 @@ def main():
     md.append("## Speedups beside the seed's\n")
     md.append("| effect | configuration | ratio | seed 002 |")
     md.append("|---|---|---|---|")
+    def speedup(key, slow, fast, effect, config, seed):
+        """One row: epoch time of `slow` over `fast` (both measured), kept as R[key]."""
+        a, f = t(slow), t(fast)
+        if a and f:
+            R[key] = a / f
+            md.append(f"| {effect} | {config} | {a / f:.2f}x | {seed} |")
+
     for b in (16, 64):
         for g in ("eager", "graph"):
-            a, f = t(f"cuda-b{b}-none-{g}"), t(f"cuda-b{b}-fused-{g}")
-            if a and f:
-                R[f"fusion_b{b}_{g}"] = a / f
-                md.append(f"| fused vs unfused | batch {b}, {g} | {a / f:.2f}x | 2x |")
+            speedup(f"fusion_b{b}_{g}", f"cuda-b{b}-none-{g}", f"cuda-b{b}-fused-{g}", "fused vs unfused",
+                    f"batch {b}, {g}", "2x")
     for fu in ("none", "fused"):
         for g in ("eager", "graph"):
-            a, f = t(f"cuda-b16-{fu}-{g}"), t(f"cuda-b64-{fu}-{g}")
-            if a and f:
-                R[f"batch64_vs_16_{fu}_{g}"] = a / f
-                md.append(f"| batch 64 vs 16 (epoch time) | fusion {fu}, {g} | {a / f:.2f}x | 5x |")
+            speedup(f"batch64_vs_16_{fu}_{g}", f"cuda-b16-{fu}-{g}", f"cuda-b64-{fu}-{g}",
+                    "batch 64 vs 16 (epoch time)", f"fusion {fu}, {g}", "5x")
     for b in (16, 64):
         for fu in ("none", "fused"):
-            a, f = t(f"cuda-b{b}-{fu}-eager"), t(f"cuda-b{b}-{fu}-graph")
-            if a and f:
-                R[f"graph_b{b}_{fu}"] = a / f
-                md.append(f"| graph vs eager | batch {b}, fusion {fu} | {a / f:.2f}x | - |")
+            speedup(f"graph_b{b}_{fu}", f"cuda-b{b}-{fu}-eager", f"cuda-b{b}-{fu}-graph", "graph vs eager",
+                    f"batch {b}, fusion {fu}", "-")
     for b in (16, 64):
         c, gpu = t(f"cpu-b{b}-fused"), t(f"cuda-b{b}-fused-graph")
         ge = t(f"cuda-b{b}-fused-eager")
@@ -80,10 +81,8 @@ def main():
             md.append(f"| GPU (fused, graph) vs CPU (fused) | batch {b} | {c / gpu:.1f}x | - |")
         if c and ge:
             md.append(f"| GPU (fused, eager) vs CPU (fused) | batch {b} | {c / ge:.1f}x | - |")
-    a, f = t("cublas-b64-fused-graph"), t("cuda-b64-fused-graph")
-    if a and f:
-        R["sl_gemm_over_cublas_b64_graph"] = f / a
-        md.append(f"| cuBLAS GEMMs vs sl_gemm | batch 64, fused, graph | {f / a:.2f}x | - |")
+    speedup("sl_gemm_over_cublas_b64_graph", "cuda-b64-fused-graph", "cublas-b64-fused-graph",
+            "cuBLAS GEMMs vs sl_gemm", "batch 64, fused, graph", "-")
     md.append("")
     md.append("## Beside PyTorch (same model, init scheme, batch, lr; data on the device)\n")
     md.append("| peer | batch | epoch s | us/step | test acc | ours (fused, graph) epoch s | ours faster by | bar |")

@@ -100,16 +100,23 @@ static int h_sgd(float *p, const float *g, size_t n, float lr, tk_wt wt, void *s
     return 0;
 }
 
+/* The first index of the row's largest value (the predicted class). */
+static int row_argmax(const float *r, int cols)
+{
+    int best = 0;
+    for (int j = 1; j < cols; j++)
+        if (r[j] > r[best])
+            best = j;
+    return best;
+}
+
 static int h_ce_loss(const float *p, const int32_t *y, int rows, int cols, float *loss, float *correct, void *st)
 {
     (void)st;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < rows; i++) {
         const float *pr = p + (size_t)i * cols;
-        int best = 0;
-        for (int j = 1; j < cols; j++)
-            if (pr[j] > pr[best])
-                best = j;
+        const int best = row_argmax(pr, cols);
         loss[i] = -logf(fmaxf(pr[y[i]], FLT_MIN));
         correct[i] = best == y[i] ? 1.0f : 0.0f;
     }
@@ -151,10 +158,7 @@ static int h_softmax_ce(const float *z, const int32_t *y, int rows, int cols, fl
 #pragma omp parallel for schedule(static) reduction(+ : a, c)
     for (int i = 0; i < rows; i++) {
         const float *zr = z + (size_t)i * cols;
-        int arg = 0;
-        for (int j = 1; j < cols; j++)
-            if (zr[j] > zr[arg])
-                arg = j;
+        const int arg = row_argmax(zr, cols);
         const float m = zr[arg];
         float s = 0;
         for (int j = 0; j < cols; j++)

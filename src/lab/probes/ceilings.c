@@ -117,9 +117,8 @@ sl_status probe_ceilings(env *e)
         for (int k = K_ADD_PLAIN; e->ops->add && k <= K_ADD_DEMOTED; k++) {
             const char *what = k == K_ADD_PLAIN ? "add (plain loads)" : "add (demoted loads)";
             ctx->ops->poison(ctx, D, aw * 4);
-            j = (rw_job){.dst = D, .src = A, .b = B, .words = aw};
-            if ((st = probe_time_job(e, k == K_ADD_PLAIN ? probe_job_add_plain : probe_job_add_demoted, &j, 2,
-                                     e->cfg->trials, &ms)) != SL_OK)
+            j = (rw_job){.dst = D, .src = A, .b = B, .words = aw, .demote = k == K_ADD_DEMOTED};
+            if ((st = probe_time_job(e, probe_job_add_hinted, &j, 2, e->cfg->trials, &ms)) != SL_OK)
                 goto done;
             if (have_add)
                 st = probe_check_mismatches(e, what, D, 1, C, 1, 0, aw, 0);

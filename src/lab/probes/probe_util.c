@@ -220,16 +220,10 @@ sl_status probe_job_add(env *e, void *arg)
     return probe_add_launch(e, j->src, j->b, j->dst, j->words, &j->have);
 }
 
-sl_status probe_job_add_plain(env *e, void *arg)
+sl_status probe_job_add_hinted(env *e, void *arg)
 {
     rw_job *j = arg;
-    return e->ops->add(e->ctx, j->dst, j->src, j->b, j->words, 0);
-}
-
-sl_status probe_job_add_demoted(env *e, void *arg)
-{
-    rw_job *j = arg;
-    return e->ops->add(e->ctx, j->dst, j->src, j->b, j->words, 1);
+    return e->ops->add(e->ctx, j->dst, j->src, j->b, j->words, j->demote);
 }
 
 sl_status probe_timed_read(env *e, rw_job *j, int warmup, int trials, uint32_t one, const char *what, double *ms)

@@ -147,6 +147,7 @@ typedef struct rw_job {
     uint32_t *sum;
     int warps_used;
     const void *b; /* add's second input */
+    int demote;    /* probe_job_add_hinted: loads with an eviction hint */
     bool have;     /* memcpy, add: false where the backend has no such kernel */
 } rw_job;
 
@@ -156,8 +157,7 @@ sl_status probe_job_copy(env *e, void *arg);         /* ops->copy */
 sl_status probe_job_copy_strided(env *e, void *arg); /* ops->copy_strided */
 sl_status probe_job_memcpy(env *e, void *arg);       /* probe_memcpy_ceiling */
 sl_status probe_job_add(env *e, void *arg);          /* probe_add_launch: dst = src + b */
-sl_status probe_job_add_plain(env *e, void *arg);    /* ops->add, plain loads: dst = src + b */
-sl_status probe_job_add_demoted(env *e, void *arg);  /* ops->add, loads with an eviction hint */
+sl_status probe_job_add_hinted(env *e, void *arg);   /* ops->add: dst = src + b, loads demoted or not */
 
 /* Time a read with probe_time_job, then check the accumulated checksum:
  * every run (warm-ups too) added `one` to it. */
