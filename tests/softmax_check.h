@@ -20,9 +20,13 @@
 
 /* Row kinds: random in [-8, 8); random with every 7th column -inf; all
  * -inf; one NaN; one +inf; huge magnitudes (+-3e38: x - m overflows f32
- * without the max subtracted); constant. */
+ * without the max subtracted); constant. SMX_KINDS counts these. Then the
+ * wide rows of issue 25 (logits and attention scores span more than
+ * [-8, 8)): uniform in [-20, 20); uniform in [-80, 80) (x - m down to
+ * -160: results from 1 down through the subnormals to 0); an attention
+ * mask, about half the columns -1e4 (+-8) and the rest in [-20, 20). */
 enum { SMX_RANDOM = 0, SMX_SOME_NEGINF, SMX_ALL_NEGINF, SMX_ONE_NAN, SMX_ONE_POSINF, SMX_HUGE, SMX_CONST,
-       SMX_KINDS };
+       SMX_KINDS, SMX_WIDE20 = SMX_KINDS, SMX_WIDE80, SMX_MASK1E4 };
 
 static inline uint64_t smx_t_next(uint64_t *s)
 {
@@ -55,6 +59,12 @@ static inline void smx_t_fill(sl_dtype dt, void *x, size_t rows, size_t cols, si
                 v = (j == bad ? 3e38 : v < 0 ? -3e38 : 3e38 - 1e32 * fabs(v));
             else if (kind == SMX_CONST)
                 v = 2.5;
+            else if (kind == SMX_WIDE20)
+                v *= 2.5;
+            else if (kind == SMX_WIDE80)
+                v *= 10.0;
+            else if (kind == SMX_MASK1E4)
+                v = (smx_t_next(&s) & 1) ? -1e4 + v : 2.5 * v;
             sl_dtype_store_f64(dt, x, r * ld + j, v);
         }
     }
@@ -114,6 +124,27 @@ static inline size_t smx_t_compare_rel(sl_dtype dt, const void *got, const doubl
             fprintf(stderr, "%s: row %zu sums to 1 %+.3g, bound %.3g\n", what, r, sum - 1.0, bound);
     }
     return bad;
+}
+
+/* The largest relative error |got - want| / |want| over the elements
+ * whose want (the oracle rounded into dt) is finite and at least 2^-126
+ * in units of 2^-24 (f32: how much of the 16 the rung uses). */
+static inline double smx_t_worst(sl_dtype dt, const void *got, const double *want, size_t rows, size_t cols, size_t ld)
+{
+    double worst = 0.0;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < cols; j++) {
+            const double e = want[r * cols + j];
+            unsigned char wb[8];
+            sl_dtype_store_f64(dt, wb, 0, e);
+            const double w = sl_dtype_load_f64(dt, wb, 0), g = sl_dtype_load_f64(dt, got, r * ld + j);
+            if (!(fabs(w) >= 0x1p-126) || isinf(w))
+                continue;
+            const double q = fabs(g - w) / (fabs(w) * 0x1p-24);
+            if (!(q <= worst))
+                worst = q; /* a NaN got makes it NaN */
+        }
+    return worst;
 }
 
 /* The op's bound: 16 x 2^-24. */

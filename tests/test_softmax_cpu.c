@@ -121,6 +121,87 @@ static void test_errors(sl_ctx *ctx)
     CHECK(sl_softmax(ctx, SL_F32, 2, 4, buf, buf, NULL) == SL_OK, "in place: %s", sl_last_error());
 }
 
+/* Issue 25: wide rows. Rows spanning +-20 and +-80 and rows mixing -1e4
+ * with 0, through sl_softmax and both CPU rungs, in every dtype, against
+ * the oracle at the op's 16 x 2^-24; the worst error seen is printed, and
+ * the same f32 results must fail a bound tightened to 1 x 2^-24 (so the
+ * check can fail on these rows). With x - m rounded before expf, as before
+ * the fix, the 2-element row below is 32.5 x 2^-24 off and the +-80 rows
+ * up to ~66 x 2^-24: these checks failed then. */
+static void test_wide(sl_ctx *ctx)
+{
+    static const size_t shapes[][2] = {{64, 2}, {16, 1000}, {4, 4097}, {2, 65539}};
+    static const int kinds[] = {SMX_WIDE20, SMX_WIDE80, SMX_MASK1E4};
+    const char *const names[] = {"sl_softmax", "serial", "omp"};
+    const char *const kname[] = {"+-20", "+-80", "-1e4 mask"};
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            double worst = 0.0;
+            size_t tight_fail = 0, elems = 0;
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+                for (int vi = 0; vi < 3; vi++) {
+                    const sl_dtype dt = dts[d];
+                    const size_t rows = shapes[i][0], cols = shapes[i][1], es = sl_dtype_size(dt);
+                    const sl_variant *v = vi ? sl_variant_find(&sl_op_softmax, SL_BACKEND_CPU, names[vi]) : NULL;
+                    unsigned char *x = malloc(rows * cols * es), *y = malloc(rows * cols * es);
+                    double *want = malloc(rows * cols * sizeof *want);
+                    if (!x || !y || !want || (vi && !v)) {
+                        CHECK(0, "out of memory or rung %s missing", names[vi]);
+                        free(x), free(y), free(want);
+                        return;
+                    }
+                    memset(y, 0xff, rows * cols * es);
+                    smx_t_fill(dt, x, rows, cols, cols, 977u * (unsigned)i + 31u * (unsigned)k + 1u, &kinds[k], 1);
+                    smx_t_oracle(dt, x, rows, cols, cols, want);
+                    sl_status st;
+                    if (v) {
+                        sl_args a = {.op = &sl_op_softmax, .shape = {.rows = rows, .cols = cols, .ld = cols},
+                                     .n = rows * cols, .dtype = dt, .out_dtype = dt};
+                        a.buf[0] = x;
+                        a.buf[1] = y;
+                        st = v->launch(&a);
+                    } else {
+                        st = sl_softmax(ctx, dt, rows, cols, x, y, NULL);
+                    }
+                    char what[160];
+                    snprintf(what, sizeof what, "%s %s %zux%zu wide kind %d", names[vi], sl_dtype_name(dt), rows, cols,
+                             kinds[k]);
+                    CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
+                    CHECK(smx_t_compare(dt, y, want, rows, cols, cols, what) == 0, "%s differs from the oracle", what);
+                    const double w = smx_t_worst(dt, y, want, rows, cols, cols);
+                    if (!(w <= worst))
+                        worst = w;
+                    if (dt == SL_F32) {
+                        /* the tightened bound, quietly: count, do not print */
+                        for (size_t r = 0; r < rows; r++)
+                            for (size_t j = 0; j < cols; j++) {
+                                const float g = ((const float *)y)[r * cols + j];
+                                const double e = want[r * cols + j], wf = (double)(float)e;
+                                tight_fail += !(fabs((double)g - wf) <= 0x1p-24 * fabs(wf) + 0x1p-126);
+                            }
+                        elems += rows * cols;
+                    }
+                    free(x), free(y), free(want);
+                }
+            if (dts[d] == SL_F32)
+                printf("wide rows, f32, %s: worst error %.2f x 2^-24 (bound 16)\n", kname[k], worst);
+            if (dts[d] == SL_F32) {
+                CHECK(worst <= 16.0, "f32 kind %d: worst %.2f x 2^-24 over the bound", kinds[k], worst);
+                CHECK(tight_fail > 0, "f32 kind %d: a bound of 1 x 2^-24 must fail somewhere (%zu elements)",
+                      kinds[k], elems);
+                printf("  tightened to 1 x 2^-24: %zu of %zu f32 elements fail\n", tight_fail, elems);
+            }
+        }
+    /* The row of issue 25: x - m = -37.5001.. rounds by 2^-19; exp(x - m)
+     * was 32.5 x 2^-24 high. fp64 reference: 5.1752292536575804e-17. */
+    float x[2] = {0x1.3fffbep+4f, -0x1.180084p+4f}, y[2];
+    const double ref = exp((double)x[1] - (double)x[0]) / (1.0 + exp((double)x[1] - (double)x[0]));
+    CHECK(sl_softmax(ctx, SL_F32, 1, 2, x, y, NULL) == SL_OK, "%s", sl_last_error());
+    const double rel = fabs((double)y[1] - ref) / (ref * 0x1p-24);
+    printf("issue 25's row: y[1] = %.9g, reference %.17g: %.2f x 2^-24\n", y[1], ref, rel);
+    CHECK(rel <= 16.0, "issue 25's row: %.2f x 2^-24 off, bound 16", rel);
+}
+
 /* The op's reference (what the harness checks against) agrees with the
  * oracle: within a rounding of dt. */
 static void test_reference(void)
@@ -198,6 +279,7 @@ int main(void)
     }
     test_shapes(ctx);
     test_special(ctx);
+    test_wide(ctx);
     test_errors(ctx);
     test_reference();
     test_tolerance(ctx);
