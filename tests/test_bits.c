@@ -286,7 +286,10 @@ int main(void)
         if ((sl_op_transpose.dtypes >> d) & 1u) {
             for (int k = -1; k < sl_op_transpose.nvariants; k++) {
                 const sl_variant *v = k < 0 ? NULL : &sl_op_transpose.variants[k];
-                if (v && (v->backend != BACKEND || v->copy || !v->launch || v->workspace))
+                /* the cuBLAS peer (cublas<t>geam: 1 x A^T + 0 x B) is
+                 * arithmetic and quiets signalling NaNs (first H200 run):
+                 * its bits are its own, not the op's promise */
+                if (v && (v->backend != BACKEND || v->copy || !v->launch || v->workspace || v->kind == SL_KIND_PEER))
                     continue;
                 for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
                     transpose_case(ctx, v, dt, shapes[i][0], shapes[i][1]);

@@ -6,11 +6,9 @@
  * and the run-time dtype dispatch.
  *
  * Numerics, every rung: the row maximum m (fmaxf; the identity is -inf),
- * e_j = exp(x_j - m) with x_j - m split exactly (smx_expd below: the
- * accurate expf of the rounded difference times 1 + its rounding error;
- * the register rung uses __expf of the rounded difference for 16-bit
- * storage, smx_exp below, and ex2.approx.ftz in its packed kernel for
- * many rows, 08_regs.cu), s = sum e_j in f32 (compensated
+ * e_j = expf(x_j - m) (the accurate expf; the register rung uses __expf
+ * for 16-bit storage, smx_exp below, and ex2.approx.ftz in its packed
+ * kernel for many rows, 08_regs.cu), s = sum e_j in f32 (compensated
  * where a thread adds many terms),
  * y_j = e_j * (1 / s), rounded to nearest-even into the storage dtype.
  * Special values follow from the formula, as in the double reference: a
@@ -156,47 +154,18 @@ static __device__ __forceinline__ void smx_storev(const smx_rowv &w, uint64_t v,
     }
 }
 
-/* ---- exp(x - m), the difference kept exact ------------------------------------
- * x - m rounded to f32 is off by up to half an ulp of |x - m|, i.e. up to
- * |x - m| 2^-24 absolute, and exp turns an absolute error of the argument
- * into the same relative error of its result: 32.5 x 2^-24 at x - m = -37.5
- * (issue 25), against the 16 x 2^-24 of the public bound. smx_expd splits
- * the difference exactly, x - m = h + l with h = fl(x - m) and l its
- * rounding error (Knuth's TwoSum, 6 f32 adds, no branch: Knuth, TAOCP
- * vol. 2, 4.2.2, Theorem B; Higham 2002, section 4.3), and returns
- * exp(h) (1 + l) with one fma: exp(h + l) = exp(h) exp(l), and
- * |l| <= 2^-24 x 104 (an |x - m| above 104 underflows to 0) makes
- * exp(l) - (1 + l) < 2^-35, far below the 2^-24 of the fma's rounding.
- * What is left is expf's own error (2 ulp, CUDA C Programming Guide,
- * "Mathematical Functions") and the fma's half ulp, whatever |x - m|.
- * The error term is formed from xc = max(x, m - 256) so that it stays
- * finite: for x = -inf (a masked column, an empty online state) or an x
- * below m - 256, exp(h) is 0 and 0 x (1 + l) must stay 0, not 0 x NaN;
- * a NaN x keeps h, and so the result, NaN. m: the reference point, any
- * f32 (a -inf, +inf or NaN m gives the formula's NaN as before). */
-static __device__ __forceinline__ float smx_expd(float x, float m)
+/* ---- exp for the register rung ------------------------------------------------
+ * f32: the accurate expf (2 ulp). 16-bit storage: __expf (ex2.approx of
+ * x log2 e: relative error ~2^-22 plus |x| 2^-24 from the product, about
+ * 1e-6 for the |x - max| <= 16 of the tests), two instructions instead of
+ * about ten. The result is rounded to bf16 (2^-9) or f16 (2^-11), so the
+ * difference from expf moves it by at most the one ulp of the dtype that
+ * SL_TOL_REL allows for 16-bit outputs (op.h). The first H200 run showed
+ * bf16 at DRAM shapes doing no more elements per second than f32: the
+ * per-element work, not the bytes, set its time. */
+template <int DT> static __device__ __forceinline__ float smx_exp(float x)
 {
-    const float h = x - m;
-    const float xc = fmaxf(x, m - 256.0f);
-    const float s = xc - m, bv = s - xc, av = s - bv;
-    const float l = (xc - av) - (m + bv); /* (x - m) - h exactly, when x >= m - 256 */
-    const float e = expf(h);
-    return fmaf(e, l, e);
-}
-
-/* exp(x - m) as the register rung computes it. f32: smx_expd. 16-bit
- * storage: __expf(x - m) (ex2.approx of (x - m) log2 e: relative error
- * ~2^-22 plus |x - m| 2^-24 from the rounding of x - m and of the product,
- * at most 2^-22 + 2 x 104 x 2^-24 < 2^-16 where the result does not
- * underflow), two instructions instead of about twenty. The result is
- * rounded to bf16 (2^-9) or f16 (2^-11), so that error moves it by at most
- * the one ulp of the dtype that SL_TOL_REL allows for 16-bit outputs
- * (op.h); the exact split would buy nothing a 16-bit output can show. The
- * first H200 run showed bf16 at DRAM shapes doing no more elements per
- * second than f32: the per-element work, not the bytes, set its time. */
-template <int DT> static __device__ __forceinline__ float smx_exp(float x, float m)
-{
-    return DT == SL_F32 ? smx_expd(x, m) : __expf(x - m);
+    return DT == SL_F32 ? expf(x) : __expf(x);
 }
 
 /* ---- compensated summation -------------------------------------------------
@@ -274,7 +243,7 @@ static __device__ __forceinline__ smx_ms smx_ms_merge(smx_ms a, smx_ms b)
     const float ref = m == -CUDART_INF_F ? 0.0f : m;
     smx_ms r;
     r.m = m;
-    r.s = (a.s - a.c) * smx_expd(a.m, ref) + (b.s - b.c) * smx_expd(b.m, ref);
+    r.s = (a.s - a.c) * expf(a.m - ref) + (b.s - b.c) * expf(b.m - ref);
     r.c = 0.0f;
     return r;
 }
@@ -292,13 +261,13 @@ template <int K> static __device__ __forceinline__ smx_ms smx_ms_add(smx_ms a, c
         acc.s = a.s;
         acc.c = a.c;
     } else {
-        acc.s = (a.s - a.c) * smx_expd(a.m, ref);
+        acc.s = (a.s - a.c) * expf(a.m - ref);
         acc.c = 0.0f;
     }
     float t = 0.0f; /* the K new terms (at most 32): a plain sum */
 #pragma unroll
     for (int k = 0; k < K; k++)
-        t += smx_expd(f[k], ref);
+        t += expf(f[k] - ref);
     acc.add(t);
     smx_ms r = {m, acc.s, acc.c};
     return r;

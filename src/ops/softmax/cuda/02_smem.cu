@@ -49,11 +49,11 @@ template <int DT> static __global__ void __launch_bounds__(SMEM_BLOCK) smx_smem(
         m = smem_tree<smx_max_op>(m, red);
         smx_kahan s = {0.0f, 0.0f};
         for (uint64_t i = lo; i < hi; i++)
-            s.add(smx_expd(smx_ld<DT>(x, i), m));
+            s.add(expf(smx_ld<DT>(x, i) - m));
         const float inv = 1.0f / smem_tree<smx_sum_op>(s.s, red);
         void *y = smx_row<DT>(g.y, r, g.ld);
         for (uint64_t i = lo; i < hi; i++)
-            smx_st<DT>(y, i, smx_expd(smx_ld<DT>(x, i), m) * inv);
+            smx_st<DT>(y, i, expf(smx_ld<DT>(x, i) - m) * inv);
     }
 }
 

@@ -107,7 +107,7 @@ template <bool VEC, int DT> static __global__ void __launch_bounds__(ONL_BLOCK) 
                     break;
 #pragma unroll
                 for (int k = 0; k < W; k++)
-                    f[u * W + k] = smx_expd(f[u * W + k], m) * inv;
+                    f[u * W + k] = expf(f[u * W + k] - m) * inv;
                 IO::store(w, v + (uint64_t)u * ONL_BLOCK, f + u * W);
             }
         }

@@ -76,7 +76,7 @@ static __device__ __forceinline__ float smx_team_scale(float m, float s, unsigne
         }
         /* done reading the others' cl_m / cl_s: arrive now */
         asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-        return row.m == -CUDART_INF_F ? CUDART_NAN_F : m == -CUDART_INF_F ? 0.0f : smx_expd(m, row.m) / row.s;
+        return row.m == -CUDART_INF_F ? CUDART_NAN_F : m == -CUDART_INF_F ? 0.0f : expf(m - row.m) / row.s;
     }
 #else
     (void)C, (void)cl_m, (void)cl_s;
@@ -156,7 +156,7 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(
     for (int k = 0; k < NV; k++)
 #pragma unroll
         for (int j = 0; j < VE; j++) {
-            f[k][j] = smx_exp<DT>(f[k][j], ref); /* a masked -inf gives 0 */
+            f[k][j] = smx_exp<DT>(f[k][j] - ref); /* a masked -inf gives 0 */
             s += f[k][j];
         }
     if (TPR == 32)

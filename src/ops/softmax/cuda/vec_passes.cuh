@@ -53,7 +53,7 @@ template <int U, int DT> static __global__ void __launch_bounds__(VECP_BLOCK) sm
             for (int u = 0; u < U; u++)
 #pragma unroll
                 for (int k = 0; k < VE; k++)
-                    t += smx_expd(f[u][k], m); /* a masked -inf adds 0 */
+                    t += expf(f[u][k] - m); /* a masked -inf adds 0 */
             s.add(t);
         }
         const float inv = 1.0f / smx_block<VECP_BLOCK, smx_sum_op>(s.s, red);
@@ -65,7 +65,7 @@ template <int U, int DT> static __global__ void __launch_bounds__(VECP_BLOCK) sm
                     break;
 #pragma unroll
                 for (int k = 0; k < VE; k++)
-                    f[u][k] = smx_expd(f[u][k], m) * inv;
+                    f[u][k] = expf(f[u][k] - m) * inv;
                 smx_storev<DT>(w, v + (uint64_t)u * VECP_BLOCK, f[u]);
             }
         }
