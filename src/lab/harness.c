@@ -433,7 +433,7 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
             src = 0;
         if ((st = copy_source(s, src)) != SL_OK)
             return st;
-        sl_tolerance exact = {SL_TOL_EXACT, 0, 0.0};
+        sl_tolerance exact = {SL_TOL_EXACT, 0, 0.0, false, 0.0};
         const uint64_t copied = args->n < s->elems[src] ? args->n : s->elems[src];
         return sl_verify_buffer(ctx, op->bufs[dst].name, args->buf[dst], s->copy_src, copied, args->dtype, &exact,
                                 chk);
@@ -447,8 +447,10 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
                        "inputs in [2^-8, 2^8)), so this row cannot be checked; use a smaller shape or a wider dtype",
                        sl_dtype_name(args->out_dtype), (unsigned long long)e->nonfinite, e->nonfinite == 1 ? "" : "s",
                        op->bufs[e->nonfinite_buf].name, e->nonfinite == 1 ? "is" : "are");
-    /* the length of each reduction: K for an op with a third extent (matmul), else n */
-    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, s->shape.k ? s->shape.k : s->n, e->scale);
+    /* the length of each reduction: K for an op with a third extent (matmul),
+     * a row's for the other 2-D ops (softmax's log term), else n */
+    const uint64_t len = s->shape.k ? s->shape.k : op->rank == 2 ? s->shape.cols : s->n;
+    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, len, e->scale);
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
         if (!sl_role_written(op->bufs[k].role))
             continue;
