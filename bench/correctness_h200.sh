@@ -1,6 +1,6 @@
 #!/bin/bash
-# bench/issue25b_h200.sh - issue 25, second device call: after the first
-# (bench/issue25_h200.sh) measured the exact split of x - m at +12% on
+# bench/correctness_h200.sh - issue 25, second device call: after the first
+# (bench/split_cost_babelstream.sh) measured the exact split of x - m at +12% on
 # sl_softmax f32 4096 x 2^15, the GPU kernels went back to the rounded
 # difference (the base tree's code) and the bound was stated instead
 # ((16 + ln(1 / |y|) + ln n) x 2^-24, softmax/api.h). This call builds
@@ -11,14 +11,14 @@
 # `streamlab run --op softmax` (the harness's verifier with the log terms).
 #
 #   run(kind="nvidia-h200", carry=[".wt/correct", ".deps"],
-#       command="cd .wt/correct && bash bench/issue25b_h200.sh")
+#       command="cd .wt/correct && bash bench/correctness_h200.sh")
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=/tmp/i25b
 mkdir -p "$OUT" "$W"
-trap 'tar czf "$OUT/issue25b-out.tgz" -C "$W" . 2>/dev/null' EXIT
+trap 'tar czf "$OUT/correctness-out.tgz" -C "$W" . 2>/dev/null' EXIT
 t0=$(date +%s)
-exec > >(tee "$OUT/issue25b-h200.log") 2>&1
+exec > >(tee "$OUT/correctness-h200.log") 2>&1
 stage() { echo "== [$(($(date +%s) - t0))s] $*"; }
 DEBS="$(ls ../../.deps/*.deb 2>/dev/null)" . bench/deps_env.sh
 NEW=/tmp/new

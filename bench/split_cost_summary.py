@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""issue25_summary.py - the two comparisons of issue 25 from one device call.
+"""split_cost_summary.py - the two comparisons of issue 25 from one device call.
 
 1. softmax: sl_softmax before (the base tree) and after (this tree) the
    exact split of x - m, from bench/softmax_bench JSON files written in
@@ -11,7 +11,7 @@
    wall clock) against each BabelStream build's minimum-time GB/s
    (bench/babelstream.sh's babelstream.json per build, in DIR/bs-<name>/).
 
-usage: issue25_summary.py DIR > summary.md
+usage: split_cost_summary.py DIR > summary.md
 """
 import glob
 import json

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/issue25_h200.sh - issue 25 on the H200 in one device call:
+# bench/split_cost_babelstream.sh - issue 25 on the H200 in one device call:
 #  1. builds, in parallel on the 16 cores: this tree (sm_90, warnings as
 #     errors, ptxas report), the base tree (the repository root the device
 #     receives: the code before issue 25, for the softmax before / after
@@ -23,21 +23,21 @@
 # Stages past DEADLINE seconds (default 400) are skipped and say so.
 #
 #   run(kind="nvidia-h200", carry=[".wt/correct", ".deps", ".peers-bs"],
-#       command="cd .wt/correct && bash bench/issue25_h200.sh")
+#       command="cd .wt/correct && bash bench/split_cost_babelstream.sh")
 #
 # .peers-bs/{main,v5.0}: BabelStream's source exported from
 # github:UoB-HPC/BabelStream (main 57637d5, tag v5.0 f6ae48de), git-ignored,
 # never committed. Everything goes to /tmp/i25, packed into
-# $OUT/issue25-out.tgz; $OUT/issue25-h200.log is this output and
-# $OUT/issue25-summary.md the comparison tables (bench/issue25_summary.py).
+# $OUT/split-cost-out.tgz; $OUT/split-cost-h200.log is this output and
+# $OUT/split-cost-summary.md the comparison tables (bench/split_cost_summary.py).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=${WORK:-/tmp/i25}
 DEADLINE=${DEADLINE:-400}
 mkdir -p "$OUT" "$W"
-trap 'tar czf "$OUT/issue25-out.tgz" -C "$W" . 2>/dev/null' EXIT
+trap 'tar czf "$OUT/split-cost-out.tgz" -C "$W" . 2>/dev/null' EXIT
 t0=$(date +%s)
-exec > >(tee "$OUT/issue25-h200.log") 2>&1
+exec > >(tee "$OUT/split-cost-h200.log") 2>&1
 stage() { echo "== [$(($(date +%s) - t0))s] $*"; }
 # go N: true while the call is under N seconds in; else say what is skipped
 go() {
@@ -156,7 +156,7 @@ if go "$DEADLINE" "streamlab run --op softmax (harness)"; then
 fi
 
 stage "summary"
-python3 bench/issue25_summary.py $W > $W/summary.md 2>&1
+python3 bench/split_cost_summary.py $W > $W/summary.md 2>&1
 cat $W/summary.md
-cp $W/summary.md "$OUT/issue25-summary.md"
+cp $W/summary.md "$OUT/split-cost-summary.md"
 stage "done"
