@@ -28,7 +28,9 @@ if torch is not None:
     for _name, _sl in (("float8_e4m3fn", "fp8e4m3"), ("float8_e5m2", "fp8e5m2")):
         if hasattr(torch, _name):
             TORCH_DTYPES[getattr(torch, _name)] = _sl
-TORCH_FROM_SL = {v: k for k, v in TORCH_DTYPES.items()}
+# Index buffers (a loss's labels), accepted only where an OpSpec's Buf fixes the dtype.
+TORCH_INDEX_DTYPES = {torch.int64: "i64", torch.int32: "i32"} if torch is not None else {}
+TORCH_FROM_SL = {v: k for k, v in list(TORCH_DTYPES.items()) + list(TORCH_INDEX_DTYPES.items())}
 
 if torch is not None:
     _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -43,13 +45,13 @@ if torch is not None:
 NUMPY_DTYPES = {}
 if np is not None:
     NUMPY_DTYPES = {np.dtype(np.float32).str: "f32", np.dtype(np.float64).str: "f64",
-                    np.dtype(np.float16).str: "f16"}
+                    np.dtype(np.float16).str: "f16", np.dtype(np.int64).str: "i64", np.dtype(np.int32).str: "i32"}
 
 # ---- DLPack (include/dlpack/dlpack.h of dmlc/dlpack, v0.8 to 1.1) -----------------------
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
 # (type code, bits) -> sl dtype. Codes: kDLFloat 2, kDLBfloat 4; DLPack 1.1's
 # kDLFloat8_e4m3fn 10 and kDLFloat8_e5m2 12.
-_DL_DTYPES = {(2, 32): "f32", (2, 64): "f64", (2, 16): "f16", (4, 16): "bf16", (10, 8): "fp8e4m3",
+_DL_DTYPES = {(0, 64): "i64", (0, 32): "i32", (2, 32): "f32", (2, 64): "f64", (2, 16): "f16", (4, 16): "bf16", (10, 8): "fp8e4m3",
               (12, 8): "fp8e5m2"}
 
 
@@ -137,20 +139,28 @@ def adapt(obj: Any) -> Array:
                     % type(obj).__name__)
 
 
-def empty_like_array(a: Array, shape: Tuple[int, ...]) -> Array:
-    """An output of `shape` from a's own library, device and dtype (the Array API's
-    namespace: NumPy >= 2, CuPy; plain NumPy otherwise)."""
+_NP_NAMES = {"f32": "float32", "f64": "float64", "f16": "float16", "i64": "int64", "i32": "int32"}
+
+
+def empty_like_array(a: Array, shape: Tuple[int, ...], dtype: Optional[str] = None) -> Array:
+    """An output of `shape` from a's own library and device, of a's dtype or of
+    `dtype` (an sl name; the Array API's namespace: NumPy >= 2, CuPy; plain
+    NumPy otherwise)."""
     obj = a.obj
+    if dtype is not None:
+        if dtype not in _NP_NAMES:
+            raise TypeError("streamlab: cannot allocate a %s output outside torch; pass it" % dtype)
     if np is not None and isinstance(obj, np.ndarray):
-        return from_numpy(np.empty(shape, dtype=obj.dtype))
+        return from_numpy(np.empty(shape, dtype=_NP_NAMES[dtype] if dtype else obj.dtype))
     ns = getattr(obj, "__array_namespace__", None)
     if ns is None:
         raise TypeError("streamlab: cannot allocate an output like a %s (no __array_namespace__); pass out="
                         % type(obj).__name__)
     xp = ns()
+    want = getattr(xp, _NP_NAMES[dtype]) if dtype else obj.dtype
     kw = {"device": obj.device} if hasattr(obj, "device") else {}
     try:
-        out = xp.empty(shape, dtype=obj.dtype, **kw)
+        out = xp.empty(shape, dtype=want, **kw)
     except TypeError:
-        out = xp.empty(shape, dtype=obj.dtype)
+        out = xp.empty(shape, dtype=want)
     return adapt(out)

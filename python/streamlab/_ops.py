@@ -66,13 +66,22 @@ def ew(primary: str, scalar_out: Sequence[str] = ()) -> Callable:
     return rule
 
 
-def rows(primary: str) -> Callable:
-    """A row op over the last dimension: rows = product of the others."""
+def rows(primary: str, vectors: Optional[Dict[str, str]] = None) -> Callable:
+    """A row op over the last dimension: rows = product of the others, every
+    buffer shaped like the primary input except `vectors`: {Python name: "cols"}
+    for one value per column (a norm's weight: shape (cols,)) or "rows" for one
+    per row (a norm's rstd, a loss per row: the primary's shape without its
+    last dimension)."""
+    vectors = vectors or {}
+
     def rule(shapes: Dict[str, Shape]):
         s = shapes[primary]
         if len(s) < 1:
             raise ValueError("streamlab: a row op needs at least one dimension, got a 0-d input")
-        return {"rows": _prod(s[:-1]), "cols": s[-1]}, {"*": s}
+        exp: Dict[str, Shape] = {"*": s}
+        for name, kind in vectors.items():
+            exp[name] = (s[-1],) if kind == "cols" else tuple(s[:-1])
+        return {"rows": _prod(s[:-1]), "cols": s[-1]}, exp
     return rule
 
 
@@ -159,7 +168,7 @@ def _torch_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[in
     if not isinstance(v, torch.Tensor):
         raise TypeError("streamlab.%s: %s must be a torch.Tensor like the first input, got %s"
                         % (spec.name, b.py, type(v).__name__))
-    vdt = TORCH_DTYPES.get(v.dtype)
+    vdt = TORCH_DTYPES.get(v.dtype) or _arrays.TORCH_INDEX_DTYPES.get(v.dtype)
     if vdt is None:
         raise ValueError("streamlab.%s: %s has dtype %s; streamlab offers %s" % (
             spec.name, b.py, v.dtype, ", ".join(str(k) for k in TORCH_DTYPES)))
@@ -230,6 +239,8 @@ def run(spec: OpSpec, values: Sequence[Any]):
             dt = vdt
         if dev is None:
             dev = d
+    if dt not in DTYPE_CODE:
+        raise ValueError("streamlab.%s: dtype %s is not a floating-point dtype streamlab offers" % (spec.name, dt))
     if spec.dtypes is not None and dt not in spec.dtypes:
         raise ValueError("streamlab.%s: dtype %s is not offered (only %s)" % (spec.name, dt, ", ".join(spec.dtypes)))
     dims, expected = spec.shapes(shapes)
@@ -244,7 +255,7 @@ def run(spec: OpSpec, values: Sequence[Any]):
             args[b.py] = t
             ptrs[b.py] = t.data_ptr()
         else:
-            a = _arrays.empty_like_array(arrays[spec.bufs[0].py], shape)
+            a = _arrays.empty_like_array(arrays[spec.bufs[0].py], shape, b.dtype)
             arrays[b.py] = a
             args[b.py] = a.obj
             ptrs[b.py] = a.ptr
