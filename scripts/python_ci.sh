@@ -1,0 +1,39 @@
+#!/bin/sh
+# The Python package's CI step (issue 28; docs/python.md), run by .ci/run after
+# the ctest suite: a fresh venv, `pip install .` (the library compiled once
+# more, for sm_90 only where nvcc is present, to keep this step short: about
+# SL_PY_MINUTES below on CI's 2 cores), then the pytest suite from the
+# installed package. NumPy tests always run; torch is not installed here (PyPI's
+# torch brings GBs of CUDA libraries, and a CPU-only torch wheel is not on
+# PyPI), so its tests skip, as the CUDA tests do without a GPU: they run on
+# the device (bench/py_h200.sh). Fails when pytest fails or collects nothing.
+set -eu
+cd "$(dirname "$0")/.."
+V=${SL_PY_VENV:-build/py-venv}
+if ! python3 -m venv --clear "$V" 2>/dev/null; then
+    # Debian's python3 keeps venv (ensurepip) in a package of its own.
+    pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "python$pyver-venv" python3-venv >/dev/null 2>&1 || true
+    python3 -m venv --clear "$V"
+fi
+"$V/bin/python" -m pip install -q --upgrade pip
+"$V/bin/python" -m pip install -q "numpy>=1.23" pytest
+start=$(date +%s)
+"$V/bin/python" -m pip install . -C build-dir=build/py -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 \
+    -C cmake.define.SL_WERROR=ON ${SL_PY_PIP_ARGS:-}
+echo "python_ci: pip install . took $(( $(date +%s) - start )) s"
+# From the tests' folder's parent's parent (the repository), with the
+# installed package: python/ is not on sys.path, so nothing is imported from
+# the source tree.
+"$V/bin/python" -c 'import streamlab, sys; print("streamlab", streamlab.__version__, streamlab.BACKENDS, streamlab.LIB_PATH)'
+set +e
+"$V/bin/python" -m pytest -q -rs -p no:cacheprovider python/tests > build/py-pytest.log 2>&1
+rc=$?
+set -e
+tail -25 build/py-pytest.log
+if [ $rc -eq 5 ]; then
+    echo "python_ci: pytest collected no tests" >&2
+    exit 1
+fi
+[ $rc -eq 0 ] || exit $rc
+grep -Eq "[1-9][0-9]* passed" build/py-pytest.log || { echo "python_ci: no test passed" >&2; exit 1; }
