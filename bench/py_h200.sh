@@ -29,6 +29,8 @@ gcc -O2 -std=c11 bench/py_graph_c.c -I"$SITE/include" -I/usr/local/cuda/include 
     -Wl,-rpath,"$SITE" -L/usr/local/cuda/lib64 -lcudart -Wl,-rpath,/usr/local/cuda/lib64 -o /tmp/py_graph_c || exit 1
 stage "overhead and kernel time"
 python3 bench/py_bench.py /tmp/py_graph_c "$OUT/py_bench.json"
+stage "binding cost (ctypes vs a C extension)"
+python3 bench/py_binding_cost.py || echo "(binding cost: no compiler or Python headers here)"
 stage "python -m streamlab.bench"
 for op in softmax add transpose; do python3 -m streamlab.bench $op --markdown; done
 stage "done"
