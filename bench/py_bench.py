@@ -13,6 +13,7 @@
    replays), softmax f32 4096 x 2^15 and add f32 2^28, 3 rounds alternated.
 
 usage: python3 bench/py_bench.py PY_GRAPH_C_BINARY OUT.json
+       python3 bench/py_bench.py --overhead-only OUT.json
 """
 import json
 import statistics
@@ -100,6 +101,10 @@ def main():
     print("\n## Per-call wall time (us), 10^4 back-to-back calls, median of 5 rounds")
     for k, v in res.items():
         print("  %-42s %8.3f" % (k, v))
+    if cbin == "--overhead-only":
+        json.dump({"overhead_us": res, "overhead_rounds": rounds, "device": torch.cuda.get_device_name(),
+                   "torch": torch.__version__}, open(path, "w"), indent=1)
+        return
     ag = agreement(cbin)
     print("\n## Kernel time: streamlab.bench vs C, CUDA graph of 10 calls, 20 replays (us per call)")
     for k, v in ag.items():

@@ -6,7 +6,9 @@ ever copied: a non-contiguous input is refused (ValueError naming
 .contiguous())."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import sys
 from typing import Any, Optional, Tuple
 
 from ._lib import SL_DEVICE_CPU
@@ -87,7 +89,7 @@ class Array:
 
 
 def _c_contiguous(shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]], itemsize: int) -> bool:
-    if strides is None:
+    if strides is None or 0 in shape:
         return True
     expect = itemsize
     for extent, stride in zip(reversed(shape), reversed(strides)):
@@ -153,14 +155,19 @@ def empty_like_array(a: Array, shape: Tuple[int, ...], dtype: Optional[str] = No
     if np is not None and isinstance(obj, np.ndarray):
         return from_numpy(np.empty(shape, dtype=_NP_NAMES[dtype] if dtype else obj.dtype))
     ns = getattr(obj, "__array_namespace__", None)
-    if ns is None:
-        raise TypeError("streamlab: cannot allocate an output like a %s (no __array_namespace__); pass out="
-                        % type(obj).__name__)
-    xp = ns()
+    if ns is not None:
+        xp = ns()
+    else:  # CuPy 14 has no __array_namespace__: its own module, if it has empty()
+        xp = sys.modules.get(type(obj).__module__.split(".")[0])
+        if xp is None or not hasattr(xp, "empty"):
+            raise TypeError("streamlab: cannot allocate an output like a %s (no __array_namespace__); pass out="
+                            % type(obj).__name__)
     want = getattr(xp, _NP_NAMES[dtype]) if dtype else obj.dtype
-    kw = {"device": obj.device} if hasattr(obj, "device") else {}
-    try:
-        out = xp.empty(shape, dtype=want, **kw)
-    except TypeError:
-        out = xp.empty(shape, dtype=want)
+    dev = getattr(obj, "device", None)
+    with (dev if hasattr(dev, "__enter__") else contextlib.nullcontext()):  # CuPy: the array's device
+        try:
+            out = xp.empty(shape, dtype=want, device=dev) if ns is not None and dev is not None else \
+                xp.empty(shape, dtype=want)
+        except TypeError:
+            out = xp.empty(shape, dtype=want)
     return adapt(out)

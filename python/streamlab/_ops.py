@@ -63,6 +63,7 @@ def ew(primary: str, scalar_out: Sequence[str] = ()) -> Callable:
     def rule(shapes: Dict[str, Shape]):
         s = shapes[primary]
         return {"n": _prod(s)}, {"*": s, **{k: () for k in scalar_out}}
+    rule.inline = ("ew", primary, tuple(scalar_out))  # type: ignore[attr-defined]
     return rule
 
 
@@ -82,6 +83,8 @@ def rows(primary: str, vectors: Optional[Dict[str, str]] = None) -> Callable:
         for name, kind in vectors.items():
             exp[name] = (s[-1],) if kind == "cols" else tuple(s[:-1])
         return {"rows": _prod(s[:-1]), "cols": s[-1]}, exp
+    if not vectors:
+        rule.inline = ("rows", primary, ())  # type: ignore[attr-defined]
     return rule
 
 
@@ -317,43 +320,61 @@ _FAST: Dict[str, Callable] = {}
 def _gen_fast(spec: OpSpec) -> Callable:
     plan = _PLANS.get(spec.name) or _plan(spec)
     params = list(spec.params)
-    bufs = [b for b in spec.bufs]
+    bufs = list(spec.bufs)
     if any(b.dtype is not None for b in bufs) or torch is None:
         return lambda *vals: run(spec, vals)
     p0 = bufs[0].py
+    inline = getattr(spec.shapes, "inline", None)
+    if inline is not None and inline[1] != p0:
+        inline = None
+    slow = "return _run(_spec, (%s,))" % ", ".join(params)
+    ind = "            "
     lines = ["def fast(%s):" % ", ".join(params)]
-    conds = []
-    for b in bufs:
-        if b.role == "out":
-            conds.append("(%s is None or type(%s) is _T)" % (b.py, b.py))
-        else:
-            conds.append("type(%s) is _T" % b.py)
+    conds = [("(%s is None or type(%s) is _T)" if b.role == "out" else "type(%s) is _T") % ((b.py,) * (
+        2 if b.role == "out" else 1)) for b in bufs]
     lines.append("    if %s:" % " and ".join(conds))
     lines.append("        dt = %s.dtype; dev = %s.get_device(); code = _DT.get(dt)" % (p0, p0))
     lines.append("        if code is not None and %s.is_contiguous():" % p0)
-    lines.append("            dims, exp = _shapes({%s})" % ", ".join(
-        "%r: %s.shape" % (b.py, b.py) for b in bufs if b.role != "out"))
-    ind = "            "
-    for b in bufs[1:]:
-        cond = "%s.dtype is dt and %s.get_device() == dev and %s.is_contiguous() and %s.shape == exp.get(%r, exp.get('*'))" % (
-            b.py, b.py, b.py, b.py, b.py)
-        if b.role == "out":
-            lines.append(ind + "if %s is None: %s = %s.new_empty(exp.get(%r, exp.get('*')))" % (b.py, b.py, p0, b.py))
-            lines.append(ind + "elif not (%s): return _run(_spec, (%s))" % (cond, ", ".join(params) + ","))
+    if inline is not None:
+        # The shape rule written out (ew: every buffer of p0's shape, n = numel;
+        # rows: the same, rows x cols over the last dimension): no dicts.
+        kind, _, scalar_out = inline
+        lines.append(ind + "shp = %s.shape" % p0)
+        if kind == "ew":
+            lines.append(ind + "d_n = %s.numel()" % p0)
+            dimvar = {"n": "d_n"}
         else:
-            lines.append(ind + "if not (%s): return _run(_spec, (%s))" % (cond, ", ".join(params) + ","))
-    lines.append(ind + "if %s.shape != exp.get(%r, exp.get('*')): return _run(_spec, (%s))" % (p0, p0, ", ".join(params) + ","))
+            lines.append(ind + "if not shp: %s" % slow)
+            lines.append(ind + "d_cols = shp[-1]; d_rows = %s.numel() // d_cols if d_cols else 0" % p0)
+            dimvar = {"rows": "d_rows", "cols": "d_cols"}
+        shape_of = {b.py: ("()" if b.py in scalar_out else "shp") for b in bufs}
+    else:
+        lines.append(ind + "dims, exp = _shapes({%s})" % ", ".join(
+            "%r: %s.shape" % (b.py, b.py) for b in bufs if b.role != "out"))
+        lines.append(ind + "if %s.shape != exp.get(%r, exp.get('*')): %s" % (p0, p0, slow))
+        dimvar = None
+        shape_of = {b.py: "exp.get(%r, exp.get('*'))" % b.py for b in bufs}
+    for b in bufs[1:]:
+        cond = "%s.dtype is dt and %s.get_device() == dev and %s.is_contiguous() and %s.shape == %s" % (
+            b.py, b.py, b.py, b.py, shape_of[b.py])
+        if b.role == "out":
+            lines.append(ind + "if %s is None: %s = %s.new_empty(%s)" % (b.py, b.py, p0, shape_of[b.py]))
+            lines.append(ind + "elif not (%s): %s" % (cond, slow))
+        else:
+            lines.append(ind + "if not (%s): %s" % (cond, slow))
     lines.append(ind + "ctx = _CTXS.get(dev) or _context(dev)")
     cargs = []
-    for kind, key in plan:
-        cargs.append({_PTR: "%s.data_ptr()" % key, _DIM: "dims[%r]" % key, _SCALAR: key, _CTX: "ctx",
-                      _DTYPE: "code", _STREAM: "(_stream(dev) if dev >= 0 else None)",
-                      _FIXED: "_fixed[%r]" % key}[kind])
+    for kind_, key in plan:
+        if kind_ == _DIM:
+            cargs.append(dimvar[key] if dimvar is not None else "dims[%r]" % key)
+        else:
+            cargs.append({_PTR: "%s.data_ptr()" % key, _SCALAR: key, _CTX: "ctx", _DTYPE: "code",
+                          _STREAM: "(_stream(dev) if dev >= 0 else None)", _FIXED: "_fixed[%r]" % key}[kind_])
     lines.append(ind + "st = _fn(%s)" % ", ".join(cargs))
     lines.append(ind + "if st != 0: _raise(st, %r)" % ("streamlab.%s (%s)" % (spec.name, spec.cfunc)))
     rets = spec.returns or tuple(b.py for b in bufs if b.role == "out") or tuple(b.py for b in bufs if b.role == "inout")
     lines.append(ind + "return %s" % (rets[0] if len(rets) == 1 else "(%s,)" % ", ".join(rets)))
-    lines.append("    return _run(_spec, (%s))" % (", ".join(params) + ","))
+    lines.append("    " + slow)
     src = "\n".join(lines)
     from . import _lib
     ns = {"_T": torch.Tensor, "_DT": {k: DTYPE_CODE[v] for k, v in TORCH_DTYPES.items()}, "_shapes": spec.shapes,

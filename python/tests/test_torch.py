@@ -76,7 +76,9 @@ def test_compile_fullgraph(dev):
         pytest.importorskip("torch._inductor")
 
     def f(x, y):
-        h = torch.relu(x) * 3.0 - 20.0
+        # single-rounding torch ops around streamlab's, so that inductor's fusion
+        # (which may contract x * a + b into an fma) cannot change a bit
+        h = torch.relu(x) - 20.0
         p = sl.softmax(h)
         return sl.add(p, y) * 2.0
 
