@@ -1,12 +1,14 @@
 #!/bin/sh
 # The Python package's CI step (issue 28; docs/python.md), run by .ci/run after
 # the ctest suite: a fresh venv, `pip install .` (the library compiled once
-# more, for sm_90 only where nvcc is present, to keep this step short: about
-# SL_PY_MINUTES below on CI's 2 cores), then the pytest suite from the
-# installed package. NumPy tests always run; torch is not installed here (PyPI's
-# torch brings GBs of CUDA libraries, and a CPU-only torch wheel is not on
-# PyPI), so its tests skip, as the CUDA tests do without a GPU: they run on
-# the device (bench/py_h200.sh). Fails when pytest fails or collects nothing.
+# more, for sm_90 only where nvcc is present, to keep this step short: 204
+# CPU-seconds, 4 min 52 s wall on the shared 2-core development machine,
+# 2026-11-26), then the pytest suite from the installed package. NumPy tests
+# always run; torch is not installed here: PyPI's Linux torch is the CUDA
+# build (torch 2.11: a 530 MB wheel, plus GBs of nvidia-* wheels) and the
+# CPU-only wheels are not on PyPI, so its tests skip, as the CUDA tests do
+# without a GPU; they run on the device (bench/py_h200.sh). Fails when pytest
+# fails or collects nothing.
 set -eu
 cd "$(dirname "$0")/.."
 V=${SL_PY_VENV:-build/py-venv}
@@ -19,8 +21,8 @@ fi
 "$V/bin/python" -m pip install -q --upgrade pip
 "$V/bin/python" -m pip install -q "numpy>=1.23" pytest
 start=$(date +%s)
-"$V/bin/python" -m pip install . -C build-dir=build/py -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 \
-    -C cmake.define.SL_WERROR=ON ${SL_PY_PIP_ARGS:-}
+"$V/bin/python" -m pip install . -C build-dir="${SL_PY_BUILD_DIR:-build/py}" \
+    -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 -C cmake.define.SL_WERROR=ON ${SL_PY_PIP_ARGS:-}
 echo "python_ci: pip install . took $(( $(date +%s) - start )) s"
 # From the tests' folder's parent's parent (the repository), with the
 # installed package: python/ is not on sys.path, so nothing is imported from
