@@ -74,6 +74,8 @@ class _Flusher:
         self.buf = torch.ones(n, device=dev)
         self.out = torch.empty((), device=dev)
         self._dot = streamlab.dot
+        self()  # first use outside any capture (the context and dot's workspace are made then)
+        torch.cuda.synchronize()
 
     def __call__(self) -> None:
         self._dot(self.buf, self.buf, out=self.out)
@@ -143,6 +145,9 @@ def time_callable(fn: Callable[[], Any], *, flush_l2: bool = False, graph: bool 
             both = _time_graph(torch, g, 1)[0]
             alone = _time_graph(torch, gf, 1)[0]
             t.append(max(both - alone, 0.0) / calls)
+    if statistics.median(t) <= 0:
+        raise RuntimeError("streamlab.bench: the callable's time is below the L2 flush's noise; pass "
+                           "flush_l2=False, or more work per call")
     return {"median": statistics.median(t), "min": min(t), "calls": calls, "reps": reps}
 
 
@@ -315,7 +320,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     a = p.parse_args(argv)
-    torch = _torch()
+    try:
+        torch = _torch()
+    except (ImportError, RuntimeError) as e:
+        print("python -m streamlab.bench: %s" % e, file=sys.stderr)
+        return 1
     title, fns, nbytes, nflops, base = _cases(torch, a.op, a.dtype)
     rows = run(fns, bytes=nbytes, flops=nflops, baseline=base, reps=a.reps, title=title, print_table=not a.markdown)
     if a.markdown:

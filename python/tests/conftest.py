@@ -10,7 +10,7 @@ import streamlab
 try:
     import torch
 except ImportError:
-    torch = None
+    torch = None  # noqa: F811 (re-exported to the tests)
 
 HAVE_CUDA = (torch is not None and torch.cuda.is_available() and streamlab.HAVE_CUDA_BUILD)
 WHY_NO_CUDA = ("no CUDA GPU visible to torch" if torch is None or not torch.cuda.is_available()

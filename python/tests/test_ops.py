@@ -324,8 +324,9 @@ def test_wrong_arguments(backend):
         sl.add(x, [1.0] * 10)
     with pytest.raises(TypeError):
         sl.add("x", x)
-    with pytest.raises(ValueError, match="dtype f64"):  # sl_softmax offers no f64: the library says so
-        sl.softmax(make(backend, values((2, 3)), "f64")) if supports(backend, "f64") else (_ for _ in ()).throw(ValueError("dtype f64"))
+    if supports(backend, "f64"):
+        with pytest.raises(ValueError, match="f64"):  # sl_softmax offers no f64: the library says so
+            sl.softmax(make(backend, values((2, 3)), "f64"))
     with pytest.raises(ValueError):
         sl.add(x, x, out=make(backend, values(10), "f16") if supports(backend, "f16") else x[:3])
 

@@ -199,7 +199,7 @@ def test_second_device():
     b = sl.scale(a, 3.0)
     assert b.device == a.device
     assert torch.equal(b, a * 3.0)
-    assert 1 in sl._lib._contexts and 0 not in sl._lib._contexts or True
+    assert 1 in sl._lib._contexts  # device 1's own context, kept
 
 
 @requires_cuda
