@@ -5,9 +5,10 @@
    variants interleaved round by round:
      streamlab.add(x, y, out=z) vs torch.add(x, y, out=z), 2^10 f32;
      streamlab.softmax(x) vs torch.softmax(x, -1), 128 x 1024 f32;
-   and the layers beneath: the registered op (torch.ops.streamlab.add_out,
-   through the dispatcher), the bare ctypes call of sl_add with its
-   arguments prepared (the binding layer alone), and an empty Python call.
+   and the layers beneath: streamlab.add through ctypes instead of
+   streamlab._fastcall, the registered op (torch.ops.streamlab.add_out,
+   through the dispatcher), the bare sl_add call with its arguments prepared
+   (through _fastcall and through ctypes), and an empty Python call.
 2. Kernel time: streamlab.bench (graph replay) vs the same C call timed from
    C in a CUDA graph (bench/py_graph_c.c, same calls per graph and
    replays), softmax f32 4096 x 2^15 and add f32 2^28, 3 rounds alternated.
@@ -44,14 +45,21 @@ def overhead():
     spec = _table.SPECS["add"]
     sl.add(x, y, out=z)
     fn = _ops._BOUND["add"]
+    fn_ctypes = _ops._CTYPES_BOUND["add"]
+    saved = _ops._BOUND["add"]
+    _ops._BOUND["add"] = fn_ctypes
+    add_ctypes = _ops._gen_fast(spec)  # the same generated checks, calling through ctypes
+    _ops._BOUND["add"] = saved
     ctx = _lib.context(0)
     stream = torch.cuda.current_stream().cuda_stream
     px, py, pz = x.data_ptr(), y.data_ptr(), z.data_ptr()
     cases = {
         "streamlab.add(x, y, out=z)": lambda: sl.add(x, y, out=z),
+        "streamlab.add, through ctypes": lambda: add_ctypes(x, y, z),
         "torch.add(x, y, out=z)": lambda: torch.add(x, y, out=z),
         "torch.ops.streamlab.add_out(x, y, z)": lambda: torch.ops.streamlab.add_out(x, y, z),
-        "ctypes sl_add, arguments ready": lambda: fn(ctx, 0, 1024, px, py, pz, stream),
+        "sl_add, arguments ready (%s)" % sl.BINDING: lambda: fn(ctx, 0, 1024, px, py, pz, stream),
+        "sl_add, arguments ready (ctypes)": lambda: fn_ctypes(ctx, 0, 1024, px, py, pz, stream),
         "streamlab.softmax(x) 128x1024": lambda: sl.softmax(s),
         "torch.softmax(x, -1) 128x1024": lambda: torch.softmax(s, -1),
         "empty Python lambda": lambda: None,
@@ -96,7 +104,8 @@ def agreement(cbin):
 
 def main():
     cbin, path = sys.argv[1], sys.argv[2]
-    print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, "streamlab", sl.BACKENDS)
+    print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, "streamlab", sl.BACKENDS,
+          "binding", sl.BINDING)
     res, rounds = overhead()
     print("\n## Per-call wall time (us), 10^4 back-to-back calls, median of 5 rounds")
     for k, v in res.items():

@@ -93,8 +93,36 @@ set_target_properties(streamlab_shared PROPERTIES INSTALL_RPATH "${SL_TOOLKIT_RP
 # links), and the generated header, whose declarations the bindings read
 # (python/streamlab/_lib.py), go into the package folder streamlab/.
 if(SL_PYTHON)
-  set_target_properties(streamlab_shared PROPERTIES NO_SONAME ON VERSION "" SOVERSION "")
+  # SONAME libstreamlab.so: the extension below names it, and the loader then
+  # shares the one copy ctypes opened (one set of contexts and errors).
+  set_property(TARGET streamlab_shared PROPERTY VERSION)    # unset: one file, no version links
+  set_property(TARGET streamlab_shared PROPERTY SOVERSION)
   install(TARGETS streamlab_shared LIBRARY DESTINATION streamlab)
+  # streamlab._fastcall: a METH_FASTCALL wrapper per op function, generated
+  # from streamlab_ops.h by python/gen_fastcall.py, on Python's limited API
+  # 3.10 (one build for every later CPython). It takes ~0.2 us a call where
+  # ctypes takes 1.3-1.5 (docs/python.md); without Python's headers the
+  # package uses ctypes alone and says so here.
+  find_package(Python 3.10 COMPONENTS Interpreter Development.SABIModule)
+  if(Python_FOUND AND TARGET Python::SABIModule)
+    set(_sl_fc ${PROJECT_BINARY_DIR}/_fastcall.c)
+    add_custom_command(OUTPUT ${_sl_fc}
+                       COMMAND Python::Interpreter ${PROJECT_SOURCE_DIR}/python/gen_fastcall.py
+                               ${SL_GENERATED_INCLUDE}/streamlab_ops.h ${_sl_fc}
+                       DEPENDS ${PROJECT_SOURCE_DIR}/python/gen_fastcall.py
+                               ${PROJECT_SOURCE_DIR}/python/streamlab/_decls.py ${SL_GENERATED_INCLUDE}/streamlab_ops.h
+                       COMMENT "Generating _fastcall.c from streamlab_ops.h" VERBATIM)
+    Python_add_library(sl_fastcall MODULE USE_SABI 3.10 WITH_SOABI ${_sl_fc})
+    set_target_properties(sl_fastcall PROPERTIES OUTPUT_NAME _fastcall INSTALL_RPATH "$ORIGIN"
+                                                 BUILD_WITH_INSTALL_RPATH ON LINKER_LANGUAGE C)
+    target_include_directories(sl_fastcall PRIVATE ${PROJECT_SOURCE_DIR}/include ${SL_GENERATED_INCLUDE})
+    target_compile_options(sl_fastcall PRIVATE ${SL_C_WARNINGS})
+    target_link_libraries(sl_fastcall PRIVATE streamlab_shared)
+    install(TARGETS sl_fastcall LIBRARY DESTINATION streamlab)
+    message(STATUS "streamlab: the Python package gets streamlab._fastcall (Python ${Python_VERSION}, limited API 3.10)")
+  else()
+    message(STATUS "streamlab: no Python 3.10+ development files: the Python package calls C through ctypes only")
+  endif()
   install(FILES ${SL_GENERATED_INCLUDE}/streamlab_ops.h ${PROJECT_SOURCE_DIR}/include/streamlab.h
           DESTINATION streamlab/include)
   if(SL_HAVE_CUDA)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ._lib import BACKENDS, HAVE_CUDA_BUILD, LIB_PATH, StreamlabError  # noqa: F401
+from ._ops import BINDING  # noqa: F401  ("fastcall" or "ctypes": how C is called)
 from ._ops import call as _run
 from ._table import SPECS as _S
 

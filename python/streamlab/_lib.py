@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import ctypes
 import os
-import re
 import sys
 import threading
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
+
+from . import _decls
 
 _HERE = Path(__file__).resolve().parent
 
@@ -147,29 +148,13 @@ _CTYPES = {
     "int32_t *": ctypes.c_void_p, "uint8_t *": ctypes.c_void_p, "int64_t": ctypes.c_int64,
     "int32_t": ctypes.c_int32, "unsigned": ctypes.c_uint,
 }
-_DECL = re.compile(r"\bsl_status\s+(sl_[a-z0-9_]+)\s*\(([^)]*)\)\s*;", re.S)
-
-
-def _parse_params(text: str) -> List[Tuple[str, str]]:
-    params = []
-    for p in text.split(","):
-        p = " ".join(p.replace("const ", "").split())
-        m = re.match(r"^(.*?)\s*(\**)\s*([A-Za-z_][A-Za-z0-9_]*)$", p)
-        if not m:
-            raise ImportError("streamlab: cannot read the parameter '%s' of streamlab_ops.h" % p)
-        base, stars, name = m.group(1), m.group(2), m.group(3)
-        ctype = base + (" " + stars if stars else "")
-        params.append((ctype, name))
-    return params
+_DECL = _decls.DECL
 
 
 def read_declarations(header: Optional[Path] = None) -> Dict[str, List[Tuple[str, str]]]:
     """{C function: [(C type, parameter name), ...]} of every op function the
     generated streamlab_ops.h declares (every sl_status function of the ops)."""
-    header = header or (LIB_PATH.parent / "include" / "streamlab_ops.h")
-    text = header.read_text()
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    return {m.group(1): _parse_params(m.group(2)) for m in _DECL.finditer(text)}
+    return _decls.read_declarations(header or (LIB_PATH.parent / "include" / "streamlab_ops.h"))
 
 
 def bind(cname: str, params: List[Tuple[str, str]]):
