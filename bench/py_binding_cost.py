@@ -34,15 +34,24 @@ spec.loader.exec_module(slext)
 a = np.ones(0, np.float32)
 p = a.ctypes.data
 sl.add(a, a, out=a)
-fn, ctx = _ops._BOUND["add"], _lib.context(-1)
+fn, ctx = _ops._CTYPES_BOUND["add"], _lib.context(-1)
+fc = _ops._fastcall.sl_add if _ops._fastcall is not None else None
 cases = {"ctypes (argtypes set)": lambda: fn(ctx, 0, 0, p, p, p, None),
-         "C extension (METH_FASTCALL)": lambda: slext.add(ctx, 0, 0, p, p, p, None),
+         "C extension (METH_FASTCALL), bench/py_binding_ext.c": lambda: slext.add(ctx, 0, 0, p, p, p, None),
          "streamlab.add(a, a, out=a), NumPy": lambda: sl.add(a, a, out=a),
          "empty Python call": lambda: None}
+if fc is not None:
+    cases["streamlab._fastcall.sl_add (generated)"] = lambda: fc(ctx, 0, 0, p, p, p, None)
 try:
     import torch
     t = torch.ones(0)
-    cases["streamlab.add(t, t, out=t), torch CPU"] = lambda: sl.add(t, t, out=t)
+    cases["streamlab.add(t, t, out=t), torch CPU (%s)" % sl.BINDING] = lambda: sl.add(t, t, out=t)
+    spec = sl._S["add"]
+    saved = _ops._BOUND["add"]
+    _ops._BOUND["add"] = _ops._CTYPES_BOUND["add"]
+    add_ctypes = _ops._gen_fast(spec)  # the same generated checks, through ctypes
+    _ops._BOUND["add"] = saved
+    cases["streamlab.add(t, t, out=t), torch CPU (ctypes)"] = lambda: add_ctypes(t, t, t)
     cases["torch.add(t, t, out=t), torch CPU"] = lambda: torch.add(t, t, out=t)
 except ImportError:
     pass
