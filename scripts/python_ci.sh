@@ -27,7 +27,7 @@ echo "python_ci: pip install . took $(( $(date +%s) - start )) s"
 # From the tests' folder's parent's parent (the repository), with the
 # installed package: python/ is not on sys.path, so nothing is imported from
 # the source tree.
-"$V/bin/python" -c 'import streamlab, sys; print("streamlab", streamlab.__version__, streamlab.BACKENDS, streamlab.LIB_PATH)'
+"$V/bin/python" -c 'import streamlab, sys; print("streamlab", streamlab.__version__, streamlab.BACKENDS, streamlab.BINDING, streamlab.LIB_PATH)'
 LOG=${SL_PY_LOG:-build/py-pytest.log}
 mkdir -p "$(dirname "$LOG")"
 set +e
