@@ -161,7 +161,7 @@ def bind(cname: str, params: List[Tuple[str, str]]):
     """The ctypes function for one declaration, its argument types set from it."""
     fn = getattr(LIB, cname)
     try:
-        fn.argtypes = [_CTYPES[t] for t, _ in params]
+        fn.argtypes = [ctypes.c_void_p if t.endswith("*") else _CTYPES[t] for t, _ in params]
     except KeyError as e:
         raise ImportError("streamlab: %s has a parameter of C type %s that _lib._CTYPES does not map; add it "
                           "(docs/python.md)" % (cname, e)) from None
