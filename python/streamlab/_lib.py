@@ -180,6 +180,10 @@ def context(device: int) -> int:
     ctx = _contexts.get(device)
     if ctx is not None:
         return ctx
+    if device >= 0 and BACKENDS == "cpu":
+        raise StreamlabValueError("streamlab: this libstreamlab.so is CPU-only (nvcc was not found when it was "
+                                  "built), so it cannot run on cuda:%d; reinstall with nvcc on the PATH "
+                                  "(pip install .; docs/python.md)" % device)
     with _ctx_lock:
         ctx = _contexts.get(device)
         if ctx is None:

@@ -212,3 +212,9 @@ def test_cuda_dtypes():
                                              if dt.itemsize == 2 else torch.int32),
                            want.view(torch.uint8 if dt.itemsize == 1 else torch.int16
                                      if dt.itemsize == 2 else torch.int32)), dt
+
+
+@pytest.mark.skipif(sl.BACKENDS != "cpu" or not torch.cuda.is_available(), reason="needs a CPU-only build and a GPU")
+def test_cpu_only_build_says_so():
+    with pytest.raises(ValueError, match="CPU-only"):
+        sl.add(torch.ones(3, device="cuda"), torch.ones(3, device="cuda"))
