@@ -56,7 +56,6 @@ def _schema(spec: OpSpec, with_outs: bool) -> Tuple[str, List[str]]:
 def _register(spec: OpSpec) -> None:
     outs = [b.py for b in spec.bufs if b.role == "out"]
     inout = any(b.role == "inout" for b in spec.bufs)
-    pos = {p: i for i, p in enumerate(spec.params)}
     functional = ""
     if outs and not inout:
         functional = spec.name
@@ -90,7 +89,6 @@ def _register(spec: OpSpec) -> None:
     _LIB.impl(mut, impl_mut, "CUDA")
     torch.library.register_fake("streamlab::" + mut, fake_mut, lib=_LIB)
     _OPNAMES[spec.name] = (functional, mut)
-    del pos
 
 
 def call_registered(spec: OpSpec, values: Sequence[Any]):
