@@ -392,7 +392,10 @@ def _gen_fast(spec: OpSpec) -> Callable:
     lines.append("    " + slow)
     src = "\n".join(lines)
     from . import _lib
-    ns = {"_T": torch.Tensor, "_DT": {k: DTYPE_CODE[v] for k, v in TORCH_DTYPES.items()}, "_shapes": spec.shapes,
+    # The dtypes this fast path takes: all of streamlab's (the C function checks
+    # its own), or only spec.dtypes for a C function without a dtype parameter.
+    dts = {k: DTYPE_CODE[v] for k, v in TORCH_DTYPES.items() if spec.dtypes is None or v in spec.dtypes}
+    ns = {"_T": torch.Tensor, "_DT": dts, "_shapes": spec.shapes,
           "_run": run, "_spec": spec, "_CTXS": _lib._contexts, "_context": context, "_stream": _arrays.torch_stream,
           "_fn": _BOUND[spec.name], "_raise": raise_status, "_fixed": spec.fixed}
     exec(compile(src, "<streamlab %s fast path>" % spec.name, "exec"), ns)

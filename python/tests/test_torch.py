@@ -218,3 +218,12 @@ def test_cuda_dtypes():
 def test_cpu_only_build_says_so():
     with pytest.raises(ValueError, match="CPU-only"):
         sl.add(torch.ones(3, device="cuda"), torch.ones(3, device="cuda"))
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_stencil_refuses_other_dtypes(dev):
+    """sl_stencil2d has no dtype parameter (f32 only): the binding must refuse the rest."""
+    for dt in (torch.float64, torch.bfloat16, torch.float16):
+        x = torch.randn(16, 16, device=dev).to(dt)
+        with pytest.raises(ValueError, match="f32"):
+            sl.stencil2d(x, 1)
