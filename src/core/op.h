@@ -256,7 +256,8 @@ typedef struct sl_ref_args {
     sl_shape shape;
     uint64_t lo, hi;
     sl_dtype dtype, out_dtype;
-    const double *scalar;
+    const double *scalar; /* the op's nscalars values, descriptor order: a reference reads no
+                           * more (an op without scalars may get NULL) */
     const void *in[SL_MAX_BUFS];
     void *out[SL_MAX_BUFS];
     double acc[4];
