@@ -274,7 +274,7 @@ int cmd_explain(int argc, char **argv)
         sl_shape list[1];
         if (sl_parse_shape(first, &list[0], why, sizeof why) != 0)
             return cli_usage_error("explain", "--shape '%s': %s", first, why);
-        if (op->shape_ok && !op->shape_ok(&list[0], why, sizeof why))
+        if (!sl_op_shape_ok(op, &list[0], why, sizeof why))
             return cli_usage_error("explain", "--shape '%s' for %s: %s", first, op->name, why);
         if (sl_shape_elems(&list[0]) > SL_EXPLAIN_MAX_N)
             return cli_usage_error("explain", "--shape %s is more than 2^48 elements, larger than any GPU memory",

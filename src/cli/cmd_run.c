@@ -411,8 +411,8 @@ int cmd_run(int argc, char **argv)
 
     opterr = 0;
     optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, NULL)) != -1) {
+    int c, li = -1;
+    while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, &li)) != -1) {
         switch (c) {
         case 's':
         case OPT_SIZES:
@@ -440,7 +440,9 @@ int cmd_run(int argc, char **argv)
             char *end;
             double a = strtod(optarg, &end);
             if (!*optarg || *end || !(a == a) || a > 3.4e38 || a < -3.4e38)
-                return cli_usage_error("run", "%s wants a finite number, not '%s'", argv[optind - 1], optarg);
+                /* the flag as spelled (--scalar or --alpha), whether its value
+                 * came as the next argument or after '=' */
+                return cli_usage_error("run", "--%s wants a finite number, not '%s'", opts[li].name, optarg);
             scalar = a;
             have_scalar = 1;
             break;
@@ -567,8 +569,8 @@ int cmd_run(int argc, char **argv)
                                            ops[o]->bufs[k].name, (unsigned long long)shapes2[o][j].rows,
                                            (unsigned long long)shapes2[o][j].cols,
                                            shapes2[o][j].k ? "" : " (give MxNxK)");
-        for (int j = 0; j < nshapes2[o] && ops[o]->shape_ok; j++)
-            if (!ops[o]->shape_ok(&shapes2[o][j], why, sizeof why))
+        for (int j = 0; j < nshapes2[o]; j++)
+            if (!sl_op_shape_ok(ops[o], &shapes2[o][j], why, sizeof why))
                 return cli_usage_error("run", "--shape for %s: %s", ops[o]->name, why);
         /* the results' header: --shape as given, or each op's defaults */
         if (!shape_arg) {

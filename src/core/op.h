@@ -321,6 +321,11 @@ typedef struct sl_op_desc {
      * stencil's radius k in 1..16); false fills why. The CLI turns false
      * into a usage error (exit 2). NULL: every shape. */
     bool (*shape_ok)(const sl_shape *s, char *why, size_t len);
+    /* What a shape's third side means, for an op that takes one (matmul's
+     * MxNxK: "K, the inner dimension"; the stencil's RxCxRADIUS); NULL:
+     * ROWSxCOLS only, and a shape with a third side is refused (exit 2)
+     * rather than the side dropped. */
+    const char *third_side;
 } sl_op_desc;
 
 /* The descriptors, one per ops.def line, each defined in its op folder. */
@@ -362,6 +367,9 @@ static inline bool sl_role_written(sl_role r)
     return r != SL_ROLE_IN;
 }
 
+/* Whether a 2-D op takes shape s: a third side only where the op has one
+ * (third_side), then the op's own shape_ok. false fills why. */
+bool sl_op_shape_ok(const sl_op_desc *op, const sl_shape *s, char *why, size_t len);
 /* Elements buffer k holds for a shape (the span, or 1 for a scalar). */
 uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s);
 /* Storage dtype of buffer k: out for OUT buffers, else in. */

@@ -404,8 +404,11 @@ void sl_report_row(void *report, sl_result *r)
     else if (r->status != SL_OK)
         rep->failed++;
     for (int w = 0; w < 4; w++)
-        if (writers[w]->row(rep, rep->state[w], r) != SL_OK)
-            fprintf(stderr, "streamlab: warning: %s\n", sl_last_error());
+        if (writers[w]->row(rep, rep->state[w], r) != SL_OK && rep->write_st == SL_OK) {
+            rep->write_st = SL_ERR_IO;
+            snprintf(rep->write_error, sizeof rep->write_error, "%s", sl_last_error());
+            fprintf(stderr, "streamlab: error: %s (the run goes on; it will exit 1)\n", rep->write_error);
+        }
 }
 
 sl_status sl_report_close(sl_report *rep, sl_status sweep, const char *error)
@@ -427,6 +430,11 @@ sl_status sl_report_close(sl_report *rep, sl_status sweep, const char *error)
     sl_output_close(&rep->json);
     sl_output_close(&rep->md);
     sl_output_close(&rep->csv);
+    /* A row that could not be written fails the run even where the last
+     * write (or a stream's close) went through; the first failure is the
+     * one reported. */
+    if (rep->write_st != SL_OK)
+        st = sl_fail(rep->write_st, "%s", rep->write_error);
     for (int i = 0; i < rep->nrows; i++) {
         free(rep->rows[i].message);
         free(rep->rows[i].ctr_note);

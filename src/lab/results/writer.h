@@ -51,6 +51,10 @@ struct sl_report {
     const char *status; /* "running", then how it ended */
     const char *error;
     int interrupted;    /* rows stopped by an interrupt (not counted as failed) */
+    /* The first write that failed after the start (a full disk, /dev/full):
+     * warned about once, and sl_report_close's status and message. */
+    sl_status write_st;
+    char write_error[1024];
     /* the output files, checked and opened before any writer starts */
     sl_output json, md, csv;
     bool has_json, has_md, has_csv;

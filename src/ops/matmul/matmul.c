@@ -308,6 +308,7 @@ const sl_op_desc sl_op_matmul = {
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
     .default_shapes = "512x512x512,1000x1000x1000",
     .buf_elems = buf_elems,
+    .third_side = "K, the inner dimension (MxNxK)",
     .ref_whole = true,
     .no_inplace = true,
     .flops = flops,
