@@ -112,10 +112,10 @@ expect 2 "name the same file" -- run $SMALL --json - --csv -
 
 # A regular file streamlab did not write is never replaced.
 printf 'precious data\n' > "$T/precious.json"
-expect 2 "was not written by streamlab" -- run $SMALL --json "$T/precious.json"
+expect 2 "so streamlab did not write it" -- run $SMALL --json "$T/precious.json"
 check "precious.json was changed" grep -qx 'precious data' "$T/precious.json"
-expect 2 "was not written by streamlab" -- probe --device cpu --quick --json "$T/precious.json"
-expect 2 "was not written by streamlab" -- explain --hw "$HW/rtx4060.json" --json "$T/precious.json"
+expect 2 "so streamlab did not write it" -- probe --device cpu --quick --json "$T/precious.json"
+expect 2 "so streamlab did not write it" -- explain --hw "$HW/rtx4060.json" --json "$T/precious.json"
 check "precious.json was changed by probe or explain" grep -qx 'precious data' "$T/precious.json"
 # ... but an empty file (mktemp's) is fine, and so is our own file again.
 : > "$T/empty.csv"
