@@ -13,8 +13,10 @@
 #include <stddef.h>
 
 /* The largest plausible values: 1 PB/s (no memory is within 100x of it),
- * 2^53 elements (exact in a double, past any memory), percentages and
- * ratios of 10^6, and an hour per launch. */
+ * 2^53 elements (exact in a double, past any memory), 10^6 % of the
+ * theoretical peak, and an hour per launch. Ratios to the copy and peer
+ * rows need only be finite: at a few thousand elements the copy's time is
+ * near the clock's resolution. */
 #define SL_CHECK_MAX_GBS 1e6
 #define SL_CHECK_MAX_N 9007199254740992.0
 #define SL_CHECK_MAX_PCT 1e6

@@ -1,0 +1,129 @@
+#!/bin/sh
+# Issue 35's findings (a new user's first run, and about 170 hostile
+# inputs), each a check that failed before its fix: a write failing on
+# /dev/full for every output flag, shapes of the wrong rank, results files
+# that are not streamlab's (wrong types, missing fields, absurd values),
+# JSON nested past the parser's limit, messages that name the wrong thing,
+# the table's memory column, explain without a GPU, and train and probe
+# under SIGINT / SIGTERM.
+#
+# Usage: test_cli_hostile.sh STREAMLAB JSON_CHECK TMPDIR HW_DIR
+set -u
+SL=$1
+JC=$2
+T=$3
+HW=$4
+rm -rf "$T"
+mkdir -p "$T"
+fails=0
+checks=0
+SMALL="--device cpu --sizes 1000 --trials 1 --warmup 0"
+
+fail() {
+    echo "FAILED: $*"
+    fails=$((fails + 1))
+}
+
+# expect CODE PATTERN -- ARGS...: exit code, and a pattern in stdout+stderr
+# (fixed string). Every command runs under a time limit.
+expect() {
+    code=$1
+    pattern=$2
+    shift 3
+    checks=$((checks + 1))
+    out=$(timeout 120 "$SL" "$@" 2>&1)
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        fail "streamlab $* exited $rc, want $code; output:"
+        echo "$out" | head -20
+    elif [ -n "$pattern" ] && ! printf '%s' "$out" | grep -qF -- "$pattern"; then
+        fail "streamlab $*: output lacks '$pattern':"
+        echo "$out" | head -20
+    fi
+}
+
+# ---- 2: a write that fails is a failed run, for every output flag --------
+for flag in --csv --json --md; do
+    expect 1 "cannot write /dev/full" -- run $SMALL $flag /dev/full --quiet
+    # and with more than one row, where the last write is not the first to fail
+    expect 1 "cannot write /dev/full" -- run --device cpu --sizes 1000,2000 --trials 1 --warmup 0 $flag /dev/full
+done
+expect 1 "cannot write /dev/full" -- probe --device cpu --quick --only launch --json /dev/full
+expect 1 "cannot write /dev/full" -- probe --device cpu --quick --only launch --md /dev/full
+expect 1 "cannot write /dev/full" -- explain --hw "$HW/rtx4060.json" --json /dev/full
+
+# ---- 2: a shape of the wrong rank is refused, not cut ----------------------
+expect 2 "transpose takes two sides" -- run --device cpu --op transpose --shape 4x4x999
+expect 2 "softmax takes two sides" -- run --device cpu --op softmax --shape 4x4x7
+expect 2 "transpose takes two sides" -- explain --hw "$HW/rtx4060.json" --op transpose --shape 64x64x3
+expect 2 "give MxNxK" -- run --device cpu --op matmul --shape 4x4
+expect 0 "" -- run --device cpu --op transpose --shape 64x64 --trials 1 --warmup 0 --quiet
+expect 0 "" -- run --device cpu --op stencil --shape 64x64x2 --trials 1 --warmup 0 --quiet
+
+# ---- 2: streamlab report reads streamlab's run files and nothing else ------
+# A minimal run file the checks accept (it then fails only for want of
+# gnuplot, exit 1, or succeeds), and one bad field at a time.
+good() {
+    cat <<JSON
+{"schema": "streamlab.run/1", "device": {"name": "cpu", "backend": "cpu"},
+ "results": [{"op": "add", "dtype": "f32", "variant": "serial", "n": $1, "bytes": 12000, "status": "ok",
+              "time_ms": {"median": 0.01}, "gbs": $2}]}
+JSON
+}
+good 1000 1.5 > "$T/good.json"
+checks=$((checks + 1))
+out=$(timeout 120 "$SL" report "$T/good.json" -o "$T/good.html" 2>&1)
+rc=$?
+[ $rc = 2 ] && fail "report refused a well-formed run file: $out"
+report_bad() { # report_bad NAME PATH-IN-MESSAGE: the file $T/NAME.json must be refused naming the field
+    expect 2 "$2" -- report "$T/$1.json" -o "$T/$1.html"
+    checks=$((checks + 1))
+    [ -e "$T/$1.html" ] && fail "report of $1.json left a page"
+}
+good 1000 '"fast"' > "$T/gbs_string.json"
+report_bad gbs_string '$.results[0].gbs: a number from 0 to'
+good -5 1.5 > "$T/n_negative.json"
+report_bad n_negative '$.results[0].n: a whole number from 0 to'
+good 1e999 1.5 > "$T/n_inf.json"
+report_bad n_inf '$.results[0].n:'
+good 1000 1e308 > "$T/gbs_huge.json"
+report_bad gbs_huge '$.results[0].gbs:'
+good 1000.5 1.5 > "$T/n_fraction.json"
+report_bad n_fraction '$.results[0].n: a whole number'
+sed 's/"op": "add"/"op": null/' "$T/good.json" > "$T/op_null.json"
+report_bad op_null '$.results[0].op: a non-empty string, not null'
+sed 's/"device": {"name": "cpu", "backend": "cpu"},//' "$T/good.json" > "$T/no_device.json"
+report_bad no_device '$.device: the device the rows ran on'
+printf '{"schema": "streamlab.run/1", "device": {"name": "cpu", "backend": "cpu"}, "results": []}\n' > "$T/empty.json"
+report_bad empty '$.results: at least one row'
+printf '{"schema": "streamlab.profile/1", "device": 7}\n' > "$T/profile_device.json"
+report_bad profile_device '$.device: an object'
+
+# ---- 6: JSON nested past the parser's limit says so --------------------------
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print "" }' \
+    > "$T/deep.json"
+expect 2 "too deeply nested: arrays and objects open 1000 deep" -- report "$T/deep.json" -o "$T/deep.html"
+expect 2 "too deeply nested" -- explain --hw "$T/deep.json"
+printf '{"a": x}' > "$T/syntax.json"
+expect 2 "not valid JSON (parsing stopped at byte 6 of 8)" -- report "$T/syntax.json" -o "$T/x.html"
+printf '{"a": [1, 2' > "$T/truncated.json"
+expect 2 "not valid JSON (parsing stopped at byte 10 of 11)" -- report "$T/truncated.json" -o "$T/x.html"
+
+# ---- 6: messages name what they are about ----------------------------------
+expect 2 "--scalar wants a finite number, not 'nan'" -- run --device cpu --op triad --scalar nan
+expect 2 "--scalar wants a finite number, not 'inf'" -- run --device cpu --op triad --scalar=inf
+expect 2 "--alpha wants a finite number, not '1e999'" -- run --device cpu --op axpy --alpha 1e999
+# an output file that streamlab wrote as something else: what was checked, and what it is
+expect 0 "" -- run $SMALL --json "$T/t3.json" --quiet
+expect 2 "it exists and is a streamlab.run/1 JSON file: streamlab wrote it, but not as this output" -- \
+    report "$T/t3.json" -o "$T/t3.json"
+"$JC" "$T/t3.json" complete 4 4 || fail "report's refusal changed t3.json"
+printf 'precious\n' > "$T/precious.csv"
+expect 2 "its first 4 KiB lack [backend,device,op,], the mark of the file streamlab writes here" -- \
+    run $SMALL --csv "$T/precious.csv"
+
+if [ $fails -ne 0 ]; then
+    echo "test_cli_hostile: $fails of $checks checks failed"
+    exit 1
+fi
+echo "test_cli_hostile: all $checks checks passed"
