@@ -122,6 +122,19 @@ printf 'precious\n' > "$T/precious.csv"
 expect 2 "its first 4 KiB lack [backend,device,op,], the mark of the file streamlab writes here" -- \
     run $SMALL --csv "$T/precious.csv"
 
+# ---- 4: every row says where its working set lives, in the table itself ----
+# (a row at 1000 elements fits in any last-level cache; --cold flushes it)
+out=$(timeout 120 "$SL" run $SMALL 2>&1)
+checks=$((checks + 1))
+printf '%s\n' "$out" | grep -q '^n  *memory  *variant' || fail "the table has no memory column: $out"
+for v in copy serial omp sl_add; do
+    checks=$((checks + 1))
+    printf '%s\n' "$out" | grep -q "^1000  *LLC  *$v " || fail "the $v row at 1000 elements is not marked LLC"
+done
+out=$(timeout 120 "$SL" run $SMALL --cold 2>&1)
+checks=$((checks + 1))
+printf '%s\n' "$out" | grep -q "^1000  *DRAM  *omp " || fail "a --cold row is not marked DRAM: $out"
+
 if [ $fails -ne 0 ]; then
     echo "test_cli_hostile: $fails of $checks checks failed"
     exit 1

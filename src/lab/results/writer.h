@@ -19,7 +19,7 @@
 
 /* What the tables show of a row. */
 typedef struct sl_row_cells {
-    char device[16], n[48], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
+    char device[16], n[48], mem[8], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
         copy[12], peer[12], check[8], ntrials[12], noise[12], pred[16], limiter[12], ratio[12], bratio[12], ipe[12], l2hit[16], occ[10],
         bconf[12];
 } sl_row_cells;
