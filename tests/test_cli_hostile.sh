@@ -129,11 +129,11 @@ checks=$((checks + 1))
 printf '%s\n' "$out" | grep -q '^n  *memory  *variant' || fail "the table has no memory column: $out"
 for v in copy serial omp sl_add; do
     checks=$((checks + 1))
-    printf '%s\n' "$out" | grep -q "^1000  *LLC  *$v " || fail "the $v row at 1000 elements is not marked LLC"
+    printf '%s\n' "$out" | grep -q "^1K  *LLC  *$v " || fail "the $v row at 1000 elements is not marked LLC"
 done
 out=$(timeout 120 "$SL" run $SMALL --cold 2>&1)
 checks=$((checks + 1))
-printf '%s\n' "$out" | grep -q "^1000  *DRAM  *omp " || fail "a --cold row is not marked DRAM: $out"
+printf '%s\n' "$out" | grep -q "^1K  *DRAM  *omp " || fail "a --cold row is not marked DRAM: $out"
 
 if [ $fails -ne 0 ]; then
     echo "test_cli_hostile: $fails of $checks checks failed"
