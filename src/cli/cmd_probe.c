@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "internal.h"
+#include "interrupt.h"
 #include "counters.h"
 #include "probe.h"
 #include "profile.h"
@@ -59,6 +60,20 @@ static int known_probe(const char *name)
         if (strcmp(sl_probe_name(i), name) == 0)
             return 1;
     return 0;
+}
+
+/* The profile of an interrupted probe, marked so: "status": "interrupted"
+ * and the signal, beside the probes that finished. NULL if out of memory. */
+static char *mark_interrupted(const char *text)
+{
+    cJSON *root = cJSON_Parse(text);
+    if (!root)
+        return NULL;
+    cJSON_AddStringToObject(root, "status", "interrupted");
+    cJSON_AddStringToObject(root, "interrupted_by", sl_interrupt_cause());
+    char *out = cJSON_Print(root);
+    cJSON_Delete(root);
+    return out;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -196,6 +211,7 @@ int cmd_probe(int argc, char **argv)
         fprintf(stderr, "streamlab probe: counters unavailable, probing without them: %s\n", sl_last_error());
         cfg.counters = NULL;
     }
+    sl_interrupt_install(); /* SIGINT / SIGTERM: stop between probes, keep what finished, exit 130 */
     struct timespec t0, t1;
     sl_env_sample env0 = {0}, env1 = {0}; /* the record: NVML before and after the probes */
     if (ctx->ops->env_sample)
@@ -206,7 +222,10 @@ int cmd_probe(int argc, char **argv)
     if (ctx->ops->env_sample && st != SL_ERR_CUDA_FAULT)
         ctx->ops->env_sample(ctx, &env1);
     double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
-    if (st != SL_OK) {
+    if (st == SL_ERR_INTERRUPTED) {
+        fprintf(stderr, "streamlab probe: %s; the probes finished so far are in %s\n", sl_last_error(), path);
+        rc = EXIT_INTERRUPTED;
+    } else if (st != SL_OK) {
         fprintf(stderr, "streamlab probe: %s: %s\n", sl_status_string(st), sl_last_error());
         rc = EXIT_RUN_FAILED;
     }
@@ -220,6 +239,10 @@ int cmd_probe(int argc, char **argv)
             used += (size_t)snprintf(cmdline + used, sizeof cmdline - used, " %s", argv[i]);
         char *with = sl_record_attach(text, ctx, cmdline, &env0, &env1);
         if (with) {
+            free(text);
+            text = with;
+        }
+        if (st == SL_ERR_INTERRUPTED && (with = mark_interrupted(text)) != NULL) {
             free(text);
             text = with;
         }

@@ -11,6 +11,7 @@
 #include "profile.h"
 #include "relsize.h"
 #include "internal.h"
+#include "interrupt.h"
 #include "model.h"
 #include "mpi_run.h"
 #include "probe.h"
@@ -162,12 +163,6 @@ static void run_note_rates(const sl_hw *hw, char *note, size_t len)
         used = strlen(note);
         snprintf(note + used, len - used, "; warning: %s", hw->profile_warning);
     }
-}
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    sl_harness_request_stop();
 }
 
 /* The command line, for the results files. */
@@ -798,11 +793,7 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    sl_interrupt_install();
 
     row_hook hook = {rep, NULL, cold};
     sl_status sweep_st = SL_OK;
