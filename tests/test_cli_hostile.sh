@@ -135,6 +135,32 @@ out=$(timeout 120 "$SL" run $SMALL --cold 2>&1)
 checks=$((checks + 1))
 printf '%s\n' "$out" | grep -q "^1K  *DRAM  *omp " || fail "a --cold row is not marked DRAM: $out"
 
+# ---- 5: explain where there is no GPU, and every number from the device named
+# --device cpu (and, on a machine without a GPU, a plain explain): the bundled
+# H200 description, named in the first line.
+checks=$((checks + 1))
+first=$(timeout 120 "$SL" explain --device cpu 2>&1 | head -1)
+case $first in
+*"explaining the bundled description of the NVIDIA H200 (hw/h200.json"*) ;;
+*) fail "explain --device cpu: first line '$first'" ;;
+esac
+expect 0 "on NVIDIA H200" -- explain --device cpu --op matmul --dtype bf16
+checks=$((checks + 1))
+out=$(timeout 120 "$SL" explain 2>&1)
+rc=$?
+[ $rc = 0 ] || fail "explain with no arguments exited $rc: $(printf '%s' "$out" | head -3)"
+# matmul with --hw: the roofline names the RTX 4060 and nothing of the H200
+out=$(timeout 120 "$SL" explain --op matmul --shape 4096x4096x4096 --hw "$HW/rtx4060.json" 2>&1)
+checks=$((checks + 1))
+printf '%s\n' "$out" | grep -q "matmul roofline on the NVIDIA GeForce RTX 4060" || fail "matmul's roofline is not the RTX 4060's"
+checks=$((checks + 1))
+printf '%s\n' "$out" | grep -q "H200" && fail "explain --hw rtx4060.json prints H200 figures: $(printf '%s\n' "$out" | grep H200)"
+# its FP32 peak: 24 SMs x 128 lanes x 2.46 GHz x 2 = 15.1 TFLOP/s, and cuBLAS's bound 2 x 4096^3 / 15.1e12 = 9.09 ms
+checks=$((checks + 1))
+printf '%s\n' "$out" | grep -q "peaks, dense: FP32 15.1 TFLOP/s" &&
+    printf '%s\n' "$out" | grep -q "^cublas  *fp32  *15.1 .* 9.09[0-9]*  compute" ||
+    fail "the RTX 4060's matmul roofline numbers: $(printf '%s\n' "$out" | tail -12)"
+
 # ---- 5: train and probe under SIGINT / SIGTERM: exit 130, a valid file that
 # says so (as run does). A small IDX data set of random images (the reader
 # takes plain files too) so that no download is needed.

@@ -265,6 +265,20 @@ typedef struct sl_ref_args {
     double scale;
 } sl_ref_args;
 
+/* The device `streamlab explain` describes (the lab's sl_hw: queried, a
+ * --hw file, or the bundled description), as an op's own explain section
+ * sees it; 0 where unknown. */
+typedef struct sl_op_hw {
+    const char *name;
+    int cc;                          /* compute capability x 10 */
+    double sm_count, sm_clock_ghz;
+    double fp32_lanes_per_sm;
+    double dram_gbs;                 /* theoretical DRAM bandwidth */
+    double l2_gbs;
+    double smem_bytes_per_clk_per_sm; /* banks x bytes per bank */
+    const char *source;              /* where the numbers come from, one phrase */
+} sl_op_hw;
+
 typedef struct sl_op_desc {
     sl_op id;
     const char *name;    /* "add" */
@@ -310,13 +324,16 @@ typedef struct sl_op_desc {
     double (*flops)(const sl_shape *s);
     /* An op's own section of `streamlab explain`, printed after the
      * generic model (matmul: its roofline with the tensor-core peaks,
-     * which the generic FP32 model does not know); NULL: none. */
-    void (*explain)(FILE *f, const sl_shape *s, sl_dtype dt);
-    /* The rate variant v's flops run at in dtype dt, as a multiple of the
-     * FP32 FMA rate the generic model's compute term uses (lanes x SMs x
-     * clock x 2): matmul's tensor-core rungs and peers (TF32 7.4x, bf16 /
-     * f16 14.8x on the H200). NULL or a return <= 0: the FP32 pipe. */
-    double (*math_rate_x)(const sl_variant *v, sl_dtype dt);
+     * which the generic FP32 model does not know), for the device hw
+     * describes: every number it prints comes from hw; NULL: none. */
+    void (*explain)(FILE *f, const sl_shape *s, sl_dtype dt, const struct sl_op_hw *hw);
+    /* The rate variant v's flops run at in dtype dt on a GPU of compute
+     * capability cc (x 10), as a multiple of the FP32 FMA rate the generic
+     * model's compute term uses (lanes x SMs x clock x 2): matmul's
+     * tensor-core rungs and peers (sm_90: TF32 7.4x, bf16 / f16 14.8x).
+     * NULL or a return <= 0: the FP32 pipe (also for an architecture the
+     * op has no figures for). */
+    double (*math_rate_x)(const sl_variant *v, sl_dtype dt, int cc);
     /* Whether a shape is one the op accepts beyond rows x cols (the
      * stencil's radius k in 1..16); false fills why. The CLI turns false
      * into a usage error (exit 2). NULL: every shape. */
