@@ -183,7 +183,9 @@ signal_test() {
     name=$1 sig=$2 after=$3
     shift 4
     checks=$((checks + 1))
-    "$SL" "$@" > "$T/$name.out" 2>&1 &
+    # (a background job of a script starts with SIGINT ignored: the command
+    # must catch it itself; timeout ends one that does not stop)
+    timeout -s KILL 60 "$SL" "$@" > "$T/$name.out" 2>&1 &
     pid=$!
     sleep "$after"
     kill -"$sig" $pid 2>/dev/null
