@@ -51,7 +51,9 @@ static void help(FILE *f)
                "node) and stops the run with exit 1 if a check fails.\n"
                "\n"
                "exit codes: 0 ok, 1 a probe's check failed, a CUDA fault or a write failing at the\n"
-               "end, 2 usage error (bad flag, probe or device; an output that cannot be written)\n");
+               "end, 2 usage error (bad flag, probe or device; an output that cannot be written),\n"
+               "130 interrupted (SIGINT, SIGTERM: the profile keeps the probes finished and says\n"
+               "\"status\": \"interrupted\")\n");
 }
 
 static int known_probe(const char *name)

@@ -60,7 +60,8 @@ static void help(FILE *f)
             "\n"
             "exit codes: 0 done, 1 a failure while training (CUDA fault, non-finite\n"
             "            loss), 2 usage error (bad flag, missing or malformed data files,\n"
-            "            an output file that cannot be written)\n");
+            "            an output file that cannot be written), 130 interrupted (SIGINT,\n"
+            "            SIGTERM: --json keeps the epochs finished, \"status\": \"interrupted\")\n");
 }
 
 static int parse_layers(const char *s, mlp_config *c)
