@@ -211,6 +211,11 @@ for sig in INT TERM; do
     # the profile is still one streamlab reads (run checks a --profile on the CPU, exit 2 if unreadable)
     expect 0 "checked but not used" -- run $SMALL --profile "$T/probe-$sig.json"
 done
+# the other outputs on /dev/full: train's --json, report's page (where gnuplot is)
+expect 1 "cannot write /dev/full" -- train --data "$D" --backend cpu --epochs 1 --json /dev/full
+if command -v gnuplot >/dev/null 2>&1; then
+    expect 1 "cannot write /dev/full" -- report "$T/good.json" -o /dev/full
+fi
 
 if [ $fails -ne 0 ]; then
     echo "test_cli_hostile: $fails of $checks checks failed"
