@@ -16,39 +16,9 @@ HW=$5
 HAVE_CUDA=$6
 rm -rf "$T"
 mkdir -p "$T"
-fails=0
-checks=0
 SMALL="--device cpu --sizes 1000 --trials 1 --warmup 0"
 
-fail() {
-    echo "FAILED: $*"
-    fails=$((fails + 1))
-}
-
-# expect CODE PATTERN -- ARGS...: exit code, and a pattern in stdout+stderr.
-# Every command runs under a time limit: a hang is a failure, not a stuck CI.
-expect() {
-    code=$1
-    pattern=$2
-    shift 3
-    checks=$((checks + 1))
-    out=$(timeout 120 "$SL" "$@" 2>&1)
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        fail "streamlab $* exited $rc, want $code; output:"
-        echo "$out" | head -20
-    elif [ -n "$pattern" ] && ! printf '%s' "$out" | grep -q -- "$pattern"; then
-        fail "streamlab $*: output lacks '$pattern':"
-        echo "$out" | head -20
-    fi
-}
-
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    what=$1
-    shift
-    checks=$((checks + 1))
-    "$@" || fail "$what"
-}
+. "$(dirname "$0")/cli_common.sh" # fail, check, expect
 
 # ---- finding 1: outputs never replace what is not a regular file of ours --
 

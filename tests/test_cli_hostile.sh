@@ -15,50 +15,27 @@ T=$3
 HW=$4
 rm -rf "$T"
 mkdir -p "$T"
-fails=0
-checks=0
 SMALL="--device cpu --sizes 1000 --trials 1 --warmup 0"
 
-fail() {
-    echo "FAILED: $*"
-    fails=$((fails + 1))
-}
-
-# expect CODE PATTERN -- ARGS...: exit code, and a pattern in stdout+stderr
-# (fixed string). Every command runs under a time limit.
-expect() {
-    code=$1
-    pattern=$2
-    shift 3
-    checks=$((checks + 1))
-    out=$(timeout 120 "$SL" "$@" 2>&1)
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        fail "streamlab $* exited $rc, want $code; output:"
-        echo "$out" | head -20
-    elif [ -n "$pattern" ] && ! printf '%s' "$out" | grep -qF -- "$pattern"; then
-        fail "streamlab $*: output lacks '$pattern':"
-        echo "$out" | head -20
-    fi
-}
+. "$(dirname "$0")/cli_common.sh" # fail, check, expect_text
 
 # ---- 2: a write that fails is a failed run, for every output flag --------
 for flag in --csv --json --md; do
-    expect 1 "cannot write /dev/full" -- run $SMALL $flag /dev/full --quiet
+    expect_text 1 "cannot write /dev/full" -- run $SMALL $flag /dev/full --quiet
     # and with more than one row, where the last write is not the first to fail
-    expect 1 "cannot write /dev/full" -- run --device cpu --sizes 1000,2000 --trials 1 --warmup 0 $flag /dev/full
+    expect_text 1 "cannot write /dev/full" -- run --device cpu --sizes 1000,2000 --trials 1 --warmup 0 $flag /dev/full
 done
-expect 1 "cannot write /dev/full" -- probe --device cpu --quick --only launch --json /dev/full
-expect 1 "cannot write /dev/full" -- probe --device cpu --quick --only launch --md /dev/full
-expect 1 "cannot write /dev/full" -- explain --hw "$HW/rtx4060.json" --json /dev/full
+expect_text 1 "cannot write /dev/full" -- probe --device cpu --quick --only launch --json /dev/full
+expect_text 1 "cannot write /dev/full" -- probe --device cpu --quick --only launch --md /dev/full
+expect_text 1 "cannot write /dev/full" -- explain --hw "$HW/rtx4060.json" --json /dev/full
 
 # ---- 2: a shape of the wrong rank is refused, not cut ----------------------
-expect 2 "transpose takes two sides" -- run --device cpu --op transpose --shape 4x4x999
-expect 2 "softmax takes two sides" -- run --device cpu --op softmax --shape 4x4x7
-expect 2 "transpose takes two sides" -- explain --hw "$HW/rtx4060.json" --op transpose --shape 64x64x3
-expect 2 "give MxNxK" -- run --device cpu --op matmul --shape 4x4
-expect 0 "" -- run --device cpu --op transpose --shape 64x64 --trials 1 --warmup 0 --quiet
-expect 0 "" -- run --device cpu --op stencil --shape 64x64x2 --trials 1 --warmup 0 --quiet
+expect_text 2 "transpose takes two sides" -- run --device cpu --op transpose --shape 4x4x999
+expect_text 2 "softmax takes two sides" -- run --device cpu --op softmax --shape 4x4x7
+expect_text 2 "transpose takes two sides" -- explain --hw "$HW/rtx4060.json" --op transpose --shape 64x64x3
+expect_text 2 "give MxNxK" -- run --device cpu --op matmul --shape 4x4
+expect_text 0 "" -- run --device cpu --op transpose --shape 64x64 --trials 1 --warmup 0 --quiet
+expect_text 0 "" -- run --device cpu --op stencil --shape 64x64x2 --trials 1 --warmup 0 --quiet
 
 # ---- 2: streamlab report reads streamlab's run files and nothing else ------
 # A minimal run file the checks accept (it then fails only for want of
@@ -76,7 +53,7 @@ out=$(timeout 120 "$SL" report "$T/good.json" -o "$T/good.html" 2>&1)
 rc=$?
 [ $rc = 2 ] && fail "report refused a well-formed run file: $out"
 report_bad() { # report_bad NAME PATH-IN-MESSAGE: the file $T/NAME.json must be refused naming the field
-    expect 2 "$2" -- report "$T/$1.json" -o "$T/$1.html"
+    expect_text 2 "$2" -- report "$T/$1.json" -o "$T/$1.html"
     checks=$((checks + 1))
     [ -e "$T/$1.html" ] && fail "report of $1.json left a page"
 }
@@ -102,24 +79,24 @@ report_bad profile_device '$.device: an object'
 # ---- 6: JSON nested past the parser's limit says so --------------------------
 awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print "" }' \
     > "$T/deep.json"
-expect 2 "too deeply nested: arrays and objects open 1000 deep" -- report "$T/deep.json" -o "$T/deep.html"
-expect 2 "too deeply nested" -- explain --hw "$T/deep.json"
+expect_text 2 "too deeply nested: arrays and objects open 1000 deep" -- report "$T/deep.json" -o "$T/deep.html"
+expect_text 2 "too deeply nested" -- explain --hw "$T/deep.json"
 printf '{"a": x}' > "$T/syntax.json"
-expect 2 "not valid JSON (parsing stopped at byte 6 of 8)" -- report "$T/syntax.json" -o "$T/x.html"
+expect_text 2 "not valid JSON (parsing stopped at byte 6 of 8)" -- report "$T/syntax.json" -o "$T/x.html"
 printf '{"a": [1, 2' > "$T/truncated.json"
-expect 2 "not valid JSON (parsing stopped at byte 10 of 11)" -- report "$T/truncated.json" -o "$T/x.html"
+expect_text 2 "not valid JSON (parsing stopped at byte 10 of 11)" -- report "$T/truncated.json" -o "$T/x.html"
 
 # ---- 6: messages name what they are about ----------------------------------
-expect 2 "--scalar wants a finite number, not 'nan'" -- run --device cpu --op triad --scalar nan
-expect 2 "--scalar wants a finite number, not 'inf'" -- run --device cpu --op triad --scalar=inf
-expect 2 "--alpha wants a finite number, not '1e999'" -- run --device cpu --op axpy --alpha 1e999
+expect_text 2 "--scalar wants a finite number, not 'nan'" -- run --device cpu --op triad --scalar nan
+expect_text 2 "--scalar wants a finite number, not 'inf'" -- run --device cpu --op triad --scalar=inf
+expect_text 2 "--alpha wants a finite number, not '1e999'" -- run --device cpu --op axpy --alpha 1e999
 # an output file that streamlab wrote as something else: what was checked, and what it is
-expect 0 "" -- run $SMALL --json "$T/t3.json" --quiet
-expect 2 "it exists and is a streamlab.run/1 JSON file: streamlab wrote it, but not as this output" -- \
+expect_text 0 "" -- run $SMALL --json "$T/t3.json" --quiet
+expect_text 2 "it exists and is a streamlab.run/1 JSON file: streamlab wrote it, but not as this output" -- \
     report "$T/t3.json" -o "$T/t3.json"
 "$JC" "$T/t3.json" complete 4 4 || fail "report's refusal changed t3.json"
 printf 'precious\n' > "$T/precious.csv"
-expect 2 "its first 4 KiB lack [backend,device,op,], the mark of the file streamlab writes here" -- \
+expect_text 2 "its first 4 KiB lack [backend,device,op,], the mark of the file streamlab writes here" -- \
     run $SMALL --csv "$T/precious.csv"
 
 # ---- 4: every row says where its working set lives, in the table itself ----
@@ -144,7 +121,7 @@ case $first in
 *"explaining the bundled description of the NVIDIA H200 (hw/h200.json"*) ;;
 *) fail "explain --device cpu: first line '$first'" ;;
 esac
-expect 0 "on NVIDIA H200" -- explain --device cpu --op matmul --dtype bf16
+expect_text 0 "on NVIDIA H200" -- explain --device cpu --op matmul --dtype bf16
 checks=$((checks + 1))
 out=$(timeout 120 "$SL" explain 2>&1)
 rc=$?
@@ -209,12 +186,12 @@ for sig in INT TERM; do
         grep -q "\"interrupted_by\":[[:space:]]*\"SIG$sig\"" "$T/probe-$sig.json" ||
         fail "probe's profile after SIG$sig does not mark the interruption"
     # the profile is still one streamlab reads (run checks a --profile on the CPU, exit 2 if unreadable)
-    expect 0 "checked but not used" -- run $SMALL --profile "$T/probe-$sig.json"
+    expect_text 0 "checked but not used" -- run $SMALL --profile "$T/probe-$sig.json"
 done
 # the other outputs on /dev/full: train's --json, report's page (where gnuplot is)
-expect 1 "cannot write /dev/full" -- train --data "$D" --backend cpu --epochs 1 --json /dev/full
+expect_text 1 "cannot write /dev/full" -- train --data "$D" --backend cpu --epochs 1 --json /dev/full
 if command -v gnuplot >/dev/null 2>&1; then
-    expect 1 "cannot write /dev/full" -- report "$T/good.json" -o /dev/full
+    expect_text 1 "cannot write /dev/full" -- report "$T/good.json" -o /dev/full
 fi
 
 if [ $fails -ne 0 ]; then
