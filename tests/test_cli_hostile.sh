@@ -180,11 +180,12 @@ for sig in INT TERM; do
         grep -q "\"interrupted_by\":[[:space:]]*\"SIG$sig\"" "$T/train-$sig.json" &&
         grep -q '"complete":[[:space:]]*false' "$T/train-$sig.json" ||
         fail "train's JSON after SIG$sig does not mark the interruption"
-    signal_test probe-$sig $sig 1 -- probe --device cpu --json "$T/probe-$sig.json"
+    signal_test probe-$sig $sig 1 -- probe --device cpu --json "$T/probe-$sig.json" --md "$T/probe-$sig.md"
     checks=$((checks + 1))
     grep -q '"status":[[:space:]]*"interrupted"' "$T/probe-$sig.json" &&
-        grep -q "\"interrupted_by\":[[:space:]]*\"SIG$sig\"" "$T/probe-$sig.json" ||
-        fail "probe's profile after SIG$sig does not mark the interruption"
+        grep -q "\"interrupted_by\":[[:space:]]*\"SIG$sig\"" "$T/probe-$sig.json" &&
+        grep -q "^\*\*Interrupted\*\* by SIG$sig" "$T/probe-$sig.md" ||
+        fail "probe's profile or Markdown after SIG$sig does not mark the interruption"
     # the profile is still one streamlab reads (run checks a --profile on the CPU, exit 2 if unreadable)
     expect_text 0 "checked but not used" -- run $SMALL --profile "$T/probe-$sig.json"
 done

@@ -260,6 +260,9 @@ int cmd_probe(int argc, char **argv)
     }
     if (md) {
         fprintf(md, "\nprofile: `%s`; the probes took %.1f s.\n", path, secs);
+        if (st == SL_ERR_INTERRUPTED)
+            fprintf(md, "\n**Interrupted** by %s: the probes after the last table did not run.\n",
+                    sl_interrupt_cause());
         if (fclose(md) != 0) {
             fprintf(stderr, "streamlab probe: cannot write %s\n", md_path);
             rc = rc ? rc : EXIT_RUN_FAILED;
