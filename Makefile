@@ -1,12 +1,18 @@
 # The commands of the README:
-#   make run      build the CLI, then run the main job (streamlab run $(ARGS))
+#   make run      build the CLI for this machine in $(RUN_BUILD), then run the main job
+#                 (streamlab run $(ARGS)): with no GPU (nvidia-smi lists none) the CUDA
+#                 backend is left out (-DSL_ENABLE_CUDA=OFF, said in one line); with one,
+#                 CMake compiles for its architecture alone
 #   make test     build everything, then run the tests (ctest)
 #   make build    build everything: libraries, CLI, tests, man page
 #   make install  build, then install under $(PREFIX) (cmake --install; DESTDIR is honoured)
-#   make clean    remove $(BUILD)
+#   make clean    remove $(BUILD) and $(RUN_BUILD)
 #
 # Variables:
 #   BUILD        the build directory (default build)
+#   RUN_BUILD    make run's build directory (default $(BUILD)-run): its own, so that a
+#                CPU-only run build and make test's every-backend build never reconfigure
+#                each other
 #   CMAKE_FLAGS  options for CMake's configure step, for example
 #                  -DCMAKE_CUDA_ARCHITECTURES=90  compile for these GPUs only
 #                  -DSL_CUDA_ALL_ARCHS=ON         every architecture CUDA 13 supports,
@@ -21,16 +27,20 @@
 #                they differ from the kept ones make configures again, and a -DNAME=...
 #                dropped since then goes back to its default (cmake -UNAME). Not given,
 #                the kept ones stay (make test CMAKE_FLAGS=X; make install: both X).
+#                make run keeps its own ($(RUN_BUILD)/cmake-flags): the GPU check's
+#                -DSL_ENABLE_CUDA=OFF, then CMAKE_FLAGS as given (so -DSL_ENABLE_CUDA=ON wins).
 #   ARGS         passed to streamlab run (e.g. ARGS="--sizes 2^28 --trials 50")
 #   PREFIX       where make install puts it (default /usr/local)
 #   JOBS         parallel compile jobs (default: the number of CPUs)
 BUILD ?= build
+RUN_BUILD ?= $(BUILD)-run
 ARGS ?=
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 STAMP := $(BUILD)/cmake-flags
 OLD_FLAGS := $(strip $(if $(wildcard $(STAMP)),$(shell cat $(STAMP))))
+FLAGS_GIVEN := $(if $(filter undefined,$(origin CMAKE_FLAGS)),,yes)
 ifeq ($(origin CMAKE_FLAGS),undefined)
 CMAKE_FLAGS := $(OLD_FLAGS)
 endif
@@ -52,7 +62,7 @@ CONFIGURE :=
 endif
 WRITE_STAMP = printf '%s\n' '$(subst ','\'',$(NEW_FLAGS))' > $(STAMP)
 
-.PHONY: all configure build run test install deps clean
+.PHONY: all configure build run run-cli test install deps clean
 
 all: build
 
@@ -61,7 +71,7 @@ deps:
 
 configure:
 ifeq ($(CONFIGURE),fresh)
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh $(DEPS_ARGS)
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	@$(WRITE_STAMP)
 else ifeq ($(CONFIGURE),again)
@@ -73,11 +83,23 @@ endif
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job needs the CLI alone: the tests, the man page and the bench
-# tools are not built for it.
-run: configure
+# The main job needs the CLI alone, for this machine: the tests, the man
+# page, the bench tools and (with no GPU) the CUDA kernels are not built for
+# it. Its build directory is its own; the GPU check decides its flags when
+# it is first configured and whenever CMAKE_FLAGS is given.
+NO_GPU_FLAG = -DSL_ENABLE_CUDA=OFF
+run:
+	@if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then gpu=""; else gpu="$(NO_GPU_FLAG)"; \
+	  echo "streamlab: no GPU found (nvidia-smi lists none): make run builds the CPU backend only, in $(RUN_BUILD) (make build, make test and make install build every backend)"; fi; \
+	if [ -n "$(FLAGS_GIVEN)" ] || [ ! -f $(RUN_BUILD)/cmake-flags ]; then \
+	  $(MAKE) --no-print-directory run-cli BUILD=$(RUN_BUILD) DEPS_ARGS=--run CMAKE_FLAGS="$$gpu $(if $(FLAGS_GIVEN),$(CMAKE_FLAGS))"; \
+	else \
+	  $(MAKE) --no-print-directory run-cli BUILD=$(RUN_BUILD) DEPS_ARGS=--run; \
+	fi
+	$(RUN_BUILD)/streamlab run $(ARGS)
+
+run-cli: configure
 	cmake --build $(BUILD) -j $(JOBS) --target streamlab_cli
-	$(BUILD)/streamlab run $(ARGS)
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure
@@ -86,4 +108,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(RUN_BUILD)

@@ -7,13 +7,18 @@
 # (SL_DEPS_NO_BROWSER=1 leaves Chromium out), and Fashion-MNIST
 # (dataset-fashion-mnist) for `streamlab train`. zlib is required (train
 # reads gzip IDX files).
+# `deps.sh --run` (make run): what the CLI's build needs and nothing else
+# (cmake, a C compiler, make, cJSON, zlib): no Open MPI, no pkg-config, none
+# of the optional packages, so a first `make run` installs the least.
 set -u
+for_run=0
+[ "${1:-}" = "--run" ] && for_run=1
 missing=""
 command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
 command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 command -v make >/dev/null 2>&1 || missing="$missing make"
 # pkg-config: the install test (tests/test_install.sh) links examples/ with it.
-command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+[ $for_run = 1 ] || command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 found_cjson=0
 for d in /usr/include /usr/local/include ${CMAKE_PREFIX_PATH:+$(echo "$CMAKE_PREFIX_PATH" | tr ':' ' ' | sed 's|\([^ ]*\)|\1/include|g')}; do
     [ -f "$d/cjson/cJSON.h" ] && found_cjson=1
@@ -24,8 +29,10 @@ done
 # Open MPI: the MPI mode of `streamlab run` (mpirun -np K; docs/scale.md) and
 # its tests. The build works without it (CMake's SL_MPI=AUTO then leaves MPI
 # mode out and says so).
-command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
-command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
+if [ $for_run = 0 ]; then
+    command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
+    command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
+fi
 # streamlab report plots with gnuplot; its tests read the page with Python
 # and render it in headless Chromium (tests/test_report*.sh skip without them).
 optional=""
@@ -38,6 +45,7 @@ fi
 # Fashion-MNIST for streamlab train and its accuracy tests (which skip
 # without it): Debian's dataset-fashion-mnist.
 [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || optional="$optional dataset-fashion-mnist"
+[ $for_run = 1 ] && optional=""
 [ -z "$missing" ] && [ -z "$optional" ] && exit 0
 
 install_optional() {

@@ -83,7 +83,7 @@ if [ "$(wc -l < "$T/ok.csv")" -ne 9 ] || ! grep -q "^cpu,-1,add,f32,f32,omp,rung
     echo "FAILED: ok.csv has not 8 rows + header with the omp row:"; cat "$T/ok.csv"; fails=$((fails + 1))
 fi
 checks=$((checks + 1))
-if ! grep -qF "| 1K* | omp | f32 | rung |" "$T/ok.md"; then
+if ! grep -qF "| 1K | LLC | omp | f32 | rung |" "$T/ok.md"; then
     echo "FAILED: ok.md lacks the omp row:"; cat "$T/ok.md"; fails=$((fails + 1))
 fi
 
@@ -96,7 +96,7 @@ expect 0 "status: complete" -- run --device cpu --op axpy --dtype bf16,f16 --siz
     --json "$T/axpy.json" --md "$T/axpy.md"
 jcheck "$T/axpy.json" complete 8 8 omp=ok
 checks=$((checks + 1))
-grep -qF "| 1001* | omp | bf16 | rung |" "$T/axpy.md" || { echo "FAILED: axpy.md lacks the bf16 omp row"; fails=$((fails + 1)); }
+grep -qF "| 1001 | LLC | omp | bf16 | rung |" "$T/axpy.md" || { echo "FAILED: axpy.md lacks the bf16 omp row"; fails=$((fails + 1)); }
 expect 0 "counters unavailable" -- run --device cpu --sizes 100 --trials 1 --counters
 export STREAMLAB_COUNTERS_UNAVAILABLE="test"
 expect 0 "STREAMLAB_COUNTERS_UNAVAILABLE" -- run --device cpu --sizes 100 --trials 1 --counters

@@ -5,6 +5,7 @@
  * around each output checked for stray writes; the variant tables' shape;
  * and sl_verify_launch finding a one-ulp error.
  */
+#define _DEFAULT_SOURCE /* mmap: MAP_ANONYMOUS */
 #include "check.h"
 #include "dtype_conv.h"
 #include "internal.h"
@@ -14,6 +15,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static uint32_t bits(float f)
 {
@@ -251,6 +254,24 @@ static void test_cpu_variants(void)
 
 /* Each op's reference against the oracle on one chunk, and hand-worked
  * values that pin the rounding. */
+/* The scalar array a reference gets holds the op's nscalars values and no
+ * more (sl_ref_args): here they end where a PROT_NONE page begins, so a
+ * reference reading past them faults, with or without a sanitizer. */
+static double *guarded_scalars(void **map, size_t *maplen, int nscalars)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    *maplen = 2 * page;
+    unsigned char *m = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    if (mprotect(m + page, page, PROT_NONE) != 0) {
+        munmap(m, *maplen);
+        return NULL;
+    }
+    *map = m;
+    return (double *)(m + page) - nscalars;
+}
+
 static void test_references(void)
 {
     for (int i = 0; i < sl_op_count(); i++) {
@@ -267,8 +288,16 @@ static void test_references(void)
                 out[k] = malloc(n * 8);
                 sl_rand_fill(dt, in[k], n, 77 + k, 0);
             }
-            const double s[SL_MAX_SCALARS] = {-0.4, 0};
-            sl_ref_args a = {.shape = sl_shape_1d(n), .lo = 0, .hi = n, .dtype = dt, .out_dtype = dt, .scalar = s,
+            void *map = NULL;
+            size_t maplen = 0;
+            double *sp = guarded_scalars(&map, &maplen, op->nscalars);
+            CHECK(sp != NULL, "mmap of a guarded scalar page failed");
+            if (!sp)
+                return;
+            for (int k = 0; k < op->nscalars; k++)
+                sp[k] = k == 0 ? -0.4 : 0.0;
+            const double s[SL_MAX_SCALARS] = {op->nscalars ? sp[0] : 0.0, 0};
+            sl_ref_args a = {.shape = sl_shape_1d(n), .lo = 0, .hi = n, .dtype = dt, .out_dtype = dt, .scalar = sp,
                              .last = true};
             for (int k = 0; k < op->nbufs; k++) {
                 a.in[k] = sl_role_read(op->bufs[k].role) ? in[k] : NULL;
@@ -307,6 +336,7 @@ static void test_references(void)
                       a.scale, mag);
             }
             CHECK(bad == 0, "%s reference %s: %zu elements differ from the oracle", op->name, sl_dtype_name(dt), bad);
+            munmap(map, maplen);
             for (int k = 0; k < op->nbufs; k++) {
                 free(in[k]);
                 free(out[k]);

@@ -28,6 +28,15 @@ if [ -z "$MPIEXEC" ]; then
     echo "SKIPPED: no mpirun (install openmpi-bin libopenmpi-dev: scripts/deps.sh) - the MPI tests need it"
     exit 77
 fi
+# Under a sanitizer (SL_SANITIZE): Open MPI is built without frame pointers,
+# so LeakSanitizer needs the slow unwinder to see that the blocks it keeps
+# past MPI_Finalize are its own (tests/lsan.supp names its libraries), and
+# its components must stay loaded to be named.
+if [ -n "${SL_SANITIZER:-}" ]; then
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:fast_unwind_on_malloc=0:malloc_context_size=40"
+    OMPI_MCA_mca_base_component_disable_dlclose=1
+    export ASAN_OPTIONS OMPI_MCA_mca_base_component_disable_dlclose
+fi
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 SL=$(abs "$SL")
 CHECK=$(abs "$CHECK")

@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "model.h"
 #include "sizes.h"
+#include "sl_bundled_hw.h"
 #include "table.h"
 
 #include <cjson/cJSON.h>
@@ -38,12 +39,15 @@ static void help(FILE *f)
                "                   first of the op's default shapes)\n"
                "  --variant NAME   one registry entry in detail (default: every rung, in a table)\n"
                "  --dtype T        any dtype the op offers (default f32; the model needs no kernel)\n"
-               "  --hw FILE        describe a GPU instead of querying one (e.g. hw/rtx4060.json)\n"
+               "  --hw FILE        describe a GPU instead of querying one (e.g. hw/rtx4060.json);\n"
+               "                   without --hw and without a GPU (or with --device cpu), the bundled\n"
+               "                   description of the H200 (" SL_BUNDLED_HW_PATH "), named in the first line\n"
                "  --profile FILE   measured parameters from `streamlab probe` (default: the\n"
                "                   device's <name>.profile.json in . or profiles/, if present)\n"
                "  --profile-force  use --profile FILE even if it was measured on another device\n"
                "  --no-profile     ignore profiles: queried and arch-table values only\n"
-               "  -d, --device N   the GPU to describe (default 0)\n"
+               "  -d, --device N|cpu  the GPU to describe (default 0); cpu: the model describes GPUs,\n"
+               "                   so the bundled H200 description, as with no GPU\n"
                "  --cold           caches start empty (else a working set that fits in L2 stays there)\n"
                "  --json FILE      also write the parameters and bounds as JSON (- for stdout)\n"
                "  -h, --help       this help\n"
@@ -235,8 +239,10 @@ int cmd_explain(int argc, char **argv)
         case OPT_PROFILE_FORCE: force = 1; break;
         case 'd':
         case OPT_DEVICE:
-            if (cli_parse_int(optarg, 0, 1 << 20, &device))
-                return cli_usage_error("explain", "--device wants a CUDA index, not '%s'", optarg);
+            if (strcmp(optarg, "cpu") == 0)
+                device = SL_DEVICE_CPU;
+            else if (cli_parse_int(optarg, 0, 1 << 20, &device))
+                return cli_usage_error("explain", "--device wants a CUDA index or cpu, not '%s'", optarg);
             break;
         case OPT_COLD: cold = 1; break;
         case OPT_JSON: json = optarg; break;
@@ -274,7 +280,7 @@ int cmd_explain(int argc, char **argv)
         sl_shape list[1];
         if (sl_parse_shape(first, &list[0], why, sizeof why) != 0)
             return cli_usage_error("explain", "--shape '%s': %s", first, why);
-        if (op->shape_ok && !op->shape_ok(&list[0], why, sizeof why))
+        if (!sl_op_shape_ok(op, &list[0], why, sizeof why))
             return cli_usage_error("explain", "--shape '%s' for %s: %s", first, op->name, why);
         if (sl_shape_elems(&list[0]) > SL_EXPLAIN_MAX_N)
             return cli_usage_error("explain", "--shape %s is more than 2^48 elements, larger than any GPU memory",
@@ -300,18 +306,34 @@ int cmd_explain(int argc, char **argv)
     sl_hw hw;
     sl_ctx *ctx = NULL;
     int have_gpu = 0;
-    if (hw_path) {
-        if (sl_hw_read_file(hw_path, &hw) != SL_OK) {
-            fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
-            return EXIT_USAGE;
-        }
-    } else {
-        sl_status st = sl_ctx_create(device, &ctx);
-        if (st != SL_OK) {
+    char bundled[512] = ""; /* why the bundled description is explained, or "" */
+    char hw_source[600];
+    if (!hw_path && device != SL_DEVICE_CPU && sl_ctx_create(device, &ctx) != SL_OK) {
+        if (device != 0) { /* a GPU named and missing: an error, not a substitute */
             fprintf(stderr, "streamlab explain: %s; describe a GPU with --hw FILE (e.g. hw/rtx4060.json)\n",
                     sl_last_error());
             return EXIT_USAGE;
         }
+        snprintf(bundled, sizeof bundled, "no GPU here (%s)", sl_last_error());
+        ctx = NULL;
+    } else if (!hw_path && device == SL_DEVICE_CPU) {
+        snprintf(bundled, sizeof bundled, "--device cpu: the model describes GPUs, not the CPU backend");
+    }
+    if (bundled[0]) {
+        static const char text[] = SL_BUNDLED_HW_JSON;
+        if (sl_hw_parse(text, sizeof text - 1, SL_BUNDLED_HW_PATH, &hw) != SL_OK) {
+            fprintf(stderr, "streamlab explain: the bundled %s: %s\n", SL_BUNDLED_HW_PATH, sl_last_error());
+            return EXIT_RUN_FAILED;
+        }
+        snprintf(hw_source, sizeof hw_source, "the bundled description " SL_BUNDLED_HW_PATH);
+    } else if (hw_path) {
+        if (sl_hw_read_file(hw_path, &hw) != SL_OK) {
+            fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
+            return EXIT_USAGE;
+        }
+        snprintf(hw_source, sizeof hw_source, "--hw %s", hw_path);
+    } else {
+        snprintf(hw_source, sizeof hw_source, "queried from CUDA device %d", device);
         if (sl_hw_from_ctx(ctx, &hw) != SL_OK) {
             fprintf(stderr, "streamlab explain: %s\n", sl_last_error());
             sl_ctx_destroy(ctx);
@@ -337,6 +359,10 @@ int cmd_explain(int argc, char **argv)
 
     char n_s[40], bytes_s[32];
     sl_format_shape(&shape, n_s, sizeof n_s);
+    if (bundled[0])
+        printf("streamlab explain: %s: explaining the bundled description of the %s (%s; --hw FILE describes "
+               "another GPU)\n",
+               bundled, hw.name, SL_BUNDLED_HW_PATH);
     printf("streamlab explain: %s %s, n = %s, on %s%s\n", op->name, sl_dtype_name(dt), n_s, hw.name,
            cold ? ", cold caches" : "");
     if (found)
@@ -349,6 +375,7 @@ int cmd_explain(int argc, char **argv)
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "streamlab.explain/1");
     cJSON_AddStringToObject(root, "hardware", hw.name);
+    cJSON_AddStringToObject(root, "hardware_source", hw_source);
     cJSON_AddStringToObject(root, "op", op->name);
     cJSON_AddNumberToObject(root, "n", (double)n);
     if (op->rank == 2) {
@@ -423,8 +450,21 @@ int cmd_explain(int argc, char **argv)
         }
         printf("\n`--variant NAME` prints one kernel's full table and what would move its limiter.\n");
     }
-    if (op->explain && rc == 0)
-        op->explain(stdout, &shape, dt);
+    if (op->explain && rc == 0) {
+        /* the op's own section, from the same device as the table above */
+        char src[700];
+        snprintf(src, sizeof src, "%s: SMs, clock, FP32 lanes, DRAM and L2 as listed above", hw_source);
+        const sl_op_hw ohw = {.name = hw.name,
+                              .cc = hw.cc,
+                              .sm_count = hw.p[HW_SM_COUNT].v,
+                              .sm_clock_ghz = hw.p[HW_SM_CLOCK_GHZ].v,
+                              .fp32_lanes_per_sm = hw.p[HW_FP32_LANES_PER_SM].v,
+                              .dram_gbs = hw.p[HW_PEAK_DRAM_GBS].v,
+                              .l2_gbs = hw.p[HW_L2_GBS].v,
+                              .smem_bytes_per_clk_per_sm = hw.p[HW_SMEM_BANKS].v * hw.p[HW_SMEM_BANK_BYTES].v,
+                              .source = src};
+        op->explain(stdout, &shape, dt, &ohw);
+    }
     if (json && rc == 0) {
         char *text = cJSON_Print(root);
         if (!text || sl_output_replace(&json_out, text) != SL_OK) {

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "internal.h"
+#include "interrupt.h"
 #include "counters.h"
 #include "probe.h"
 #include "profile.h"
@@ -50,7 +51,9 @@ static void help(FILE *f)
                "node) and stops the run with exit 1 if a check fails.\n"
                "\n"
                "exit codes: 0 ok, 1 a probe's check failed, a CUDA fault or a write failing at the\n"
-               "end, 2 usage error (bad flag, probe or device; an output that cannot be written)\n");
+               "end, 2 usage error (bad flag, probe or device; an output that cannot be written),\n"
+               "130 interrupted (SIGINT, SIGTERM: the profile keeps the probes finished and says\n"
+               "\"status\": \"interrupted\")\n");
 }
 
 static int known_probe(const char *name)
@@ -59,6 +62,20 @@ static int known_probe(const char *name)
         if (strcmp(sl_probe_name(i), name) == 0)
             return 1;
     return 0;
+}
+
+/* The profile of an interrupted probe, marked so: "status": "interrupted"
+ * and the signal, beside the probes that finished. NULL if out of memory. */
+static char *mark_interrupted(const char *text)
+{
+    cJSON *root = cJSON_Parse(text);
+    if (!root)
+        return NULL;
+    cJSON_AddStringToObject(root, "status", "interrupted");
+    cJSON_AddStringToObject(root, "interrupted_by", sl_interrupt_cause());
+    char *out = cJSON_Print(root);
+    cJSON_Delete(root);
+    return out;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -196,6 +213,7 @@ int cmd_probe(int argc, char **argv)
         fprintf(stderr, "streamlab probe: counters unavailable, probing without them: %s\n", sl_last_error());
         cfg.counters = NULL;
     }
+    sl_interrupt_install(); /* SIGINT / SIGTERM: stop between probes, keep what finished, exit 130 */
     struct timespec t0, t1;
     sl_env_sample env0 = {0}, env1 = {0}; /* the record: NVML before and after the probes */
     if (ctx->ops->env_sample)
@@ -206,7 +224,10 @@ int cmd_probe(int argc, char **argv)
     if (ctx->ops->env_sample && st != SL_ERR_CUDA_FAULT)
         ctx->ops->env_sample(ctx, &env1);
     double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
-    if (st != SL_OK) {
+    if (st == SL_ERR_INTERRUPTED) {
+        fprintf(stderr, "streamlab probe: %s; the probes finished so far are in %s\n", sl_last_error(), path);
+        rc = EXIT_INTERRUPTED;
+    } else if (st != SL_OK) {
         fprintf(stderr, "streamlab probe: %s: %s\n", sl_status_string(st), sl_last_error());
         rc = EXIT_RUN_FAILED;
     }
@@ -223,6 +244,10 @@ int cmd_probe(int argc, char **argv)
             free(text);
             text = with;
         }
+        if (st == SL_ERR_INTERRUPTED && (with = mark_interrupted(text)) != NULL) {
+            free(text);
+            text = with;
+        }
     }
     sl_status wst = text ? sl_output_replace(&jout, text) : sl_fail(SL_ERR_NO_MEMORY, "out of memory for the profile");
     free(text);
@@ -235,6 +260,9 @@ int cmd_probe(int argc, char **argv)
     }
     if (md) {
         fprintf(md, "\nprofile: `%s`; the probes took %.1f s.\n", path, secs);
+        if (st == SL_ERR_INTERRUPTED)
+            fprintf(md, "\n**Interrupted** by %s: the probes after the last table did not run.\n",
+                    sl_interrupt_cause());
         if (fclose(md) != 0) {
             fprintf(stderr, "streamlab probe: cannot write %s\n", md_path);
             rc = rc ? rc : EXIT_RUN_FAILED;

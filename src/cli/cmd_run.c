@@ -11,6 +11,7 @@
 #include "profile.h"
 #include "relsize.h"
 #include "internal.h"
+#include "interrupt.h"
 #include "model.h"
 #include "mpi_run.h"
 #include "probe.h"
@@ -162,12 +163,6 @@ static void run_note_rates(const sl_hw *hw, char *note, size_t len)
         used = strlen(note);
         snprintf(note + used, len - used, "; warning: %s", hw->profile_warning);
     }
-}
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    sl_harness_request_stop();
 }
 
 /* The command line, for the results files. */
@@ -411,8 +406,8 @@ int cmd_run(int argc, char **argv)
 
     opterr = 0;
     optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, NULL)) != -1) {
+    int c, li = -1;
+    while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, &li)) != -1) {
         switch (c) {
         case 's':
         case OPT_SIZES:
@@ -440,7 +435,9 @@ int cmd_run(int argc, char **argv)
             char *end;
             double a = strtod(optarg, &end);
             if (!*optarg || *end || !(a == a) || a > 3.4e38 || a < -3.4e38)
-                return cli_usage_error("run", "%s wants a finite number, not '%s'", argv[optind - 1], optarg);
+                /* the flag as spelled (--scalar or --alpha), whether its value
+                 * came as the next argument or after '=' */
+                return cli_usage_error("run", "--%s wants a finite number, not '%s'", opts[li].name, optarg);
             scalar = a;
             have_scalar = 1;
             break;
@@ -567,8 +564,8 @@ int cmd_run(int argc, char **argv)
                                            ops[o]->bufs[k].name, (unsigned long long)shapes2[o][j].rows,
                                            (unsigned long long)shapes2[o][j].cols,
                                            shapes2[o][j].k ? "" : " (give MxNxK)");
-        for (int j = 0; j < nshapes2[o] && ops[o]->shape_ok; j++)
-            if (!ops[o]->shape_ok(&shapes2[o][j], why, sizeof why))
+        for (int j = 0; j < nshapes2[o]; j++)
+            if (!sl_op_shape_ok(ops[o], &shapes2[o][j], why, sizeof why))
                 return cli_usage_error("run", "--shape for %s: %s", ops[o]->name, why);
         /* the results' header: --shape as given, or each op's defaults */
         if (!shape_arg) {
@@ -796,11 +793,7 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    sl_interrupt_install();
 
     row_hook hook = {rep, NULL, cold};
     sl_status sweep_st = SL_OK;

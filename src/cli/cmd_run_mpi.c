@@ -56,6 +56,7 @@ int cmd_run_mpi(int argc, char **argv)
 #else /* SL_HAVE_MPI */
 
 #include "harness.h"
+#include "interrupt.h"
 #include "internal.h"
 #include "mpi_lab.h"
 #include "record.h"
@@ -160,12 +161,6 @@ typedef struct mrun {
     int ndots;
     bool quiet;
 } mrun;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    sl_harness_request_stop();
-}
 
 static void iso_now(char *buf, size_t len)
 {
@@ -1048,11 +1043,7 @@ static int run(sl_mpi *m, int argc, char **argv)
     }
     write_files(&R, false);
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    sl_interrupt_install();
 
     /* Phase 1: every rank at once. */
     int interrupted = 0;

@@ -7,6 +7,7 @@
 
 #include "idx.h"
 #include "internal.h"
+#include "interrupt.h"
 #include "mlp.h"
 
 #include <cjson/cJSON.h>
@@ -59,7 +60,8 @@ static void help(FILE *f)
             "\n"
             "exit codes: 0 done, 1 a failure while training (CUDA fault, non-finite\n"
             "            loss), 2 usage error (bad flag, missing or malformed data files,\n"
-            "            an output file that cannot be written)\n");
+            "            an output file that cannot be written), 130 interrupted (SIGINT,\n"
+            "            SIGTERM: --json keeps the epochs finished, \"status\": \"interrupted\")\n");
 }
 
 static int parse_layers(const char *s, mlp_config *c)
@@ -103,17 +105,22 @@ static int parse_switch(const char *s, const char *off, const char *on)
     return strcmp(s, off) == 0 ? 0 : strcmp(s, on) == 0 ? 1 : -1;
 }
 
-static void on_progress(void *arg, size_t done, size_t total)
+/* The progress bar (on a terminal), and the stop: false after SIGINT or
+ * SIGTERM (interrupt.h), which ends the epoch at the next 16 steps. */
+static bool on_progress(void *arg, size_t done, size_t total)
 {
     progress *p = arg;
+    if (sl_interrupted())
+        return false;
     if (!p->tty)
-        return;
+        return true;
     const int w = 30, fill = (int)((double)w * (double)done / (double)total);
     fprintf(stderr, "\repoch %d/%d [", p->epoch, p->epochs);
     for (int i = 0; i < w; i++)
         fputc(i < fill ? '#' : '.', stderr);
     fprintf(stderr, "] %zu/%zu steps", done, total);
     fflush(stderr);
+    return true;
 }
 
 int cmd_train(int argc, char **argv)
@@ -204,6 +211,9 @@ int cmd_train(int argc, char **argv)
         return cli_usage_error(cmd, "%s needs the CUDA backend (--backend cuda)",
                                cfg.graph ? "--graph" : cfg.cublas ? "--gemm cublas" : "--breakdown");
 
+    /* SIGINT / SIGTERM (interrupt.h) from here on: training stops within 16
+     * steps, the JSON records the epochs that finished, and the exit is 130 */
+    sl_interrupt_install();
     /* checked before any work; written once at the end (sl_output: never
      * replaces a file that is not a regular file of ours), with the epochs
      * that finished and the reason when a run fails part way */
@@ -238,7 +248,7 @@ int cmd_train(int argc, char **argv)
     sl_ctx *ctx = NULL;
     mlp *m = NULL;
     cJSON *root = NULL;
-    bool complete = false;
+    bool complete = false, interrupted = false;
     if (tr.dim != (size_t)cfg.sizes[0] || te.dim != tr.dim) {
         fprintf(stderr, "streamlab train: the images have %zu pixels (train) and %zu (test) but --layers starts at %d\n",
                 tr.dim, te.dim, cfg.sizes[0]);
@@ -301,8 +311,16 @@ int cmd_train(int argc, char **argv)
         pr.epoch = e;
         const float lr_e = decay ? cfg.lr * (float)(epochs - e + 1) / (float)epochs : cfg.lr;
         mlp_set_lr(m, lr_e);
-        if (mlp_train_epoch(m, e, &loss, &acc, &sec, on_progress, &pr, err, sizeof err) != 0 ||
-            mlp_evaluate(m, &tl, &ta, err, sizeof err) != 0) {
+        const int trc = sl_interrupted() ? 1 : mlp_train_epoch(m, e, &loss, &acc, &sec, on_progress, &pr, err, sizeof err);
+        if (trc == 1) {
+            fprintf(stderr, "%sstreamlab train: interrupted by %s in epoch %d; %d epoch%s finished%s%s\n",
+                    pr.tty ? "\n" : "", sl_interrupt_cause(), e, e - 1, e == 2 ? "" : "s",
+                    json ? ", recorded in " : "", json ? json : "");
+            interrupted = true;
+            rc = EXIT_INTERRUPTED;
+            goto out;
+        }
+        if (trc != 0 || mlp_evaluate(m, &tl, &ta, err, sizeof err) != 0) {
             fprintf(stderr, "%sstreamlab train: epoch %d: %s\n", pr.tty ? "\n" : "", e, err);
             goto out;
         }
@@ -370,6 +388,9 @@ int cmd_train(int argc, char **argv)
 out:
     if (json && root) {
         cJSON_AddBoolToObject(root, "complete", complete);
+        cJSON_AddStringToObject(root, "status", complete ? "complete" : interrupted ? "interrupted" : "failed");
+        if (interrupted)
+            cJSON_AddStringToObject(root, "interrupted_by", sl_interrupt_cause());
         char *text = cJSON_Print(root);
         if (!text || sl_output_replace(&jout, text) != SL_OK) {
             fprintf(stderr, "streamlab train: %s\n", text ? sl_last_error() : "out of memory for the JSON record");

@@ -110,28 +110,71 @@ static int absolute(const char *path, char *out, size_t len)
     return snprintf(out, len, "%s/%s", real, basename(base)) < (int)len ? 0 : -1;
 }
 
+/* Which of streamlab's files head (the first 4 KiB of one) is, into kind
+ * ("streamlab.run/1", "a streamlab report page", ...); false if none. */
+static bool streamlab_kind(const char *head, char *kind, size_t len)
+{
+    const char *s = strstr(head, "\"streamlab.");
+    if (s) {
+        size_t n = strcspn(s + 1, "\"\n");
+        snprintf(kind, len, "a %.*s JSON file", (int)(n < 64 ? n : 64), s + 1);
+        return true;
+    }
+    if (strstr(head, "content=\"streamlab report")) {
+        snprintf(kind, len, "a page of streamlab report");
+        return true;
+    }
+    if (!strncmp(head, "# streamlab ", 12)) {
+        snprintf(kind, len, "the Markdown of '%.*s'", (int)strcspn(head + 2, "\n"), head + 2);
+        return true;
+    }
+    if (!strncmp(head, "backend,device,op,", 18)) {
+        snprintf(kind, len, "the CSV of streamlab run");
+        return true;
+    }
+    return false;
+}
+
 /* Whether an existing regular file may be replaced: empty, or with `ours`
- * in its first 4 KiB (a file streamlab wrote). */
-static bool replaceable(const char *target, const char *ours)
+ * in its first 4 KiB (a file streamlab wrote there). If not, why says what
+ * was checked and what the file is. */
+static bool replaceable(const char *target, const char *ours, char *why, size_t why_len)
 {
     if (!ours)
         return true;
     int fd = open(target, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
+    if (fd < 0) {
+        snprintf(why, why_len, "it exists and cannot be read to check what it is (%s)", strerror(errno));
         return false;
+    }
     char head[4097];
     ssize_t k;
     do
         k = read(fd, head, sizeof head - 1);
     while (k < 0 && errno == EINTR);
     close(fd);
-    if (k < 0)
+    if (k < 0) {
+        snprintf(why, why_len, "it exists and cannot be read to check what it is (%s)", strerror(errno));
         return false;
+    }
     head[k] = 0;
     for (ssize_t i = 0; i < k; i++)
         if (!head[i])
             head[i] = ' '; /* binary bytes cannot hide the marker */
-    return k == 0 || strstr(head, ours) != NULL;
+    if (k == 0 || strstr(head, ours) != NULL)
+        return true;
+    char kind[128];
+    if (streamlab_kind(head, kind, sizeof kind))
+        snprintf(why, why_len,
+                 "it exists and is %s: streamlab wrote it, but not as this output (whose mark, [%s], its "
+                 "first 4 KiB lack); remove it or choose another name",
+                 kind, ours);
+    else
+        snprintf(why, why_len,
+                 "it exists, is not empty, and its first 4 KiB lack [%s], the mark of the file streamlab writes "
+                 "here, so streamlab did not write it; remove it or choose another name",
+                 ours);
+    return false;
 }
 
 sl_status sl_output_open(sl_output *o, const char *path, const char *ours)
@@ -179,8 +222,9 @@ sl_status sl_output_open(sl_output *o, const char *path, const char *ours)
     if (S_ISREG(st.st_mode)) {
         if (access(o->target, W_OK) != 0)
             return out_fail(o, "permission denied");
-        if (!replaceable(o->target, ours))
-            return out_fail(o, "it exists and was not written by streamlab; remove it or choose another name");
+        char why[512];
+        if (!replaceable(o->target, ours, why, sizeof why))
+            return out_fail(o, why);
         o->kind = SL_OUT_REGULAR;
         o->mode = st.st_mode & 07777;
         return SL_OK;

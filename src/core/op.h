@@ -265,13 +265,28 @@ typedef struct sl_ref_args {
     sl_shape shape;
     uint64_t lo, hi;
     sl_dtype dtype, out_dtype;
-    const double *scalar;
+    const double *scalar; /* the op's nscalars values, descriptor order: a reference reads no
+                           * more (an op without scalars may get NULL) */
     const void *in[SL_MAX_BUFS];
     void *out[SL_MAX_BUFS];
     double acc[4];
     bool last;
     double scale;
 } sl_ref_args;
+
+/* The device `streamlab explain` describes (the lab's sl_hw: queried, a
+ * --hw file, or the bundled description), as an op's own explain section
+ * sees it; 0 where unknown. */
+typedef struct sl_op_hw {
+    const char *name;
+    int cc;                          /* compute capability x 10 */
+    double sm_count, sm_clock_ghz;
+    double fp32_lanes_per_sm;
+    double dram_gbs;                 /* theoretical DRAM bandwidth */
+    double l2_gbs;
+    double smem_bytes_per_clk_per_sm; /* banks x bytes per bank */
+    const char *source;              /* where the numbers come from, one phrase */
+} sl_op_hw;
 
 typedef struct sl_op_desc {
     sl_op id;
@@ -318,17 +333,25 @@ typedef struct sl_op_desc {
     double (*flops)(const sl_shape *s);
     /* An op's own section of `streamlab explain`, printed after the
      * generic model (matmul: its roofline with the tensor-core peaks,
-     * which the generic FP32 model does not know); NULL: none. */
-    void (*explain)(FILE *f, const sl_shape *s, sl_dtype dt);
-    /* The rate variant v's flops run at in dtype dt, as a multiple of the
-     * FP32 FMA rate the generic model's compute term uses (lanes x SMs x
-     * clock x 2): matmul's tensor-core rungs and peers (TF32 7.4x, bf16 /
-     * f16 14.8x on the H200). NULL or a return <= 0: the FP32 pipe. */
-    double (*math_rate_x)(const sl_variant *v, sl_dtype dt);
+     * which the generic FP32 model does not know), for the device hw
+     * describes: every number it prints comes from hw; NULL: none. */
+    void (*explain)(FILE *f, const sl_shape *s, sl_dtype dt, const struct sl_op_hw *hw);
+    /* The rate variant v's flops run at in dtype dt on a GPU of compute
+     * capability cc (x 10), as a multiple of the FP32 FMA rate the generic
+     * model's compute term uses (lanes x SMs x clock x 2): matmul's
+     * tensor-core rungs and peers (sm_90: TF32 7.4x, bf16 / f16 14.8x).
+     * NULL or a return <= 0: the FP32 pipe (also for an architecture the
+     * op has no figures for). */
+    double (*math_rate_x)(const sl_variant *v, sl_dtype dt, int cc);
     /* Whether a shape is one the op accepts beyond rows x cols (the
      * stencil's radius k in 1..16); false fills why. The CLI turns false
      * into a usage error (exit 2). NULL: every shape. */
     bool (*shape_ok)(const sl_shape *s, char *why, size_t len);
+    /* What a shape's third side means, for an op that takes one (matmul's
+     * MxNxK: "K, the inner dimension"; the stencil's RxCxRADIUS); NULL:
+     * ROWSxCOLS only, and a shape with a third side is refused (exit 2)
+     * rather than the side dropped. */
+    const char *third_side;
 } sl_op_desc;
 
 /* The descriptors, one per ops.def line, each defined in its op folder. */
@@ -370,6 +393,9 @@ static inline bool sl_role_written(sl_role r)
     return r != SL_ROLE_IN;
 }
 
+/* Whether a 2-D op takes shape s: a third side only where the op has one
+ * (third_side), then the op's own shape_ok. false fills why. */
+bool sl_op_shape_ok(const sl_op_desc *op, const sl_shape *s, char *why, size_t len);
 /* Elements buffer k holds for a shape (the span, or 1 for a scalar). */
 uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s);
 /* Storage dtype of buffer k: out for OUT buffers, else in. */

@@ -103,6 +103,16 @@ int sl_op_first_written(const sl_op_desc *op)
     return -1;
 }
 
+bool sl_op_shape_ok(const sl_op_desc *op, const sl_shape *s, char *why, size_t len)
+{
+    if (s->k && !op->third_side) {
+        snprintf(why, len, "%s takes two sides, ROWSxCOLS or ROWSxCOLS:LD, not a third (%llu)", op->name,
+                 (unsigned long long)s->k);
+        return false;
+    }
+    return op->shape_ok ? op->shape_ok(s, why, len) : true;
+}
+
 uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s)
 {
     if (op->bufs[k].scalar)

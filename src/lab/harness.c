@@ -20,6 +20,7 @@
 #include "harness.h"
 
 #include "dtype_conv.h"
+#include "interrupt.h"
 
 #include "rng.h"
 #include "transfer.h"
@@ -33,11 +34,9 @@
 
 #define CHUNK ((uint64_t)1 << 22) /* elements per reference chunk */
 
-static volatile sig_atomic_t stop_requested;
-
 void sl_harness_request_stop(void)
 {
-    stop_requested = 1;
+    sl_interrupt_request();
 }
 
 /* a + b, or SIZE_MAX when it would wrap */
@@ -525,7 +524,7 @@ static sl_status one_trial(void *user, double *ms)
         return st;
     /* MPI mode: every process takes the step before every trial, and an
      * interrupt here is told to the others through it. */
-    if (cfg->sync && cfg->sync(cfg->sync_user, stop_requested ? SL_SYNC_FAIL : SL_SYNC_OK) != SL_SYNC_OK) {
+    if (cfg->sync && cfg->sync(cfg->sync_user, sl_interrupted() ? SL_SYNC_FAIL : SL_SYNC_OK) != SL_SYNC_OK) {
         c->peer_stopped = true;
         return SL_ERR_INTERRUPTED; /* ends the loop; time_trials reports it */
     }
@@ -542,7 +541,7 @@ static bool stop_asked(void *user)
 {
     /* MPI mode: an interrupt travels through the step (one_trial) */
     const trial_ctx *c = user;
-    return !c->cfg->sync && stop_requested != 0;
+    return !c->cfg->sync && sl_interrupted();
 }
 
 /* Time the launches by the run's stop rule (stoprule.h: `trials`, or with
@@ -761,7 +760,7 @@ static sl_status run_shape(sl_ctx *ctx, const sl_run_config *cfg, int j, sl_row_
     double copy_gbs = -1.0, peer_gbs = -1.0;
     for (int i = 0; i < cfg->nvariants; i++) {
         const sl_variant *v = cfg->variants[i];
-        if (stop_requested) {
+        if (sl_interrupted()) {
             st = sl_fail(SL_ERR_INTERRUPTED, "interrupted");
             break;
         }

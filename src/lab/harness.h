@@ -111,7 +111,7 @@ typedef void (*sl_row_fn)(void *user, sl_result *r);
 sl_status sl_harness_run(sl_ctx *ctx, const sl_run_config *cfg, sl_row_fn row, void *user);
 
 /* Ask a running sweep to stop after the current launch. Async-signal-safe. */
-void sl_harness_request_stop(void);
+void sl_harness_request_stop(void); /* = sl_interrupt_request() (interrupt.h) */
 
 /* SL_OK if the shape fits in the memory the backend has free (the op's
  * buffers, the flush buffer with --cold, the workspace) and in host memory

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hw.h"
 #include "internal.h"
+#include "jsonparse.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -351,12 +352,11 @@ sl_status sl_hw_read_file(const char *path, sl_hw *hw)
 
 sl_status sl_hw_parse(const char *text, size_t len, const char *path, sl_hw *hw)
 {
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    char why[256];
+    cJSON *root = sl_json_parse(text, len, why, sizeof why);
     sl_status st = SL_OK;
     if (!root)
-        return sl_fail(SL_ERR_IO, "--hw %s: not valid JSON (parsing stopped at byte %zu of %zu)", path,
-                       end ? (size_t)(end - text) : 0, len);
+        return sl_fail(SL_ERR_IO, "--hw %s: %s", path, why);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     const cJSON *cc = cJSON_GetObjectItemCaseSensitive(root, "cc");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");

@@ -181,7 +181,7 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
      * for fused multiply-adds. */
     if (hw->p[HW_FP32_LANES_PER_SM].v > 0) {
         /* tensor cores: the op's rate over the FP32 pipe (op.h, math_rate_x; matmul's roofline peaks) */
-        const double x = op->math_rate_x ? op->math_rate_x(v, dt) : 0;
+        const double x = op->math_rate_x ? op->math_rate_x(v, dt, hw->cc) : 0;
         m->ms[SL_B_COMPUTE] =
             1e3 * flops / (hw->p[HW_FP32_LANES_PER_SM].v * sms * clk * (op->fma ? 2 : 1) * (x > 0 ? x : 1));
     }

@@ -6,6 +6,7 @@
 #include "profile.h"
 
 #include "internal.h"
+#include "jsonparse.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -93,13 +94,10 @@ sl_status sl_profile_read(const char *path, sl_profile *out)
 sl_status sl_profile_parse(const char *text, size_t len, const char *path, sl_profile *out)
 {
     sl_profile_init(out);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root) {
-        size_t at = end ? (size_t)(end - text) : 0;
-        return sl_fail(SL_ERR_IO, "profile %s: not valid JSON (parsing stopped at byte %zu of %zu%s)", path, at, len,
-                       at >= len ? ": the file looks truncated" : "");
-    }
+    char why[256];
+    cJSON *root = sl_json_parse(text, len, why, sizeof why);
+    if (!root)
+        return sl_fail(SL_ERR_IO, "profile %s: %s", path, why);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return sl_fail(SL_ERR_IO, "profile %s: not a JSON object", path);

@@ -476,8 +476,11 @@ int mlp_train_epoch(mlp *m, int epoch, double *loss_out, double *acc, double *se
             if (m->k->graph_launch(m->graph[g], m->stream) != 0)
                 return fail(m, "%s", tk_last_error());
         }
-        if (cb && (s % 16 == 15 || s + 1 == steps))
-            cb(arg, s + 1, steps);
+        if (cb && (s % 16 == 15 || s + 1 == steps) && !cb(arg, s + 1, steps)) {
+            if (m->k->sync(m->stream) != 0)
+                return fail(m, "%s", tk_last_error());
+            return 1;
+        }
     }
     double st[2];
     if (m->k->sync(m->stream) != 0 || m->k->download(st, m->stats, 16, m->stream) != 0)

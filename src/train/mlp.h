@@ -28,6 +28,7 @@
 
 #include "streamlab.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,13 +58,16 @@ void mlp_destroy(mlp *m);
 int mlp_set_data(mlp *m, const float *x, const int32_t *y, size_t n, const float *xt, const int32_t *yt, size_t nt,
                  char *err, size_t errlen);
 
-/* progress callback: steps done of total */
-typedef void (*mlp_progress)(void *arg, size_t done, size_t total);
+/* progress callback: steps done of total, every 16 steps and at the end;
+ * it returns false to stop the epoch there (SIGINT: interrupt.h). */
+typedef bool (*mlp_progress)(void *arg, size_t done, size_t total);
 
 /* mlp_train_epoch: one pass over the training set in a fresh permutation
  * (from the seed and the epoch number), ceil(n / batch) steps, the last one
  * shorter. Outputs: mean loss and accuracy of the batches as trained, the
- * wall time of the epoch (the device synchronised at its end). */
+ * wall time of the epoch (the device synchronised at its end). Returns 0,
+ * -1 on an error (err), or 1 when cb asked to stop (the device synchronised;
+ * the outputs unset). */
 int mlp_train_epoch(mlp *m, int epoch, double *loss, double *acc, double *seconds, mlp_progress cb, void *arg,
                     char *err, size_t errlen);
 /* mlp_evaluate: mean loss and accuracy on the test set (forward only). */

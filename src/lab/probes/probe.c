@@ -7,6 +7,7 @@
  * pointer chase's end node), prints a short table, stores its raw points in
  * the profile's "points" object and its summary numbers in the profile.
  */
+#include "interrupt.h"
 #include "probe_util.h"
 
 #include "sizes.h"
@@ -86,6 +87,9 @@ sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof
         const probe_def *p = &probes[i];
         if (cfg->only && !sl_list_has(cfg->only, p->name))
             continue;
+        /* SIGINT / SIGTERM (interrupt.h): stop between probes; what finished stays */
+        if (sl_interrupted())
+            return sl_fail(SL_ERR_INTERRUPTED, "interrupted by %s before probe %s", sl_interrupt_cause(), p->name);
         probe_say(&e, "\n== %s: %s\n   (%s)", p->name, p->what, p->seed);
         int can = !((p->needs & 1) && !ops->launch) && !((p->needs & 6) && !is_gpu) &&
                   !((p->needs & 8) && !ops->smem) && !((p->needs & 16) && !ops->micro);
@@ -118,6 +122,8 @@ sl_status sl_probe_run(sl_ctx *ctx, const sl_probe_config *cfg, sl_profile *prof
         if (st != SL_OK) {
             char why[1024];
             snprintf(why, sizeof why, "%s", sl_last_error()); /* sl_fail must not format its own buffer */
+            if (st == SL_ERR_INTERRUPTED)
+                return sl_fail(st, "%s during probe %s (its points are dropped)", why, p->name);
             return sl_fail(st, "probe %s: %s", p->name, why);
         }
     }

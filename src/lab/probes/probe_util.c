@@ -1,6 +1,7 @@
 /*
  * probe_util.c - see probe_util.h.
  */
+#include "interrupt.h"
 #include "probe_util.h"
 
 #include "op.h"
@@ -107,18 +108,25 @@ void probe_row(probe_sweep *s)
 
 /* ---- timing and checks ------------------------------------------------ */
 
+/* SIGINT / SIGTERM between two launches: the probe stops, unfinished. */
+static sl_status check_interrupt(void)
+{
+    return sl_interrupted() ? sl_fail(SL_ERR_INTERRUPTED, "interrupted by %s", sl_interrupt_cause()) : SL_OK;
+}
+
 sl_status probe_time_job(env *e, probe_job_fn fn, void *arg, int warmup, int trials, double *median_ms)
 {
     sl_status st = SL_OK;
     for (int i = 0; i < warmup && st == SL_OK; i++)
-        st = fn(e, arg);
+        if ((st = check_interrupt()) == SL_OK)
+            st = fn(e, arg);
     if (st == SL_OK)
         st = e->ctx->ops->sync(e->ctx);
     double t[64];
     if (trials > 64)
         trials = 64;
     for (int i = 0; i < trials && st == SL_OK; i++) {
-        if ((st = e->ctx->ops->timer_start(e->ctx)) != SL_OK)
+        if ((st = check_interrupt()) != SL_OK || (st = e->ctx->ops->timer_start(e->ctx)) != SL_OK)
             break;
         if ((st = fn(e, arg)) != SL_OK)
             break;

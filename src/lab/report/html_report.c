@@ -10,6 +10,8 @@
 #include "gnuplot.h"
 #include "hw.h"
 #include "internal.h"
+#include "input_check.h"
+#include "jsonparse.h"
 #include "op.h"
 #include "sizes.h"
 
@@ -1008,11 +1010,10 @@ sl_status sl_html_report(const sl_html_opts *o, sl_html_stage *stage, int *nfigu
             break;
         }
         R->nin = i + 1;
-        const char *end = NULL;
-        in->root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+        char why[256];
+        in->root = sl_json_parse(text, len, why, sizeof why);
         if (!in->root) {
-            st = sl_fail(SL_ERR_IO, "%s is not JSON (parsing stopped at byte %ld)", in->path,
-                         end ? (long)(end - text) : -1L);
+            st = sl_fail(SL_ERR_IO, "%s: %s", in->path, why);
             free(text);
             break;
         }
@@ -1031,9 +1032,16 @@ sl_status sl_html_report(const sl_html_opts *o, sl_html_stage *stage, int *nfigu
                 if (!cJSON_IsString(jget(row, "dtype")) && !strchr(dt, ','))
                     cJSON_AddStringToObject(row, "dtype", dt);
             }
+            char whyf[320];
+            if (!sl_check_run_input(in->root, whyf, sizeof whyf))
+                st = sl_fail(SL_ERR_IO, "%s is not a results file streamlab report can plot: %s", in->path, whyf);
         }
-        else if (!strncmp(schema, "streamlab.profile/", 18))
+        else if (!strncmp(schema, "streamlab.profile/", 18)) {
             in->kind = IN_PROFILE;
+            char whyf[320];
+            if (!sl_check_profile_input(in->root, whyf, sizeof whyf))
+                st = sl_fail(SL_ERR_IO, "%s is not a profile streamlab report can plot: %s", in->path, whyf);
+        }
         else
             st = sl_fail(SL_ERR_IO,
                          "%s is not a streamlab results file (schema '%s'; streamlab report reads streamlab.run/1 "

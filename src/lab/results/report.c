@@ -50,7 +50,17 @@ static void device_label(const sl_ctx *ctx, char *buf, size_t len)
         snprintf(buf, len, "%d", ctx->info.device);
 }
 
-static void make_cells(const sl_result *r, sl_row_cells *c)
+/* Where a row's working set lives, as the memory column says: the cache it
+ * fits in (L2 on a GPU, the last-level cache on the CPU: the row measures
+ * the cache), or DRAM (it does not fit, or --cold flushed it). */
+static const char *where_label(const sl_result *r, bool cold)
+{
+    if (!r->fits_l2 || cold)
+        return "DRAM";
+    return r->ctx->info.backend == SL_BACKEND_CUDA ? "L2" : "LLC";
+}
+
+static void make_cells(const sl_result *r, bool cold, sl_row_cells *c)
 {
     device_label(r->ctx, c->device, sizeof c->device);
     char n_s[40];
@@ -58,8 +68,9 @@ static void make_cells(const sl_result *r, sl_row_cells *c)
         sl_format_shape(&r->shape, n_s, sizeof n_s);
     else
         sl_format_count(r->n, n_s, sizeof n_s);
-    snprintf(c->n, sizeof c->n, "%s%s%.16s%s%s", n_s, r->size_label ? " (" : "", r->size_label ? r->size_label : "",
-             r->size_label ? ")" : "", r->fits_l2 ? "*" : "");
+    snprintf(c->n, sizeof c->n, "%s%s%.16s%s", n_s, r->size_label ? " (" : "", r->size_label ? r->size_label : "",
+             r->size_label ? ")" : "");
+    snprintf(c->mem, sizeof c->mem, "%s", where_label(r, cold));
     snprintf(c->op, sizeof c->op, "%s", r->op->name);
     snprintf(c->variant, sizeof c->variant, "%s", r->v->name);
     const sl_dtype odt = sl_variant_out_dtype(r->v, r->dtype);
@@ -120,6 +131,7 @@ int sl_report_columns(const sl_report *rep, sl_col *cols)
     if (rep->meta.nctx > 1)
         cols[k++] = (sl_col){"device", 6, 'l'};
     cols[k++] = (sl_col){"n", 9, 'l'};
+    cols[k++] = (sl_col){"memory", 6, 'l'};
     if (rep->meta.multi_op)
         cols[k++] = (sl_col){"op", 7, 'l'};
     cols[k++] = (sl_col){"variant", 13, 'l'};
@@ -159,6 +171,7 @@ void sl_report_cells(const sl_report *rep, const sl_row_cells *c, const char **c
     if (rep->meta.nctx > 1)
         cells[k++] = c->device;
     cells[k++] = c->n;
+    cells[k++] = c->mem;
     if (rep->meta.multi_op)
         cells[k++] = c->op;
     cells[k++] = c->variant;
@@ -239,6 +252,13 @@ int sl_report_header(const sl_report *rep, char lines[][512])
     snprintf(lines[k++], 512,
              "GB/s = (bytes read + written, the op's descriptor) / median time; %%copy and ×peer compare with the "
              "copy and peer rows of the same op, n and dtype");
+    int ngpu = 0;
+    for (int i = 0; i < m->nctx; i++)
+        ngpu += m->ctxs[i]->info.backend == SL_BACKEND_CUDA;
+    snprintf(lines[k++], 512,
+             "memory = where the row's working set lives: %s when it fits (the row measures the cache, and may "
+             "pass 100%% of a copy that does not), else DRAM",
+             ngpu == m->nctx ? "L2" : ngpu == 0 ? "the last-level cache (LLC)" : "L2 (GPU) or LLC (CPU)");
     if (m->scalars)
         snprintf(lines[k++], 512, "scalars: %s", m->scalars);
     if (m->model)
@@ -377,7 +397,7 @@ void sl_report_row(void *report, sl_result *r)
     }
     sl_row *row = &rep->rows[rep->nrows];
     memset(row, 0, sizeof *row);
-    make_cells(r, &row->c);
+    make_cells(r, rep->meta.cold, &row->c);
     row->message = r->message[0] ? strdup(r->message) : NULL;
     row->ctr_note = r->ctr_note[0] ? strdup(r->ctr_note) : NULL;
     row->op = r->op;
@@ -404,8 +424,11 @@ void sl_report_row(void *report, sl_result *r)
     else if (r->status != SL_OK)
         rep->failed++;
     for (int w = 0; w < 4; w++)
-        if (writers[w]->row(rep, rep->state[w], r) != SL_OK)
-            fprintf(stderr, "streamlab: warning: %s\n", sl_last_error());
+        if (writers[w]->row(rep, rep->state[w], r) != SL_OK && rep->write_st == SL_OK) {
+            rep->write_st = SL_ERR_IO;
+            snprintf(rep->write_error, sizeof rep->write_error, "%s", sl_last_error());
+            fprintf(stderr, "streamlab: error: %s (the run goes on; it will exit 1)\n", rep->write_error);
+        }
 }
 
 sl_status sl_report_close(sl_report *rep, sl_status sweep, const char *error)
@@ -427,6 +450,11 @@ sl_status sl_report_close(sl_report *rep, sl_status sweep, const char *error)
     sl_output_close(&rep->json);
     sl_output_close(&rep->md);
     sl_output_close(&rep->csv);
+    /* A row that could not be written fails the run even where the last
+     * write (or a stream's close) went through; the first failure is the
+     * one reported. */
+    if (rep->write_st != SL_OK)
+        st = sl_fail(rep->write_st, "%s", rep->write_error);
     for (int i = 0; i < rep->nrows; i++) {
         free(rep->rows[i].message);
         free(rep->rows[i].ctr_note);

@@ -19,7 +19,7 @@
 
 /* What the tables show of a row. */
 typedef struct sl_row_cells {
-    char device[16], n[48], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
+    char device[16], n[48], mem[8], op[16], variant[24], dtype[16], kind[10], bpe[12], time[48], min[16], median[16], gbs[16], peak[12],
         copy[12], peer[12], check[8], ntrials[12], noise[12], pred[16], limiter[12], ratio[12], bratio[12], ipe[12], l2hit[16], occ[10],
         bconf[12];
 } sl_row_cells;
@@ -51,6 +51,10 @@ struct sl_report {
     const char *status; /* "running", then how it ended */
     const char *error;
     int interrupted;    /* rows stopped by an interrupt (not counted as failed) */
+    /* The first write that failed after the start (a full disk, /dev/full):
+     * warned about once, and sl_report_close's status and message. */
+    sl_status write_st;
+    char write_error[1024];
     /* the output files, checked and opened before any writer starts */
     sl_output json, md, csv;
     bool has_json, has_md, has_csv;

@@ -65,8 +65,13 @@ static sl_status csv_row(sl_report *rep, void *state, const sl_result *r)
 static sl_status csv_close(sl_report *rep, void *state)
 {
     FILE *f = state;
-    if (f && fclose(f) != 0)
-        return sl_fail(SL_ERR_IO, "cannot write %s: %s", rep->csv.path, strerror(errno));
+    if (!f)
+        return SL_OK;
+    const bool had_error = ferror(f) != 0;
+    const int closed = fclose(f);
+    if (closed != 0 || had_error)
+        return sl_fail(SL_ERR_IO, "cannot write %s: %s", rep->csv.path,
+                       closed != 0 ? strerror(errno) : "an earlier write failed");
     return SL_OK;
 }
 

@@ -40,7 +40,8 @@ static sl_status render(sl_report *rep, bool final)
         sl_table_row(&t, cells);
     }
     if (rep->any_l2)
-        fprintf(f, "\n\\* the working set fits in L2: the row measures the cache, not DRAM (use --cold).\n");
+        fprintf(f, "\nL2 / LLC rows (memory column): the working set fits in the cache: they measure the cache, not "
+                   "DRAM (use --cold).\n");
     for (int i = 0; i < rep->nrows; i++)
         if (rep->rows[i].message)
             fprintf(f, "\n- %s %s %s: %s\n", rep->rows[i].c.op, rep->rows[i].c.variant, rep->rows[i].c.n,

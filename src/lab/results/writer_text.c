@@ -68,7 +68,9 @@ static sl_status text_close(sl_report *rep, void *state)
     if (rep->any_l2) {
         char l2[32];
         sl_format_bytes((double)rep->ctx->info.l2_bytes, l2, sizeof l2);
-        printf("\n* the working set fits in the %s %s: these rows measure the cache, not DRAM (use --cold)\n", l2,
+        printf("\n%s rows: the working set fits in the %s %s: they measure the cache, not DRAM (use --cold, or "
+               "larger sizes)\n",
+               rep->ctx->info.backend == SL_BACKEND_CUDA ? "L2" : "LLC", l2,
                rep->ctx->info.backend == SL_BACKEND_CUDA ? "L2" : "last-level cache");
     }
     if (rep->meta.multi_op)

@@ -23,7 +23,7 @@ static double ref_f64(const double *x, const double *s)
 static void reference(sl_ref_args *a)
 {
     static const sl_ew_ref_fn fn = {ref_f32, ref_f64};
-    sl_ew_reference(a, 2, &fn);
+    sl_ew_reference(a, 2, sl_op_add.nscalars, &fn);
 }
 
 /* ---- the CPU rungs ------------------------------------------------------- */

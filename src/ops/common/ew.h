@@ -52,8 +52,9 @@ typedef struct sl_ew_ref_fn {
 /* The reference over one chunk: each element's inputs widened exactly
  * (sl_dtype_load, sl_dtype_load_f64), fn applied, the result narrowed with
  * round-to-nearest-even into out_dtype (saturating for fp8). One element
- * at a time, in order. */
-void sl_ew_reference(sl_ref_args *a, int nin, const sl_ew_ref_fn *fn);
+ * at a time, in order. nscalars: the op's descriptor's count; a->scalar is
+ * read at [0, nscalars) only (sl_ref_args), the rest of fn's s[] is 0. */
+void sl_ew_reference(sl_ref_args *a, int nin, int nscalars, const sl_ew_ref_fn *fn);
 
 /* This OpenMP thread's share [lo, hi) of n elements of es bytes, split in
  * 64-byte granules in thread order (what schedule(static) and the backend's

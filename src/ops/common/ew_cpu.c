@@ -70,7 +70,7 @@ sl_status sl_cpu_ceiling_copy(const sl_args *x)
     return SL_OK;
 }
 
-void sl_ew_reference(sl_ref_args *a, int nin, const sl_ew_ref_fn *fn)
+void sl_ew_reference(sl_ref_args *a, int nin, int nscalars, const sl_ew_ref_fn *fn)
 {
     const void *in[SL_MAX_BUFS];
     void *out = NULL;
@@ -83,7 +83,7 @@ void sl_ew_reference(sl_ref_args *a, int nin, const sl_ew_ref_fn *fn)
     const size_t m = (size_t)(a->hi - a->lo);
     double sd[SL_MAX_SCALARS] = {0};
     float s[SL_MAX_SCALARS] = {0};
-    for (int k = 0; k < SL_MAX_SCALARS && a->scalar; k++) {
+    for (int k = 0; k < nscalars && k < SL_MAX_SCALARS && a->scalar; k++) {
         sd[k] = a->scalar[k];
         s[k] = (float)a->scalar[k];
     }

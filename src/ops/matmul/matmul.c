@@ -98,21 +98,48 @@ static void reference(sl_ref_args *r)
 }
 
 /* ---- explain: the roofline with the tensor-core peaks ---------------------------- */
-static void explain(FILE *f, const sl_shape *s, sl_dtype dt)
+static void explain(FILE *f, const sl_shape *s, sl_dtype dt, const sl_op_hw *d)
 {
-    const sl_mm_hw *hw = &sl_mm_hw_h200;
+    /* Every figure from the device described (d): FP32 = SMs x lanes x
+     * clock x 2, shared memory = SMs x bytes per clock x clock, DRAM and L2
+     * as the model has them; the tensor-core peaks from its architecture's
+     * ratios, where streamlab has them. */
+    double tf32_x = 0, t16_x = 0;
+    const char *ratio_src = NULL;
+    const bool tensor = sl_mm_tensor_ratios(d->cc, &tf32_x, &t16_x, &ratio_src);
+    const double fp32 = d->sm_count * d->fp32_lanes_per_sm * d->sm_clock_ghz * 2.0 / 1e3;
+    sl_mm_hw dev = {.name = d->name,
+                    .fp32_tflops = fp32,
+                    .tf32_tflops = fp32 * tf32_x,
+                    .tensor16_tflops = fp32 * t16_x,
+                    .dram_gbs = d->dram_gbs,
+                    .l2_gbs = d->l2_gbs,
+                    .smem_gbs = d->sm_count * d->smem_bytes_per_clk_per_sm * d->sm_clock_ghz,
+                    .source = d->source};
+    const sl_mm_hw *hw = &dev;
+    if (!(fp32 > 0 && hw->dram_gbs > 0 && hw->l2_gbs > 0 && hw->smem_gbs > 0)) {
+        fprintf(f, "\nmatmul roofline: %s lacks a figure it needs (FP32 lanes, DRAM, L2 or shared-memory "
+                   "bandwidth)\n", d->name);
+        return;
+    }
     fprintf(f,
             "\nmatmul roofline on the %s (matmul_model.c; %s):\n"
-            "  bound = flops / max(flops / peak, DRAM bytes / %.1f TB/s, tile bytes / %.2f TB/s (L2), "
-            "flops / (AI_smem x %.1f TB/s))\n"
-            "  peaks, dense: FP32 %.1f, TF32 %.1f, bf16/f16 %.1f TFLOP/s\n\n",
-            hw->name, hw->source, hw->dram_gbs / 1e3, hw->l2_gbs / 1e3, hw->smem_gbs / 1e3, hw->fp32_tflops,
-            hw->tf32_tflops, hw->tensor16_tflops);
+            "  bound = flops / max(flops / peak, DRAM bytes / %.3g TB/s, tile bytes / %.3g TB/s (L2), "
+            "flops / (AI_smem x %.3g TB/s))\n",
+            hw->name, hw->source, hw->dram_gbs / 1e3, hw->l2_gbs / 1e3, hw->smem_gbs / 1e3);
+    if (tensor)
+        fprintf(f, "  peaks, dense: FP32 %.1f (SMs x lanes x clock x 2), TF32 %.1f, bf16/f16 %.1f TFLOP/s (%s)\n\n",
+                hw->fp32_tflops, hw->tf32_tflops, hw->tensor16_tflops, ratio_src);
+    else
+        fprintf(f, "  peaks, dense: FP32 %.1f TFLOP/s (SMs x lanes x clock x 2); tensor cores: no figures for "
+                   "sm_%d here, so their rungs are left out\n\n", hw->fp32_tflops, d->cc);
     fprintf(f, "%-12s %-6s %9s %9s %9s %9s %11s %10s  %s\n", "variant", "math", "peak", "AI DRAM", "AI L2", "AI smem",
             "bound TF/s", "pred ms", "limiter");
     for (int i = 0; i < sl_mm_nvariants; i++) {
         const sl_mm_variant *v = &sl_mm_variants[i];
         if (v->backend != SL_BACKEND_CUDA || !(v->dtypes & (1u << dt)))
+            continue;
+        if (v->math != SL_MM_FP32 && !tensor)
             continue;
         const sl_mm_roof r = sl_mm_roofline(v, hw, (int64_t)s->rows, (int64_t)s->cols, (int64_t)s->k, dt, false);
         char smem[16] = "-";
@@ -125,7 +152,7 @@ static void explain(FILE *f, const sl_shape *s, sl_dtype dt)
     }
     fprintf(f, "\n  AI in flop/B; tile bytes: A re-read once per block column, B once per block row (the rung's\n"
                "  block tile); AI smem: flops per byte of shared-memory (L1) wavefronts the rung's inner loop\n"
-               "  issues (docs/ladder.md, matmul). The peaks are the H200's whatever --hw says.\n");
+               "  issues (docs/ladder.md, matmul).\n");
 }
 
 /* ---- the generic model's compute rate ---------------------------------------------
@@ -136,14 +163,15 @@ static void explain(FILE *f, const sl_shape *s, sl_dtype dt)
  * follows from the variant's numerics: truncating accumulation on bf16 /
  * f16 is tensor cores, a rounded input (in_round) on f32 is TF32; the f32
  * cuBLAS peer (cublasSgemm) and every CPU variant stay on the FP32 pipe. */
-static double math_rate_x(const sl_variant *v, sl_dtype dt)
+static double math_rate_x(const sl_variant *v, sl_dtype dt, int cc)
 {
-    const sl_mm_hw *hw = &sl_mm_hw_h200;
-    if (v->backend != SL_BACKEND_CUDA || !v->acc_truncates)
+    double tf32_x, t16_x;
+    const char *src;
+    if (v->backend != SL_BACKEND_CUDA || !v->acc_truncates || !sl_mm_tensor_ratios(cc, &tf32_x, &t16_x, &src))
         return 0;
     if (dt == SL_F32)
-        return v->in_round > 0 ? hw->tf32_tflops / hw->fp32_tflops : 0;
-    return hw->tensor16_tflops / hw->fp32_tflops;
+        return v->in_round > 0 ? tf32_x : 0;
+    return t16_x;
 }
 
 /* ---- launchers: sl_args -> sl_mm ------------------------------------------------- */
@@ -309,6 +337,7 @@ const sl_op_desc sl_op_matmul = {
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
     .default_shapes = "512x512x512,1000x1000x1000",
     .buf_elems = buf_elems,
+    .third_side = "K, the inner dimension (MxNxK)",
     .ref_whole = true,
     .no_inplace = true,
     .flops = flops,

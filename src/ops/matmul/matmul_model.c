@@ -29,6 +29,29 @@ const sl_mm_hw sl_mm_hw_h200 = {
               "(profiles/NVIDIA-H200.profile.json); shared memory 128 B/clk/SM x 132 x 1.98 GHz",
 };
 
+/* Hopper (sm_90): the H200 datasheet's dense peaks above over its FP32
+ * peak (the H100 SXM datasheet gives the same ratios). Ampere A100
+ * (sm_80): the A100 whitepaper's 19.5 FP32, 156 TF32 and 312 BF16/FP16
+ * dense TFLOPS. */
+bool sl_mm_tensor_ratios(int cc, double *tf32_x, double *t16_x, const char **source)
+{
+    if (cc == 90) {
+        *tf32_x = sl_mm_hw_h200.tf32_tflops / sl_mm_hw_h200.fp32_tflops;
+        *t16_x = sl_mm_hw_h200.tensor16_tflops / sl_mm_hw_h200.fp32_tflops;
+        *source = "sm_90: H200 datasheet, dense TF32 494.5 and bf16 989.5 over FP32 66.9 TFLOP/s";
+        return true;
+    }
+    if (cc == 80) {
+        *tf32_x = 156.0 / 19.5;
+        *t16_x = 312.0 / 19.5;
+        *source = "sm_80: A100 whitepaper, dense TF32 156 and bf16 312 over FP32 19.5 TFLOP/s";
+        return true;
+    }
+    *tf32_x = *t16_x = 0;
+    *source = NULL;
+    return false;
+}
+
 sl_mm_roof sl_mm_roofline(const sl_mm_variant *v, const sl_mm_hw *hw, int64_t m, int64_t n, int64_t k, sl_dtype dt,
                           bool beta_nonzero)
 {

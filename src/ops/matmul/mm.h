@@ -171,6 +171,13 @@ typedef struct sl_mm_hw {
 
 extern const sl_mm_hw sl_mm_hw_h200;
 
+/* The dense tensor-core rates of an architecture (cc = compute capability
+ * x 10) as multiples of its FP32 FMA rate: TF32 and bf16 / f16 with fp32
+ * accumulation, with their source; false for an architecture without
+ * published figures here (the roofline and the model then leave the
+ * tensor-core rungs unbounded by compute, and say so). */
+bool sl_mm_tensor_ratios(int cc, double *tf32_x, double *t16_x, const char **source);
+
 typedef struct sl_mm_roof {
     double flops;       /* 2 M N K */
     double dram_bytes;  /* compulsory: A, B once, C written (and read if beta != 0) */

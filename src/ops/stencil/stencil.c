@@ -251,6 +251,7 @@ const sl_op_desc sl_op_stencil = {
     .flops_per_elem = 1 + 5 * SL_STENCIL_DEFAULT_RADIUS,
     .flops = flops,
     .shape_ok = shape_ok,
+    .third_side = "the radius (RxCxRADIUS)",
     .fma = true,
     .traffic = traffic,
     .tol = {SL_TOL_EXACT, 0},
