@@ -42,7 +42,9 @@ static void reference(sl_ref_args *r)
     const size_t es = sl_dtype_size(r->dtype), oes = sl_dtype_size(r->out_dtype);
     const double eps = (double)(float)r->scalar[0];
     const unsigned char *w = r->in[SL_RMS_W];
-    for (uint64_t i = r->lo; i < r->hi; i++) {
+#pragma omp parallel for schedule(static)
+    for (long long ii = (long long)r->lo; ii < (long long)r->hi; ii++) {
+        const uint64_t i = (uint64_t)ii;
         const unsigned char *x = (const unsigned char *)r->in[SL_RMS_X] + i * ld * es;
         unsigned char *y = (unsigned char *)r->out[SL_RMS_Y] + i * ld * oes;
         double ss = 0.0;
@@ -174,7 +176,7 @@ const sl_op_desc sl_op_rmsnorm = {
     .reference = reference,
     .variants = variants,
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
-    .default_shapes = "32768x1024,32768x4096,32768x16384,32768x65536,1x4096,64x4096",
+    .default_shapes = "4096x1024,4096x4096,1024x16384,256x65536,1x4096,64x4096",
     .buf_elems = buf_elems,
     .ref_whole = true,
 };

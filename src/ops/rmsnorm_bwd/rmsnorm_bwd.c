@@ -35,50 +35,63 @@
  * bf16 / f16 outputs add the ulp of their rounding (op.h). */
 #define RMSB_ULPS 16
 
-/* ---- the reference: fp64 ------------------------------------------------------ */
+/* ---- the reference: fp64 ------------------------------------------------------
+ * Rows in parallel for dx (and the bound's largest term); dw as per-thread
+ * fp64 sums over row blocks, added in thread order. */
 static void reference(sl_ref_args *r)
 {
-    const uint64_t n = r->shape.cols, rows = r->shape.rows, ld = r->shape.ld ? r->shape.ld : n;
+    const uint64_t n = r->shape.cols, ld = r->shape.ld ? r->shape.ld : n;
     const sl_dtype dt = r->dtype, ot = r->out_dtype;
     const size_t es = sl_dtype_size(dt), oes = sl_dtype_size(ot);
     const unsigned char *w = r->in[SL_RMSB_W];
     const float *rstd = r->in[SL_RMSB_RSTD];
-    double *dw = calloc(n ? n : 1, sizeof *dw), *dwa = calloc(n ? n : 1, sizeof *dwa);
+    const int nt = omp_get_max_threads();
+    double *acc = calloc((size_t)nt * 2 * (n ? n : 1), sizeof *acc);
     double dx_abs = 0.0;
-    for (uint64_t i = r->lo; i < r->hi; i++) {
-        const unsigned char *x = (const unsigned char *)r->in[SL_RMSB_X] + i * ld * es;
-        const unsigned char *dy = (const unsigned char *)r->in[SL_RMSB_DY] + i * ld * es;
-        unsigned char *dx = (unsigned char *)r->out[SL_RMSB_DX] + i * ld * oes;
-        const double rs = rstd[i];
-        double D = 0.0, Da = 0.0;
-        for (uint64_t j = 0; j < n; j++) {
-            const double t = sl_dtype_load_f64(dt, w, j) * sl_dtype_load_f64(dt, dy, j) * sl_dtype_load_f64(dt, x, j);
-            D += t;
-            Da += fabs(t);
-        }
-        const double c = rs * rs * rs * D / (double)n, ca = fabs(rs * rs * rs) * Da / (double)n;
-        for (uint64_t j = 0; j < n; j++) {
-            const double xv = sl_dtype_load_f64(dt, x, j), dyv = sl_dtype_load_f64(dt, dy, j);
-            const double a = rs * sl_dtype_load_f64(dt, w, j) * dyv;
-            sl_dtype_store_f64(ot, dx, j, a - xv * c);
-            const double bound = 4.0 * fabs(a) + 146.0 * fabs(xv) * ca;
-            dx_abs = bound > dx_abs ? bound : dx_abs;
-            if (dw) {
-                dw[j] += dyv * xv * rs;
-                dwa[j] += fabs(dyv * xv * rs);
+#pragma omp parallel reduction(max : dx_abs)
+    {
+        double *dw = acc ? acc + (size_t)omp_get_thread_num() * 2 * n : NULL, *dwa = dw ? dw + n : NULL;
+#pragma omp for schedule(static)
+        for (long long ii = (long long)r->lo; ii < (long long)r->hi; ii++) {
+            const uint64_t i = (uint64_t)ii;
+            const unsigned char *x = (const unsigned char *)r->in[SL_RMSB_X] + i * ld * es;
+            const unsigned char *dy = (const unsigned char *)r->in[SL_RMSB_DY] + i * ld * es;
+            unsigned char *dx = (unsigned char *)r->out[SL_RMSB_DX] + i * ld * oes;
+            const double rs = rstd[i];
+            double D = 0.0, Da = 0.0;
+            for (uint64_t j = 0; j < n; j++) {
+                const double t =
+                    sl_dtype_load_f64(dt, w, j) * sl_dtype_load_f64(dt, dy, j) * sl_dtype_load_f64(dt, x, j);
+                D += t;
+                Da += fabs(t);
+            }
+            const double c = rs * rs * rs * D / (double)n, ca = fabs(rs * rs * rs) * Da / (double)n;
+            for (uint64_t j = 0; j < n; j++) {
+                const double xv = sl_dtype_load_f64(dt, x, j), dyv = sl_dtype_load_f64(dt, dy, j);
+                const double a = rs * sl_dtype_load_f64(dt, w, j) * dyv;
+                sl_dtype_store_f64(ot, dx, j, a - xv * c);
+                const double bound = 4.0 * fabs(a) + 146.0 * fabs(xv) * ca;
+                dx_abs = bound > dx_abs ? bound : dx_abs;
+                if (dw) {
+                    dw[j] += dyv * xv * rs;
+                    dwa[j] += fabs(dyv * xv * rs);
+                }
             }
         }
     }
     double dw_abs = 0.0;
-    for (uint64_t j = 0; dw && j < n; j++) {
-        sl_dtype_store_f64(ot, r->out[SL_RMSB_DW], j, dw[j]);
-        dw_abs = dwa[j] > dw_abs ? dwa[j] : dw_abs;
+    for (uint64_t j = 0; acc && j < n; j++) {
+        double s = 0.0, sa = 0.0;
+        for (int t = 0; t < nt; t++) {
+            s += acc[(size_t)t * 2 * n + j];
+            sa += acc[(size_t)t * 2 * n + n + j];
+        }
+        sl_dtype_store_f64(ot, r->out[SL_RMSB_DW], j, s);
+        dw_abs = sa > dw_abs ? sa : dw_abs;
     }
     r->buf_abs[SL_RMSB_DX] = 2.0 * dx_abs * 0x1p-24;
     r->buf_abs[SL_RMSB_DW] = 2.0 * 275.0 * dw_abs * 0x1p-24;
-    (void)rows;
-    free(dw);
-    free(dwa);
+    free(acc);
 }
 
 /* ---- the CPU rungs -----------------------------------------------------------
@@ -259,7 +272,7 @@ const sl_op_desc sl_op_rmsnorm_bwd = {
     .reference = reference,
     .variants = variants,
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
-    .default_shapes = "32768x1024,32768x4096,32768x16384,32768x65536,64x4096",
+    .default_shapes = "4096x1024,4096x4096,1024x16384,256x65536,64x4096",
     .buf_elems = buf_elems,
     .ref_whole = true,
 };
@@ -280,6 +293,9 @@ sl_status sl_rmsnorm_bwd(sl_ctx *ctx, sl_dtype dtype, sl_dtype w_dtype, size_t r
         return sl_fail(SL_ERR_OVERLAP, "sl_rmsnorm_bwd: dw = w = %p: dw needs its own buffer", dw);
     if (!workspace && workspace_bytes)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_rmsnorm_bwd: workspace is NULL with %zu bytes", workspace_bytes);
+    if (workspace && workspace_bytes < sl_norm_dw_workspace(rows, cols))
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_rmsnorm_bwd: a workspace of %zu bytes; %zu needed (sl_rmsnorm_bwd_workspace)",
+                       workspace_bytes, sl_norm_dw_workspace(rows, cols));
     const sl_shape s = sl_shape_2d(rows, cols);
     void *const ptrs[] = {(void *)x, (void *)dy, (void *)w, (void *)rstd, dx, dw};
     const unsigned f = w_dtype == SL_F32 && dtype != SL_F32 ? (1u << SL_RMSB_W) | (1u << SL_RMSB_DW) : 0u;

@@ -34,7 +34,7 @@ struct rms_geo {
 };
 
 template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT>
-static __global__ void __launch_bounds__(BLOCK) rms_regs(rms_geo g)
+static __global__ void __launch_bounds__(BLOCK, BLOCK == 256 ? 3 : 1) rms_regs(rms_geo g)
 {
     const int VE = NORM_VE(DT);
     const unsigned T = TEAM == 32 ? 32u : (unsigned)(BLOCK * CL); /* threads per team */

@@ -36,7 +36,7 @@ struct rmsb_geo {
 };
 
 template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT>
-static __global__ void __launch_bounds__(BLOCK) rmsb_regs(rmsb_geo g)
+static __global__ void __launch_bounds__(BLOCK, BLOCK == 256 ? 2 : 1) rmsb_regs(rmsb_geo g)
 {
     typedef typename sl_dt<DT>::raw R;
     const int VE = NORM_VE(DT);
