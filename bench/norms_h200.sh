@@ -10,13 +10,15 @@
 #   run(kind="nvidia-h200", carry=[".wt/norms", ".deps"],
 #       command="cd .wt/norms && ln -sfn ../../.deps .deps && bash bench/norms_h200.sh")
 #
-# STAGES (default "build tests run memcheck dtypes") picks stages; results
+# STAGES (default "build tests softmax run naive memcheck dtypes") picks stages; results
 # go straight to $OUT, so they come back even if the call is cut short.
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=$OUT
 mkdir -p "$OUT"
-STAGES=${STAGES:-"build tests run memcheck dtypes"}
+STAGES=${STAGES:-"build tests softmax run naive memcheck dtypes"}
+VARIANTS_F=${VARIANTS_F:-copy,block,regs,regs_pf,sl_rmsnorm_fwd}
+VARIANTS_B=${VARIANTS_B:-copy,block,regs,regs_pf,sl_rmsnorm_bwd}
 t0=$(date +%s)
 exec > >(tee "$OUT/norms-h200.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
@@ -43,6 +45,9 @@ if on tests; then
     timeout 240 $BUILD/tests/test_gpu_rmsnorm > "$W/norms-test-gpu.log" 2>&1; echo "test_gpu_rmsnorm exit: $?"
     grep -E "FAIL|passed|failed|largest" "$W/norms-test-gpu.log" | tail -8
     timeout 60 $BUILD/tests/test_rmsnorm_cpu 2>&1 | tail -2; echo "test_rmsnorm_cpu exit: ${PIPESTATUS[0]}"
+fi
+if on softmax; then
+    stage "softmax tests (row.cuh)"
     timeout 150 $BUILD/tests/test_gpu_softmax > "$W/softmax-test.log" 2>&1; echo "test_gpu_softmax exit: $?"
     grep -E "FAIL|passed|failed" "$W/softmax-test.log" | tail -4
     timeout 60 $BUILD/tests/test_softmax_cpu 2>&1 | tail -1
@@ -50,17 +55,19 @@ fi
 BIG=32768x1024,32768x2048,32768x4096,32768x8192,32768x16384,32768x32768,32768x65536
 if on run; then
     stage "rmsnorm bf16, M = 32768"
-    $SL run --op rmsnorm --dtype bf16 --shape $BIG --variants copy,block,regs,sl_rmsnorm_fwd --trials 20 --warmup 3 \
+    $SL run --op rmsnorm --dtype bf16 --shape $BIG --variants $VARIANTS_F --trials 20 --warmup 3 \
         --json "$W/fwd-bf16.json" --md "$W/fwd-bf16.md" --quiet 2>&1 | tail -40
     stage "rmsnorm_bwd bf16, M = 32768"
-    $SL run --op rmsnorm_bwd --dtype bf16 --shape $BIG --variants copy,block,regs,sl_rmsnorm_bwd --trials 20 --warmup 3 \
+    $SL run --op rmsnorm_bwd --dtype bf16 --shape $BIG --variants $VARIANTS_B --trials 20 --warmup 3 \
         --json "$W/bwd-bf16.json" --md "$W/bwd-bf16.md" --quiet 2>&1 | tail -40
     stage "decode: M = 1, 16, 64 x 4096, bf16, --cold"
     $SL run --op rmsnorm,rmsnorm_bwd --dtype bf16 --shape 1x4096,16x4096,64x4096 --cold --trials 50 --warmup 5 \
         --json "$W/decode-bf16.json" --md "$W/decode-bf16.md" --quiet 2>&1 | tail -30
+fi
+if on naive; then
     stage "naive rungs, 32768 x 4096 bf16"
     $SL run --op rmsnorm,rmsnorm_bwd --dtype bf16 --shape 32768x4096 --variants copy,naive --trials 3 --warmup 1 \
-        --json "$W/naive-bf16.json" --quiet 2>&1 | tail -8
+        2>&1 | grep -E "naive|copy" | tail -8
 fi
 if on memcheck && command -v compute-sanitizer >/dev/null; then
     stage "memcheck"
@@ -71,9 +78,9 @@ if on memcheck && command -v compute-sanitizer >/dev/null; then
 fi
 if on dtypes; then
     stage "f16, f32: 32768 x 4096 and 32768 x 65536"
-    $SL run --op rmsnorm --dtype f16,f32 --shape 32768x4096,32768x65536 --variants copy,regs,sl_rmsnorm_fwd \
+    $SL run --op rmsnorm --dtype f16,f32 --shape 32768x4096,32768x65536 --variants copy,regs,regs_pf,sl_rmsnorm_fwd \
         --trials 10 --warmup 2 --json "$W/fwd-f16f32.json" --quiet 2>&1 | tail -14
-    $SL run --op rmsnorm_bwd --dtype f32 --shape 32768x4096,32768x65536 --variants copy,regs,sl_rmsnorm_bwd \
+    $SL run --op rmsnorm_bwd --dtype f32 --shape 32768x4096,32768x65536 --variants copy,regs,regs_pf,sl_rmsnorm_bwd \
         --trials 10 --warmup 2 --json "$W/bwd-f32.json" --quiet 2>&1 | tail -8
 fi
 stage "done"

@@ -235,7 +235,7 @@ static void t_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, co
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && strcmp(v->name, "regs") == 0)
+    if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
         goto out_w; /* regs refuses x and y at different offsets, or rows beyond a cluster */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK || !want || !wr)
@@ -345,7 +345,7 @@ static void t_bwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, co
         }
         if (st == SL_OK && nm->sync())
             st = SL_ERR_CUDA_FAULT;
-        if (st == SL_ERR_UNSUPPORTED && v && strcmp(v->name, "regs") == 0)
+        if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
             goto out;
         CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
         if (st != SL_OK)

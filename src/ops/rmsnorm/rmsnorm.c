@@ -138,6 +138,11 @@ static const sl_variant variants[] = {
                   "block, or a cluster of 2-8 blocks summing through distributed shared memory",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_regs), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 4},
+    {.name = "regs_pf", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs, persistent, the next row's vectors loaded before this row's reduction; >= 4 vectors a "
+                  "thread (blocks of 128-512, clusters of 512)",
+     .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_regs_pf), .static_partition = true,
+     .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 4},
     {.name = "sl_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_rmsnorm_fwd(): regs where x and y share their 16-byte offset and the row fits, else block",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_api), .loads_in_flight = 8, .access_bytes = 16,

@@ -39,6 +39,7 @@ enum { SL_RMS_X = 0, SL_RMS_W = 1, SL_RMS_Y = 2, SL_RMS_RSTD = 3 };
 sl_status sl_cuda_rmsnorm_naive(const sl_args *a);
 sl_status sl_cuda_rmsnorm_block(const sl_args *a);
 sl_status sl_cuda_rmsnorm_regs(const sl_args *a);
+sl_status sl_cuda_rmsnorm_regs_pf(const sl_args *a);
 sl_status sl_cuda_rmsnorm_api(const sl_args *a);
 /* The copy ceiling of the norms: a 16-byte-vector copy KERNEL (copy's vec
  * rung) of the first input into the first written buffer, rows x cols

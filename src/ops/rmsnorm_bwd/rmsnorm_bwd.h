@@ -27,6 +27,7 @@ size_t sl_norm_dw_workspace(uint64_t rows, uint64_t cols);
 sl_status sl_cuda_rmsnorm_bwd_naive(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_block(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a);
 
 /* dw's column pass (the naive and block rungs): part[c][j] = sum over rows

@@ -22,6 +22,16 @@
  * 2 x 256 x 8 x 16 = 64 KiB in flight, above Little's law's ~40 KiB, so
  * near the copy at DRAM shapes; the partials add 2 x P x cols x 4 bytes
  * (1.6% at cols = 1024, less beyond), and the finish one short launch.
+ *
+ * Rung 4 (regs_pf, the same template with PF): the next row's x, dy and
+ * rstd loaded before this row's reduction, so that a thread's next 2 x VPT
+ * x 16 bytes are in flight while its team reduces and writes; the dw
+ * partials move to shared memory (a thread's own slots, slot-major: no
+ * bank conflicts) to leave the registers to the prefetched row. Why: regs
+ * measured 0.74-0.86 of the copy at N <= 8192 bf16 and 0.45-0.60 with
+ * clusters (first H200 call): the reduction and the cluster barriers
+ * stall the SM's 1-2 blocks. Expectation: those stalls hidden, the
+ * cluster rows near the block rows, ~0.9 of the copy.
  */
 #include "norm.cuh"
 #include "rmsnorm_bwd.h"
@@ -35,8 +45,8 @@ struct rmsb_geo {
     uint32_t o; /* every row's offset in elements from its 16-byte boundary */
 };
 
-template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT>
-static __global__ void __launch_bounds__(BLOCK, BLOCK == 256 ? 2 : 1) rmsb_regs(rmsb_geo g)
+template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF>
+static __global__ void __launch_bounds__(BLOCK, BLOCK <= 256 ? 2 : 1) rmsb_regs(rmsb_geo g)
 {
     typedef typename sl_dt<DT>::raw R;
     const int VE = NORM_VE(DT);
@@ -48,25 +58,67 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK == 256 ? 2 : 1) rmsb_regs(
     const uint64_t nteams = TEAM == 32 ? (uint64_t)gridDim.x * (BLOCK / 32) : gridDim.x / CL;
     const uint64_t nvv = (g.o + g.cols + VE - 1) / VE;
     const bool wv = norm_wvec<WT>(g.w, g.o);
-    float acc[VPT][VE];
+    float acc[VPT][VE]; /* regs: dw partials in registers */
+    /* regs_pf: in shared memory instead (slot-major: a warp's 32 lanes hit
+     * 32 banks), to leave the registers to the prefetched row */
+    __shared__ float sacc[PF ? VPT * VE * BLOCK : 1];
 #pragma unroll
     for (int i = 0; i < VPT; i++)
 #pragma unroll
-        for (int k = 0; k < VE; k++)
-            acc[i][k] = 0.0f;
-    for (uint64_t r = team; r < g.rows; r += nteams) {
-        const uint64_t back = (uint64_t)g.o * sizeof(R);
-        const char *x0 = (const char *)g.x + r * g.ld * sizeof(R) - back;
-        const char *dy0 = (const char *)g.dy + r * g.ld * sizeof(R) - back;
-        char *dx0 = (char *)g.dx + r * g.ld * sizeof(R) - back;
-        uint4 xv[VPT], dv[VPT];
+        for (int k = 0; k < VE; k++) {
+            if (PF)
+                sacc[(i * VE + k) * BLOCK + threadIdx.x] = 0.0f;
+            else
+                acc[i][k] = 0.0f;
+        }
+    const uint64_t back = (uint64_t)g.o * sizeof(R), rowb = g.ld * sizeof(R);
+    uint4 nxv[VPT], ndv[VPT]; /* regs_pf: the next row */
+    float nrs = 0.0f;
+    if (PF && team < g.rows) {
 #pragma unroll
         for (int i = 0; i < VPT; i++) {
             const uint64_t vi = tl + (uint64_t)i * T;
-            xv[i] = vi < nvv ? norm_ldraw<DT>(x0, g.o, g.cols, vi) : make_uint4(0u, 0u, 0u, 0u);
-            dv[i] = vi < nvv ? norm_ldraw<DT>(dy0, g.o, g.cols, vi) : make_uint4(0u, 0u, 0u, 0u);
+            nxv[i] = vi < nvv ? norm_ldraw<DT>((const char *)g.x + team * rowb - back, g.o, g.cols, vi)
+                              : make_uint4(0u, 0u, 0u, 0u);
+            ndv[i] = vi < nvv ? norm_ldraw<DT>((const char *)g.dy + team * rowb - back, g.o, g.cols, vi)
+                              : make_uint4(0u, 0u, 0u, 0u);
         }
-        const float rs = g.rstd[r];
+        nrs = g.rstd[team];
+    }
+    for (uint64_t r = team; r < g.rows; r += nteams) {
+        const char *x0 = (const char *)g.x + r * rowb - back;
+        const char *dy0 = (const char *)g.dy + r * rowb - back;
+        char *dx0 = (char *)g.dx + r * rowb - back;
+        uint4 xv[VPT], dv[VPT];
+        float rs;
+        if (PF) {
+#pragma unroll
+            for (int i = 0; i < VPT; i++) {
+                xv[i] = nxv[i];
+                dv[i] = ndv[i];
+            }
+            rs = nrs;
+            const uint64_t rn = r + nteams;
+            if (rn < g.rows) {
+#pragma unroll
+                for (int i = 0; i < VPT; i++) {
+                    const uint64_t vi = tl + (uint64_t)i * T;
+                    nxv[i] = vi < nvv ? norm_ldraw<DT>((const char *)g.x + rn * rowb - back, g.o, g.cols, vi)
+                                      : make_uint4(0u, 0u, 0u, 0u);
+                    ndv[i] = vi < nvv ? norm_ldraw<DT>((const char *)g.dy + rn * rowb - back, g.o, g.cols, vi)
+                                      : make_uint4(0u, 0u, 0u, 0u);
+                }
+                nrs = g.rstd[rn];
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < VPT; i++) {
+                const uint64_t vi = tl + (uint64_t)i * T;
+                xv[i] = vi < nvv ? norm_ldraw<DT>(x0, g.o, g.cols, vi) : make_uint4(0u, 0u, 0u, 0u);
+                dv[i] = vi < nvv ? norm_ldraw<DT>(dy0, g.o, g.cols, vi) : make_uint4(0u, 0u, 0u, 0u);
+            }
+            rs = g.rstd[r];
+        }
         float d = 0.0f; /* VPT x VE <= 32 terms in order */
 #pragma unroll
         for (int i = 0; i < VPT; i++) {
@@ -92,10 +144,43 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK == 256 ? 2 : 1) rmsb_regs(
             for (int k = 0; k < VE; k++) {
                 const float xk = norm_el<DT>(xv[i], k), dk = norm_el<DT>(dv[i], k);
                 f[k] = fmaf(-xk, c, rs * (wf[k] * dk));
-                acc[i][k] = fmaf(dk * rs, xk, acc[i][k]); /* masked columns add 0 */
+                if (PF) { /* masked columns add 0 */
+                    float *a = &sacc[(i * VE + k) * BLOCK + threadIdx.x];
+                    *a = fmaf(dk * rs, xk, *a);
+                } else {
+                    acc[i][k] = fmaf(dk * rs, xk, acc[i][k]);
+                }
             }
             norm_stv<DT>(dx0, g.o, g.cols, vi, f);
         }
+    }
+    if (PF) {
+        __syncthreads();
+        if (TEAM == 32) { /* slot (i, k) of lane l: the block's warps in warp order */
+            float *part = g.part + (uint64_t)blockIdx.x * g.cols;
+            for (unsigned p = threadIdx.x; p < 32u * VPT * VE; p += BLOCK) {
+                const unsigned lane = p % 32u, sl = p / 32u, i = sl / VE, k = sl % VE;
+                float t = 0.0f;
+                for (unsigned wq = 0; wq < BLOCK / 32; wq++)
+                    t += sacc[sl * BLOCK + wq * 32 + lane];
+                const int64_t c = (int64_t)((i * 32 + lane) * VE + k) - (int64_t)g.o;
+                if (c >= 0 && (uint64_t)c < g.cols)
+                    part[c] = t;
+            }
+        } else {
+            float *part = g.part + team * g.cols;
+#pragma unroll
+            for (int i = 0; i < VPT; i++) {
+                const uint64_t vi = tl + (uint64_t)i * T;
+#pragma unroll
+                for (int k = 0; k < VE; k++) {
+                    const int64_t c = (int64_t)(vi * VE + k) - (int64_t)g.o;
+                    if (vi < nvv && c >= 0 && (uint64_t)c < g.cols)
+                        part[c] = sacc[(i * VE + k) * BLOCK + threadIdx.x];
+                }
+            }
+        }
+        return;
     }
     if (TEAM == 32) {
         /* the block's warps own the same columns: add them in warp order */
@@ -139,46 +224,76 @@ struct rmsb_cfg {
     bool warp;
 };
 
+#define RMSB_K(B, T, C, V, P) (const void *)rmsb_regs<DT, WT, B, T, C, V, P>
+
 template <int DT, int WT> struct rmsb_pick {
-    static bool run(uint64_t nvv, rmsb_cfg *c)
+    static bool run(uint64_t nvv, bool pf, rmsb_cfg *c)
     {
         c->block = 512;
         c->cl = 1;
         c->warp = true;
+        if (pf) { /* regs_pf: 256-thread warp blocks, else 4 vectors a thread */
+            c->block = 256;
+            if (nvv <= 32)
+                c->fn = RMSB_K(256, 32, 1, 1, true);
+            else if (nvv <= 64)
+                c->fn = RMSB_K(256, 32, 1, 2, true);
+            else if (nvv <= 128)
+                c->fn = RMSB_K(256, 32, 1, 4, true);
+            else {
+                c->warp = false;
+                if (nvv <= 256)
+                    c->fn = RMSB_K(64, 0, 1, 4, true), c->block = 64;
+                else if (nvv <= 512)
+                    c->fn = RMSB_K(128, 0, 1, 4, true), c->block = 128;
+                else if (nvv <= 1024)
+                    c->fn = RMSB_K(256, 0, 1, 4, true);
+                else if (nvv <= 2048)
+                    c->fn = RMSB_K(256, 0, 2, 4, true), c->cl = 2;
+                else if (nvv <= 4096)
+                    c->fn = RMSB_K(256, 0, 4, 4, true), c->cl = 4;
+                else if (nvv <= 8192)
+                    c->fn = RMSB_K(256, 0, 8, 4, true), c->cl = 8;
+                else
+                    return false;
+            }
+            return true;
+        }
         if (nvv <= 32)
-            c->fn = (const void *)rmsb_regs<DT, WT, 512, 32, 1, 1>;
+            c->fn = RMSB_K(512, 32, 1, 1, false);
         else if (nvv <= 64)
-            c->fn = (const void *)rmsb_regs<DT, WT, 512, 32, 1, 2>;
+            c->fn = RMSB_K(512, 32, 1, 2, false);
         else if (nvv <= 128)
-            c->fn = (const void *)rmsb_regs<DT, WT, 512, 32, 1, 4>;
+            c->fn = RMSB_K(512, 32, 1, 4, false);
         else {
             c->warp = false;
             c->block = 256;
             if (nvv <= 256)
-                c->fn = (const void *)rmsb_regs<DT, WT, 256, 0, 1, 1>;
+                c->fn = RMSB_K(256, 0, 1, 1, false);
             else if (nvv <= 512)
-                c->fn = (const void *)rmsb_regs<DT, WT, 256, 0, 1, 2>;
+                c->fn = RMSB_K(256, 0, 1, 2, false);
             else if (nvv <= 1024)
-                c->fn = (const void *)rmsb_regs<DT, WT, 256, 0, 1, 4>;
+                c->fn = RMSB_K(256, 0, 1, 4, false);
             else if (nvv <= 2048)
-                c->fn = (const void *)rmsb_regs<DT, WT, 256, 0, 2, 4>, c->cl = 2;
+                c->fn = RMSB_K(256, 0, 2, 4, false), c->cl = 2;
             else if (nvv <= 4096)
-                c->fn = (const void *)rmsb_regs<DT, WT, 256, 0, 4, 4>, c->cl = 4;
+                c->fn = RMSB_K(256, 0, 4, 4, false), c->cl = 4;
             else if (nvv <= 8192)
-                c->fn = (const void *)rmsb_regs<DT, WT, 256, 0, 8, 4>, c->cl = 8;
+                c->fn = RMSB_K(256, 0, 8, 4, false), c->cl = 8;
             else if (nvv <= 16384)
-                c->fn = (const void *)rmsb_regs<DT, WT, 512, 0, 8, 4>, c->cl = 8, c->block = 512;
+                c->fn = RMSB_K(512, 0, 8, 4, false), c->cl = 8, c->block = 512;
             else
                 return false;
         }
         return true;
     }
 };
+#undef RMSB_K
 
 /* Whether the launch fits: x, dy and dx at one offset modulo 16 bytes,
  * every row at that offset (ld a multiple of 16 bytes, or one row), the
  * row within a team's registers (clusters on sm_90+ only). */
-static bool rmsb_fits(const sl_args *a, rmsb_cfg *c, uint32_t *o)
+static bool rmsb_fits(const sl_args *a, bool pf, rmsb_cfg *c, uint32_t *o)
 {
     const uintptr_t ux = (uintptr_t)a->buf[SL_RMSB_X], ud = (uintptr_t)a->buf[SL_RMSB_DY],
                     uo = (uintptr_t)a->buf[SL_RMSB_DX];
@@ -188,7 +303,7 @@ static bool rmsb_fits(const sl_args *a, rmsb_cfg *c, uint32_t *o)
         return false;
     *o = (uint32_t)((ux & 15u) / es);
     const uint64_t nvv = (*o + a->shape.cols + ve - 1) / ve;
-    if (!NORM_DISPATCH(a->dtype, norm_wdtype(a, SL_RMSB_W), rmsb_pick, nvv, c))
+    if (!NORM_DISPATCH(a->dtype, norm_wdtype(a, SL_RMSB_W), rmsb_pick, nvv, pf, c))
         return false;
     return c->cl == 1 || norm_clusters();
 }
@@ -229,7 +344,7 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
         return st;
     rmsb_cfg c;
     uint32_t o;
-    if (rmsb_fits(a, &c, &o))
+    if (rmsb_fits(a, false, &c, &o))
         return rmsb_launch(a, &c, o);
     return sl_cuda_rmsnorm_bwd_block(a);
 }
@@ -241,9 +356,24 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a)
         return st;
     rmsb_cfg c;
     uint32_t o;
-    if (!rmsb_fits(a, &c, &o))
+    if (!rmsb_fits(a, false, &c, &o))
         return sl_fail(SL_ERR_UNSUPPORTED,
                        "rmsnorm_bwd regs: x, dy and dx at different offsets modulo 16 bytes, rows at different "
+                       "offsets, or a row of %llu elements beyond a cluster's registers: the block rung runs it",
+                       (unsigned long long)a->shape.cols);
+    return rmsb_launch(a, &c, o);
+}
+
+extern "C" sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a)
+{
+    sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", "regs_pf");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    rmsb_cfg c;
+    uint32_t o;
+    if (!rmsb_fits(a, true, &c, &o))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "rmsnorm_bwd regs_pf: x, dy and dx at different offsets modulo 16 bytes, rows at different "
                        "offsets, or a row of %llu elements beyond a cluster's registers: the block rung runs it",
                        (unsigned long long)a->shape.cols);
     return rmsb_launch(a, &c, o);
