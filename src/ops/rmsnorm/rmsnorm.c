@@ -144,7 +144,8 @@ static const sl_variant variants[] = {
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_regs_pf), .static_partition = true,
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 4},
     {.name = "sl_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_rmsnorm_fwd(): regs where x and y share their 16-byte offset and the row fits, else block",
+     .technique = "public sl_rmsnorm_fwd(): regs where x and y share their 16-byte offset and the row fits (regs_pf "
+                  "for rows of 2049-4096 vectors), else block",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 4},
     SL_EW_CEILING_CPU,

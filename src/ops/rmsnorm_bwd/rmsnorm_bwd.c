@@ -238,8 +238,8 @@ static const sl_variant variants[] = {
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .smem_bytes_per_elem = 8, .insts_per_elem = 7},
     {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_rmsnorm_bwd(): regs where x, dy, dx share one offset for every row and the row fits, "
-                  "else block",
+     .technique = "public sl_rmsnorm_bwd(): regs_pf (16-bit, but rows of 129-256 vectors) or regs where x, dy, dx "
+                  "share one offset for every row and the row fits, else block",
      .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_api), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .insts_per_elem = 6},

@@ -24,13 +24,22 @@
  */
 #include "regs.cuh"
 
-/* For the API: the register rung where it fits, else the block rung. */
+/* For the API: the register rung where it fits, else the block rung; rows
+ * of 2049-4096 vectors (bf16 / f16 N = 32768) take regs_pf's block of 512
+ * (second H200 call, bf16: 0.904 of the copy against regs' cluster of 2 at
+ * 0.806; elsewhere regs_pf was slower: docs/ladder.md). */
 extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
 {
     sl_status st = sl_norm_check(a, SL_RMS_W, "rmsnorm", "sl_rmsnorm_fwd");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     rms_cfg c;
+    const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
+    const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
+    const uint64_t o = (ld * es) % 16 == 0 ? ((uintptr_t)a->buf[SL_RMS_X] & 15u) / es : ve - 1; /* as rms_regs_fits */
+    const uint64_t nvv = (o + a->shape.cols + ve - 1) / ve;
+    if (nvv > 2048 && nvv <= 4096 && rms_regs_fits(a, true, &c))
+        return rms_regs_launch(a, &c);
     if (rms_regs_fits(a, false, &c))
         return rms_regs_launch(a, &c);
     return sl_cuda_rmsnorm_block(a);
