@@ -38,7 +38,7 @@ extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
     const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
     const uint64_t o = (ld * es) % 16 == 0 ? ((uintptr_t)a->buf[SL_RMS_X] & 15u) / es : ve - 1; /* as rms_regs_fits */
     const uint64_t nvv = (o + a->shape.cols + ve - 1) / ve;
-    if (nvv > 2048 && nvv <= 4096 && rms_regs_fits(a, true, &c))
+    if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && rms_regs_fits(a, true, &c))
         return rms_regs_launch(a, &c);
     if (rms_regs_fits(a, false, &c))
         return rms_regs_launch(a, &c);

@@ -344,11 +344,12 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
         return st;
     rmsb_cfg c;
     uint32_t o;
-    /* regs_pf for bf16 / f16 except rows of 129-256 vectors (N = 2048),
-     * regs for f32 and there (second H200 call: docs/ladder.md) */
+    /* regs_pf for bf16 / f16 at 1024 rows and more, except rows of 129-256
+     * vectors (N = 2048); regs for f32, there, and for few rows (decode:
+     * 9.9 against 12.0 us at 1 x 4096) (second H200 call: docs/ladder.md) */
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t nvv = (((uintptr_t)a->buf[SL_RMSB_X] & 15u) / es + a->shape.cols + ve - 1) / ve; /* as rmsb_fits */
-    if (a->dtype != SL_F32 && !(nvv > 128 && nvv <= 256) && rmsb_fits(a, true, &c, &o))
+    if (a->dtype != SL_F32 && a->shape.rows >= 1024 && !(nvv > 128 && nvv <= 256) && rmsb_fits(a, true, &c, &o))
         return rmsb_launch(a, &c, o);
     if (rmsb_fits(a, false, &c, &o))
         return rmsb_launch(a, &c, o);
