@@ -36,7 +36,7 @@ static const nmem *nm;
 enum { NGUARD = 64 };  /* poisoned bytes before and after every output */
 static double worst_u; /* the largest error seen, in units of the bound's relative part (u = 2^-24) */
 static long tight_fail; /* elements failing a bound 256 times tighter than the op's */
-static int t_quick;     /* SL_NORM_QUICK=1 (compute-sanitizer): f32 and bf16, rows up to 32768 */
+static int t_quick;     /* SL_NORM_QUICK or STREAMLAB_TEST_QUICK (compute-sanitizer): f32 and bf16, rows up to 32768 */
 
 /* ---- our own decoding (not dtype_conv.c) ---------------------------------- */
 static double t_dec(sl_dtype dt, const void *p, size_t i)
@@ -529,7 +529,7 @@ out:
  * functions, then the errors; the tolerance shown to fail when tightened. */
 static int t_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
 {
-    t_quick = getenv("SL_NORM_QUICK") != NULL;
+    t_quick = getenv("SL_NORM_QUICK") != NULL || getenv("STREAMLAB_TEST_QUICK") != NULL; /* bench/h200.sh's memcheck */
     for (int i = 0; i < sl_op_rmsnorm.nvariants; i++) {
         const sl_variant *v = &sl_op_rmsnorm.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
