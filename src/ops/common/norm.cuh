@@ -69,30 +69,24 @@ template <int DT> static __device__ __forceinline__ float norm_el(const uint4 &u
 }
 
 /* Store f[0..VE) into virtual vector v of the row at y0 (masked at the
- * edges). */
+ * edges): row.cuh's smx_storev. */
 template <int DT>
 static __device__ __forceinline__ void norm_stv(char *y0, uint32_t o, uint64_t n, uint64_t v, const float *f)
 {
-    typedef typename sl_dt<DT>::raw R;
-    const int VE = NORM_VE(DT);
-    const int64_t c0 = (int64_t)(v * VE) - (int64_t)o;
-    if (c0 >= 0 && (uint64_t)c0 + VE <= n) {
-        union {
-            uint4 u;
-            R r[VE];
-        } b;
+    const smx_rowv w = {NULL, y0, o, n, 0};
+    smx_storev<DT>(w, v, f);
+}
+
+/* A thread's VPT virtual vectors t, t + T, ... of the row at x0 (0 past
+ * the row's nvv vectors). */
+template <int DT, int VPT>
+static __device__ __forceinline__ void norm_ldrow(const char *x0, uint32_t o, uint64_t n, uint64_t nvv, unsigned t,
+                                                  unsigned T, uint4 *v)
+{
 #pragma unroll
-        for (int k = 0; k < VE; k++)
-            b.r[k] = sl_dt<DT>::store(f[k]);
-        *(uint4 *)(y0 + 16 * v) = b.u;
-        return;
-    }
-    R *p = (R *)(y0 + 16 * v);
-#pragma unroll
-    for (int k = 0; k < VE; k++) {
-        const int64_t c = c0 + k;
-        if (c >= 0 && (uint64_t)c < n)
-            p[k] = sl_dt<DT>::store(f[k]);
+    for (int i = 0; i < VPT; i++) {
+        const uint64_t vi = t + (uint64_t)i * T;
+        v[i] = vi < nvv ? norm_ldraw<DT>(x0, o, n, vi) : make_uint4(0u, 0u, 0u, 0u);
     }
 }
 
@@ -144,33 +138,24 @@ template <int WT> static __device__ __forceinline__ bool norm_wvec(const void *w
 template <int BLOCK, int TEAM, int CL>
 static __device__ __forceinline__ float norm_team_sum(float v, float *red, float *cl)
 {
-    v = smx_warp<smx_sum_op>(v);
     if (TEAM == 32)
-        return v;
-    if ((threadIdx.x & 31) == 0)
-        red[threadIdx.x >> 5] = v;
-    __syncthreads();
-    v = red[0];
-#pragma unroll
-    for (int k = 1; k < BLOCK / 32; k++)
-        v += red[k];
+        return smx_warp<smx_sum_op>(v);
+    v = smx_block<BLOCK, smx_sum_op>(v, red); /* row.cuh: warps in order; red free again on return */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (CL > 1) {
         cooperative_groups::cluster_group g = cooperative_groups::this_cluster();
         if (threadIdx.x == 0)
             *cl = v;
-        g.sync(); /* also orders red's reads before its next writes */
+        g.sync();
         v = 0.0f;
 #pragma unroll
         for (int r = 0; r < CL; r++)
             v += *g.map_shared_rank(cl, r);
         g.sync();
-        return v;
     }
 #else
     (void)cl;
 #endif
-    __syncthreads(); /* red may be reused at once */
     return v;
 }
 

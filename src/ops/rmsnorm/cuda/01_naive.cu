@@ -9,16 +9,7 @@
  * (~250 per SM), ~0.5 KiB in flight per SM against Little's law's ~40 KiB:
  * latency bound, a few percent of the copy. Any alignment, any length.
  */
-#include "norm.cuh"
-#include "rmsnorm.h"
-
-struct rms_geo {
-    const void *x, *w;
-    void *y;
-    float *rstd;
-    uint64_t rows, cols, ld;
-    float eps;
-};
+#include "rmsnorm.cuh"
 
 template <int DT, int WT> static __global__ void __launch_bounds__(128) rms_naive(rms_geo g)
 {
@@ -41,8 +32,7 @@ template <int DT, int WT> static __global__ void __launch_bounds__(128) rms_naiv
 template <int DT, int WT> struct rms_naive_run {
     static sl_status run(const sl_args *a)
     {
-        rms_geo g = {a->buf[SL_RMS_X], a->buf[SL_RMS_W], a->buf[SL_RMS_Y], (float *)a->buf[SL_RMS_RSTD],
-                     a->shape.rows, a->shape.cols, a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0]};
+        rms_geo g = rms_geo_of(a);
         const uint64_t blocks = (g.rows + 127) / 128;
         if (blocks > 0x7fffffffu)
             return sl_fail(SL_ERR_UNSUPPORTED, "rmsnorm naive: %llu rows need more than 2^31 - 1 blocks",

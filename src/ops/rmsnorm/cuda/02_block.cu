@@ -11,18 +11,9 @@
  * latency bound: ~10-20% of the copy in bf16, ~2x that in f32 (4 bytes a
  * load). The second pass re-reads x from L2 while the rows in flight fit.
  */
-#include "norm.cuh"
-#include "rmsnorm.h"
+#include "rmsnorm.cuh"
 
 enum { RB = 256 };
-
-struct rms_geo {
-    const void *x, *w;
-    void *y;
-    float *rstd;
-    uint64_t rows, cols, ld;
-    float eps;
-};
 
 template <int DT, int WT> static __global__ void __launch_bounds__(RB) rms_block(rms_geo g)
 {
@@ -46,8 +37,7 @@ template <int DT, int WT> static __global__ void __launch_bounds__(RB) rms_block
 template <int DT, int WT> struct rms_block_run {
     static sl_status run(const sl_args *a)
     {
-        rms_geo g = {a->buf[SL_RMS_X], a->buf[SL_RMS_W], a->buf[SL_RMS_Y], (float *)a->buf[SL_RMS_RSTD],
-                     a->shape.rows, a->shape.cols, a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0]};
+        rms_geo g = rms_geo_of(a);
         rms_block<DT, WT><<<smx_row_grid(g.rows), RB, 0, (cudaStream_t)a->stream>>>(g);
         SL_CUDA_LAUNCHED();
         return SL_OK;

@@ -21,14 +21,5 @@
 
 extern "C" sl_status sl_cuda_rmsnorm_regs_pf(const sl_args *a)
 {
-    sl_status st = sl_norm_check(a, SL_RMS_W, "rmsnorm", "regs_pf");
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    rms_cfg c;
-    if (!rms_regs_fits(a, true, &c))
-        return sl_fail(SL_ERR_UNSUPPORTED,
-                       "rmsnorm regs_pf: x and y at different offsets modulo 16 bytes, or a row of %llu elements "
-                       "beyond a cluster's registers (or no clusters before sm_90): the block rung runs it",
-                       (unsigned long long)a->shape.cols);
-    return rms_regs_launch(a, &c);
+    return rms_regs_rung(a, true, "regs_pf");
 }

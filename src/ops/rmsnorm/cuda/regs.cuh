@@ -6,16 +6,7 @@
 #ifndef SL_RMSNORM_REGS_CUH
 #define SL_RMSNORM_REGS_CUH
 
-#include "norm.cuh"
-#include "rmsnorm.h"
-
-struct rms_geo {
-    const void *x, *w;
-    void *y;
-    float *rstd;
-    uint64_t rows, cols, ld;
-    float eps;
-};
+#include "rmsnorm.cuh"
 
 template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF>
 static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) rms_regs(rms_geo g)
@@ -31,11 +22,7 @@ static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) r
     uint4 nx[VPT]; /* PF: the next row's vectors, loaded while this row is reduced */
     if (PF && team < g.rows) {
         const smx_rowv w = smx_rowv_of<DT>(sg, team);
-#pragma unroll
-        for (int i = 0; i < VPT; i++) {
-            const uint64_t vi = tl + (uint64_t)i * T;
-            nx[i] = vi < w.nvv ? norm_ldraw<DT>(w.x0, w.o, w.n, vi) : make_uint4(0u, 0u, 0u, 0u);
-        }
+        norm_ldrow<DT, VPT>(w.x0, w.o, w.n, w.nvv, tl, T, nx);
     }
     for (uint64_t r = team; r < g.rows; r += nteams) {
         const smx_rowv w = smx_rowv_of<DT>(sg, r);
@@ -47,18 +34,10 @@ static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) r
             const uint64_t rn = r + nteams;
             if (rn < g.rows) {
                 const smx_rowv wn = smx_rowv_of<DT>(sg, rn);
-#pragma unroll
-                for (int i = 0; i < VPT; i++) {
-                    const uint64_t vi = tl + (uint64_t)i * T;
-                    nx[i] = vi < wn.nvv ? norm_ldraw<DT>(wn.x0, wn.o, wn.n, vi) : make_uint4(0u, 0u, 0u, 0u);
-                }
+                norm_ldrow<DT, VPT>(wn.x0, wn.o, wn.n, wn.nvv, tl, T, nx);
             }
         } else {
-#pragma unroll
-            for (int i = 0; i < VPT; i++) {
-                const uint64_t vi = tl + (uint64_t)i * T;
-                v[i] = vi < w.nvv ? norm_ldraw<DT>(w.x0, w.o, w.n, vi) : make_uint4(0u, 0u, 0u, 0u);
-            }
+            norm_ldrow<DT, VPT>(w.x0, w.o, w.n, w.nvv, tl, T, v);
         }
         float ss = 0.0f; /* VPT x VE <= 64 terms in order (SL_NORM_SEQ) */
 #pragma unroll
@@ -172,8 +151,7 @@ static bool rms_regs_fits(const sl_args *a, bool pf, rms_cfg *c)
 
 static sl_status rms_regs_launch(const sl_args *a, const rms_cfg *c)
 {
-    rms_geo g = {a->buf[SL_RMS_X], a->buf[SL_RMS_W], a->buf[SL_RMS_Y], (float *)a->buf[SL_RMS_RSTD],
-                 a->shape.rows, a->shape.cols, a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0]};
+    rms_geo g = rms_geo_of(a);
     const uint64_t cap = 0x7fffffffu / c->cl * c->cl;
     uint64_t blocks = c->warp ? (g.rows + c->block / 32 - 1) / (c->block / 32) : g.rows * c->cl;
     if (c->pf) { /* persistent: what the SMs hold at once */
@@ -185,6 +163,21 @@ static sl_status rms_regs_launch(const sl_args *a, const rms_cfg *c)
     blocks = blocks > cap ? cap : blocks;
     void *params[] = {&g};
     return norm_launch(c->fn, (unsigned)blocks, c->block, c->cl, params, a->stream);
+}
+
+/* A register rung's launcher: regs (pf false) or regs_pf. */
+static inline sl_status rms_regs_rung(const sl_args *a, bool pf, const char *who)
+{
+    sl_status st = sl_norm_check(a, SL_RMS_W, "rmsnorm", who);
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    rms_cfg c;
+    if (!rms_regs_fits(a, pf, &c))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "rmsnorm %s: x and y at different offsets modulo 16 bytes, or a row of %llu elements beyond a "
+                       "cluster's registers (or no clusters before sm_90): the block rung runs it",
+                       who, (unsigned long long)a->shape.cols);
+    return rms_regs_launch(a, &c);
 }
 
 #endif /* SL_RMSNORM_REGS_CUH */

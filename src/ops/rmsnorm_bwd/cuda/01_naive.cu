@@ -10,15 +10,7 @@
  * rows: latency bound, a few percent of the copy); the column pass reads x
  * and dy once more, coalesced. Any alignment.
  */
-#include "norm.cuh"
-#include "rmsnorm_bwd.h"
-
-struct rmsb_geo {
-    const void *x, *dy, *w;
-    const float *rstd;
-    void *dx;
-    uint64_t rows, cols, ld;
-};
+#include "rmsnorm_bwd.cuh"
 
 template <int DT, int WT> static __global__ void __launch_bounds__(128) rmsb_naive(rmsb_geo g)
 {
@@ -40,8 +32,7 @@ template <int DT, int WT> static __global__ void __launch_bounds__(128) rmsb_nai
 template <int DT, int WT> struct rmsb_naive_run {
     static sl_status run(const sl_args *a)
     {
-        rmsb_geo g = {a->buf[SL_RMSB_X], a->buf[SL_RMSB_DY], a->buf[SL_RMSB_W], (const float *)a->buf[SL_RMSB_RSTD],
-                      a->buf[SL_RMSB_DX], a->shape.rows, a->shape.cols, a->shape.ld ? a->shape.ld : a->shape.cols};
+        rmsb_geo g = rmsb_geo_of(a, 0);
         const uint64_t blocks = (g.rows + 127) / 128;
         if (blocks > 0x7fffffffu)
             return sl_fail(SL_ERR_UNSUPPORTED, "rmsnorm_bwd naive: %llu rows", (unsigned long long)g.rows);

@@ -9,17 +9,9 @@
  * bound at one 2-4 byte load in flight per thread per stream, ~15-25% of
  * the copy; the column pass's second read of x and dy costs as much again.
  */
-#include "norm.cuh"
-#include "rmsnorm_bwd.h"
+#include "rmsnorm_bwd.cuh"
 
 enum { RB = 256 };
-
-struct rmsb_geo {
-    const void *x, *dy, *w;
-    const float *rstd;
-    void *dx;
-    uint64_t rows, cols, ld;
-};
 
 template <int DT, int WT> static __global__ void __launch_bounds__(RB) rmsb_block(rmsb_geo g)
 {
@@ -42,8 +34,7 @@ template <int DT, int WT> static __global__ void __launch_bounds__(RB) rmsb_bloc
 template <int DT, int WT> struct rmsb_block_run {
     static sl_status run(const sl_args *a)
     {
-        rmsb_geo g = {a->buf[SL_RMSB_X], a->buf[SL_RMSB_DY], a->buf[SL_RMSB_W], (const float *)a->buf[SL_RMSB_RSTD],
-                      a->buf[SL_RMSB_DX], a->shape.rows, a->shape.cols, a->shape.ld ? a->shape.ld : a->shape.cols};
+        rmsb_geo g = rmsb_geo_of(a, 0);
         rmsb_block<DT, WT><<<smx_row_grid(g.rows), RB, 0, (cudaStream_t)a->stream>>>(g);
         SL_CUDA_LAUNCHED();
         return SL_OK;

@@ -33,17 +33,7 @@
  * stall the SM's 1-2 blocks. Expectation: those stalls hidden, the
  * cluster rows near the block rows, ~0.9 of the copy.
  */
-#include "norm.cuh"
-#include "rmsnorm_bwd.h"
-
-struct rmsb_geo {
-    const void *x, *dy, *w;
-    const float *rstd;
-    void *dx;
-    float *part;
-    uint64_t rows, cols, ld;
-    uint32_t o; /* every row's offset in elements from its 16-byte boundary */
-};
+#include "rmsnorm_bwd.cuh"
 
 template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF>
 static __global__ void __launch_bounds__(BLOCK, BLOCK <= 256 ? 2 : 1) rmsb_regs(rmsb_geo g)
@@ -75,14 +65,8 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK <= 256 ? 2 : 1) rmsb_regs(
     uint4 nxv[VPT], ndv[VPT]; /* regs_pf: the next row */
     float nrs = 0.0f;
     if (PF && team < g.rows) {
-#pragma unroll
-        for (int i = 0; i < VPT; i++) {
-            const uint64_t vi = tl + (uint64_t)i * T;
-            nxv[i] = vi < nvv ? norm_ldraw<DT>((const char *)g.x + team * rowb - back, g.o, g.cols, vi)
-                              : make_uint4(0u, 0u, 0u, 0u);
-            ndv[i] = vi < nvv ? norm_ldraw<DT>((const char *)g.dy + team * rowb - back, g.o, g.cols, vi)
-                              : make_uint4(0u, 0u, 0u, 0u);
-        }
+        norm_ldrow<DT, VPT>((const char *)g.x + team * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
+        norm_ldrow<DT, VPT>((const char *)g.dy + team * rowb - back, g.o, g.cols, nvv, tl, T, ndv);
         nrs = g.rstd[team];
     }
     for (uint64_t r = team; r < g.rows; r += nteams) {
@@ -100,23 +84,13 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK <= 256 ? 2 : 1) rmsb_regs(
             rs = nrs;
             const uint64_t rn = r + nteams;
             if (rn < g.rows) {
-#pragma unroll
-                for (int i = 0; i < VPT; i++) {
-                    const uint64_t vi = tl + (uint64_t)i * T;
-                    nxv[i] = vi < nvv ? norm_ldraw<DT>((const char *)g.x + rn * rowb - back, g.o, g.cols, vi)
-                                      : make_uint4(0u, 0u, 0u, 0u);
-                    ndv[i] = vi < nvv ? norm_ldraw<DT>((const char *)g.dy + rn * rowb - back, g.o, g.cols, vi)
-                                      : make_uint4(0u, 0u, 0u, 0u);
-                }
+                norm_ldrow<DT, VPT>((const char *)g.x + rn * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
+                norm_ldrow<DT, VPT>((const char *)g.dy + rn * rowb - back, g.o, g.cols, nvv, tl, T, ndv);
                 nrs = g.rstd[rn];
             }
         } else {
-#pragma unroll
-            for (int i = 0; i < VPT; i++) {
-                const uint64_t vi = tl + (uint64_t)i * T;
-                xv[i] = vi < nvv ? norm_ldraw<DT>(x0, g.o, g.cols, vi) : make_uint4(0u, 0u, 0u, 0u);
-                dv[i] = vi < nvv ? norm_ldraw<DT>(dy0, g.o, g.cols, vi) : make_uint4(0u, 0u, 0u, 0u);
-            }
+            norm_ldrow<DT, VPT>(x0, g.o, g.cols, nvv, tl, T, xv);
+            norm_ldrow<DT, VPT>(dy0, g.o, g.cols, nvv, tl, T, dv);
             rs = g.rstd[r];
         }
         float d = 0.0f; /* VPT x VE <= 32 terms in order */
@@ -310,9 +284,7 @@ static bool rmsb_fits(const sl_args *a, bool pf, rmsb_cfg *c, uint32_t *o)
 
 static sl_status rmsb_launch(const sl_args *a, const rmsb_cfg *c, uint32_t o)
 {
-    rmsb_geo g = {a->buf[SL_RMSB_X], a->buf[SL_RMSB_DY], a->buf[SL_RMSB_W], (const float *)a->buf[SL_RMSB_RSTD],
-                  a->buf[SL_RMSB_DX], (float *)a->workspace, a->shape.rows, a->shape.cols,
-                  a->shape.ld ? a->shape.ld : a->shape.cols, o};
+    rmsb_geo g = rmsb_geo_of(a, o);
     const uint64_t rows = g.rows, rpb = c->warp ? c->block / 32 : 1; /* teams a block (warp) or per team */
     int nb = 0;
     SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, c->fn, (int)c->block, 0));
@@ -356,32 +328,27 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
     return sl_cuda_rmsnorm_bwd_block(a);
 }
 
-extern "C" sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a)
+static sl_status rmsb_rung(const sl_args *a, bool pf, const char *who)
 {
-    sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", "regs");
+    sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     rmsb_cfg c;
     uint32_t o;
-    if (!rmsb_fits(a, false, &c, &o))
+    if (!rmsb_fits(a, pf, &c, &o))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "rmsnorm_bwd regs: x, dy and dx at different offsets modulo 16 bytes, rows at different "
+                       "rmsnorm_bwd %s: x, dy and dx at different offsets modulo 16 bytes, rows at different "
                        "offsets, or a row of %llu elements beyond a cluster's registers: the block rung runs it",
-                       (unsigned long long)a->shape.cols);
+                       who, (unsigned long long)a->shape.cols);
     return rmsb_launch(a, &c, o);
+}
+
+extern "C" sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a)
+{
+    return rmsb_rung(a, false, "regs");
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a)
 {
-    sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", "regs_pf");
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    rmsb_cfg c;
-    uint32_t o;
-    if (!rmsb_fits(a, true, &c, &o))
-        return sl_fail(SL_ERR_UNSUPPORTED,
-                       "rmsnorm_bwd regs_pf: x, dy and dx at different offsets modulo 16 bytes, rows at different "
-                       "offsets, or a row of %llu elements beyond a cluster's registers: the block rung runs it",
-                       (unsigned long long)a->shape.cols);
-    return rmsb_launch(a, &c, o);
+    return rmsb_rung(a, true, "regs_pf");
 }
