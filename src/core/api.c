@@ -144,14 +144,20 @@ static sl_status check_pointer(sl_ctx *ctx, const void *p)
 sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const sl_shape *shape,
                            void *const *ptrs, const double *scalars, void *stream)
 {
+    return sl_op_call_opts(ctx, op, dt, shape, ptrs, scalars, NULL, stream);
+}
+
+sl_status sl_op_call_opts(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const sl_shape *shape,
+                          void *const *ptrs, const double *scalars, const sl_call_opts *opts, void *stream)
+{
     /* The name for messages, built only on an error path: the success path
      * makes no formatted output (issue 17: per-call host cost). */
 #define fn op_fn_name(op, fnbuf)
     char fnbuf[32];
     if (!ctx)
         return sl_fail(SL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
-    const size_t es = sl_dtype_size(dt);
-    if (es == 0)
+    const size_t es_op = sl_dtype_size(dt);
+    if (es_op == 0)
         return sl_fail(SL_ERR_INVALID_ARG, "%s: dtype %d is not an sl_dtype", fn, (int)dt);
     if (!sl_op_supports(op, dt)) {
         char list[96];
@@ -183,6 +189,7 @@ sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const
     for (int k = 0; k < op->nbufs; k++) {
         const sl_buf_desc *b = &op->bufs[k];
         const uint64_t elems = n ? sl_op_buf_elems(op, k, shape) : 0;
+        const size_t es = b->f32 || (opts && ((opts->f32_bufs >> k) & 1u)) ? 4 : es_op;
         if (elems > SIZE_MAX / es)
             return sl_fail(SL_ERR_INVALID_ARG, "%s: %s's %llu elements of %zu bytes overflow size_t", fn, b->name,
                            (unsigned long long)elems, es);
@@ -227,9 +234,19 @@ sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const
         args.buf[k] = ptrs[k];
     for (int k = 0; k < op->nscalars; k++)
         args.scalar[k] = scalars ? scalars[k] : op->scalars[k].dflt;
-    if (st == SL_OK && v->workspace) {
-        args.workspace_bytes = v->workspace(dt, n);
-        st = ctx->ops->workspace(ctx, args.workspace_bytes, &args.workspace);
+    if (opts)
+        args.f32_bufs = opts->f32_bufs;
+    if (st == SL_OK && (v->workspace || v->workspace_shape)) {
+        args.workspace_bytes = sl_variant_workspace(v, dt, shape);
+        if (opts && opts->workspace) {
+            /* the caller's scratch (graph capture: no allocation here) */
+            if (opts->workspace_bytes < args.workspace_bytes)
+                st = sl_fail(SL_ERR_INVALID_ARG, "%s: workspace of %zu bytes, %zu needed (ask the size query)", fn,
+                             opts->workspace_bytes, args.workspace_bytes);
+            args.workspace = opts->workspace;
+        } else {
+            st = ctx->ops->workspace(ctx, args.workspace_bytes, &args.workspace);
+        }
     }
     if (st == SL_OK)
         st = v->launch(&args);

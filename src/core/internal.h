@@ -201,6 +201,21 @@ sl_status sl_op_call(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, size_t n, v
 sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const sl_shape *shape,
                            void *const *ptrs, const double *scalars, void *stream);
 
+/* What a public function adds to sl_op_call_shape: buffers it stores in
+ * f32 beyond the descriptor's (f32_bufs: (1u << k) for buffer k; a norm's
+ * f32 weights), and scratch of its caller's (workspace, workspace_bytes:
+ * at least sl_variant_workspace of the api variant, else
+ * SL_ERR_INVALID_ARG; NULL: the context's buffer, grown on first use). */
+typedef struct sl_call_opts {
+    unsigned f32_bufs;
+    void *workspace;
+    size_t workspace_bytes;
+} sl_call_opts;
+
+/* sl_op_call_shape with opts (NULL: none). */
+sl_status sl_op_call_opts(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const sl_shape *shape,
+                          void *const *ptrs, const double *scalars, const sl_call_opts *opts, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

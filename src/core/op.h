@@ -32,7 +32,7 @@ typedef enum sl_op {
     SL_OP_COUNT
 } sl_op;
 
-#define SL_MAX_BUFS 4    /* buffers of one op */
+#define SL_MAX_BUFS 8    /* buffers of one op (layernorm's backward has 8) */
 #define SL_MAX_SCALARS 2 /* scalar parameters of one op */
 
 /* ---- shapes ----------------------------------------------------------------
@@ -84,6 +84,7 @@ typedef struct sl_buf_desc {
     const char *name; /* "a", "x", "y": as the op's formula and its C function name them */
     sl_role role;
     bool scalar;      /* one element (a reduction's result), not the shape */
+    bool f32;         /* stored in f32 whatever the op's dtype (a norm's per-row statistics) */
 } sl_buf_desc;
 
 typedef struct sl_scalar_desc {
@@ -161,6 +162,8 @@ typedef struct sl_args {
     void *stream;                  /* cudaStream_t, or NULL; ignored on the CPU */
     void *workspace;               /* scratch the variant asked for (sl_variant.workspace), zeroed */
     size_t workspace_bytes;        /* before the first launch that uses it */
+    unsigned f32_bufs;             /* (1u << k): buffer k is f32 beyond the descriptor's f32 buffers (a
+                                    * public function's f32 weights); the harness leaves it 0 */
 } sl_args;
 
 typedef sl_status (*sl_launch_fn)(const sl_args *args);
@@ -220,6 +223,10 @@ typedef struct sl_variant {
     /* Scratch the variant needs per launch, bytes (NULL: none). The caller
      * hands it over zeroed the first time (sl_args.workspace). */
     size_t (*workspace)(sl_dtype dt, uint64_t n);
+    /* The same for a workspace that depends on the shape, not only on its
+     * elements (a norm's dw partials: a row of cols per block); used
+     * instead of `workspace` when set (sl_variant_workspace). */
+    size_t (*workspace_shape)(sl_dtype dt, const sl_shape *s);
     /* For the bottleneck model (docs/model.md): */
     unsigned char loads_in_flight;    /* independent loads per thread per input before first use */
     unsigned char access_bytes;       /* bytes per thread per global load/store instruction (f32) */
@@ -272,6 +279,12 @@ typedef struct sl_ref_args {
     double acc[4];
     bool last;
     double scale;
+    /* SL_TOL_REL: an absolute allowance per written buffer k, in the
+     * buffer's units, added to the relative bound (a backward whose
+     * outputs are differences or sums of signed terms: the reference
+     * derives it from the terms' magnitudes, as SL_TOL_REDUCTION's scale).
+     * 0: the relative bound alone. */
+    double buf_abs[SL_MAX_BUFS];
 } sl_ref_args;
 
 /* The device `streamlab explain` describes (the lab's sl_hw: queried, a
@@ -398,8 +411,13 @@ static inline bool sl_role_written(sl_role r)
 bool sl_op_shape_ok(const sl_op_desc *op, const sl_shape *s, char *why, size_t len);
 /* Elements buffer k holds for a shape (the span, or 1 for a scalar). */
 uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s);
-/* Storage dtype of buffer k: out for OUT buffers, else in. */
+/* Storage dtype of buffer k: f32 for an f32 buffer, out for OUT buffers,
+ * else in. */
 sl_dtype sl_op_buf_dtype(const sl_op_desc *op, int k, sl_dtype in, sl_dtype out);
+
+/* Workspace bytes variant v needs at shape s (its workspace_shape, else
+ * its workspace of the elements; 0 without either). */
+size_t sl_variant_workspace(const sl_variant *v, sl_dtype dt, const sl_shape *s);
 
 /* The output dtype variant v stores for inputs of dt. */
 sl_dtype sl_variant_out_dtype(const sl_variant *v, sl_dtype dt);

@@ -122,7 +122,14 @@ uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s)
 
 sl_dtype sl_op_buf_dtype(const sl_op_desc *op, int k, sl_dtype in, sl_dtype out)
 {
-    return op->bufs[k].role == SL_ROLE_OUT ? out : in;
+    return op->bufs[k].f32 ? SL_F32 : op->bufs[k].role == SL_ROLE_OUT ? out : in;
+}
+
+size_t sl_variant_workspace(const sl_variant *v, sl_dtype dt, const sl_shape *s)
+{
+    if (v->workspace_shape)
+        return v->workspace_shape(dt, s);
+    return v->workspace ? v->workspace(dt, sl_shape_elems(s)) : 0;
 }
 
 sl_dtype sl_variant_out_dtype(const sl_variant *v, sl_dtype dt)
@@ -143,11 +150,11 @@ sl_traffic sl_op_traffic(const sl_op_desc *op, const sl_shape *s, sl_dtype in, s
         const sl_buf_desc *b = &op->bufs[k];
         const double n = b->scalar ? 1.0 : op->buf_elems ? (double)op->buf_elems(s, k) : elems;
         if (sl_role_read(b->role)) {
-            t.rd_bytes += n * (double)sl_dtype_size(in);
+            t.rd_bytes += n * (double)sl_dtype_size(sl_op_buf_dtype(op, k, in, in));
             t.rd_streams += !b->scalar;
         }
         if (sl_role_written(b->role)) {
-            t.wr_bytes += n * (double)sl_dtype_size(b->role == SL_ROLE_OUT ? out : in);
+            t.wr_bytes += n * (double)sl_dtype_size(sl_op_buf_dtype(op, k, in, out));
             t.wr_streams += !b->scalar;
         }
     }

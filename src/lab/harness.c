@@ -56,6 +56,9 @@ static size_t mul_sat(size_t a, size_t b)
 static size_t widest_elem(const sl_run_config *cfg)
 {
     size_t es = sl_dtype_size(cfg->dtype);
+    for (int k = 0; k < cfg->op->nbufs; k++) /* an f32 buffer of a 16-bit op */
+        if (sl_dtype_size(sl_op_buf_dtype(cfg->op, k, cfg->dtype, cfg->dtype)) > es)
+            es = sl_dtype_size(sl_op_buf_dtype(cfg->op, k, cfg->dtype, cfg->dtype));
     for (int i = 0; i < cfg->nvariants; i++) {
         size_t o = sl_dtype_size(sl_variant_out_dtype(cfg->variants[i], cfg->dtype));
         es = o > es ? o : es;
@@ -91,7 +94,7 @@ static size_t workspace_bytes(const sl_run_config *cfg, const sl_shape *s)
     size_t most = 0;
     for (int i = 0; i < cfg->nvariants; i++) {
         const sl_variant *v = cfg->variants[i];
-        size_t b = v->workspace ? v->workspace(cfg->dtype, sl_shape_elems(s)) : 0;
+        size_t b = sl_variant_workspace(v, cfg->dtype, s);
         most = b > most ? b : most;
     }
     return most;
@@ -156,6 +159,7 @@ typedef struct expected {
     sl_dtype out_dtype;
     void *host[SL_MAX_BUFS]; /* written buffers: their expected contents */
     double scale;            /* a reduction's sum|terms| */
+    double buf_abs[SL_MAX_BUFS]; /* SL_TOL_REL's absolute allowance per buffer (sl_ref_args) */
     uint64_t nonfinite;      /* expected elements that are Inf or NaN (count_nonfinite) */
     int nonfinite_buf;       /* the first buffer holding one */
 } expected;
@@ -175,7 +179,7 @@ static void count_nonfinite(const sl_op_desc *op, const sl_shape *sh, expected *
     for (int k = 0; k < op->nbufs; k++) {
         if (!e->host[k])
             continue;
-        const sl_dtype dt = e->out_dtype;
+        const sl_dtype dt = sl_op_buf_dtype(op, k, e->out_dtype, e->out_dtype);
         const uint64_t rows = op->bufs[k].scalar || op->rank == 1 ? 1 : sh->rows;
         const uint64_t cols = op->bufs[k].scalar ? 1 : op->rank == 1 ? elems[k] : elems[k] / (rows ? rows : 1);
         const uint64_t ld = op->rank == 1 || op->bufs[k].scalar || op->buf_elems ? cols : sh->ld;
@@ -232,7 +236,6 @@ static sl_status expected_whole(shape_state *s, expected *e, uint64_t items)
     const sl_run_config *cfg = s->cfg;
     const sl_op_desc *op = cfg->op;
     const sl_dtype in = cfg->dtype;
-    const size_t es_in = sl_dtype_size(in);
     void *tmp[SL_MAX_BUFS] = {0};
     sl_status st = SL_OK;
     sl_ref_args a;
@@ -248,18 +251,20 @@ static sl_status expected_whole(shape_state *s, expected *e, uint64_t items)
         if (!sl_role_read(op->bufs[k].role))
             continue;
         const uint64_t m = s->elems[k] ? s->elems[k] : 1;
-        if (!(tmp[k] = malloc(mul_sat(m, es_in)))) {
+        const sl_dtype bdt = sl_op_buf_dtype(op, k, in, in);
+        if (!(tmp[k] = malloc(mul_sat(m, sl_dtype_size(bdt))))) {
             st = sl_fail(SL_ERR_NO_MEMORY, "out of host memory for the reference's %s (%llu elements)",
                          op->bufs[k].name, (unsigned long long)m);
             goto done;
         }
-        sl_rand_fill(in, tmp[k], m, s->seed[k], 0);
+        sl_rand_fill(bdt, tmp[k], m, s->seed[k], 0);
         a.in[k] = tmp[k];
     }
     for (int k = 0; k < op->nbufs; k++)
         a.out[k] = e->host[k];
     op->reference(&a);
     e->scale = a.scale;
+    memcpy(e->buf_abs, a.buf_abs, sizeof e->buf_abs);
     count_nonfinite(op, &s->shape, e, s->elems);
     e->ready = true;
 done:
@@ -276,7 +281,6 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
     const sl_run_config *cfg = s->cfg;
     const sl_op_desc *op = cfg->op;
     const sl_dtype in = cfg->dtype;
-    const size_t es_in = sl_dtype_size(in);
     memset(e, 0, sizeof *e);
     e->out_dtype = out_dtype;
     for (int k = 0; k < op->nbufs; k++) {
@@ -296,7 +300,7 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
         if (op->bufs[k].role == SL_ROLE_OUT)
             memset(e->host[k], 0xFF, mul_sat(s->elems[k], es));
         else
-            sl_rand_fill(in, e->host[k], s->elems[k], s->seed[k], 0);
+            sl_rand_fill(sl_op_buf_dtype(op, k, in, in), e->host[k], s->elems[k], s->seed[k], 0);
     }
     uint64_t unit, items = items_of(op, &s->shape, &unit);
     if (op->ref_whole)
@@ -305,7 +309,8 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
     unsigned char *tmp[SL_MAX_BUFS] = {0};
     sl_status st = SL_OK;
     for (int k = 0; k < op->nbufs; k++) {
-        if (sl_role_read(op->bufs[k].role) && !(tmp[k] = malloc(mul_sat(per_chunk * unit, es_in)))) {
+        if (sl_role_read(op->bufs[k].role) &&
+            !(tmp[k] = malloc(mul_sat(per_chunk * unit, sl_dtype_size(sl_op_buf_dtype(op, k, in, in)))))) {
             st = sl_fail(SL_ERR_NO_MEMORY, "out of host memory for the reference's input chunks");
             goto done;
         }
@@ -322,7 +327,8 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
         const uint64_t span = hi == items ? sl_shape_span(&s->shape) - first : (hi - lo) * unit;
         for (int k = 0; k < op->nbufs; k++)
             if (tmp[k])
-                sl_rand_fill(in, tmp[k], op->bufs[k].scalar ? 1 : span, s->seed[k], op->bufs[k].scalar ? 0 : first);
+                sl_rand_fill(sl_op_buf_dtype(op, k, in, in), tmp[k], op->bufs[k].scalar ? 1 : span, s->seed[k],
+                             op->bufs[k].scalar ? 0 : first);
         a.lo = lo;
         a.hi = hi;
         a.last = hi == items;
@@ -336,6 +342,8 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
         sl_reference_run(op, &a, unit);
         if (a.last)
             e->scale = a.scale;
+        for (int k = 0; k < SL_MAX_BUFS; k++)
+            e->buf_abs[k] = a.buf_abs[k] > e->buf_abs[k] ? a.buf_abs[k] : e->buf_abs[k];
         if (items == 0)
             break;
     }
@@ -406,7 +414,8 @@ static sl_status prepare(sl_ctx *ctx, const shape_state *s, const sl_args *args)
     sl_status st = SL_OK;
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
         if (sl_role_read(op->bufs[k].role))
-            st = ctx->ops->fill_random(ctx, s->cfg->dtype, args->buf[k], s->elems[k], s->seed[k]);
+            st = ctx->ops->fill_random(ctx, sl_op_buf_dtype(op, k, s->cfg->dtype, s->cfg->dtype), args->buf[k],
+                                       s->elems[k], s->seed[k]);
         else
             st = ctx->ops->poison(ctx, args->buf[k],
                                   s->elems[k] * sl_dtype_size(sl_op_buf_dtype(op, k, args->dtype, args->out_dtype)));
@@ -453,8 +462,11 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
         if (!sl_role_written(op->bufs[k].role))
             continue;
+        sl_tolerance tk = tol;
+        if (tk.kind == SL_TOL_REL)
+            tk.abs_extra += e->buf_abs[k];
         st = sl_verify_buffer(ctx, op->bufs[k].name, args->buf[k], e->host[k], s->elems[k],
-                              sl_op_buf_dtype(op, k, args->dtype, args->out_dtype), &tol, chk);
+                              sl_op_buf_dtype(op, k, args->dtype, args->out_dtype), &tk, chk);
     }
     return st;
 }
@@ -795,9 +807,9 @@ static sl_status run_shape(sl_ctx *ctx, const sl_run_config *cfg, int j, sl_row_
             args.buf[k] = (char *)s.alloc[k] +
                           (size_t)cfg->offset * sl_dtype_size(sl_op_buf_dtype(op, k, args.dtype, args.out_dtype));
         memcpy(args.scalar, cfg->scalar, sizeof args.scalar);
-        if (v->workspace) {
+        if (v->workspace || v->workspace_shape) {
             args.workspace = s.workspace;
-            args.workspace_bytes = v->workspace(cfg->dtype, s.n);
+            args.workspace_bytes = sl_variant_workspace(v, cfg->dtype, &s.shape);
         }
         st = run_one(ctx, &s, v, &args, r, copy_gbs, peer_gbs);
         if (r->status == SL_OK && v->kind == SL_KIND_CEILING && copy_gbs < 0)

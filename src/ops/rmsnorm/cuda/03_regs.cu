@@ -1,0 +1,51 @@
+/*
+ * rmsnorm rung 3 (the best): the row held in registers and read once, as
+ * raw 16-byte vectors (row.cuh's virtual vectors: any offset, x and y at
+ * the same one). The team per row follows the row's length:
+ *   - a warp per row, 8 rows per 256-thread block, 1-8 vectors a thread:
+ *     rows up to 256 vectors (2048 bf16 / f16, 1024 f32 elements), the
+ *     "several rows per block" of short rows, no shared memory;
+ *   - a block of 256 threads per row, 2-8 vectors a thread: up to 2048
+ *     vectors (16384 bf16);
+ *   - a cluster of 2, 4 or 8 such blocks per row (sm_90+), each holding a
+ *     slice, the blocks' sums exchanged once through distributed shared
+ *     memory: up to 16384 vectors (131072 bf16, 65536 f32).
+ * The weight is read per vector from L1 / L2 (16-byte loads where it
+ * shares the row's offset). rstd is written by the team's first thread.
+ *
+ * Expectation: x read once (the block rung read it twice) and 16 bytes per
+ * load, VPT loads in flight per thread before the first use: at 256
+ * threads and 8 vectors, 32 KiB per block, and with 64 registers 4 blocks
+ * per SM, 128 KiB in flight per SM, three times Little's law's ~40 KiB. So
+ * at the copy ceiling at DRAM shapes (M = 32768 rows: 64 MiB at N = 1024
+ * bf16, 4 GiB at 65536); the reduction between the read and the write
+ * phase is hidden by the SM's other blocks. Decode shapes (M = 1..64) are
+ * one DRAM round trip plus the launch: ~2 us.
+ */
+#include "regs.cuh"
+
+/* For the API: the register rung where it fits, else the block rung; rows
+ * of 2049-4096 vectors (bf16 / f16 N = 32768) take regs_pf's block of 512
+ * (second H200 call, bf16: 0.904 of the copy against regs' cluster of 2 at
+ * 0.806; elsewhere regs_pf was slower: docs/ladder.md). */
+extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
+{
+    sl_status st = sl_norm_check(a, SL_RMS_W, "rmsnorm", "sl_rmsnorm_fwd");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    rms_cfg c;
+    const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
+    const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
+    const uint64_t o = (ld * es) % 16 == 0 ? ((uintptr_t)a->buf[SL_RMS_X] & 15u) / es : ve - 1; /* as rms_regs_fits */
+    const uint64_t nvv = (o + a->shape.cols + ve - 1) / ve;
+    if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && rms_regs_fits(a, true, &c))
+        return rms_regs_launch(a, &c);
+    if (rms_regs_fits(a, false, &c))
+        return rms_regs_launch(a, &c);
+    return sl_cuda_rmsnorm_block(a);
+}
+
+extern "C" sl_status sl_cuda_rmsnorm_regs(const sl_args *a)
+{
+    return rms_regs_rung(a, false, "regs");
+}

@@ -1,0 +1,310 @@
+/*
+ * rmsnorm_bwd.c - the rmsnorm backward op (issue 32): given dy, x, w and
+ * the forward's rstd,
+ *   D_r = sum_j w[j] dy[r, j] x[r, j],
+ *   dx[r, j] = rstd_r w[j] dy[r, j] - x[r, j] rstd_r^3 D_r / cols,
+ *   dw[j] = sum_r dy[r, j] x[r, j] rstd_r,
+ * its descriptor, fp64 reference, CPU rungs, variants and sl_rmsnorm_bwd().
+ * Its own op (docs/architecture.md, "Forward and backward"): six buffers,
+ * a workspace (the dw partials), its own bytes and tolerance.
+ */
+#include "rmsnorm_bwd.h"
+
+#include "dtype_conv.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- numerics: the tolerance ------------------------------------------------
+ * dx is a difference, dw a sum of signed terms: neither is within a
+ * relative bound of itself where terms cancel. The bound is relative to the
+ * terms, as SL_TOL_REDUCTION's (op.h), per buffer (sl_ref_args.buf_abs):
+ *   dx: the GPU forms w dy (1 rounding), D as a sum of fmaf terms whose
+ *   path is at most 32 + 106 additions (SL_NORM_SEQ and the team tree of
+ *   the forward), c = D / N rstd^3 (4 roundings), dx = fmaf(-x, c, rstd
+ *   (w dy)) (2 more): |err| <= 4 u |rstd w dy| + (140 + 6) u |x| rstd^3
+ *   sum|w dy x| / N + u |dx|. buf_abs[dx] is the largest right side over
+ *   the matrix (u = 2^-24), with a factor 2 of margin for the ulp steps
+ *   of the products; the relative part is RMSB_ULPS.
+ *   dw: terms (dy rstd) x (2 roundings), in order along at most
+ *   SL_NORM_DW_ROWS = 256 rows per partial, a block's warps (<= 16) added
+ *   in order, the partials in fp64: |err| <= (256 + 16 + 3) u sum_r |t|;
+ *   buf_abs[dw] = 2 x 275 u max_j sum_r |dy x rstd|.
+ * bf16 / f16 outputs add the ulp of their rounding (op.h). */
+#define RMSB_ULPS 16
+
+/* ---- the reference: fp64 ------------------------------------------------------
+ * Rows in parallel for dx (and the bound's largest term); dw as per-thread
+ * fp64 sums over row blocks, added in thread order. */
+static void reference(sl_ref_args *r)
+{
+    const uint64_t n = r->shape.cols, ld = r->shape.ld ? r->shape.ld : n;
+    const sl_dtype dt = r->dtype, ot = r->out_dtype;
+    const size_t es = sl_dtype_size(dt), oes = sl_dtype_size(ot);
+    const unsigned char *w = r->in[SL_RMSB_W];
+    const float *rstd = r->in[SL_RMSB_RSTD];
+    const int nt = omp_get_max_threads();
+    double *acc = calloc((size_t)nt * 2 * (n ? n : 1), sizeof *acc);
+    double dx_abs = 0.0;
+#pragma omp parallel reduction(max : dx_abs)
+    {
+        double *dw = acc ? acc + (size_t)omp_get_thread_num() * 2 * n : NULL, *dwa = dw ? dw + n : NULL;
+#pragma omp for schedule(static)
+        for (long long ii = (long long)r->lo; ii < (long long)r->hi; ii++) {
+            const uint64_t i = (uint64_t)ii;
+            const unsigned char *x = (const unsigned char *)r->in[SL_RMSB_X] + i * ld * es;
+            const unsigned char *dy = (const unsigned char *)r->in[SL_RMSB_DY] + i * ld * es;
+            unsigned char *dx = (unsigned char *)r->out[SL_RMSB_DX] + i * ld * oes;
+            const double rs = rstd[i];
+            double D = 0.0, Da = 0.0;
+            for (uint64_t j = 0; j < n; j++) {
+                const double t =
+                    sl_dtype_load_f64(dt, w, j) * sl_dtype_load_f64(dt, dy, j) * sl_dtype_load_f64(dt, x, j);
+                D += t;
+                Da += fabs(t);
+            }
+            const double c = rs * rs * rs * D / (double)n, ca = fabs(rs * rs * rs) * Da / (double)n;
+            for (uint64_t j = 0; j < n; j++) {
+                const double xv = sl_dtype_load_f64(dt, x, j), dyv = sl_dtype_load_f64(dt, dy, j);
+                const double a = rs * sl_dtype_load_f64(dt, w, j) * dyv;
+                sl_dtype_store_f64(ot, dx, j, a - xv * c);
+                const double bound = 4.0 * fabs(a) + 146.0 * fabs(xv) * ca;
+                dx_abs = bound > dx_abs ? bound : dx_abs;
+                if (dw) {
+                    dw[j] += dyv * xv * rs;
+                    dwa[j] += fabs(dyv * xv * rs);
+                }
+            }
+        }
+    }
+    double dw_abs = 0.0;
+    for (uint64_t j = 0; acc && j < n; j++) {
+        double s = 0.0, sa = 0.0;
+        for (int t = 0; t < nt; t++) {
+            s += acc[(size_t)t * 2 * n + j];
+            sa += acc[(size_t)t * 2 * n + n + j];
+        }
+        sl_dtype_store_f64(ot, r->out[SL_RMSB_DW], j, s);
+        dw_abs = sa > dw_abs ? sa : dw_abs;
+    }
+    r->buf_abs[SL_RMSB_DX] = 2.0 * dx_abs * 0x1p-24;
+    r->buf_abs[SL_RMSB_DW] = 2.0 * 275.0 * dw_abs * 0x1p-24;
+    free(acc);
+}
+
+/* ---- the CPU rungs -----------------------------------------------------------
+ * dw first, over columns (each OpenMP thread its own columns, the rows in
+ * order, fp64 sums: the same bits whatever the thread count), then dx per
+ * row in f32 with D in fp64. dw before dx: in place (dx = dy or x) is safe. */
+static void cpu_dw(const sl_args *a, bool par)
+{
+    const uint64_t n = a->shape.cols, rows = a->shape.rows, ld = a->shape.ld ? a->shape.ld : n;
+    const sl_dtype dt = a->dtype, wt = ((a->f32_bufs >> SL_RMSB_W) & 1u) ? SL_F32 : dt;
+    const size_t es = sl_dtype_size(dt);
+    const float *rstd = a->buf[SL_RMSB_RSTD];
+#pragma omp parallel for schedule(static) if (par)
+    for (long long jj = 0; jj < (long long)n; jj++) {
+        const uint64_t j = (uint64_t)jj;
+        double s = 0.0;
+        for (uint64_t r = 0; r < rows; r++) {
+            const unsigned char *x = (const unsigned char *)a->buf[SL_RMSB_X] + r * ld * es;
+            const unsigned char *dy = (const unsigned char *)a->buf[SL_RMSB_DY] + r * ld * es;
+            s += (double)(sl_dtype_load(dt, dy, j) * rstd[r]) * sl_dtype_load(dt, x, j);
+        }
+        sl_dtype_store(wt, a->buf[SL_RMSB_DW], j, (float)s);
+    }
+}
+
+static void cpu_dx_row(const sl_args *a, uint64_t r)
+{
+    const uint64_t n = a->shape.cols, ld = a->shape.ld ? a->shape.ld : n;
+    const sl_dtype dt = a->dtype, wt = ((a->f32_bufs >> SL_RMSB_W) & 1u) ? SL_F32 : dt;
+    const size_t es = sl_dtype_size(dt);
+    const unsigned char *x = (const unsigned char *)a->buf[SL_RMSB_X] + r * ld * es;
+    const unsigned char *dy = (const unsigned char *)a->buf[SL_RMSB_DY] + r * ld * es;
+    unsigned char *dx = (unsigned char *)a->buf[SL_RMSB_DX] + r * ld * es;
+    const void *w = a->buf[SL_RMSB_W];
+    const float rs = ((const float *)a->buf[SL_RMSB_RSTD])[r];
+    double D = 0.0;
+    for (uint64_t j = 0; j < n; j++)
+        D += (double)(sl_dtype_load(wt, w, j) * sl_dtype_load(dt, dy, j)) * sl_dtype_load(dt, x, j);
+    const float c = (float)(D / (double)n) * rs * rs * rs;
+    for (uint64_t j = 0; j < n; j++) {
+        const float xv = sl_dtype_load(dt, x, j), wdy = sl_dtype_load(wt, w, j) * sl_dtype_load(dt, dy, j);
+        sl_dtype_store(dt, dx, j, fmaf(-xv, c, rs * wdy));
+    }
+}
+
+static sl_status cpu_serial(const sl_args *a)
+{
+    cpu_dw(a, false);
+    for (uint64_t r = 0; r < a->shape.rows; r++)
+        cpu_dx_row(a, r);
+    return SL_OK;
+}
+
+static sl_status cpu_omp(const sl_args *a)
+{
+    cpu_dw(a, true);
+    const long long rows = (long long)a->shape.rows;
+#pragma omp parallel for schedule(static)
+    for (long long r = 0; r < rows; r++)
+        cpu_dx_row(a, (uint64_t)r);
+    return SL_OK;
+}
+
+/* ---- buffers, bytes, workspace ---------------------------------------------------
+ * The roles rule counts the compulsory traffic: x, dy (and w, rstd) read,
+ * dx (and dw) written. The dw partials' round trip is the rungs' own
+ * (moved): 2 x P x cols x 4 bytes. */
+static uint64_t buf_elems(const sl_shape *s, int k)
+{
+    return k == SL_RMSB_W || k == SL_RMSB_DW ? s->cols : k == SL_RMSB_RSTD ? s->rows : sl_shape_span(s);
+}
+
+uint64_t sl_norm_dw_partials(uint64_t rows, uint64_t cols)
+{
+    if (rows == 0 || cols == 0)
+        return 0;
+    const uint64_t least = (rows + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS, room = ((uint64_t)1 << 22) / cols;
+    const uint64_t p = least > room ? least : room;
+    return p < rows ? p : rows;
+}
+
+size_t sl_norm_dw_workspace(uint64_t rows, uint64_t cols)
+{
+    return (size_t)(sl_norm_dw_partials(rows, cols) * cols * sizeof(float));
+}
+
+static size_t workspace(sl_dtype dt, const sl_shape *s)
+{
+    (void)dt;
+    return sl_norm_dw_workspace(s->rows, s->cols);
+}
+
+static sl_traffic useful(const sl_shape *s, sl_dtype dt)
+{
+    const double es = (double)sl_dtype_size(dt), m = (double)s->rows * (double)s->cols * es;
+    sl_traffic t = {2.0 * m + (double)s->cols * es + 4.0 * (double)s->rows, m + (double)s->cols * es, 4, 2};
+    return t;
+}
+
+/* The column pass re-reads x and dy; its partials are ceil(rows / 256). */
+static sl_traffic moved_cols(const sl_shape *s, sl_dtype dt)
+{
+    sl_traffic t = useful(s, dt);
+    const double p = (double)((s->rows + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS) * (double)s->cols * 4.0;
+    t.rd_bytes += 2.0 * (double)s->rows * (double)s->cols * (double)sl_dtype_size(dt) + p;
+    t.wr_bytes += p;
+    return t;
+}
+
+/* regs: about two partial rows per SM (132 on the H200). */
+static sl_traffic moved_regs(const sl_shape *s, sl_dtype dt)
+{
+    sl_traffic t = useful(s, dt);
+    const double p = 264.0 * (double)s->cols * 4.0;
+    t.rd_bytes += p;
+    t.wr_bytes += p;
+    return t;
+}
+
+#define RMSB_SRC "issue 32"
+static const sl_variant variants[] = {
+    {.name = "copy", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_CEILING, .copy = true,
+     .technique = "copy kernel of x into dx (16-byte vectors, copy's vec rung): the copy ceiling",
+     .source = "issue 32; DESIGN.md (the ceiling is a kernel, not cudaMemcpy)", .launch = SL_CUDA_FN(sl_cuda_norm_copy),
+     .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4, .insts_per_elem = 2},
+    {.name = "naive", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "dw: a thread per column, 256 rows a partial, fp64 finish; dx: a thread per row, two passes",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_naive), .workspace_shape = workspace,
+     .moved = moved_cols, .loads_in_flight = 1, .access_bytes = 4, .elems_per_thread = 1, .insts_per_elem = 16},
+    {.name = "block", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "dw: the column pass; dx: a block per row, coalesced scalar loads, shuffle + smem reduction",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_block), .workspace_shape = workspace,
+     .moved = moved_cols, .loads_in_flight = 1, .access_bytes = 4, .elems_per_thread = 1, .insts_per_elem = 14},
+    {.name = "regs", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "persistent teams (warp / block / cluster per row), x and dy in registers read once, dw partials "
+                  "in registers, one partial row per block, fp64 finish",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_regs), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .insts_per_elem = 6},
+    {.name = "regs_pf", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs with the next row's x and dy loaded before this row's reduction, dw partials in shared "
+                  "memory, 4 vectors a thread (blocks of 64-256, clusters of 2-8)",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_regs_pf), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .smem_bytes_per_elem = 8, .insts_per_elem = 7},
+    {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
+     .technique = "public sl_rmsnorm_bwd(): regs_pf (16-bit, but rows of 129-256 vectors) or regs where x, dy, dx "
+                  "share one offset for every row and the row fits, else block",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_api), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .insts_per_elem = 6},
+    SL_EW_CEILING_CPU,
+    {.name = "serial", .backend = SL_BACKEND_CPU, .kind = SL_KIND_RUNG,
+     .technique = "one thread: dw by columns (fp64 sums), then dx row by row", .source = RMSB_SRC,
+     .launch = cpu_serial, .elems_per_thread = 1},
+    {.name = "omp", .backend = SL_BACKEND_CPU, .kind = SL_KIND_RUNG,
+     .technique = "OpenMP: dw's columns, then dx's rows, over the threads", .source = RMSB_SRC, .launch = cpu_omp,
+     .elems_per_thread = 1},
+    {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CPU, .kind = SL_KIND_API,
+     .technique = "the public function on a CPU context: the omp rung", .source = RMSB_SRC, .launch = cpu_omp,
+     .elems_per_thread = 1},
+};
+
+const sl_op_desc sl_op_rmsnorm_bwd = {
+    .id = SL_OP_RMSNORM_BWD,
+    .name = "rmsnorm_bwd",
+    .formula = "dx[r,j] = rstd[r] w[j] dy[r,j] - x[r,j] rstd[r]^3 (sum_k w dy x)[r] / N, dw[j] = sum_r dy x rstd",
+    .source = "issue 32 (the gradient of rmsnorm)",
+    .numerics = "f32 (16-bit storage widened); dw from per-block partials added in fp64, in order (deterministic); "
+                "within 16 x 2^-24 relative plus a bound relative to the terms (rmsnorm_bwd.c)",
+    .rank = 2,
+    .nbufs = 6,
+    .bufs = {{"x", SL_ROLE_IN, false, false},
+             {"dy", SL_ROLE_IN, false, false},
+             {"w", SL_ROLE_IN, false, false},
+             {"rstd", SL_ROLE_IN, false, true},
+             {"dx", SL_ROLE_OUT, false, false},
+             {"dw", SL_ROLE_OUT, false, false}},
+    .dtypes = SL_RMSNORM_DTYPES,
+    .flops_per_elem = 8,
+    .fma = false,
+    .traffic = NULL,
+    .tol = {SL_TOL_REL, RMSB_ULPS},
+    .reference = reference,
+    .variants = variants,
+    .nvariants = (int)(sizeof variants / sizeof variants[0]),
+    .default_shapes = "4096x1024,4096x4096,1024x16384,256x65536,64x4096",
+    .buf_elems = buf_elems,
+    .ref_whole = true,
+};
+
+size_t sl_rmsnorm_bwd_workspace(size_t rows, size_t cols)
+{
+    return sl_norm_dw_workspace(rows, cols);
+}
+
+sl_status sl_rmsnorm_bwd(sl_ctx *ctx, sl_dtype dtype, sl_dtype w_dtype, size_t rows, size_t cols, const void *x,
+                         const void *dy, const void *w, const float *rstd, void *dx, void *dw, void *workspace,
+                         size_t workspace_bytes, void *stream)
+{
+    if (w_dtype != dtype && w_dtype != SL_F32)
+        return sl_fail(SL_ERR_UNSUPPORTED, "sl_rmsnorm_bwd: w_dtype %s: the weight is in x's dtype (%s) or f32",
+                       sl_dtype_name(w_dtype), sl_dtype_name(dtype));
+    if (dw && dw == w && cols)
+        return sl_fail(SL_ERR_OVERLAP, "sl_rmsnorm_bwd: dw = w = %p: dw needs its own buffer", dw);
+    if (!workspace && workspace_bytes)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_rmsnorm_bwd: workspace is NULL with %zu bytes", workspace_bytes);
+    if (workspace && workspace_bytes < sl_norm_dw_workspace(rows, cols))
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_rmsnorm_bwd: a workspace of %zu bytes; %zu needed (sl_rmsnorm_bwd_workspace)",
+                       workspace_bytes, sl_norm_dw_workspace(rows, cols));
+    const sl_shape s = sl_shape_2d(rows, cols);
+    void *const ptrs[] = {(void *)x, (void *)dy, (void *)w, (void *)rstd, dx, dw};
+    const unsigned f = w_dtype == SL_F32 && dtype != SL_F32 ? (1u << SL_RMSB_W) | (1u << SL_RMSB_DW) : 0u;
+    const sl_call_opts o = {.f32_bufs = f, .workspace = workspace, .workspace_bytes = workspace_bytes};
+    return sl_op_call_opts(ctx, &sl_op_rmsnorm_bwd, dtype, &s, ptrs, NULL, &o, stream);
+}

@@ -1,0 +1,44 @@
+/*
+ * rmsnorm_bwd.h - the rmsnorm backward op (issue 32): its buffers, its
+ * workspace (the dw partials) and its launchers. C11 and CUDA C.
+ *
+ * Buffers, in the descriptor's order: x, dy (IN, rows x cols), w (IN,
+ * cols), rstd (IN, rows, f32: the forward's), dx (OUT, rows x cols), dw
+ * (OUT, cols, w's dtype).
+ */
+#ifndef SL_OP_RMSNORM_BWD_H
+#define SL_OP_RMSNORM_BWD_H
+
+#include "rmsnorm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { SL_RMSB_X = 0, SL_RMSB_DY = 1, SL_RMSB_W = 2, SL_RMSB_RSTD = 3, SL_RMSB_DX = 4, SL_RMSB_DW = 5 };
+
+/* The dw partials: P rows of cols f32 sums, P = min(rows, max(ceil(rows /
+ * SL_NORM_DW_ROWS), 2^22 / cols)): every partial covers at most
+ * SL_NORM_DW_ROWS rows, and the workspace stays under 16 MiB unless rows /
+ * 256 x cols does not. A rung forms at most this many. */
+uint64_t sl_norm_dw_partials(uint64_t rows, uint64_t cols);
+size_t sl_norm_dw_workspace(uint64_t rows, uint64_t cols);
+
+sl_status sl_cuda_rmsnorm_bwd_naive(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_block(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a);
+
+/* dw's column pass (the naive and block rungs): part[c][j] = sum over rows
+ * [256 c, 256 c + 256) of dy x rstd, P = ceil(rows / 256) partials; then
+ * the finish. */
+sl_status sl_cuda_rmsnorm_dw_cols(const sl_args *a);
+/* dw[j] = sum_p part[p][j] (fp64, in p order), rounded into wt. */
+sl_status sl_cuda_norm_dw_finish(const float *part, uint64_t P, uint64_t cols, void *dw, sl_dtype wt, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SL_OP_RMSNORM_BWD_H */
