@@ -447,8 +447,10 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
                        "inputs in [2^-8, 2^8)), so this row cannot be checked; use a smaller shape or a wider dtype",
                        sl_dtype_name(args->out_dtype), (unsigned long long)e->nonfinite, e->nonfinite == 1 ? "" : "s",
                        op->bufs[e->nonfinite_buf].name, e->nonfinite == 1 ? "is" : "are");
-    /* the length of each reduction: K for an op with a third extent (matmul), else n */
-    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, s->shape.k ? s->shape.k : s->n, e->scale);
+    /* the length of each reduction: K for an op with a third extent (matmul),
+     * a row's cols for another 2-D op (softmax_bwd's sum per row), else n */
+    const uint64_t red_len = s->shape.k ? s->shape.k : op->rank == 2 ? s->shape.cols : s->n;
+    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, red_len, e->scale);
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
         if (!sl_role_written(op->bufs[k].role))
             continue;
