@@ -26,7 +26,7 @@
  * [-4, 4); logits in [-60, 60) with dy in [-1e3, 1e3); one NaN in dy; y
  * one-hot-ish (one logit 1e4 above the rest); dy constant (dx = 0 exactly
  * in exact arithmetic: pure cancellation); y not a softmax (any signs,
- * magnitudes 2^-8 to 2^4: the formula for any y). */
+ * magnitudes 2^-8 to 2^2: the formula for any y). */
 enum { SB_SOFT20 = 0, SB_SOFT60, SB_NAN, SB_ONEHOT, SB_CONSTDY, SB_ANYY, SB_KINDS };
 
 static inline uint64_t sb_next(uint64_t *s)
@@ -69,8 +69,8 @@ static inline void sb_fill(sl_dtype dt, void *y, void *dy, size_t rows, size_t c
             else if (kind == SB_CONSTDY)
                 g = 1.5;
             if (kind == SB_ANYY) {
-                yv = ldexp(sb_unif(&s, 1.0, 2.0), (int)(sb_next(&s) % 12) - 8) * (sb_next(&s) & 1 ? -1.0 : 1.0);
-                g = ldexp(sb_unif(&s, 1.0, 2.0), (int)(sb_next(&s) % 12) - 8) * (sb_next(&s) & 1 ? -1.0 : 1.0);
+                yv = ldexp(sb_unif(&s, 1.0, 2.0), (int)(sb_next(&s) % 10) - 8) * (sb_next(&s) & 1 ? -1.0 : 1.0);
+                g = ldexp(sb_unif(&s, 1.0, 2.0), (int)(sb_next(&s) % 10) - 8) * (sb_next(&s) & 1 ? -1.0 : 1.0);
             }
             sl_dtype_store_f64(dt, y, r * ld + j, yv);
             sl_dtype_store_f64(dt, dy, r * ld + j, g);

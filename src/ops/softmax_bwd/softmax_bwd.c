@@ -195,7 +195,7 @@ const sl_op_desc sl_op_softmax_bwd = {
     .reference = reference,
     .variants = variants,
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
-    .default_shapes = "4096x2^15,16384x2^14,16384x2^17",
+    .default_shapes = "128x2^10,128x2^12,128x2^15,128x2^17",
     .ref_whole = true,
 };
 

@@ -1,0 +1,62 @@
+#!/bin/bash
+# bench/xent_h200.sh - issue 33 on the H200 in one device call: build for
+# sm_90 (warnings as errors, ptxas report of the new kernels), the
+# softmax-backward tests (CPU and GPU) and compute-sanitizer memcheck of
+# the GPU test (f32, SL_SOFTMAX_QUICK=1), `streamlab explain`, then
+# `streamlab run --op softmax_bwd` through the harness (every element of
+# every row checked against the fp64 reference; CUDA-event timings; the
+# copy_k ceiling, a copy kernel on the same tensor, gives %copy) at the
+# DRAM shapes, bf16 then f32.
+#
+#   run(kind="nvidia-h200", carry=[".wt/xent", ".deps"],
+#       command="cd .wt/xent && ln -sfn ../../.deps .deps && bash bench/xent_h200.sh")
+#
+# STAGES (default "build tests memcheck explain harness") picks stages.
+# Results go to $OUT (xent-h200.log, the JSON rows, the build log).
+set -uo pipefail
+OUT=${OUT:-$PWD/bench-out}
+mkdir -p "$OUT"
+STAGES=${STAGES:-"build tests memcheck explain harness"}
+t0=$(date +%s)
+exec > >(tee "$OUT/xent-h200.log") 2>&1
+stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+on() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
+
+. bench/deps_env.sh
+BUILD=/tmp/build-xent
+if on build; then
+    stage "device"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,ecc.mode.current --format=csv
+    nvcc --version | tail -2
+    stage "build"
+    GEN=""; command -v ninja >/dev/null && GEN="-G Ninja"
+    cmake -S . -B $BUILD $GEN -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON $PREFIX_ARGS \
+        > "$OUT/xent-build.log" 2>&1 || { echo "cmake failed"; tail -30 "$OUT/xent-build.log"; exit 1; }
+    cmake --build $BUILD -j 16 --target streamlab_cli test_softmax_bwd_cpu test_gpu_softmax_bwd \
+        >> "$OUT/xent-build.log" 2>&1 || { echo "build failed"; grep -E "error" "$OUT/xent-build.log" | head -30; exit 1; }
+    grep -A2 "sbwd_\|cpk_" "$OUT/xent-build.log" | grep -E "spill|Used" | sort | uniq -c | head -20
+fi
+SL=$BUILD/streamlab
+if on tests; then
+    stage "tests"
+    $BUILD/tests/test_softmax_bwd_cpu 2>&1 | tail -3
+    timeout 300 $BUILD/tests/test_gpu_softmax_bwd 2>&1 | tail -15; echo "test_gpu_softmax_bwd exit: ${PIPESTATUS[0]}"
+fi
+if on memcheck; then
+    stage "memcheck"
+    SL_SOFTMAX_QUICK=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $BUILD/tests/test_gpu_softmax_bwd 2>&1 | tail -6; echo "memcheck exit: ${PIPESTATUS[0]}"
+fi
+if on explain; then
+    stage "explain"
+    $SL explain --op softmax_bwd --shape 16384x131072 --dtype bf16 2>&1 | tail -9
+fi
+if on harness; then
+    stage "harness softmax_bwd"
+    for dt in bf16 f32; do
+        timeout 600 $SL run --op softmax_bwd --dtype $dt \
+            --shape 4096x32768,16384x16384,16384x131072,4096x50257 --trials 20 --warmup 3 \
+            --json "$OUT/xent-softmax_bwd-$dt.json" 2>&1 | grep -v "^$" | tail -40
+    done
+fi
+stage "done"
