@@ -3,7 +3,7 @@
  * vec, regs, and sl_softmax_bwd) in f32, bf16 and f16 against the fp64
  * oracle of sbwd_check.h under the documented bound: odd shapes from 1x1
  * to rows of 2^18 + 3 columns (the register rung's warp, block and
- * cluster teams, its f32 limit of 2^17 and the API's two-pass fallback
+ * cluster teams, its limit of 2^17 and the API's two-pass fallback
  * beyond), 50257 columns, many short rows (warp teams, 4 a block), padded
  * rows, the three matrices misaligned to 16 bytes at one offset and at
  * different offsets (the scalar path), in place (dx = dy and dx = y),
@@ -128,9 +128,9 @@ int main(void)
         {3, 8193, 8193, 0, 0, 0, 0, soft, 2},       /* a cluster */
         {4, 50257, 50257, 0, 0, 0, 0, special, SB_KINDS},
         {3, 65539, 65539, 1, 1, 1, 0, soft, 2},
-        {2, 131072, 131072, 0, 0, 0, 0, soft, 2},   /* f32 regs' limit */
-        {2, 131075, 131075, 0, 0, 0, 0, soft, 2},   /* beyond for f32: the API's two passes */
-        {1, 262144, 262144, 0, 0, 0, 0, soft, 2},   /* 16-bit regs' limit */
+        {2, 131072, 131072, 0, 0, 0, 0, soft, 2},   /* regs' limit (16 elements x 8192 threads) */
+        {2, 131075, 131075, 0, 0, 0, 0, soft, 2},   /* beyond: the API's two passes */
+        {1, 262144, 262144, 0, 0, 0, 0, soft, 2},   
         {1, 262147, 262147, 0, 0, 0, 0, soft, 2},
         {12, 37, 37, 0, 0, 0, 0, special, SB_KINDS},
         {12, 3000, 3000, 0, 0, 0, 0, special, SB_KINDS},

@@ -30,8 +30,7 @@
  * Alignment: each pointer aligned to its element; y, dy and dx at one
  * offset modulo 16 bytes take the 16-byte-load kernels, others a scalar
  * path.
- * Kernel (CUDA): rows of up to 2^17 f32 or 2^18 bf16 / f16 elements
- * (less the misalignment) are held in registers and y and dy read once (a
+ * Kernel (CUDA): rows of up to 2^17 elements (less the misalignment) are held in registers and y and dy read once (a
  * warp, a block or a cluster of up to 8 blocks per row; clusters need
  * sm_90); longer rows, or rows a pre-sm_90 device cannot hold in one
  * block, read y and dy twice. Deterministic run to run.

@@ -40,12 +40,14 @@ static inline sbwd_geo sbwd_geo_of(const sl_args *a)
  * As softmax.cuh's smx_rowv: a row of n elements starting o elements past
  * a 16-byte boundary is nvv = ceil((o + n) / VE) aligned vectors; y, dy
  * and dx must share o. Outside the row, loads give 0 (y dy = 0 adds
- * nothing to s) and stores write nothing. 32-bit vector indices: a row
- * holds fewer than 2^32 vectors. */
+ * nothing to s) and stores write nothing. 32-bit indices (rows of fewer
+ * than 2^31 - 8 columns; the launchers send longer rows to rung 1): the
+ * first H200 build spilled 72-96 bytes a thread in the 16-bit register
+ * kernels with 64-bit ones. */
 struct sbwd_rowv {
     const char *y0, *g0;
     char *d0;
-    int64_t o, n;
+    int32_t o, n;
     uint32_t nvv;
 };
 
@@ -57,11 +59,11 @@ template <int DT> static __device__ __forceinline__ sbwd_rowv sbwd_rowv_of(const
     const uint64_t off = r * g.ld * sizeof(R);
     const char *yr = (const char *)g.y + off;
     const uintptr_t mis = (uintptr_t)yr & 15u;
-    v.o = (int64_t)(mis / sizeof(R));
+    v.o = (int32_t)(mis / sizeof(R));
     v.y0 = yr - mis;
     v.g0 = (const char *)g.g + off - mis;
     v.d0 = (char *)g.d + off - mis;
-    v.n = (int64_t)g.cols;
+    v.n = (int32_t)g.cols;
     v.nvv = (uint32_t)((v.o + g.cols + VE - 1) / VE);
     return v;
 }
@@ -73,36 +75,51 @@ static __device__ __forceinline__ uint4 sbwd_loadraw(const sbwd_rowv &w, const c
 {
     typedef typename sl_dt<DT>::raw R;
     const int VE = smx_vec<DT>::VE;
-    const int64_t c0 = (int64_t)v * VE - w.o;
-    union {
-        uint4 u;
-        R r[VE];
-    } b;
-    if (c0 >= 0 && c0 + VE <= w.n) {
-        b.u = *(const uint4 *)(base + 16 * (uint64_t)v);
-    } else {
-        const R *p = (const R *)(base + 16 * (uint64_t)v);
-        const R zero = sl_dt<DT>::store(0.0f);
+    const int32_t c0 = (int32_t)(v * VE) - w.o;
+    if (c0 >= 0 && c0 + VE <= w.n)
+        return *(const uint4 *)(base + 16 * (uint64_t)v);
+    const R *p = (const R *)(base + 16 * (uint64_t)v);
+    uint32_t q[4] = {0u, 0u, 0u, 0u}; /* the zero of every dtype here is all-zero bits */
 #pragma unroll
-        for (int k = 0; k < VE; k++) {
-            const int64_t c = c0 + k;
-            b.r[k] = c >= 0 && c < w.n ? p[k] : zero;
-        }
+    for (int k = 0; k < VE; k++) {
+        const int32_t c = c0 + k;
+        const uint32_t e = c >= 0 && c < w.n ? (uint32_t)p[k] : 0u;
+        if (sizeof(R) == 4)
+            q[k] = e;
+        else
+            q[k >> 1] |= e << (16 * (k & 1));
     }
-    return b.u;
+    return make_uint4(q[0], q[1], q[2], q[3]);
 }
 
-/* Element j of a raw vector, widened exactly to f32. */
+/* Word w of a vector, and element j of a raw vector widened exactly to
+ * f32, by register moves and shifts: the first H200 build, through a
+ * union of 16-bit elements, put 16-bit vectors in local memory (72-96
+ * bytes of spills a thread in the register rung). */
+static __device__ __forceinline__ uint32_t sbwd_word(const uint4 &u, int w)
+{
+    return w == 0 ? u.x : w == 1 ? u.y : w == 2 ? u.z : u.w;
+}
+
 template <int DT> static __device__ __forceinline__ float sbwd_el(const uint4 &u, int j)
 {
     typedef typename sl_dt<DT>::raw R;
-    const int VE = smx_vec<DT>::VE;
-    union {
-        uint4 u;
-        R r[VE];
-    } b;
-    b.u = u;
-    return sl_dt<DT>::load(b.r[j]);
+    if (sizeof(R) == 4)
+        return sl_dt<DT>::load((R)sbwd_word(u, j));
+    const uint32_t w = sbwd_word(u, j >> 1);
+    return sl_dt<DT>::load((R)(j & 1 ? w >> 16 : w & 0xffffu));
+}
+
+/* VE floats narrowed into a raw vector. */
+template <int DT> static __device__ __forceinline__ uint4 sbwd_pack(const float *f)
+{
+    typedef typename sl_dt<DT>::raw R;
+    uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        w[i] = sizeof(R) == 4 ? (uint32_t)sl_dt<DT>::store(f[i])
+                              : (uint32_t)sl_dt<DT>::store(f[2 * i]) | ((uint32_t)sl_dt<DT>::store(f[2 * i + 1]) << 16);
+    return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 /* The row's partial sum over one vector pair: sum_j y_j dy_j. */
@@ -124,23 +141,20 @@ static __device__ __forceinline__ void sbwd_store(const sbwd_rowv &w, uint32_t v
 {
     typedef typename sl_dt<DT>::raw R;
     const int VE = smx_vec<DT>::VE;
-    const int64_t c0 = (int64_t)v * VE - w.o;
-    union {
-        uint4 u;
-        R r[VE];
-    } b;
+    const int32_t c0 = (int32_t)(v * VE) - w.o;
+    float f[VE];
 #pragma unroll
     for (int j = 0; j < VE; j++)
-        b.r[j] = sl_dt<DT>::store(sbwd_el<DT>(y, j) * (sbwd_el<DT>(g, j) - s));
+        f[j] = sbwd_el<DT>(y, j) * (sbwd_el<DT>(g, j) - s);
     if (c0 >= 0 && c0 + VE <= w.n) {
-        *(uint4 *)(w.d0 + 16 * (uint64_t)v) = b.u;
+        *(uint4 *)(w.d0 + 16 * (uint64_t)v) = sbwd_pack<DT>(f);
     } else {
         R *p = (R *)(w.d0 + 16 * (uint64_t)v);
 #pragma unroll
         for (int k = 0; k < VE; k++) {
-            const int64_t c = c0 + k;
+            const int32_t c = c0 + k;
             if (c >= 0 && c < w.n)
-                p[k] = b.r[k];
+                p[k] = sl_dt<DT>::store(f[k]);
         }
     }
 }

@@ -16,10 +16,12 @@ extern "C" {
 #define SL_SOFTMAX_BWD_DTYPES (SL_DT(F32) | SL_DT(F16) | SL_DT(BF16))
 
 /* The register rung (03_regs) holds a row of y and of dy in the registers
- * of a cluster of at most 8 blocks of at most 1024 threads, 4 16-byte
- * vectors of each a thread: 2^17 f32 or 2^18 bf16 / f16 element slots
- * (the row plus its misalignment). Longer rows take the two-pass rung. */
-#define SL_SOFTMAX_BWD_REGS_NV 4
+ * of a cluster of at most 8 blocks of at most 1024 threads, 16 elements
+ * of each a thread (4 16-byte vectors in f32, 2 in bf16 / f16: the first
+ * H200 build spilled 72 bytes a thread with 4 16-bit vectors under the
+ * 64-register cap): 2^17 element slots (the row plus its misalignment).
+ * Longer rows take the two-pass rung. */
+#define SL_SOFTMAX_BWD_REGS_EPT 16
 #define SL_SOFTMAX_BWD_MAX_THREADS (8 * 1024)
 
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_twopass)

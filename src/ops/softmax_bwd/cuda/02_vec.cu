@@ -66,7 +66,7 @@ extern "C" sl_status sl_cuda_softmax_bwd_vec(const sl_args *a)
     sl_status st = sbwd_check(a, "vec");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    if (!sbwd_aligned(a) || a->shape.cols >= ((uint64_t)1 << 31))
+    if (!sbwd_aligned(a) || a->shape.cols > ((uint64_t)1 << 31) - 16)
         return sl_cuda_softmax_bwd_twopass(a); /* scalar loads; 64-bit column indices */
     return SMX_DISPATCH(a, vb_launch::run, a);
 }

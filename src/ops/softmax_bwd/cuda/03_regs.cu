@@ -1,14 +1,15 @@
 /*
  * softmax backward rung 3 (ours): the row in registers, read once. A row's
- * y and dy are split over a team: one warp (rows of up to 32 x 4 vectors:
- * 512 f32 or 1024 bf16 / f16 slots; 4 rows per 128-thread block, or one
+ * y and dy are split over a team: one warp (rows of up to 32 x 16 = 512
+ * slots; 4 rows per 128-thread block, or one
  * per 32-thread block when the rows would leave SMs idle), one block of
  * up to 256 threads, or a thread block cluster of C = 2..8 blocks of 256
  * to 1024 threads (up to 8192 threads: 2^17 f32, 2^18 bf16 / f16 slots)
  * whose blocks add their partial sums through distributed shared memory
  * (CUDA C++ Programming Guide, "Distributed Shared Memory"; sm_90). Each
- * thread issues its NV = 4 16-byte loads of y and 4 of dy at once (vector
- * k of thread t is k T + t: coalesced), keeps them packed as loaded (32
+ * thread issues its EPT = 16 elements' 16-byte loads of y and of dy at
+ * once (NV = 4 vectors each in f32, 2 in bf16 / f16; vector k of thread t
+ * is k T + t: coalesced), keeps them packed as loaded (32 or 16
  * registers), forms its share of s = sum y dy, and after the team's sum
  * writes dx = y (dy - s) from the registers. Safe in place (dx = dy or
  * dx = y): every element of a row is read before the team's barrier, and
@@ -30,7 +31,7 @@
 
 namespace cg = cooperative_groups;
 
-enum { RB_NV = SL_SOFTMAX_BWD_REGS_NV };
+enum { RB_EPT = SL_SOFTMAX_BWD_REGS_EPT };
 
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
 #define SBWD_MAX_BLOCKS_PER_SM 32
@@ -97,6 +98,7 @@ static __global__ void __launch_bounds__(BLOCK, SBWD_MIN_BLOCKS(BLOCK)) sbwd_reg
         rank = blockIdx.x % C;
         t = threadIdx.x;
     }
+    enum { RB_NV = RB_EPT / smx_vec<DT>::VE };
     const sbwd_rowv w = sbwd_rowv_of<DT>(g, row);
     const uint32_t v0 = rank * TPR * RB_NV + t;
     uint4 a[RB_NV], b[RB_NV];
@@ -147,15 +149,15 @@ static bool rb_clusters(void)
     return cc[dev] >= 9;
 }
 
-/* The team for rows of `need` vector slots a row (the row's vectors,
- * misalignment included): a warp up to 32 x NV, else threads = the
- * power of two >= need / NV (at least 64), one block up to 256, else a
+/* The team for rows of `need` element slots a row (the row's vectors,
+ * misalignment included): a warp up to 32 x EPT, else threads = the
+ * power of two >= need / EPT (at least 64), one block up to 256, else a
  * cluster of C = threads / 256 blocks of 256 (C <= 8), then blocks of 512
- * and 1024. false: longer than 8192 threads x NV vectors. */
+ * and 1024. false: longer than 8192 threads x EPT slots. */
 static bool rb_choose(sl_dtype dt, uint64_t rows, uint64_t need, sbwd_cfg *c)
 {
     c->c = 1;
-    if (need <= 32 * RB_NV) {
+    if (need <= 32 * RB_EPT) {
         const bool few = rows < 4 * (uint64_t)rb_sms();
         c->tpr = 32;
         c->block = few ? 32 : 128;
@@ -163,7 +165,7 @@ static bool rb_choose(sl_dtype dt, uint64_t rows, uint64_t need, sbwd_cfg *c)
         return true;
     }
     uint64_t threads = 64;
-    while (threads * RB_NV < need)
+    while (threads * RB_EPT < need)
         threads *= 2;
     if (threads > SL_SOFTMAX_BWD_MAX_THREADS)
         return false;
@@ -189,7 +191,7 @@ bool sl_cuda_softmax_bwd_regs_fits(const sl_args *a, sbwd_cfg *c)
     const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
     /* every row at one offset: that offset; else the worst, ve - 1 */
     const uint64_t o = (ld * es) % 16 == 0 ? ((uintptr_t)a->buf[0] & 15u) / es : ve - 1;
-    const uint64_t need = (a->shape.cols + o + ve - 1) / ve;
+    const uint64_t need = (a->shape.cols + o + ve - 1) / ve * ve;
     if (!rb_choose(a->dtype, a->shape.rows, need, c))
         return false;
     if (c->c > 1 && !rb_clusters())
@@ -235,7 +237,7 @@ extern "C" sl_status sl_cuda_softmax_bwd_regs(const sl_args *a)
                        "regs holds a row in a cluster's registers: %llu columns (y, dy, dx %s modulo 16 bytes) do "
                        "not fit; at most %llu",
                        (unsigned long long)a->shape.cols, sbwd_aligned(a) ? "aligned" : "at different offsets",
-                       (unsigned long long)(SL_SOFTMAX_BWD_MAX_THREADS * RB_NV * (16 / sl_dtype_size(a->dtype)) -
+                       (unsigned long long)(SL_SOFTMAX_BWD_MAX_THREADS * RB_EPT -
                                             (16 / sl_dtype_size(a->dtype) - 1)));
     return sl_cuda_softmax_bwd_regs_run(a, &c);
 }
