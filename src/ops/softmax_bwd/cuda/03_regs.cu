@@ -4,7 +4,7 @@
  * slots; 4 rows per 128-thread block, or one
  * per 32-thread block when the rows would leave SMs idle), one block of
  * up to 256 threads, or a thread block cluster of C = 2..8 blocks of 256
- * to 1024 threads (up to 8192 threads: 2^17 f32, 2^18 bf16 / f16 slots)
+ * to 1024 threads (up to 8192 threads: 2^17 element slots)
  * whose blocks add their partial sums through distributed shared memory
  * (CUDA C++ Programming Guide, "Distributed Shared Memory"; sm_90). Each
  * thread issues its EPT = 16 elements' 16-byte loads of y and of dy at
