@@ -180,17 +180,18 @@ sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const
     for (int k = 0; k < op->nbufs; k++) {
         const sl_buf_desc *b = &op->bufs[k];
         const uint64_t elems = n ? sl_op_buf_elems(op, k, shape) : 0;
-        if (elems > SIZE_MAX / es)
+        const size_t bes = sl_dtype_size(sl_op_buf_dtype(op, k, dt, dt)); /* 4 for F32 / INDEX buffers */
+        if (elems > SIZE_MAX / bes)
             return sl_fail(SL_ERR_INVALID_ARG, "%s: %s's %llu elements of %zu bytes overflow size_t", fn, b->name,
-                           (unsigned long long)elems, es);
-        bytes[k] = b->scalar ? es : (size_t)elems * es;
+                           (unsigned long long)elems, bes);
+        bytes[k] = b->scalar ? bes : (size_t)elems * bes;
         if (bytes[k] == 0)
             continue; /* an empty array: any pointer, NULL included */
         if (!ptrs[k])
             return sl_fail(SL_ERR_INVALID_ARG, "%s: %s is NULL with %zu elements", fn, b->name, n);
-        if ((uintptr_t)ptrs[k] % es)
+        if ((uintptr_t)ptrs[k] % bes)
             return sl_fail(SL_ERR_MISALIGNED, "%s: %s = %p is not aligned to its %zu-byte %s elements", fn, b->name,
-                           ptrs[k], es, sl_dtype_name(dt));
+                           ptrs[k], bes, b->kind == SL_BUF_INDEX ? "index" : sl_dtype_name(sl_op_buf_dtype(op, k, dt, dt)));
     }
     /* A written buffer may be exactly another buffer (in place); any other
      * overlap with it would let one element's store change another's load. */

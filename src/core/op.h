@@ -32,7 +32,7 @@ typedef enum sl_op {
     SL_OP_COUNT
 } sl_op;
 
-#define SL_MAX_BUFS 4    /* buffers of one op */
+#define SL_MAX_BUFS 5    /* buffers of one op (cross-entropy: logits, targets, loss, lse, gradient) */
 #define SL_MAX_SCALARS 2 /* scalar parameters of one op */
 
 /* ---- shapes ----------------------------------------------------------------
@@ -80,10 +80,18 @@ typedef enum sl_role {
     SL_ROLE_INOUT   /* read, then written in place (axpy's y, nstream's a) */
 } sl_role;
 
+/* What a buffer's elements are. DATA: the op's dtype (an OUT buffer the
+ * variant's output dtype). F32: f32 whatever the op's dtype (a loss, a
+ * per-row logsumexp). INDEX: 32-bit signed integers (class indices),
+ * filled by the op's fill_index; stored 4 bytes, sl_op_buf_dtype reports
+ * them as SL_F32 (the size), and only IN buffers may be INDEX. */
+typedef enum sl_buf_kind { SL_BUF_DATA = 0, SL_BUF_F32, SL_BUF_INDEX } sl_buf_kind;
+
 typedef struct sl_buf_desc {
     const char *name; /* "a", "x", "y": as the op's formula and its C function name them */
     sl_role role;
     bool scalar;      /* one element (a reduction's result), not the shape */
+    sl_buf_kind kind; /* 0: the op's dtype */
 } sl_buf_desc;
 
 typedef struct sl_scalar_desc {
@@ -320,6 +328,16 @@ typedef struct sl_op_desc {
      * stencil's radius k in 1..16); false fills why. The CLI turns false
      * into a usage error (exit 2). NULL: every shape. */
     bool (*shape_ok)(const sl_shape *s, char *why, size_t len);
+    /* ---- ops with INDEX or F32 buffers (cross-entropy); NULL where unused ---- */
+    /* Elements [first, first + n) of INDEX buffer `k` for a shape and the
+     * run's scalars, a pure function of seed and element index (the harness
+     * fills the device buffer and the reference's copy from it). */
+    void (*fill_index)(int k, int32_t *dst, uint64_t n, uint64_t first, uint64_t seed, const sl_shape *s,
+                       const double *scalars);
+    /* SL_TOL_REL per buffer: adjust written buffer k's relative bound
+     * (*ulps, multiples of 2^-24) and absolute allowance (*abs_extra) for
+     * the shape, the scalars and the reference's scale (sl_ref_args.scale). */
+    void (*tol_buf)(int k, const sl_shape *s, const double *scalars, double scale, double *ulps, double *abs_extra);
 } sl_op_desc;
 
 /* The descriptors, one per ops.def line, each defined in its op folder. */
@@ -360,6 +378,12 @@ static inline bool sl_role_written(sl_role r)
 {
     return r != SL_ROLE_IN;
 }
+
+/* The buffer a copy ceiling writes: the first written DATA buffer of as
+ * many elements as the first input, or -1 when there is none (a read-only
+ * op: cross-entropy's forward), where the ceiling copies into its
+ * workspace. */
+int sl_ceiling_dst(const sl_op_desc *op, const sl_shape *s);
 
 /* Elements buffer k holds for a shape (the span, or 1 for a scalar). */
 uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s);

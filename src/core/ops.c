@@ -103,6 +103,18 @@ int sl_op_first_written(const sl_op_desc *op)
     return -1;
 }
 
+int sl_ceiling_dst(const sl_op_desc *op, const sl_shape *s)
+{
+    int src = sl_op_first(op, SL_ROLE_IN);
+    if (src < 0)
+        src = 0;
+    const uint64_t n = sl_op_buf_elems(op, src, s);
+    for (int k = 0; k < op->nbufs; k++)
+        if (sl_role_written(op->bufs[k].role) && op->bufs[k].kind == SL_BUF_DATA && sl_op_buf_elems(op, k, s) == n)
+            return k;
+    return -1;
+}
+
 uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s)
 {
     if (op->bufs[k].scalar)
@@ -112,6 +124,8 @@ uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s)
 
 sl_dtype sl_op_buf_dtype(const sl_op_desc *op, int k, sl_dtype in, sl_dtype out)
 {
+    if (op->bufs[k].kind != SL_BUF_DATA)
+        return SL_F32; /* f32, or 4-byte indices (op.h, sl_buf_kind) */
     return op->bufs[k].role == SL_ROLE_OUT ? out : in;
 }
 
@@ -133,11 +147,11 @@ sl_traffic sl_op_traffic(const sl_op_desc *op, const sl_shape *s, sl_dtype in, s
         const sl_buf_desc *b = &op->bufs[k];
         const double n = b->scalar ? 1.0 : op->buf_elems ? (double)op->buf_elems(s, k) : elems;
         if (sl_role_read(b->role)) {
-            t.rd_bytes += n * (double)sl_dtype_size(in);
+            t.rd_bytes += n * (double)sl_dtype_size(b->kind != SL_BUF_DATA ? SL_F32 : in);
             t.rd_streams += !b->scalar;
         }
         if (sl_role_written(b->role)) {
-            t.wr_bytes += n * (double)sl_dtype_size(b->role == SL_ROLE_OUT ? out : in);
+            t.wr_bytes += n * (double)sl_dtype_size(sl_op_buf_dtype(op, k, in, out));
             t.wr_streams += !b->scalar;
         }
     }

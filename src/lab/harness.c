@@ -25,6 +25,7 @@
 #include "transfer.h"
 #include "sizes.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,9 @@ static size_t mul_sat(size_t a, size_t b)
 static size_t widest_elem(const sl_run_config *cfg)
 {
     size_t es = sl_dtype_size(cfg->dtype);
+    for (int k = 0; k < cfg->op->nbufs; k++)
+        if (cfg->op->bufs[k].kind != SL_BUF_DATA && es < 4)
+            es = 4; /* f32 and index buffers (op.h, sl_buf_kind) */
     for (int i = 0; i < cfg->nvariants; i++) {
         size_t o = sl_dtype_size(sl_variant_out_dtype(cfg->variants[i], cfg->dtype));
         es = o > es ? o : es;
@@ -176,7 +180,7 @@ static void count_nonfinite(const sl_op_desc *op, const sl_shape *sh, expected *
     for (int k = 0; k < op->nbufs; k++) {
         if (!e->host[k])
             continue;
-        const sl_dtype dt = e->out_dtype;
+        const sl_dtype dt = op->bufs[k].kind != SL_BUF_DATA ? SL_F32 : e->out_dtype;
         const uint64_t rows = op->bufs[k].scalar || op->rank == 1 ? 1 : sh->rows;
         const uint64_t cols = op->bufs[k].scalar ? 1 : op->rank == 1 ? elems[k] : elems[k] / (rows ? rows : 1);
         const uint64_t ld = op->rank == 1 || op->bufs[k].scalar || op->buf_elems ? cols : sh->ld;
@@ -217,6 +221,17 @@ static void free_expected(shape_state *s)
     s->copy_src = NULL;
 }
 
+/* Host copy of input buffer k's elements [first, first + n): the lab's
+ * random values in the op's dtype (or f32), or the op's indices. */
+static void fill_host_input(const shape_state *s, int k, void *dst, uint64_t n, uint64_t first)
+{
+    const sl_op_desc *op = s->cfg->op;
+    if (op->bufs[k].kind == SL_BUF_INDEX)
+        op->fill_index(k, dst, n, first, s->seed[k], &s->shape, s->cfg->scalar);
+    else
+        sl_rand_fill(op->bufs[k].kind == SL_BUF_F32 ? SL_F32 : s->cfg->dtype, dst, n, s->seed[k], first);
+}
+
 /* The work items of a shape: elements of a 1-D op, rows of a 2-D one, and
  * the elements one item advances. */
 static uint64_t items_of(const sl_op_desc *op, const sl_shape *s, uint64_t *unit)
@@ -233,7 +248,6 @@ static sl_status expected_whole(shape_state *s, expected *e, uint64_t items)
     const sl_run_config *cfg = s->cfg;
     const sl_op_desc *op = cfg->op;
     const sl_dtype in = cfg->dtype;
-    const size_t es_in = sl_dtype_size(in);
     void *tmp[SL_MAX_BUFS] = {0};
     sl_status st = SL_OK;
     sl_ref_args a;
@@ -249,12 +263,12 @@ static sl_status expected_whole(shape_state *s, expected *e, uint64_t items)
         if (!sl_role_read(op->bufs[k].role))
             continue;
         const uint64_t m = s->elems[k] ? s->elems[k] : 1;
-        if (!(tmp[k] = malloc(mul_sat(m, es_in)))) {
+        if (!(tmp[k] = malloc(mul_sat(m, sl_dtype_size(sl_op_buf_dtype(op, k, in, in)))))) {
             st = sl_fail(SL_ERR_NO_MEMORY, "out of host memory for the reference's %s (%llu elements)",
                          op->bufs[k].name, (unsigned long long)m);
             goto done;
         }
-        sl_rand_fill(in, tmp[k], m, s->seed[k], 0);
+        fill_host_input(s, k, tmp[k], m, 0);
         a.in[k] = tmp[k];
     }
     for (int k = 0; k < op->nbufs; k++)
@@ -406,8 +420,17 @@ static sl_status prepare(sl_ctx *ctx, const shape_state *s, const sl_args *args)
     const sl_op_desc *op = s->cfg->op;
     sl_status st = SL_OK;
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
-        if (sl_role_read(op->bufs[k].role))
-            st = ctx->ops->fill_random(ctx, s->cfg->dtype, args->buf[k], s->elems[k], s->seed[k]);
+        if (sl_role_read(op->bufs[k].role) && op->bufs[k].kind == SL_BUF_INDEX) {
+            /* indices: made on the host by the op's fill_index, uploaded */
+            int32_t *h = malloc(mul_sat(s->elems[k] ? s->elems[k] : 1, 4));
+            if (!h)
+                return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for %s's indices", op->bufs[k].name);
+            fill_host_input(s, k, h, s->elems[k], 0);
+            st = ctx->ops->upload(ctx, args->buf[k], h, s->elems[k] * 4);
+            free(h);
+        } else if (sl_role_read(op->bufs[k].role))
+            st = ctx->ops->fill_random(ctx, op->bufs[k].kind == SL_BUF_F32 ? SL_F32 : s->cfg->dtype, args->buf[k],
+                                       s->elems[k], s->seed[k]);
         else
             st = ctx->ops->poison(ctx, args->buf[k],
                                   s->elems[k] * sl_dtype_size(sl_op_buf_dtype(op, k, args->dtype, args->out_dtype)));
@@ -431,11 +454,18 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
         int src = sl_op_first(op, SL_ROLE_IN), dst = sl_op_first_written(op);
         if (src < 0)
             src = 0;
+        /* an op whose first output is not of the input's size (cross-entropy's
+         * loss): the first written buffer that is, else the workspace the
+         * ceiling asked for (sl_ceiling_dst) */
+        const int same = sl_ceiling_dst(op, &s->shape);
         if ((st = copy_source(s, src)) != SL_OK)
             return st;
         sl_tolerance exact = {SL_TOL_EXACT, 0, 0.0};
         const uint64_t copied = args->n < s->elems[src] ? args->n : s->elems[src];
-        return sl_verify_buffer(ctx, op->bufs[dst].name, args->buf[dst], s->copy_src, copied, args->dtype, &exact,
+        if (same < 0)
+            return sl_verify_buffer(ctx, "workspace", args->workspace, s->copy_src, copied, args->dtype, &exact, chk);
+        (void)dst;
+        return sl_verify_buffer(ctx, op->bufs[same].name, args->buf[same], s->copy_src, copied, args->dtype, &exact,
                                 chk);
     }
     expected *e = expected_for(s, args->out_dtype, &st);
@@ -454,8 +484,15 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
         if (!sl_role_written(op->bufs[k].role))
             continue;
+        sl_tolerance tk = tol;
+        if (op->tol_buf && tk.kind == SL_TOL_REL && !v->copy) {
+            double u = tk.ulps, ab = tk.abs_extra;
+            op->tol_buf(k, &s->shape, s->cfg->scalar, e->scale, &u, &ab);
+            tk.ulps = (int)ceil(u);
+            tk.abs_extra = ab;
+        }
         st = sl_verify_buffer(ctx, op->bufs[k].name, args->buf[k], e->host[k], s->elems[k],
-                              sl_op_buf_dtype(op, k, args->dtype, args->out_dtype), &tol, chk);
+                              sl_op_buf_dtype(op, k, args->dtype, args->out_dtype), &tk, chk);
     }
     return st;
 }
@@ -828,6 +865,10 @@ sl_status sl_harness_run(sl_ctx *ctx, const sl_run_config *cfg, sl_row_fn row, v
 {
     if (cfg->op->nbufs > SL_MAX_BUFS || !cfg->op->reference)
         return sl_fail(SL_ERR_INTERNAL, "op %s: bad descriptor", cfg->op->name);
+    for (int k = 0; k < cfg->op->nbufs; k++)
+        if (cfg->op->bufs[k].kind != SL_BUF_DATA && !cfg->op->ref_whole)
+            return sl_fail(SL_ERR_INTERNAL, "op %s: f32 or index buffers need ref_whole (row-sized buffers do not "
+                           "follow the chunked reference's offsets)", cfg->op->name);
     int step = cfg->step0;
     sl_status sweep = SL_OK;
     for (int j = 0; j < cfg->nshapes && sweep == SL_OK; j++)

@@ -1,6 +1,7 @@
 /*
  * The copy-kernel ceiling: the op's first IN buffer copied into its first
- * written buffer, rows x cols elements (the whole span when ld = cols), by
+ * written buffer of the same size (sl_ceiling_dst), or into the workspace
+ * for an op without one (a read-only op), rows x cols elements (the whole span when ld = cols), by
  * a grid-stride SM kernel: 16-byte loads and stores over the aligned body
  * when source and destination share their offset modulo 16 bytes (the
  * head and tail byte by byte), bytes otherwise. Its traffic is one read
@@ -47,12 +48,13 @@ static unsigned cpk_grid(size_t work)
 
 extern "C" sl_status sl_cuda_ceiling_copy_kernel(const sl_args *x)
 {
-    const int src_k = sl_op_first(x->op, SL_ROLE_IN), dst_k = sl_op_first_written(x->op);
-    if (src_k < 0 || dst_k < 0)
-        return sl_fail(SL_ERR_INTERNAL, "copy-kernel ceiling: op %s has no input or no output", x->op->name);
+    const int src_k = sl_op_first(x->op, SL_ROLE_IN), dst_k = sl_ceiling_dst(x->op, &x->shape);
     const size_t bytes = x->n * sl_dtype_size(x->dtype);
+    if (src_k < 0 || (dst_k < 0 && x->workspace_bytes < bytes))
+        return sl_fail(SL_ERR_INTERNAL, "copy-kernel ceiling: op %s has no input, or no output or workspace of its "
+                       "size", x->op->name);
     const unsigned char *src = (const unsigned char *)x->buf[src_k];
-    unsigned char *dst = (unsigned char *)x->buf[dst_k];
+    unsigned char *dst = dst_k >= 0 ? (unsigned char *)x->buf[dst_k] : (unsigned char *)x->workspace;
     if (bytes == 0 || src == dst)
         return SL_OK;
     cudaStream_t s = (cudaStream_t)x->stream;

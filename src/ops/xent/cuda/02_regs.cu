@@ -1,0 +1,337 @@
+/*
+ * cross-entropy rung 2 (ours): fused forward and backward with the row in
+ * registers, the logits read once and the gradient written once. A row is
+ * split over a team, as softmax backward's register rung: one warp (rows
+ * of up to 32 x EPT slots; 4 rows per 128-thread block, or one per
+ * 32-thread block when the rows would leave SMs idle), one block of up to
+ * 256 threads, or a thread block cluster of C = 2..8 blocks of 256 to 1024
+ * threads (up to 8192 threads x EPT: 2^18 slots for bf16 / f16, EPT = 32,
+ * so V = 262144 in one cluster; 2^17 for f32, EPT = 16). Each thread
+ * loads its EPT elements as 16-byte vectors all in flight (vector k of
+ * thread t is k T + t), keeps them packed as loaded (16 registers), and forms its max, then its
+ * sum of exp(x - m_team) and (with smoothing) of x; the team reduces
+ * them, a cluster's blocks exchange their (max, sum, sum x) once through
+ * distributed shared memory and merge them as the online normaliser does;
+ * lse and the loss go out from the team's first thread, and each thread
+ * writes its gradient elements from its registers,
+ * (exp(x - m_b) exp(m_b - M) / S - (1 - eps) [j = t] - eps / V) g.
+ * Safe in place (dx = x): the target logit is read, and every element of
+ * the row loaded, before the team's barrier; the stores come after it.
+ *
+ * Change from rung 1: one read instead of two. Expectation: the bytes of
+ * a copy (read x, write dx) plus 12 bytes a row; at DRAM shapes up to
+ * 2^15 columns a block per row with blocks of <= 256 threads keeps
+ * several rows per SM in flight: ~0.95-1.0 of the copy. Long rows
+ * (2^17, 2^18) take clusters of 512- and 1024-thread blocks, one or two
+ * per SM, whose load and store phases alternate around the cluster
+ * barrier: below the copy by that barrier's share.
+ */
+#include "xent.cuh"
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+/* Elements a thread: 32 for 16-bit storage (16 registers packed), 16
+ * for f32 (the first build spilled 128 bytes a thread with 32 f32 under
+ * the 64-register cap). */
+#define XG_EPT(DT) ((DT) == SL_F32 ? SL_XENT_REGS_EPT / 2 : SL_XENT_REGS_EPT)
+
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+#define XENT_MAX_BLOCKS_PER_SM 32
+#else
+#define XENT_MAX_BLOCKS_PER_SM 16
+#endif
+#define XENT_MIN_BLOCKS(B) (1024 / (B) < XENT_MAX_BLOCKS_PER_SM ? 1024 / (B) : XENT_MAX_BLOCKS_PER_SM)
+
+/* Vector v of the row, raw, columns outside it -inf. */
+template <int DT> static __device__ __forceinline__ uint4 xent_loadraw(const sbwd_rowv &w, uint32_t v)
+{
+    typedef typename sl_dt<DT>::raw R;
+    const int VE = smx_vec<DT>::VE;
+    const int32_t c0 = (int32_t)(v * VE) - w.o;
+    if (c0 >= 0 && c0 + VE <= w.n)
+        return *(const uint4 *)(w.y0 + 16 * (uint64_t)v);
+    const R *p = (const R *)(w.y0 + 16 * (uint64_t)v);
+    const uint32_t ninf = (uint32_t)sl_dt<DT>::store(-CUDART_INF_F);
+    uint32_t q[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (int k = 0; k < VE; k++) {
+        const int32_t c = c0 + k;
+        const uint32_t e = c >= 0 && c < w.n ? (uint32_t)p[k] : ninf;
+        if (sizeof(R) == 4)
+            q[k] = e;
+        else
+            q[k >> 1] |= e << (16 * (k & 1));
+    }
+    return make_uint4(q[0], q[1], q[2], q[3]);
+}
+
+template <int BLOCK, int TPR, int DT>
+static __global__ void __launch_bounds__(BLOCK, XENT_MIN_BLOCKS(BLOCK)) xent_regs(xent_geo g, unsigned C)
+{
+    typedef typename sl_dt<DT>::raw R;
+    const int VE = smx_vec<DT>::VE, NV = XG_EPT(DT) / VE;
+    __shared__ float red[BLOCK / 32];
+    __shared__ float cl[3];
+    uint64_t row;
+    uint32_t t, rank;
+    if (TPR == 32) {
+        row = (uint64_t)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5);
+        t = threadIdx.x & 31;
+        rank = 0;
+        if (row >= g.rows)
+            return; /* a whole warp */
+    } else {
+        row = blockIdx.x / C;
+        rank = blockIdx.x % C;
+        t = threadIdx.x;
+    }
+    const xent_tgt tg = xent_tgt_of(g, row);
+    const bool lead = rank == 0 && t == 0;
+    const float xt = lead ? xent_xt<DT>(g, row, tg) : 0.0f;
+    sbwd_geo sg;
+    sg.y = g.x;
+    sg.g = g.x;
+    sg.d = g.dx;
+    sg.rows = g.rows;
+    sg.cols = g.cols;
+    sg.ld = g.ld;
+    const sbwd_rowv w = sbwd_rowv_of<DT>(sg, row);
+    const uint32_t v0 = rank * TPR * NV + t;
+    const uint32_t n2 = (uint32_t)sl_dt<DT>::store(-CUDART_INF_F) * (sizeof(R) == 4 ? 1u : 0x10001u);
+    uint4 p[NV];
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        p[k] = v0 + k * TPR < w.nvv ? xent_loadraw<DT>(w, v0 + k * TPR) : make_uint4(n2, n2, n2, n2);
+    float m = -CUDART_INF_F;
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+#pragma unroll
+        for (int j = 0; j < VE; j++)
+            m = fmaxf(m, sbwd_el<DT>(p[k], j));
+    m = TPR == 32 ? smx_warp<smx_max_op>(m) : smx_block<BLOCK, smx_max_op>(m, red);
+    const float ref = m == -CUDART_INF_F ? 0.0f : m;
+    float s = 0.0f, sx = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        float sk = 0.0f;
+#pragma unroll
+        for (int j = 0; j < VE; j++)
+            sk += smx_exp<DT>(sbwd_el<DT>(p[k], j) - ref);
+        s += sk;
+    }
+    if (g.eps != 0.0f) {
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int32_t c0 = (int32_t)((v0 + k * TPR) * VE) - w.o;
+#pragma unroll
+            for (int j = 0; j < VE; j++)
+                if (c0 + j >= 0 && c0 + j < w.n)
+                    sx += sbwd_el<DT>(p[k], j);
+        }
+    }
+    if (TPR == 32) {
+        s = smx_warp<smx_sum_op>(s);
+        sx = smx_warp<smx_sum_op>(sx);
+    } else {
+        s = smx_block<BLOCK, smx_sum_op>(s, red);
+        sx = smx_block<BLOCK, smx_sum_op>(sx, red);
+    }
+    /* the row's (M, S, SX); factor: exp(ref - M) / S for this team's terms */
+    float M = m, S = s, SX = sx;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (TPR != 32 && C > 1) {
+        cg::cluster_group clg = cg::this_cluster();
+        if (threadIdx.x == 0) {
+            cl[0] = m;
+            cl[1] = s;
+            cl[2] = sx;
+        }
+        clg.sync();
+        smx_ms row_ms = {-CUDART_INF_F, 0.0f, 0.0f};
+        SX = 0.0f;
+        for (unsigned q = 0; q < C; q++) {
+            const float *o = clg.map_shared_rank(cl, q);
+            const smx_ms b = {o[0], o[1], 0.0f};
+            row_ms = smx_ms_merge(row_ms, b);
+            SX += o[2];
+        }
+        asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+        M = row_ms.m;
+        S = row_ms.s;
+    }
+#endif
+    const float Mref = M == -CUDART_INF_F ? 0.0f : M;
+    if (lead)
+        xent_epilogue(g, row, tg, M, S, SX, xt);
+    if (g.dx) {
+        const float factor = (M == -CUDART_INF_F ? CUDART_NAN_F : expf(ref - Mref)) / S;
+        const float gs = xent_gscale(g, tg);
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const uint32_t v = v0 + k * TPR;
+            if (v < w.nvv) {
+                const int32_t c0 = (int32_t)(v * VE) - w.o;
+                float f[VE];
+#pragma unroll
+                for (int j = 0; j < VE; j++)
+                    f[j] = xent_grad(g, tg, c0 + j, smx_exp<DT>(sbwd_el<DT>(p[k], j) - ref) * factor, gs);
+                if (c0 >= 0 && c0 + VE <= w.n) {
+                    *(uint4 *)(w.d0 + 16 * (uint64_t)v) = sbwd_pack<DT>(f);
+                } else {
+                    R *q = (R *)(w.d0 + 16 * (uint64_t)v);
+#pragma unroll
+                    for (int j = 0; j < VE; j++)
+                        if (c0 + j >= 0 && c0 + j < w.n)
+                            q[j] = sl_dt<DT>::store(f[j]);
+                }
+            }
+        }
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (TPR != 32 && C > 1)
+        asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+
+template <int BLOCK, int TPR> static const void *xg_fn(sl_dtype dt)
+{
+    return dt == SL_F32    ? (const void *)xent_regs<BLOCK, TPR, SL_F32>
+           : dt == SL_BF16 ? (const void *)xent_regs<BLOCK, TPR, SL_BF16>
+                           : (const void *)xent_regs<BLOCK, TPR, SL_F16>;
+}
+
+static int xg_sms(void)
+{
+    static int sms[SL_MAX_DEVICES];
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
+        return 132;
+    if (!sms[dev] && cudaDeviceGetAttribute(&sms[dev], cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        sms[dev] = 132;
+    return sms[dev];
+}
+
+static bool xg_clusters(void)
+{
+    static int cc[SL_MAX_DEVICES];
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
+        return false;
+    if (!cc[dev] && cudaDeviceGetAttribute(&cc[dev], cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+        cc[dev] = 1;
+    return cc[dev] >= 9;
+}
+
+struct xg_cfg {
+    const void *fn;
+    int block, tpr;
+    unsigned c;
+};
+
+/* The team for rows of `need` element slots: as softmax backward's
+ * register rung (03_regs.cu, rb_choose) with EPT elements a thread. */
+static bool xg_choose(sl_dtype dt, uint64_t rows, uint64_t need, xg_cfg *c)
+{
+    const uint64_t ept = XG_EPT(dt);
+    c->c = 1;
+    if (need <= 32 * ept) {
+        const bool few = rows < 4 * (uint64_t)xg_sms();
+        c->tpr = 32;
+        c->block = few ? 32 : 128;
+        c->fn = few ? xg_fn<32, 32>(dt) : xg_fn<128, 32>(dt);
+        return true;
+    }
+    uint64_t threads = 64;
+    while (threads * ept < need)
+        threads *= 2;
+    if (threads > SL_XENT_MAX_THREADS)
+        return false;
+    const uint64_t block = threads <= 256 ? threads : threads / 8 > 256 ? threads / 8 : 256;
+    c->c = (unsigned)(threads / block);
+    c->block = c->tpr = (int)block;
+    switch (block) {
+    case 64: c->fn = xg_fn<64, 64>(dt); break;
+    case 128: c->fn = xg_fn<128, 128>(dt); break;
+    case 256: c->fn = xg_fn<256, 256>(dt); break;
+    case 512: c->fn = xg_fn<512, 512>(dt); break;
+    case 1024: c->fn = xg_fn<1024, 1024>(dt); break;
+    default: return false;
+    }
+    return true;
+}
+
+static bool xg_fits(const sl_xent_args *a, xg_cfg *c)
+{
+    if (!a->dx || ((((uintptr_t)a->x ^ (uintptr_t)a->dx) & 15u) != 0))
+        return false;
+    const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
+    const uint64_t o = (a->ld * es) % 16 == 0 ? ((uintptr_t)a->x & 15u) / es : ve - 1;
+    const uint64_t need = (a->cols + o + ve - 1) / ve * ve;
+    if (!xg_choose(a->dtype, a->rows, need, c))
+        return false;
+    if (c->c > 1 && !xg_clusters())
+        return false;
+    const uint64_t blocks = c->tpr == 32 ? (a->rows + c->block / 32 - 1) / (c->block / 32) : a->rows * c->c;
+    return blocks <= 0x7fffffffu;
+}
+
+bool sl_cuda_xent_regs_fits(const sl_xent_args *a)
+{
+    xg_cfg c;
+    return xg_fits(a, &c);
+}
+
+sl_status sl_cuda_xent_regs_run(const sl_xent_args *a)
+{
+    sl_status st = sl_xent_check(a, "cross-entropy regs");
+    if (st != SL_OK || a->rows == 0)
+        return st;
+    xg_cfg c;
+    if (!xg_fits(a, &c))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "regs holds a row in a cluster's registers: %llu columns (logits and dx %s modulo 16 bytes) "
+                       "do not fit; at most %llu",
+                       (unsigned long long)a->cols,
+                       a->dx && ((((uintptr_t)a->x ^ (uintptr_t)a->dx) & 15u) == 0) ? "aligned" : "at different offsets",
+                       (unsigned long long)(SL_XENT_MAX_THREADS * XG_EPT(a->dtype) - (16 / sl_dtype_size(a->dtype) - 1)));
+    xent_geo g = xent_geo_of(a);
+    unsigned cl = c.c;
+    void *params[] = {&g, &cl};
+    const uint64_t blocks = c.tpr == 32 ? (a->rows + c.block / 32 - 1) / (c.block / 32) : a->rows * c.c;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3((unsigned)c.block);
+    cfg.stream = (cudaStream_t)a->stream;
+    cudaLaunchAttribute attr[1] = {};
+    if (c.c > 1) {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = c.c;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, c.fn, params));
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
+}
+
+extern "C" sl_status sl_cuda_xent_regs(const sl_args *a)
+{
+    const sl_xent_args x = sl_xent_from(a, 1);
+    return sl_cuda_xent_regs_run(&x);
+}
+
+extern "C" sl_status sl_cuda_xent_regs_attrs(sl_dtype dt, sl_kernel_attrs *out)
+{
+    return sl_cuda_kernel_attrs(xg_fn<256, 256>(dt), 256, 0, out);
+}
+
+/* The descriptor's api row: regs where the row fits, else twopass. */
+extern "C" sl_status sl_cuda_xent_api(const sl_args *a)
+{
+    const sl_xent_args x = sl_xent_from(a, 1);
+    return sl_cuda_xent_regs_fits(&x) ? sl_cuda_xent_regs_run(&x) : sl_cuda_xent_twopass_run(&x);
+}
