@@ -45,13 +45,6 @@ if on tests; then
     $BUILD/tests/test_xent_cpu 2>&1 | tail -3
     timeout 300 $BUILD/tests/test_gpu_xent 2>&1 | tail -25; echo "test_gpu_xent exit: ${PIPESTATUS[0]}"
 fi
-if on memcheck; then
-    stage "memcheck"
-    SL_SOFTMAX_QUICK=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
-        $BUILD/tests/test_gpu_softmax_bwd 2>&1 | tail -6; echo "memcheck exit: ${PIPESTATUS[0]}"
-    SL_XENT_QUICK=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
-        $BUILD/tests/test_gpu_xent 2>&1 | tail -6; echo "memcheck xent exit: ${PIPESTATUS[0]}"
-fi
 if on explain; then
     stage "explain"
     $SL explain --op softmax_bwd --shape 16384x131072 --dtype bf16 2>&1 | tail -9
@@ -60,16 +53,23 @@ if on explain; then
 fi
 if on harness; then
     stage "harness softmax_bwd"
-    timeout 200 $SL run --op softmax_bwd --dtype ${SBWD_DT:-bf16,f32} \
+    timeout 100 $SL run --op softmax_bwd --dtype ${SBWD_DT:-bf16,f32} \
         --shape ${SBWD_SHAPES:-4096x32768,16384x16384,16384x131072} --trials 20 --warmup 3 \
         --json "$OUT/xent-softmax_bwd.json" 2>&1 | grep -v "^$" | grep -v "warning: profile" | tail -40
 fi
 if on xent; then
     for op in xent_fwd xent; do
         stage "harness $op"
-        timeout ${XENT_T:-200} $SL run --op $op --dtype bf16 \
+        timeout ${XENT_T:-130} $SL run --op $op --dtype bf16 \
             --shape ${XENT_SHAPES:-16384x32000,16384x32768,16384x50304,4096x128256,4096x131072,4096x151936,4096x262144} \
             --trials 20 --warmup 3 --json "$OUT/xent-$op.json" 2>&1 | grep -v "^$" | grep -v "warning: profile" | tail -45
     done
+fi
+if on memcheck; then
+    stage "memcheck"
+    SL_SOFTMAX_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $BUILD/tests/test_gpu_softmax_bwd 2>&1 | tail -6; echo "memcheck exit: ${PIPESTATUS[0]}"
+    SL_XENT_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $BUILD/tests/test_gpu_xent 2>&1 | tail -6; echo "memcheck xent exit: ${PIPESTATUS[0]}"
 fi
 stage "done"
