@@ -272,8 +272,9 @@ static void test_reference(sl_ctx *ctx)
             smax = fmax(smax, sc[r]);
         CHECK(fabs(a.scale - smax) <= 1e-9 * smax, "%s: reference scale %g, want %g", sl_dtype_name(dt), a.scale, smax);
         if (dt == SL_F32) {
-            /* a gradient from an lse off by 2^-14 (exp relative 2^-14,
-             * above (16 + L + 2 S) 2^-24 for S <= 100) must fail */
+            /* a gradient from an lse off by 2^-14 (exp relative 2^-14 =
+             * 1024 x 2^-24, above (16 + L + 4 S) 2^-24 for S < 245: the
+             * rows of logits within +-100) must fail */
             double *wl2 = malloc(rows * 8);
             for (size_t r = 0; r < rows; r++)
                 wl2[r] = wl[r] + 0x1p-14;

@@ -111,7 +111,7 @@ static inline double xt_allow_loss(double want, double S, size_t cols, double ep
 static inline double xt_allow_grad(sl_dtype dt, double w, double S, size_t cols, double slack)
 {
     const double V = (double)cols, L = ceil(log2(V)) + 1.0, u = 0x1p-24;
-    return slack * ((16.0 + L + 2.0 * S) * u * fabs(w) + (16.0 + L) * u) +
+    return slack * ((16.0 + L + 4.0 * S) * u * fabs(w) + (16.0 + L) * u) +
            (sl_dtype_size(dt) < 4 ? sl_dtype_ulp(dt, w) : 0.0) + 0x1p-126;
 }
 

@@ -30,10 +30,12 @@
  * Alignment: each pointer aligned to its element; y, dy and dx at one
  * offset modulo 16 bytes take the 16-byte-load kernels, others a scalar
  * path.
- * Kernel (CUDA): rows of up to 2^17 elements (less the misalignment) are held in registers and y and dy read once (a
- * warp, a block or a cluster of up to 8 blocks per row; clusters need
- * sm_90); longer rows, or rows a pre-sm_90 device cannot hold in one
- * block, read y and dy twice. Deterministic run to run.
+ * Kernel (CUDA): f32 rows of up to 2^17 elements (less the
+ * misalignment) are held in registers and y and dy read once (a warp, a
+ * block or a cluster of up to 8 blocks per row; clusters need sm_90);
+ * bf16 / f16 rows, and longer f32 rows, are read twice by a block per row
+ * (the second read mostly from L2), which measured faster for 16-bit
+ * storage (docs/ladder.md). Deterministic run to run.
  * Workspace: none. Memory, stream, errors: the contract above (streamlab.h);
  * rows x cols overflowing size_t is SL_ERR_INVALID_ARG.
  * Source: issue 33; the softmax ladder of seed 002 (docs/ladder.md,

@@ -31,13 +31,14 @@ typedef enum sl_reduction {
  * label_smoothing=eps, reduction=...) and its backward.
  *
  * Numerics: f32 throughout (bf16 / f16 logits widened exactly): the row
- * maximum m is subtracted before exp, s = sum exp(x - m) and sum x in
- * f32 (fp64 on the CPU backend), lse = m + log s, the losses and lse
+ * maximum m is subtracted before exp (on CUDA 2^((x - m) log2 e) by
+ * ex2.approx, relative error 2^-22; the CPU's expf), s = sum exp(x - m)
+ * and sum x in f32 (fp64 on the CPU backend), lse = m + log s, the losses and lse
  * stored as f32, the gradient rounded to nearest-even into dtype.
  * Checked against an fp64 reference (`streamlab run --op xent`,
  * tests/test_xent_cpu and test_gpu_xent): loss and lse within
  * (16 + L) 2^-24 relative plus (16 + L) 2^-24 (S + ln V + 1) absolute,
- * the gradient within (16 + L + 2 S) 2^-24 relative plus (16 + L) 2^-24
+ * the gradient within (16 + L + 4 S) 2^-24 relative plus (16 + L) 2^-24
  * absolute (plus one ulp of a 16-bit dtype), L = ceil(log2 V) + 1, S the
  * largest |max|, |lse| or |target logit| of a row (at least 1); the sums
  * of MEAN and SUM add their own rounding (an f32 sum over rows). A NaN

@@ -87,13 +87,49 @@ static __device__ __forceinline__ float xent_gscale(const xent_geo &g, const xen
     return t.bad ? CUDART_NAN_F : t.ign ? 0.0f : g.gscale ? *g.gscale : 1.0f;
 }
 
-/* One gradient element of column c: p = exp(x - m) / s given. */
-static __device__ __forceinline__ float xent_grad(const xent_geo &g, const xent_tgt &t, long long c, float p,
+/* One gradient element of column c: p = exp(x - m) / s given; one1 =
+ * 1 - eps, off = eps / V (hoisted by the caller). */
+template <typename IDX>
+static __device__ __forceinline__ float xent_grad(const xent_tgt &t, IDX c, IDX tc, float p, float one1, float off,
                                                    float gs)
 {
     if (t.ign)
         return 0.0f; /* whatever the logits hold */
-    return (p - (c == t.t ? 1.0f - g.eps : 0.0f) - g.eps / (float)g.cols) * gs;
+    return (p - (c == tc ? one1 : 0.0f) - off) * gs;
+}
+
+/* ---- exp for the cross-entropy kernels ------------------------------------------
+ * 2^(d log2 e) by ex2.approx.ftz (PTX ISA, "ex2": relative error at most
+ * 2^-22; results below 2^-126 flush to 0): two instructions where the
+ * accurate expf takes about ten. The first H200 run of the forward
+ * (accurate expf in the online sum) ran at 0.42 of the copy's bandwidth,
+ * issue-bound, not DRAM-bound. The rounding of d log2 e adds |d| 2^-24
+ * relative, as the rounding of d = x - m does: the documented bound has
+ * 4 S ulps for the two (src/ops/xent/xent.c, sl_xent_tol_buf). */
+static __device__ __forceinline__ float xent_exp(float d)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+    return r;
+}
+
+/* The online normaliser's step (softmax.cuh's smx_ms_add, with xent_exp
+ * and a plain running sum): the K elements' max, the state rescaled when
+ * it grows, the K terms exp(f - ref) added. */
+template <int K> static __device__ __forceinline__ smx_ms xent_ms_add(smx_ms a, const float *f)
+{
+    float m = a.m;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        m = fmaxf(m, f[k]);
+    const float ref = m == -CUDART_INF_F ? 0.0f : m;
+    float s = m == a.m ? a.s : a.s * xent_exp(a.m - ref);
+    float t = 0.0f;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        t += xent_exp(f[k] - ref);
+    smx_ms r = {m, s + t, 0.0f};
+    return r;
 }
 
 #endif /* SL_OP_XENT_CUH */

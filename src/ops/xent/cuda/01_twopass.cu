@@ -3,7 +3,7 @@
  * streams the row once with the online normaliser (Milakov and Gimelshein,
  * arXiv:1805.02867, 2018; softmax.cuh's smx_ms_add), each thread carrying
  * its running (max, sum of exp(x - max)) and its sum of the logits over 4
- * 16-byte virtual vectors in flight; the warp and then the block merge the
+ * 16-byte virtual vectors in flight (exp by ex2.approx: xent.cuh); the warp and then the block merge the
  * states; thread 0 writes lse = m + log s and the loss (the target's
  * logit read by thread 0 before the block's first barrier). Without a
  * gradient that is the whole kernel: the forward op's read-only rung
@@ -67,7 +67,7 @@ template <int DT, bool VEC, bool GRAD> static __global__ void __launch_bounds__(
                         f[u * W + k] = -CUDART_INF_F;
                 }
             }
-            st = smx_ms_add<XR_U * W>(st, f);
+            st = xent_ms_add<XR_U * W>(st, f);
             if (g.eps != 0.0f) {
 #pragma unroll
                 for (int u = 0; u < XR_U; u++) {
@@ -98,7 +98,8 @@ template <int DT, bool VEC, bool GRAD> static __global__ void __launch_bounds__(
             xent_epilogue(g, r, t, st.m, st.s, sx, xt);
         if (!GRAD)
             continue;
-        const float m = st.m, inv = 1.0f / st.s, gs = xent_gscale(g, t);
+        const float m = st.m, inv = 1.0f / st.s, gs = xent_gscale(g, t), one1 = 1.0f - g.eps,
+                    off = g.eps / (float)g.cols;
         for (uint64_t v = threadIdx.x; v < w.nvv; v += (uint64_t)XR_U * XR_BLOCK) {
             float f[XR_U * W];
 #pragma unroll
@@ -119,7 +120,7 @@ template <int DT, bool VEC, bool GRAD> static __global__ void __launch_bounds__(
                 const long long c0 = (long long)(vu * W) - (long long)w.o;
 #pragma unroll
                 for (int k = 0; k < W; k++)
-                    f[u * W + k] = xent_grad(g, t, c0 + k, smx_exp<DT>(f[u * W + k] - m) * inv, gs);
+                    f[u * W + k] = xent_grad<long long>(t, c0 + k, t.t, xent_exp(f[u * W + k] - m) * inv, one1, off, gs);
                 if (VEC)
                     smx_storev<DT>(w, vu, f + u * W);
                 else

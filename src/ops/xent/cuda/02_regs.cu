@@ -1,11 +1,11 @@
 /*
  * cross-entropy rung 2 (ours): fused forward and backward with the row in
  * registers, the logits read once and the gradient written once. A row is
- * split over a team, as softmax backward's register rung: one warp (rows
- * of up to 32 x EPT slots; 4 rows per 128-thread block, or one per
- * 32-thread block when the rows would leave SMs idle), one block of up to
- * 256 threads, or a thread block cluster of C = 2..8 blocks of 256 to 1024
- * threads (up to 8192 threads x EPT: 2^18 slots for bf16 / f16, EPT = 32,
+ * split over a team: one warp (rows of up to 32 x EPT slots; 4 rows per
+ * 128-thread block, or one per 32-thread block when the rows would leave
+ * SMs idle), one block of up to 256 threads, or a thread block cluster of
+ * C = 2, 4 or 8 blocks of up to 1024 threads, the block size any multiple
+ * of 32 that covers the row (xg_choose) (up to 8192 threads x EPT: 2^18 slots for bf16 / f16, EPT = 32,
  * so V = 262144 in one cluster; 2^17 for f32, EPT = 16). Each thread
  * loads its EPT elements as 16-byte vectors all in flight (vector k of
  * thread t is k T + t), keeps them packed as loaded (16 registers), and forms its max, then its
@@ -37,12 +37,6 @@ namespace cg = cooperative_groups;
  * the 64-register cap). */
 #define XG_EPT(DT) ((DT) == SL_F32 ? SL_XENT_REGS_EPT / 2 : SL_XENT_REGS_EPT)
 
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
-#define XENT_MAX_BLOCKS_PER_SM 32
-#else
-#define XENT_MAX_BLOCKS_PER_SM 16
-#endif
-#define XENT_MIN_BLOCKS(B) (1024 / (B) < XENT_MAX_BLOCKS_PER_SM ? 1024 / (B) : XENT_MAX_BLOCKS_PER_SM)
 
 /* Vector v of the row, raw, columns outside it -inf. */
 template <int DT> static __device__ __forceinline__ uint4 xent_loadraw(const sbwd_rowv &w, uint32_t v)
@@ -67,25 +61,48 @@ template <int DT> static __device__ __forceinline__ uint4 xent_loadraw(const sbw
     return make_uint4(q[0], q[1], q[2], q[3]);
 }
 
-template <int BLOCK, int TPR, int DT>
-static __global__ void __launch_bounds__(BLOCK, XENT_MIN_BLOCKS(BLOCK)) xent_regs(xent_geo g, unsigned C)
+/* A block's sum or max of v over its blockDim.x threads (a multiple of
+ * 32, at most 1024, known at run time): warp butterflies, one value a
+ * warp in red, every thread folding them in warp order. red: 32 floats,
+ * free on entry and on return. */
+template <class OP> static __device__ __forceinline__ float xent_block(float v, float *red)
+{
+    v = smx_warp<OP>(v);
+    const unsigned nw = blockDim.x >> 5;
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = red[0];
+    for (unsigned w = 1; w < nw; w++)
+        v = OP::apply(v, red[w]);
+    __syncthreads();
+    return v;
+}
+
+/* WARP: a warp per row (TPR = 32, 4 or 1 rows a block); else a block
+ * (blockDim.x threads, any multiple of 32 up to 1024) or a cluster of C
+ * blocks per row. Registers capped at 64 (1024 threads an SM). */
+template <bool WARP, int DT>
+static __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 8 : 1) xent_regs(xent_geo g, unsigned C)
 {
     typedef typename sl_dt<DT>::raw R;
     const int VE = smx_vec<DT>::VE, NV = XG_EPT(DT) / VE;
-    __shared__ float red[BLOCK / 32];
+    __shared__ float red[32];
     __shared__ float cl[3];
     uint64_t row;
-    uint32_t t, rank;
-    if (TPR == 32) {
-        row = (uint64_t)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5);
+    uint32_t t, rank, tpr;
+    if (WARP) {
+        row = (uint64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
         t = threadIdx.x & 31;
         rank = 0;
+        tpr = 32;
         if (row >= g.rows)
             return; /* a whole warp */
     } else {
         row = blockIdx.x / C;
         rank = blockIdx.x % C;
         t = threadIdx.x;
+        tpr = blockDim.x;
     }
     const xent_tgt tg = xent_tgt_of(g, row);
     const bool lead = rank == 0 && t == 0;
@@ -98,19 +115,19 @@ static __global__ void __launch_bounds__(BLOCK, XENT_MIN_BLOCKS(BLOCK)) xent_reg
     sg.cols = g.cols;
     sg.ld = g.ld;
     const sbwd_rowv w = sbwd_rowv_of<DT>(sg, row);
-    const uint32_t v0 = rank * TPR * NV + t;
+    const uint32_t v0 = rank * tpr * NV + t;
     const uint32_t n2 = (uint32_t)sl_dt<DT>::store(-CUDART_INF_F) * (sizeof(R) == 4 ? 1u : 0x10001u);
     uint4 p[NV];
 #pragma unroll
     for (int k = 0; k < NV; k++)
-        p[k] = v0 + k * TPR < w.nvv ? xent_loadraw<DT>(w, v0 + k * TPR) : make_uint4(n2, n2, n2, n2);
+        p[k] = v0 + k * tpr < w.nvv ? xent_loadraw<DT>(w, v0 + k * tpr) : make_uint4(n2, n2, n2, n2);
     float m = -CUDART_INF_F;
 #pragma unroll
     for (int k = 0; k < NV; k++)
 #pragma unroll
         for (int j = 0; j < VE; j++)
             m = fmaxf(m, sbwd_el<DT>(p[k], j));
-    m = TPR == 32 ? smx_warp<smx_max_op>(m) : smx_block<BLOCK, smx_max_op>(m, red);
+    m = WARP ? smx_warp<smx_max_op>(m) : xent_block<smx_max_op>(m, red);
     const float ref = m == -CUDART_INF_F ? 0.0f : m;
     float s = 0.0f, sx = 0.0f;
 #pragma unroll
@@ -118,30 +135,30 @@ static __global__ void __launch_bounds__(BLOCK, XENT_MIN_BLOCKS(BLOCK)) xent_reg
         float sk = 0.0f;
 #pragma unroll
         for (int j = 0; j < VE; j++)
-            sk += smx_exp<DT>(sbwd_el<DT>(p[k], j) - ref);
+            sk += xent_exp(sbwd_el<DT>(p[k], j) - ref);
         s += sk;
     }
     if (g.eps != 0.0f) {
 #pragma unroll
         for (int k = 0; k < NV; k++) {
-            const int32_t c0 = (int32_t)((v0 + k * TPR) * VE) - w.o;
+            const int32_t c0 = (int32_t)((v0 + k * tpr) * VE) - w.o;
 #pragma unroll
             for (int j = 0; j < VE; j++)
                 if (c0 + j >= 0 && c0 + j < w.n)
                     sx += sbwd_el<DT>(p[k], j);
         }
     }
-    if (TPR == 32) {
+    if (WARP) {
         s = smx_warp<smx_sum_op>(s);
         sx = smx_warp<smx_sum_op>(sx);
     } else {
-        s = smx_block<BLOCK, smx_sum_op>(s, red);
-        sx = smx_block<BLOCK, smx_sum_op>(sx, red);
+        s = xent_block<smx_sum_op>(s, red);
+        sx = xent_block<smx_sum_op>(sx, red);
     }
     /* the row's (M, S, SX); factor: exp(ref - M) / S for this team's terms */
     float M = m, S = s, SX = sx;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (TPR != 32 && C > 1) {
+    if (!WARP && C > 1) {
         cg::cluster_group clg = cg::this_cluster();
         if (threadIdx.x == 0) {
             cl[0] = m;
@@ -167,16 +184,20 @@ static __global__ void __launch_bounds__(BLOCK, XENT_MIN_BLOCKS(BLOCK)) xent_reg
         xent_epilogue(g, row, tg, M, S, SX, xt);
     if (g.dx) {
         const float factor = (M == -CUDART_INF_F ? CUDART_NAN_F : expf(ref - Mref)) / S;
-        const float gs = xent_gscale(g, tg);
+        const float gs = xent_gscale(g, tg), one1 = 1.0f - g.eps, off = g.eps / (float)g.cols;
+        /* the target's column relative to the row's vector grid (any value
+         * for an ignored or bad row: xent_grad ignores it) */
+        const int32_t tc = tg.ign || tg.bad ? -1 : (int32_t)tg.t;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
-            const uint32_t v = v0 + k * TPR;
+            const uint32_t v = v0 + k * tpr;
             if (v < w.nvv) {
                 const int32_t c0 = (int32_t)(v * VE) - w.o;
                 float f[VE];
 #pragma unroll
                 for (int j = 0; j < VE; j++)
-                    f[j] = xent_grad(g, tg, c0 + j, smx_exp<DT>(sbwd_el<DT>(p[k], j) - ref) * factor, gs);
+                    f[j] = xent_grad<int32_t>(tg, c0 + j, tc, xent_exp(sbwd_el<DT>(p[k], j) - ref) * factor, one1, off,
+                                              gs);
                 if (c0 >= 0 && c0 + VE <= w.n) {
                     *(uint4 *)(w.d0 + 16 * (uint64_t)v) = sbwd_pack<DT>(f);
                 } else {
@@ -190,16 +211,16 @@ static __global__ void __launch_bounds__(BLOCK, XENT_MIN_BLOCKS(BLOCK)) xent_reg
         }
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (TPR != 32 && C > 1)
+    if (!WARP && C > 1)
         asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #endif
 }
 
-template <int BLOCK, int TPR> static const void *xg_fn(sl_dtype dt)
+template <bool WARP> static const void *xg_fn(sl_dtype dt)
 {
-    return dt == SL_F32    ? (const void *)xent_regs<BLOCK, TPR, SL_F32>
-           : dt == SL_BF16 ? (const void *)xent_regs<BLOCK, TPR, SL_BF16>
-                           : (const void *)xent_regs<BLOCK, TPR, SL_F16>;
+    return dt == SL_F32    ? (const void *)xent_regs<WARP, SL_F32>
+           : dt == SL_BF16 ? (const void *)xent_regs<WARP, SL_BF16>
+                           : (const void *)xent_regs<WARP, SL_F16>;
 }
 
 static int xg_sms(void)
@@ -230,8 +251,14 @@ struct xg_cfg {
     unsigned c;
 };
 
-/* The team for rows of `need` element slots: as softmax backward's
- * register rung (03_regs.cu, rb_choose) with EPT elements a thread. */
+/* The team for rows of `need` element slots, EPT elements a thread: a
+ * warp up to 32 EPT; else T = ceil(need / EPT) threads, one block of T
+ * rounded up to a multiple of 32 while T <= 256, else a cluster of C = 2,
+ * 4 or 8 blocks (the fewest that keep blocks at <= 256 threads, else 8)
+ * of ceil(T / C) threads rounded up to 32: the first H200 run rounded T
+ * up to a power of two, and V = 151936 in bf16 ran 8 x 1024 threads with
+ * 42% of the slots empty, at 0.22 of the copy. false: more than 8 x 1024
+ * threads. */
 static bool xg_choose(sl_dtype dt, uint64_t rows, uint64_t need, xg_cfg *c)
 {
     const uint64_t ept = XG_EPT(dt);
@@ -240,25 +267,19 @@ static bool xg_choose(sl_dtype dt, uint64_t rows, uint64_t need, xg_cfg *c)
         const bool few = rows < 4 * (uint64_t)xg_sms();
         c->tpr = 32;
         c->block = few ? 32 : 128;
-        c->fn = few ? xg_fn<32, 32>(dt) : xg_fn<128, 32>(dt);
+        c->fn = xg_fn<true>(dt);
         return true;
     }
-    uint64_t threads = 64;
-    while (threads * ept < need)
-        threads *= 2;
-    if (threads > SL_XENT_MAX_THREADS)
+    const uint64_t T = (need + ept - 1) / ept;
+    unsigned C = 1;
+    while (C < 8 && (T + C - 1) / C > 256)
+        C *= 2;
+    const uint64_t block = ((T + C - 1) / C + 31) / 32 * 32;
+    if (block > 1024)
         return false;
-    const uint64_t block = threads <= 256 ? threads : threads / 8 > 256 ? threads / 8 : 256;
-    c->c = (unsigned)(threads / block);
+    c->c = C;
     c->block = c->tpr = (int)block;
-    switch (block) {
-    case 64: c->fn = xg_fn<64, 64>(dt); break;
-    case 128: c->fn = xg_fn<128, 128>(dt); break;
-    case 256: c->fn = xg_fn<256, 256>(dt); break;
-    case 512: c->fn = xg_fn<512, 512>(dt); break;
-    case 1024: c->fn = xg_fn<1024, 1024>(dt); break;
-    default: return false;
-    }
+    c->fn = xg_fn<false>(dt);
     return true;
 }
 
@@ -326,7 +347,7 @@ extern "C" sl_status sl_cuda_xent_regs(const sl_args *a)
 
 extern "C" sl_status sl_cuda_xent_regs_attrs(sl_dtype dt, sl_kernel_attrs *out)
 {
-    return sl_cuda_kernel_attrs(xg_fn<256, 256>(dt), 256, 0, out);
+    return sl_cuda_kernel_attrs(xg_fn<false>(dt), 256, 0, out);
 }
 
 /* The descriptor's api row: regs where the row fits, else twopass. */
