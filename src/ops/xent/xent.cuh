@@ -132,4 +132,26 @@ template <int K> static __device__ __forceinline__ smx_ms xent_ms_add(smx_ms a, 
     return r;
 }
 
+/* Merge two online states (softmax.cuh's smx_ms_merge with xent_exp). */
+static __device__ __forceinline__ smx_ms xent_ms_merge(smx_ms a, smx_ms b)
+{
+    const float m = fmaxf(a.m, b.m);
+    const float ref = m == -CUDART_INF_F ? 0.0f : m;
+    smx_ms r = {m, a.s * xent_exp(a.m - ref) + b.s * xent_exp(b.m - ref), 0.0f};
+    return r;
+}
+
+static __device__ __forceinline__ smx_ms xent_ms_warp(smx_ms v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        smx_ms u;
+        u.m = __shfl_xor_sync(0xffffffffu, v.m, o);
+        u.s = __shfl_xor_sync(0xffffffffu, v.s, o);
+        u.c = 0.0f;
+        v = xent_ms_merge(v, u);
+    }
+    return v;
+}
+
 #endif /* SL_OP_XENT_CUH */

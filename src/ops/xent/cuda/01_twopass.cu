@@ -1,5 +1,5 @@
 /*
- * cross-entropy rung 1: two passes, a block of 512 threads per row. Pass 1
+ * cross-entropy rung 1: two passes, a block of 128 threads per row. Pass 1
  * streams the row once with the online normaliser (Milakov and Gimelshein,
  * arXiv:1805.02867, 2018; softmax.cuh's smx_ms_add), each thread carrying
  * its running (max, sum of exp(x - max)) and its sum of the logits over 4
@@ -16,15 +16,19 @@
  *
  * Expectation: the forward reads rows x cols x size once: a read-only
  * stream, above the copy's bandwidth per byte (reads alone run at ~4.4
- * TB/s on the H200 against the copy's ~3.9 of mixed traffic) where 512
- * threads x 4 x 16 bytes in flight per row suffice (every row of 2^15
+ * TB/s on the H200 against the copy's ~3.9 of mixed traffic) where 128
+ * threads x 4 x 16 bytes in flight per row, up to 16 rows an SM, suffice (every row of 2^15
  * and more). The fused form reads the row twice: from L2 when 132 SMs x
  * 2 rows fit in half of it (V <= 2^16 bf16), else 1.5x the copy's bytes
  * from DRAM.
  */
 #include "xent.cuh"
 
-enum { XR_BLOCK = 512, XR_U = 4 };
+/* 128 threads a row: the first two H200 runs had 512, and every thread
+ * folded the 16 warps' states after each row (about as many instructions
+ * as its share of a 2^15-column row): the forward ran at 0.42-0.51 of
+ * the copy at 16384 x 32000, issue-bound. */
+enum { XR_BLOCK = 128, XR_U = 4 };
 
 template <int DT, bool VEC, bool GRAD> static __global__ void __launch_bounds__(XR_BLOCK) xent_rows(xent_geo g)
 {
@@ -79,7 +83,7 @@ template <int DT, bool VEC, bool GRAD> static __global__ void __launch_bounds__(
                 }
             }
         }
-        st = smx_ms_warp(st);
+        st = xent_ms_warp(st);
         if ((threadIdx.x & 31) == 0) {
             red_m[threadIdx.x >> 5] = st.m;
             red_s[threadIdx.x >> 5] = st.s - st.c;
@@ -91,7 +95,7 @@ template <int DT, bool VEC, bool GRAD> static __global__ void __launch_bounds__(
 #pragma unroll
         for (int k = 1; k < XR_BLOCK / 32; k++) {
             const smx_ms o = {red_m[k], red_s[k], 0.0f};
-            st = smx_ms_merge(st, o);
+            st = xent_ms_merge(st, o);
         }
         __syncthreads(); /* red_m, red_s free for the next row */
         if (threadIdx.x == 0)

@@ -184,9 +184,11 @@ static __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 8 : 1) xent_r
         xent_epilogue(g, row, tg, M, S, SX, xt);
     if (g.dx) {
         const float factor = (M == -CUDART_INF_F ? CUDART_NAN_F : expf(ref - Mref)) / S;
-        const float gs = xent_gscale(g, tg), one1 = 1.0f - g.eps, off = g.eps / (float)g.cols;
-        /* the target's column relative to the row's vector grid (any value
-         * for an ignored or bad row: xent_grad ignores it) */
+        /* dx = e fg - og, and - (1 - eps) g at the target's column (tested
+         * once a vector): 2 instructions an element beyond the exp. An
+         * ignored row writes zeros whatever its logits (0 x NaN is NaN). */
+        const float gs = xent_gscale(g, tg), one1g = (1.0f - g.eps) * gs, fg = factor * gs,
+                    og = g.eps / (float)g.cols * gs;
         const int32_t tc = tg.ign || tg.bad ? -1 : (int32_t)tg.t;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
@@ -196,8 +198,13 @@ static __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 8 : 1) xent_r
                 float f[VE];
 #pragma unroll
                 for (int j = 0; j < VE; j++)
-                    f[j] = xent_grad<int32_t>(tg, c0 + j, tc, xent_exp(sbwd_el<DT>(p[k], j) - ref) * factor, one1, off,
-                                              gs);
+                    f[j] = tg.ign ? 0.0f : fmaf(xent_exp(sbwd_el<DT>(p[k], j) - ref), fg, -og);
+                if ((uint32_t)(tc - c0) < (uint32_t)VE) {
+#pragma unroll
+                    for (int j = 0; j < VE; j++)
+                        if (c0 + j == tc)
+                            f[j] -= one1g;
+                }
                 if (c0 >= 0 && c0 + VE <= w.n) {
                     *(uint4 *)(w.d0 + 16 * (uint64_t)v) = sbwd_pack<DT>(f);
                 } else {
