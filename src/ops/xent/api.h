@@ -67,11 +67,12 @@ typedef enum sl_reduction {
  * the context's workspace (sl_ctx-owned, grown once, never allocated in
  * a call that fits it), so calls on one context must not run
  * concurrently on different streams.
- * Kernel (CUDA): rows of up to 2^18 bf16 / f16 or 2^17 f32 elements (less
- * the misalignment) are
- * held in registers, the logits read once and the gradient written once
- * (a warp, a block or a thread block cluster of up to 8 blocks per row:
- * sm_90); longer rows read the logits twice. MEAN adds a kernel counting
+ * Kernel (CUDA): rows of up to 2^15 columns are held in registers, the
+ * logits read once and the gradient written once (a warp, a block or a
+ * thread block cluster of up to 8 blocks per row: sm_90); longer rows are
+ * read twice by a block of 128 threads (the online logsumexp, then the
+ * gradient pass), which measured faster there (docs/ladder.md). MEAN adds
+ * a kernel counting
  * the rows not ignored, MEAN and SUM one summing the row losses (in row
  * order: deterministic). Asynchronous on `stream`.
  * Errors: the contract of streamlab.h; smoothing outside [0, 1],

@@ -310,7 +310,7 @@ static const sl_variant variants[] = {
      .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_regs), .attrs = SL_CUDA_FN(sl_cuda_xent_regs_attrs),
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 8},
     {.name = "sl_cross_entropy_fwd_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "the public function's kernel: regs where the row fits a cluster's registers, else twopass",
+     .technique = "the public function's kernel: regs for rows of up to 2^15 columns, else twopass",
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_xent_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 8},
     {.name = "copy", .backend = SL_BACKEND_CPU, .kind = SL_KIND_CEILING, .copy = true,
@@ -469,7 +469,7 @@ static sl_status xent_public(sl_ctx *ctx, const char *fn, sl_dtype dtype, size_t
             x.gscale = ws + rows + 1;
         }
         if (st == SL_OK && rows)
-            st = sl_cuda_xent_regs_fits(&x) ? sl_cuda_xent_regs_run(&x) : sl_cuda_xent_twopass_run(&x);
+            st = x.dx && sl_cuda_xent_fused_pick_regs(&x) ? sl_cuda_xent_regs_run(&x) : sl_cuda_xent_twopass_run(&x);
         if (st == SL_OK && reduction != SL_REDUCTION_NONE)
             st = sl_cuda_xent_sum(ws, rows, ws + rows, reduction == SL_REDUCTION_MEAN, loss, stream);
 #else

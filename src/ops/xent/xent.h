@@ -76,6 +76,8 @@ sl_status sl_cpu_xent_ceiling(const sl_args *a);
  * (times *gscale for mean) into one f32. */
 sl_status sl_cuda_xent_twopass_run(const sl_xent_args *x);
 bool sl_cuda_xent_regs_fits(const sl_xent_args *x);
+/* Whether the public function runs the register rung (else two-pass). */
+bool sl_cuda_xent_fused_pick_regs(const sl_xent_args *x);
 sl_status sl_cuda_xent_regs_run(const sl_xent_args *x);
 sl_status sl_cuda_xent_count(const sl_xent_args *x, float *gscale);
 sl_status sl_cuda_xent_sum(const float *rows_loss, uint64_t rows, const float *gscale, int mean, float *loss,

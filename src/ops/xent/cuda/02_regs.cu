@@ -357,9 +357,20 @@ extern "C" sl_status sl_cuda_xent_regs_attrs(sl_dtype dt, sl_kernel_attrs *out)
     return sl_cuda_kernel_attrs(xg_fn<false>(dt), 256, 0, out);
 }
 
-/* The descriptor's api row: regs where the row fits, else twopass. */
+/* The fused kernel the public function runs: regs for rows of up to 2^15
+ * columns where they fit, else twopass. The fourth H200 run (docs/ladder.md,
+ * "cross-entropy") measured regs ahead at V = 32000 and 32768 (0.57-0.58
+ * of the copy against 0.45) and behind or level beyond (50304: 0.44
+ * against 0.45; 151936: 0.31 against 0.43; 262144: 0.36 against 0.44;
+ * 128256 and 131072: 0.45 against 0.44). */
+bool sl_cuda_xent_fused_pick_regs(const sl_xent_args *a)
+{
+    return a->cols <= ((uint64_t)1 << 15) && sl_cuda_xent_regs_fits(a);
+}
+
+/* The descriptor's api row: the public function's choice. */
 extern "C" sl_status sl_cuda_xent_api(const sl_args *a)
 {
     const sl_xent_args x = sl_xent_from(a, 1);
-    return sl_cuda_xent_regs_fits(&x) ? sl_cuda_xent_regs_run(&x) : sl_cuda_xent_twopass_run(&x);
+    return sl_cuda_xent_fused_pick_regs(&x) ? sl_cuda_xent_regs_run(&x) : sl_cuda_xent_twopass_run(&x);
 }
