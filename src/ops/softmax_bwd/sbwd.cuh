@@ -180,6 +180,14 @@ static inline bool sbwd_aligned(const sl_args *a)
     return (((y ^ (uintptr_t)a->buf[1]) | (y ^ (uintptr_t)a->buf[2])) & 15u) == 0;
 }
 
+/* What the register rungs of softmax_bwd and xent share (03_regs.cu): the
+ * current device's SM count and whether it runs thread block clusters
+ * (compute capability 9.0 on), each cached per device, and a launch of
+ * `blocks` blocks of `block` threads in clusters of C (C > 1: sm_90). */
+int sl_cuda_row_sms(void);
+bool sl_cuda_row_clusters(void);
+sl_status sl_cuda_row_launch(const void *fn, uint64_t blocks, int block, unsigned C, void **params, void *stream);
+
 /* 03_regs.cu: whether the launch fits the register rung, and running it. */
 struct sbwd_cfg {
     const void *fn;

@@ -127,7 +127,7 @@ template <int BLOCK, int TPR> static const void *rb_fn(sl_dtype dt)
                            : (const void *)sbwd_regs<BLOCK, TPR, SL_F16>;
 }
 
-static int rb_sms(void)
+int sl_cuda_row_sms(void)
 {
     static int sms[SL_MAX_DEVICES];
     int dev = 0;
@@ -138,7 +138,7 @@ static int rb_sms(void)
     return sms[dev];
 }
 
-static bool rb_clusters(void)
+bool sl_cuda_row_clusters(void)
 {
     static int cc[SL_MAX_DEVICES];
     int dev = 0;
@@ -147,6 +147,26 @@ static bool rb_clusters(void)
     if (!cc[dev] && cudaDeviceGetAttribute(&cc[dev], cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
         cc[dev] = 1;
     return cc[dev] >= 9;
+}
+
+sl_status sl_cuda_row_launch(const void *fn, uint64_t blocks, int block, unsigned C, void **params, void *stream)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3((unsigned)block);
+    cfg.stream = (cudaStream_t)stream;
+    cudaLaunchAttribute attr[1] = {};
+    if (C > 1) {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = C;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn, params));
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
 }
 
 /* The team for rows of `need` element slots a row (the row's vectors,
@@ -158,7 +178,7 @@ static bool rb_choose(sl_dtype dt, uint64_t rows, uint64_t need, sbwd_cfg *c)
 {
     c->c = 1;
     if (need <= 32 * RB_EPT) {
-        const bool few = rows < 4 * (uint64_t)rb_sms();
+        const bool few = rows < 4 * (uint64_t)sl_cuda_row_sms();
         c->tpr = 32;
         c->block = few ? 32 : 128;
         c->fn = few ? rb_fn<32, 32>(dt) : rb_fn<128, 32>(dt);
@@ -194,7 +214,7 @@ bool sl_cuda_softmax_bwd_regs_fits(const sl_args *a, sbwd_cfg *c)
     const uint64_t need = (a->shape.cols + o + ve - 1) / ve * ve;
     if (!rb_choose(a->dtype, a->shape.rows, need, c))
         return false;
-    if (c->c > 1 && !rb_clusters())
+    if (c->c > 1 && !sl_cuda_row_clusters())
         return false;
     const uint64_t blocks =
         c->tpr == 32 ? (a->shape.rows + c->block / 32 - 1) / (c->block / 32) : a->shape.rows * c->c;
@@ -208,22 +228,7 @@ sl_status sl_cuda_softmax_bwd_regs_run(const sl_args *a, const sbwd_cfg *c)
     void *params[] = {&g, &cl};
     const uint64_t blocks =
         c->tpr == 32 ? (a->shape.rows + c->block / 32 - 1) / (c->block / 32) : a->shape.rows * c->c;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)blocks);
-    cfg.blockDim = dim3((unsigned)c->block);
-    cfg.stream = (cudaStream_t)a->stream;
-    cudaLaunchAttribute attr[1] = {};
-    if (c->c > 1) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = c->c;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-    }
-    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, c->fn, params));
-    SL_CUDA_LAUNCHED();
-    return SL_OK;
+    return sl_cuda_row_launch(c->fn, blocks, c->block, c->c, params, a->stream);
 }
 
 extern "C" sl_status sl_cuda_softmax_bwd_regs(const sl_args *a)

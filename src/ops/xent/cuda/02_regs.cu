@@ -230,28 +230,6 @@ template <bool WARP> static const void *xg_fn(sl_dtype dt)
                            : (const void *)xent_regs<WARP, SL_F16>;
 }
 
-static int xg_sms(void)
-{
-    static int sms[SL_MAX_DEVICES];
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
-        return 132;
-    if (!sms[dev] && cudaDeviceGetAttribute(&sms[dev], cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        sms[dev] = 132;
-    return sms[dev];
-}
-
-static bool xg_clusters(void)
-{
-    static int cc[SL_MAX_DEVICES];
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
-        return false;
-    if (!cc[dev] && cudaDeviceGetAttribute(&cc[dev], cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
-        cc[dev] = 1;
-    return cc[dev] >= 9;
-}
-
 struct xg_cfg {
     const void *fn;
     int block, tpr;
@@ -271,7 +249,7 @@ static bool xg_choose(sl_dtype dt, uint64_t rows, uint64_t need, xg_cfg *c)
     const uint64_t ept = XG_EPT(dt);
     c->c = 1;
     if (need <= 32 * ept) {
-        const bool few = rows < 4 * (uint64_t)xg_sms();
+        const bool few = rows < 4 * (uint64_t)sl_cuda_row_sms();
         c->tpr = 32;
         c->block = few ? 32 : 128;
         c->fn = xg_fn<true>(dt);
@@ -299,7 +277,7 @@ static bool xg_fits(const sl_xent_args *a, xg_cfg *c)
     const uint64_t need = (a->cols + o + ve - 1) / ve * ve;
     if (!xg_choose(a->dtype, a->rows, need, c))
         return false;
-    if (c->c > 1 && !xg_clusters())
+    if (c->c > 1 && !sl_cuda_row_clusters())
         return false;
     const uint64_t blocks = c->tpr == 32 ? (a->rows + c->block / 32 - 1) / (c->block / 32) : a->rows * c->c;
     return blocks <= 0x7fffffffu;
@@ -328,22 +306,7 @@ sl_status sl_cuda_xent_regs_run(const sl_xent_args *a)
     unsigned cl = c.c;
     void *params[] = {&g, &cl};
     const uint64_t blocks = c.tpr == 32 ? (a->rows + c.block / 32 - 1) / (c.block / 32) : a->rows * c.c;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)blocks);
-    cfg.blockDim = dim3((unsigned)c.block);
-    cfg.stream = (cudaStream_t)a->stream;
-    cudaLaunchAttribute attr[1] = {};
-    if (c.c > 1) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = c.c;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-    }
-    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, c.fn, params));
-    SL_CUDA_LAUNCHED();
-    return SL_OK;
+    return sl_cuda_row_launch(c.fn, blocks, c.block, c.c, params, a->stream);
 }
 
 extern "C" sl_status sl_cuda_xent_regs(const sl_args *a)
