@@ -379,10 +379,11 @@ static inline bool sl_role_written(sl_role r)
     return r != SL_ROLE_IN;
 }
 
-/* The buffer a copy ceiling writes: the first written DATA buffer of as
- * many elements as the first input, or -1 when there is none (a read-only
- * op: cross-entropy's forward), where the ceiling copies into its
- * workspace. */
+/* The buffer a copy ceiling writes: the first written DATA buffer that
+ * holds the copied elements (rows x cols, at most the first input's span),
+ * or -1 when there is none (a read-only op: cross-entropy's forward, whose
+ * ceiling copies into its workspace; the harness then checks the
+ * workspace, or the first written buffer where there is no workspace). */
 int sl_ceiling_dst(const sl_op_desc *op, const sl_shape *s);
 
 /* Elements buffer k holds for a shape (the span, or 1 for a scalar). */

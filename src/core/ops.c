@@ -108,9 +108,11 @@ int sl_ceiling_dst(const sl_op_desc *op, const sl_shape *s)
     int src = sl_op_first(op, SL_ROLE_IN);
     if (src < 0)
         src = 0;
-    const uint64_t n = sl_op_buf_elems(op, src, s);
+    /* the copy moves rows x cols elements, at most the input's span */
+    const uint64_t span = sl_op_buf_elems(op, src, s), elems = sl_shape_elems(s);
+    const uint64_t n = elems < span ? elems : span;
     for (int k = 0; k < op->nbufs; k++)
-        if (sl_role_written(op->bufs[k].role) && op->bufs[k].kind == SL_BUF_DATA && sl_op_buf_elems(op, k, s) == n)
+        if (sl_role_written(op->bufs[k].role) && op->bufs[k].kind == SL_BUF_DATA && sl_op_buf_elems(op, k, s) >= n)
             return k;
     return -1;
 }

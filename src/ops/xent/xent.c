@@ -333,8 +333,10 @@ const sl_op_desc sl_op_xent = {
     .formula = "lse = logsumexp_j x; loss = lse - (1-eps) x[t] - eps mean_j x; dx = softmax(x) - (1-eps) onehot(t) - "
                "eps/V (0 where t = ignore_index)",
     .source = "issue 33: cross-entropy forward + backward fused",
-    .numerics = "f32 (16-bit logits widened): max subtracted, f32 sums, lse = m + log s, loss and lse f32; within "
-                "(16 + log2 V) 2^-24 relative of the fp64 reference plus the absolute terms of sl_xent_tol_buf",
+    .numerics = "f32 (16-bit logits widened): max subtracted, exp by ex2.approx (CUDA), f32 sums, lse = m + log s, "
+                "loss and lse f32; L = ceil(log2 V) + 1, S = max(1, |m|, |lse|, |x_t|): loss, lse within (16 + L) "
+                "2^-24 relative + (16 + L) 2^-24 (S + ln V + 1); dx within (16 + L + 4 S) 2^-24 relative + (16 + L) "
+                "2^-24 (sl_xent_tol_buf)",
     .rank = 2,
     .nbufs = 5,
     .bufs = {{"x", SL_ROLE_IN, false, SL_BUF_DATA},

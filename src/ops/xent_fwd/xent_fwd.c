@@ -72,7 +72,8 @@ const sl_op_desc sl_op_xent_fwd = {
     .name = "xent_fwd",
     .formula = "lse = logsumexp_j x; loss = lse - (1-eps) x[t] - eps mean_j x (0 where t = ignore_index)",
     .source = "issue 33: cross-entropy forward (read-only)",
-    .numerics = "as xent: f32, max subtracted, f32 sums, lse = m + log s; loss and lse f32",
+    .numerics = "as xent: f32, max subtracted, exp by ex2.approx (CUDA), f32 sums, lse = m + log s; loss and lse "
+                "f32 within xent's bounds (sl_xent_tol_buf)",
     .rank = 2,
     .nbufs = 4,
     .bufs = {{"x", SL_ROLE_IN, false, SL_BUF_DATA},
