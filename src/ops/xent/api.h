@@ -53,7 +53,9 @@ typedef enum sl_reduction {
  * outside the logits). Test a loss for NaN to detect it.
  *
  * dtype: SL_F32, SL_BF16 or SL_F16 for logits and dlogits; loss and lse
- * are f32; targets int32 or int64 (target_type).
+ * are f32; targets int32 or int64: target_type is an sl_index_type and
+ * reduction an sl_reduction, both passed as int (and ignore_index as
+ * int64_t) so that every binding reads the declaration with plain types.
  * Shapes and units: logits and dlogits rows x cols elements, row-major,
  * contiguous; targets, lse: rows elements; loss: rows (NONE) or 1.
  * rows = 0: nothing is computed; MEAN writes NaN, SUM 0. cols = 0 with
@@ -82,6 +84,6 @@ typedef enum sl_reduction {
  * logsumexp; Szegedy et al., "Rethinking the Inception Architecture"
  * (2016), section 7, for label smoothing. */
 sl_status sl_cross_entropy_fwd_bwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
-                                   sl_index_type target_type, const void *targets, long long ignore_index,
-                                   float smoothing, sl_reduction reduction, float *loss, float *lse, void *dlogits,
+                                   int target_type, const void *targets, int64_t ignore_index,
+                                   float smoothing, int reduction, float *loss, float *lse, void *dlogits,
                                    void *stream);

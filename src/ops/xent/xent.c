@@ -369,8 +369,8 @@ static int overlap(const void *a, size_t na, const void *b, size_t nb)
 }
 
 static sl_status xent_public(sl_ctx *ctx, const char *fn, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
-                             sl_index_type target_type, const void *targets, long long ignore_index, float smoothing,
-                             sl_reduction reduction, float *loss, float *lse, void *dlogits, int grad, void *stream)
+                             int target_type, const void *targets, int64_t ignore_index, float smoothing,
+                             int reduction, float *loss, float *lse, void *dlogits, int grad, void *stream)
 {
     if (!ctx)
         return sl_fail(SL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
@@ -483,8 +483,8 @@ static sl_status xent_public(sl_ctx *ctx, const char *fn, sl_dtype dtype, size_t
 }
 
 sl_status sl_cross_entropy_fwd_bwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
-                                   sl_index_type target_type, const void *targets, long long ignore_index,
-                                   float smoothing, sl_reduction reduction, float *loss, float *lse, void *dlogits,
+                                   int target_type, const void *targets, int64_t ignore_index,
+                                   float smoothing, int reduction, float *loss, float *lse, void *dlogits,
                                    void *stream)
 {
     return xent_public(ctx, "sl_cross_entropy_fwd_bwd", dtype, rows, cols, logits, target_type, targets, ignore_index,
@@ -492,8 +492,8 @@ sl_status sl_cross_entropy_fwd_bwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, siz
 }
 
 sl_status sl_cross_entropy_fwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
-                               sl_index_type target_type, const void *targets, long long ignore_index, float smoothing,
-                               sl_reduction reduction, float *loss, float *lse, void *stream)
+                               int target_type, const void *targets, int64_t ignore_index, float smoothing,
+                               int reduction, float *loss, float *lse, void *stream)
 {
     return xent_public(ctx, "sl_cross_entropy_fwd", dtype, rows, cols, logits, target_type, targets, ignore_index,
                        smoothing, reduction, loss, lse, NULL, 0, stream);

@@ -8,5 +8,5 @@
  * per row streams it once with the online logsumexp (16-byte loads, any
  * row length); no register limit on the row. */
 sl_status sl_cross_entropy_fwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
-                               sl_index_type target_type, const void *targets, long long ignore_index, float smoothing,
-                               sl_reduction reduction, float *loss, float *lse, void *stream);
+                               int target_type, const void *targets, int64_t ignore_index, float smoothing,
+                               int reduction, float *loss, float *lse, void *stream);
