@@ -1,48 +1,53 @@
 #!/bin/bash
-# bench/babelstream.sh - build and run BabelStream 5.0's CUDA model as a peer
-# of streamlab on the same GPU, in the same device call, and turn its output
-# into $OUT/babelstream.json. What BabelStream's numbers include (read from
-# the v5.0 sources, tag v5.0 = f6ae48de899408cf50c24079417dc71a03dbb5a8):
-#  1. Timing: src/main.cpp run_all() (lines 112-145) reads
-#     std::chrono::high_resolution_clock on the host before and after each
-#     Stream call (copy/mul/add/triad/dot); run_nstream() (lines 184-192) does
-#     the same per nstream call. No CUDA events anywhere. The first of the
-#     --numtimes iterations is dropped from min/max/avg (main.cpp:437-441).
-#  2. Each of copy/mul/add/triad/nstream in src/cuda/CUDAStream.cu (lines
-#     172-246) launches n/TBSIZE blocks of TBSIZE=1024 threads
-#     (CUDAStream.h:18), one element per thread, then cudaGetLastError +
-#     cudaDeviceSynchronize + cudaGetLastError inside the timed call. So each
-#     time is launch latency + kernel + sync wake-up, measured on the host.
-#  3. Dot (CUDAStream<T>::dot, CUDAStream.cu:248-298): 4 x SM-count blocks
-#     (dot_num_blocks, CUDAStream.cu:59) of 1024 threads, grid-stride loop,
-#     shared-memory tree reduction to one partial per block; then a blocking
-#     cudaMemcpy of the partials to the host and a host loop summing them.
-#     The memcpy and the host sum are inside the timed region too.
-#  4. Nstream (a += b + s*c) is NOT in the default run: only --nstream-only
-#     runs it (alone), so this script makes a second invocation for it.
-#  5. Bytes counted (main.cpp:420-433): Copy 2, Mul 2, Add 3, Triad 3, Dot 2,
-#     Nstream 4 x sizeof(T) x n; MBytes/sec = 1e-6 x bytes / min time
-#     (main.cpp:451). Our harness times the kernel alone with CUDA events, so
-#     expect BabelStream to read lower, most of all at small n and for dot.
+# bench/babelstream.sh - build and run BabelStream's CUDA model as a peer of
+# streamlab on the same GPU, in the same device call, and turn its output
+# into $OUT/babelstream.json.
 #
-# Usage (device tool, repository root; BabelStream is never committed, it is
-# exported into the git-ignored .peers/ and carried explicitly):
-#   run(command="bash bench/babelstream.sh", carry=[".peers"])
-# Env: BS_SRC (default .peers/BabelStream), OUT (default ./bench-out),
+# The peer is BabelStream 6.0 (UoB-HPC/BabelStream main, commit 57637d5,
+# 2026-04-10; CMakeLists.txt says VERSION 6.0, main.cpp still prints "5.0"),
+# built with its own CMake as
+#   cmake -DMODEL=cuda -DCUDA_ARCH=sm_90 -DCMAKE_BUILD_TYPE=Release
+# (BabelStream's Release is -O3; nvcc -arch=sm_90). Issue 25: the README's
+# 1.226 x BabelStream was against 5.0 (tag v5.0, f6ae48de), built the same
+# way. What each version's numbers include:
+#  - 6.0 (src/cuda/CUDAStream.cu): copy/mul/add/triad/nstream are one
+#    for_each kernel of 256-thread blocks (TBSIZE), grid-stride, with
+#    n / UNROLL_FACTOR / 256 blocks (UNROLL_FACTOR = 4 by default: four
+#    elements a thread), on a non-blocking stream, each call followed by
+#    cudaStreamSynchronize; dot: 4 x SMs blocks of 1024 threads, partials
+#    written to pinned host memory, summed on the host.
+#  - 5.0: one element per thread, n / 1024 blocks of 1024 threads,
+#    cudaDeviceSynchronize after each launch; dot as 6.0 but a blocking
+#    cudaMemcpy of the partials.
+#  - Both: src/main.cpp times each call with std::chrono on the host
+#    (launch + kernel + synchronisation), drops the first of --numtimes,
+#    counts Copy 2, Mul 2, Add 3, Triad 3, Dot 2, Nstream 4 x sizeof(T) x n
+#    bytes, and prints MB/s = 1e-6 bytes / min time (6.0's CSV header says
+#    max_MB_per_sec, 5.0's max_mbytes_per_sec).
+#
+# Usage (device tool, repository root; BabelStream is never committed: its
+# source is exported into a git-ignored folder and carried):
+#   run(command="BS_SRC=.peers-bs/main bash bench/babelstream.sh", carry=[".peers-bs", ...])
+# Env: BS_SRC (default .peers-bs/main), OUT (default ./bench-out),
 #      BS_BUILD (/tmp/babelstream-build), BS_ARCH (sm_90), BS_NUMTIMES (100),
-#      BS_SIZES ("33554432 268435456"), BS_NSTREAM (1: also --nstream-only),
-#      BS_CSV (1: use --csv), BS_PARSE_ONLY=FILE (only convert a raw file).
+#      BS_SIZES ("33554432 268435456"), BS_PRECISIONS ("f64 f32"),
+#      BS_NSTREAM (1: also --nstream-only), BS_CSV (1: use --csv),
+#      BS_CMAKE_EXTRA (more cmake options, e.g. -DUNROLL_FACTOR=1),
+#      BS_STEP (all | build | run), BS_PARSE_ONLY=FILE (only convert a raw file).
 # Writes: $OUT/babelstream-build.log, babelstream-raw.txt, babelstream.json.
 # Exit: 0 ok; 1 build or run failure; 2 source missing; 77 built but no GPU.
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
-BS_SRC=${BS_SRC:-.peers/BabelStream}
+BS_SRC=${BS_SRC:-.peers-bs/main}
 BS_BUILD=${BS_BUILD:-/tmp/babelstream-build}
 BS_ARCH=${BS_ARCH:-sm_90}
 BS_NUMTIMES=${BS_NUMTIMES:-100}
 BS_SIZES=${BS_SIZES:-"33554432 268435456"}
 BS_NSTREAM=${BS_NSTREAM:-1}
 BS_CSV=${BS_CSV:-1}
+BS_PRECISIONS=${BS_PRECISIONS:-"f64 f32"}
+BS_CMAKE_EXTRA=${BS_CMAKE_EXTRA:-}
+BS_STEP=${BS_STEP:-all}
 mkdir -p "$OUT"
 LOG=$OUT/babelstream-build.log
 RAW=$OUT/babelstream-raw.txt
@@ -61,8 +66,8 @@ doc = {"version": version, "source": "UoB-HPC/BabelStream, CUDA model",
            "formula": "bytes = factor * sizeof(T) * n (reads + writes); "
                       "MBytes/sec = 1e-6 * bytes / min_runtime; "
                       "min/max/avg skip the first of num_times iterations",
-           "cite": "BabelStream v5.0 src/main.cpp:420-433 (sizes), :451 (csv "
-                   "MB/s), :462 (text MB/s), :437-441 (first run dropped)"},
+           "cite": "BabelStream src/main.cpp (v5.0 :420-433 sizes, :451 csv "
+                   "MB/s, :437-441 first run dropped; 6.0 the same rules)"},
        "timing": "host std::chrono around each Stream call (main.cpp run_all "
                  ":112-145, run_nstream :184-192); each call = launch + "
                  "cudaDeviceSynchronize (CUDAStream.cu :172-246); dot adds a "
@@ -121,10 +126,16 @@ for r in runs:
         if header and len(f) == len(header):
             d = dict(zip(header, f))
             try:
+                # 5.0: max_mbytes_per_sec; 6.0: max_MB_per_sec (both 1e6 bytes)
+                bw = next((h for h in header if h.startswith("max_") and h.endswith("_per_sec")), None)
+                scale = {"max_mbytes_per_sec": 1e-3, "max_MB_per_sec": 1e-3, "max_GB_per_sec": 1.0,
+                         "max_TB_per_sec": 1e3}.get(bw)
+                if scale is None:
+                    raise KeyError(bw)
                 if header[0] == "phase":
                     doc["phases"].append({"precision": prec, "n": int(d["n_elements"]),
                         "phase_as_printed": d["phase"],
-                        "gbs": float(d.get("max_mbytes_per_sec", "nan")) / 1e3,
+                        "gbs": float(d[bw]) * scale,
                         "seconds": float(d["runtime"])})
                 elif d["function"] in FACTOR and "min_runtime" in d:
                     nn, so = int(d["n_elements"]), int(d["sizeof"])
@@ -132,7 +143,7 @@ for r in runs:
                     mn = float(d["min_runtime"])
                     doc["rows"].append({"precision": "f32" if so == 4 else "f64",
                         "n": nn, "function": d["function"],
-                        "gbs": float(d["max_mbytes_per_sec"]) / 1e3,
+                        "gbs": float(d[bw]) * scale,
                         "min_s": mn, "max_s": float(d["max_runtime"]),
                         "avg_s": float(d["avg_runtime"]), "bytes": b,
                         "num_times": int(d["num_times"]), "mode": r.get("mode", "all"),
@@ -179,34 +190,46 @@ fi
 # --- build -------------------------------------------------------------------
 if [ ! -f "$BS_SRC/CMakeLists.txt" ] || [ ! -f "$BS_SRC/src/cuda/CUDAStream.cu" ]; then
     echo "error: BabelStream source not found at '$BS_SRC' (need CMakeLists.txt and" \
-         "src/cuda/CUDAStream.cu): carry .peers with the device run" \
-         "(run(..., carry=[\".peers\"]))" >&2
+         "src/cuda/CUDAStream.cu): carry its folder with the device run" \
+         "(run(..., carry=[\".peers-bs\"]))" >&2
     exit 2
 fi
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [ -x "$NVCC" ] || { echo "error: nvcc not found" >&2; exit 1; }
 GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
-CMAKE_ARGS=(-S "$BS_SRC" -B "$BS_BUILD" "${GEN[@]}" -DMODEL=cuda -DCMAKE_BUILD_TYPE=Release
-            -DCMAKE_CUDA_COMPILER="$NVCC" -DCUDA_ARCH="$BS_ARCH")
-{
-    echo "== BabelStream $VERSION from $BS_SRC"
-    "$NVCC" --version | tail -2; cmake --version | head -1
-    echo "+ cmake ${CMAKE_ARGS[*]}"
-} > "$LOG" 2>&1
-rm -rf "$BS_BUILD"
-if ! cmake "${CMAKE_ARGS[@]}" >> "$LOG" 2>&1; then
-    echo "error: BabelStream cmake configure failed (see $LOG)" >&2; tail -30 "$LOG" >&2; exit 1
-fi
-echo "+ cmake --build $BS_BUILD -v" >> "$LOG"
-if ! cmake --build "$BS_BUILD" -j "$(nproc)" -v >> "$LOG" 2>&1; then
-    echo "error: BabelStream build failed (see $LOG)" >&2; grep -iE "error" "$LOG" | head -30 >&2; exit 1
-fi
-# load_model() renames the target to <model>-stream (cmake/register_models.cmake)
+# 6.0 links NVML (-lnvidia-ml): the toolkit's stub library satisfies the
+# link where the image has only the driver's libnvidia-ml.so.1; the binary
+# loads the driver's at run time.
+STUBS=$(dirname "$NVCC")/../lib64/stubs
+CMAKE_ARGS=(-S "$BS_SRC" -B "$BS_BUILD" "${GEN[@]}" -DMODEL=cuda -DCUDA_ARCH="$BS_ARCH" -DCMAKE_BUILD_TYPE=Release
+            -DCMAKE_CUDA_COMPILER="$NVCC" "-DCMAKE_EXE_LINKER_FLAGS=-L$STUBS" $BS_CMAKE_EXTRA)
 BIN=""
-for b in "$BS_BUILD/cuda-stream" "$BS_BUILD/babelstream"; do [ -x "$b" ] && { BIN=$b; break; }; done
-[ -n "$BIN" ] || { echo "error: no cuda-stream binary in $BS_BUILD after build" >&2; exit 1; }
-echo "built $BIN ($VERSION, MODEL=cuda CUDA_ARCH=$BS_ARCH Release)"
-command -v cuobjdump >/dev/null && cuobjdump --list-elf "$BIN" >> "$LOG" 2>&1
+find_bin() {  # load_model() names the target <model>-stream (cmake/register_models.cmake)
+    BIN=""
+    for b in "$BS_BUILD/cuda-stream" "$BS_BUILD/babelstream"; do [ -x "$b" ] && { BIN=$b; break; }; done
+}
+if [ "$BS_STEP" != run ]; then
+    {
+        echo "== BabelStream $VERSION from $BS_SRC"
+        "$NVCC" --version | tail -2; cmake --version | head -1
+        echo "+ cmake ${CMAKE_ARGS[*]}"
+    } > "$LOG" 2>&1
+    rm -rf "$BS_BUILD"
+    if ! cmake "${CMAKE_ARGS[@]}" >> "$LOG" 2>&1; then
+        echo "error: BabelStream cmake configure failed (see $LOG)" >&2; tail -30 "$LOG" >&2; exit 1
+    fi
+    echo "+ cmake --build $BS_BUILD -v" >> "$LOG"
+    if ! cmake --build "$BS_BUILD" -j "$(nproc)" -v >> "$LOG" 2>&1; then
+        echo "error: BabelStream build failed (see $LOG)" >&2; grep -iE "error" "$LOG" | head -30 >&2; exit 1
+    fi
+    find_bin
+    [ -n "$BIN" ] || { echo "error: no cuda-stream binary in $BS_BUILD after build" >&2; exit 1; }
+    echo "built $BIN ($VERSION: MODEL=cuda CUDA_ARCH=$BS_ARCH CMAKE_BUILD_TYPE=Release $BS_CMAKE_EXTRA)"
+    command -v cuobjdump >/dev/null && cuobjdump --list-elf "$BIN" >> "$LOG" 2>&1
+    [ "$BS_STEP" = build ] && exit 0
+fi
+find_bin
+[ -n "$BIN" ] || { echo "error: no cuda-stream binary in $BS_BUILD (BS_STEP=run needs a build)" >&2; exit 1; }
 
 # --- GPU present? --------------------------------------------------------------
 NOGPU='no CUDA-capable device|insufficient|No devices found|CUDA driver|cudaError|initialization error'
@@ -225,7 +248,7 @@ DEVICE=$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem
 { echo "### DEVICE $DEVICE"; echo "### VERSION $VERSION"; } > "$RAW"
 MODES=(all); [ "$BS_NSTREAM" = 1 ] && MODES+=(nstream)
 fail=0
-for prec in f64 f32; do
+for prec in $BS_PRECISIONS; do
   for n in $BS_SIZES; do
     for mode in "${MODES[@]}"; do
       args=(--arraysize "$n" --numtimes "$BS_NUMTIMES")
@@ -250,5 +273,5 @@ done
 rm -f "$OUT"/.bs-std*
 
 # --- JSON + table --------------------------------------------------------------
-convert "$RAW" "$JSON" "$VERSION" || fail=1
+convert "$RAW" "$JSON" "$VERSION ($BS_SRC; cmake -DMODEL=cuda -DCUDA_ARCH=$BS_ARCH -DCMAKE_BUILD_TYPE=Release $BS_CMAKE_EXTRA)" || fail=1
 exit $fail

@@ -5,10 +5,10 @@
 # memcheck on the GPU tests, and the benchmark stages below.
 #
 # Run through the device tool from the repository root:
-#   run(command="STAGES='build tests memcheck' bash bench/h200.sh", carry=[".deps", ".peers"])
+#   run(command="STAGES='build tests memcheck' bash bench/h200.sh", carry=[".deps", ".peers-bs"])
 # where .deps holds libcjson1 and libcjson-dev .debs (apt-get download ...),
-# since the device machine cannot reach a package registry, and .peers holds
-# BabelStream 5.0 (bench/babelstream.sh; never committed).
+# since the device machine cannot reach a package registry, and .peers-bs holds
+# BabelStream 6.0 (main/ of github:UoB-HPC/BabelStream; bench/babelstream.sh; never committed).
 #
 # The device tool brings back at most 8 files from $OUT: every stage writes
 # under $WORK, and the script packs $WORK into $OUT/h200-out.tgz at the end
@@ -20,7 +20,8 @@
 #   smoke      every op, f32 and f64, at 2^20 (a quick look at every rung)
 #   streamset  issue 10: every op at 2^25 and 2^28, f64 (event and wall
 #              timers) and f32, -> streamset-{f64,f64-wall,f32}.{json,md}
-#   babelstream  BabelStream 5.0 CUDA beside it (bench/babelstream.sh)
+#   babelstream  BabelStream 6.0 CUDA (-DMODEL=cuda -DCUDA_ARCH=sm_90 Release) beside it
+#              (bench/babelstream.sh; carry .peers-bs)
 #   ladders    the add and axpy ladders as committed before, for comparison
 #   run pow2 explore probe model axpy dtypes hints misaligned torch counters
 #              the earlier issues' stages (see their results' headers)
@@ -131,7 +132,7 @@ if ! skip streamset; then
 fi
 
 if ! skip babelstream; then
-    stage "BabelStream 5.0 CUDA"
+    stage "BabelStream 6.0 CUDA (main; -DMODEL=cuda -DCUDA_ARCH=sm_90 -DCMAKE_BUILD_TYPE=Release)"
     OUT="$WORK" bash bench/babelstream.sh 2>&1 | tail -30
 fi
 

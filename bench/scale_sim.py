@@ -37,7 +37,7 @@ def main():
     d = json.load(open(a.results))
     rng = random.Random(a.seed)
     rows = {r["variant"]: r for r in d["results"] if r["variant"] in ("sl_add", "sl_triad", "sl_dot")}
-    layouts = [(1, 1), (2, 1), (8, 1), (8, 4)]  # (GPUs per node, nodes)
+    layouts = [(1, 1), (2, 1), (4, 1), (8, 1), (8, 4)]  # (GPUs per node, nodes)
     print(f"Source: {a.results} ({d['device']['name']}, `{d['command']}`); {a.sims} simulated trials per cell.")
     print()
     print("| op | n / GPU | one GPU (median GB/s) | layout | ranks | aggregate GB/s | aggregate / (K x one) |")

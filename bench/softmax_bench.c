@@ -11,8 +11,9 @@
  *           (what torch's graph replay in bench/torch_softmax.py gives).
  *
  * Every variant is checked against an fp64 oracle (tests/softmax_check.h,
- * SL_TOL_REL: 16 x 2^-24 relative, plus 1 ulp for 16-bit dtypes; cuDNN
- * gets its declared 64) before and after its timing, on --check-rows rows
+ * the op's bound: (16 + ln(1 / |y|) + ln cols) x 2^-24 relative + 2^-126,
+ * plus 1 ulp for 16-bit dtypes; cuDNN gets its declared 64 in place of
+ * the 16) before and after its timing, on --check-rows rows
  * spread over the matrix (first and last included), with y poisoned
  * (0xff) before each checked launch. Inputs: uniform in [-8, 8), drawn on
  * the host per element from a hash of (seed, index), never zeros.

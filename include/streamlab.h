@@ -182,28 +182,41 @@ sl_status sl_ctx_set_pointer_checks(sl_ctx *ctx, sl_pointer_checks mode);
 
 /* The ops: one function each, sl_<op>(), declared in streamlab_ops.h,
  * which the build generates from each op's src/ops/<op>/api.h in the
- * order of src/ops/ops.def (sl_copy, sl_scale, sl_add, sl_triad, sl_dot,
- * sl_nstream, sl_axpy). Every one of them shares this contract:
+ * order of src/ops/ops.def; that file is the list (`streamlab list` prints
+ * it too). Every one of them shares this contract, except where its own
+ * doc block says otherwise:
  *   - ctx: a context from sl_ctx_create(); pointers are device (or managed)
  *     memory of the context's device for a CUDA context, host memory for a
  *     CPU context.
  *   - n may be any value from 0 (a no-op that accepts NULL pointers) up to
- *     what fits in memory, including n >= 2^31.
+ *     what fits in memory, including n >= 2^31. A reduction still writes
+ *     its one-element result for n = 0 (sl_dot: 0), so that pointer must
+ *     be valid.
  *   - Alignment: each pointer must be aligned to its element size; nothing
  *     more is required.
  *   - Aliasing: an output may be exactly one of the inputs (the same start
- *     and length); any other overlap of an output with another buffer is
- *     SL_ERR_OVERLAP. Inputs may overlap each other freely.
+ *     and length), unless the op says it may not (sl_dot's result,
+ *     sl_transpose, sl_gemm, sl_stencil2d); any other overlap of an output
+ *     with another buffer is SL_ERR_OVERLAP. Inputs may overlap each other
+ *     freely.
  *   - Stream: for a CUDA context the work is enqueued on `stream` (a
  *     cudaStream_t, NULL for the default stream) and the call returns
  *     without waiting; errors of the kernel itself surface on later
  *     synchronisation. For a CPU context `stream` is ignored and the call
  *     is synchronous.
  *   - Errors: SL_ERR_INVALID_ARG (NULL ctx, NULL pointer with n > 0,
- *     n x size overflows, dtype not an sl_dtype), SL_ERR_UNSUPPORTED (a
- *     dtype the op does not offer), SL_ERR_MISALIGNED, SL_ERR_OVERLAP,
- *     SL_ERR_BAD_POINTER (host memory passed to a CUDA context),
- *     SL_ERR_CUDA / SL_ERR_CUDA_FAULT (the launch failed).
+ *     n x size overflows, dtype not an sl_dtype, a bad shape or
+ *     parameter), SL_ERR_UNSUPPORTED (a dtype the op does not offer),
+ *     SL_ERR_MISALIGNED, SL_ERR_OVERLAP, SL_ERR_BAD_POINTER (host memory
+ *     passed to a CUDA context), SL_ERR_CUDA / SL_ERR_CUDA_FAULT (the
+ *     launch failed).
+ *   - Order: a call with several faults reports the first of, in this
+ *     order: (1) ctx NULL; (2) dtype not an sl_dtype, then not offered;
+ *     (3) the shape and the op's other parameters (sizes that overflow,
+ *     leading dimensions, sl_stencil2d's radius, sl_gemm's trans); (4) a
+ *     NULL pointer, (5) a misaligned pointer, (6) an overlap, (7) a
+ *     pointer the context cannot use, each of (4)-(7) in argument order;
+ *     then (8) the launch. n = 0 returns after (3).
  * The kernel behind each is its op's registry entry marked `api`
  * (`streamlab list`), chosen from the measurements in docs/ladder.md. */
 #include "streamlab_ops.h"

@@ -53,7 +53,7 @@ static void test_errors(sl_ctx *ctx, float *A, float *B, float *C)
     CHECK(sl_nstream(ctx, SL_F32, 16, 0.4, A, B, A + 1, NULL) == SL_ERR_OVERLAP, "nstream c overlaps a");
     CHECK(sl_dot(ctx, SL_F32, 16, A, B, host, NULL) == SL_ERR_BAD_POINTER, "dot host result");
     CHECK(sl_dot(ctx, SL_BF16, 16, A, B, C, NULL) == SL_ERR_UNSUPPORTED, "dot bf16");
-    CHECK(sl_copy(ctx, SL_FP8_E4M3, 16, A, C, NULL) == SL_ERR_UNSUPPORTED, "copy fp8");
+    CHECK(sl_scale(ctx, SL_FP8_E4M3, 16, 2.0, A, C, NULL) == SL_ERR_UNSUPPORTED, "scale fp8 (copy offers fp8: bytes)");
     CHECK(cudaGetLastError() == cudaSuccess, "an argument error left a CUDA error behind");
     CHECK(cudaDeviceSynchronize() == cudaSuccess, "context still usable after argument errors");
 }

@@ -6,7 +6,11 @@
  * padded rows (ld > cols), rows misaligned to 16 bytes (x and y at one
  * offset, and at different offsets: the scalar paths), in place, the
  * special rows (-inf, NaN, +inf, huge, constant), guard bytes around y
- * that must stay poisoned, and the public API's errors on a CUDA context.
+ * that must stay poisoned, the public API's errors on a CUDA context, and
+ * issue 25's wide rows (+-20, +-80, a -1e4 mask) through every team of the
+ * register rung, the online path and the packed 16-bit kernel: within the
+ * op's bound, (16 + ln(1 / |y|) + ln n) x 2^-24, and refused by it
+ * tightened.
  * Many-row cases (rows >= 4 x the SMs of an H200, columns > 2048: the
  * register rung's 64-packed-elements kernel for bf16 / f16) run sl_softmax
  * and regs only. Exits 77 (skipped) without a GPU. SL_SOFTMAX_QUICK=1 (for
@@ -31,6 +35,18 @@ typedef struct gcase {
     int nkinds;
     int many; /* a many-row case: sl_softmax and regs only, every dtype under QUICK */
 } gcase;
+
+/* Issue 25: over the wide rows in f32, the worst error (in 2^-24
+ * relative) and the largest fraction of the op's bound it uses, and how
+ * many elements the bound tightened refuses: the old flat 16 x 2^-24, and
+ * the log term halved (both must refuse some: each term is needed). */
+static double wide_worst, wide_worst_q;
+static size_t wide_flat_fail, wide_half_fail, wide_elems;
+
+static int is_wide(const gcase *c)
+{
+    return c->kinds[0] >= SMX_WIDE20;
+}
 
 /* A variant may refuse a shape it does not cover (naive's quadratic cap,
  * regs beyond a cluster's registers, cuDNN without its library). */
@@ -95,6 +111,17 @@ static int smx_case(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, const gcase *
             cudaMemcpy(hy, dy, ybytes, cudaMemcpyDeviceToHost);
             const unsigned char *hyy = hy + GUARD + c->yoff * es;
             CHECK(smx_t_compare_rel(dt, hyy, want, c->rows, c->cols, c->ld, rel, what) == 0, "%s differs from the oracle", what);
+            if (is_wide(c) && dt == SL_F32 && !(v && v->kind == SL_KIND_PEER)) {
+                double q;
+                const double w = smx_t_worst(dt, hyy, want, c->rows, c->cols, c->ld, &q);
+                if (!(w <= wide_worst))
+                    wide_worst = w;
+                if (!(q <= wide_worst_q))
+                    wide_worst_q = q;
+                wide_flat_fail += smx_t_check(dt, hyy, want, c->rows, c->cols, c->ld, 16.0, 0.0, what, 1);
+                wide_half_fail += smx_t_check(dt, hyy, want, c->rows, c->cols, c->ld, 16.0, 0.5, what, 1);
+                wide_elems += c->rows * c->cols;
+            }
             size_t stray = 0;
             for (size_t b = 0; b < GUARD + c->yoff * es; b++)
                 stray += hy[b] != 0xff;
@@ -122,7 +149,18 @@ int main(void)
         return SKIP;
     const int random[] = {SMX_RANDOM};
     const int special[] = {SMX_SOME_NEGINF, SMX_ALL_NEGINF, SMX_ONE_NAN, SMX_ONE_POSINF, SMX_HUGE, SMX_CONST, SMX_RANDOM};
+    const int wide[] = {SMX_WIDE20, SMX_WIDE80, SMX_MASK1E4}; /* issue 25 */
     const gcase cases[] = {
+        /* wide rows through every team of the register rung, the online
+         * path beyond it and the 16-bit packed kernel */
+        {30, 2, 2, 0, 0, 0, wide, 3, 0},
+        {30, 1000, 1000, 1, 1, 0, wide, 3, 0},      /* a warp per row */
+        {9, 2048, 2048, 0, 0, 0, wide, 3, 0},       /* a block of 128 */
+        {6, 32768, 32768, 0, 0, 0, wide, 3, 0},     /* a block of 1024 */
+        {6, 40000, 40000, 3, 1, 0, wide, 3, 0},     /* a cluster; x and y at different offsets */
+        {3, 262149, 262149, 0, 0, 0, wide, 3, 0},   /* online */
+        {600, 16384, 16384, 0, 0, 0, wide, 3, 1},   /* many rows: 512-thread blocks, packed 16-bit */
+        {600, 3001, 3001, 0, 0, 1, wide, 3, 1},     /* many rows, in place */
         {1, 1, 1, 0, 0, 0, random, 1, 0},
         {1, 3, 3, 0, 0, 0, random, 1, 0},
         {3, 1, 1, 0, 0, 0, random, 1, 0},
@@ -180,6 +218,30 @@ int main(void)
                     continue; /* under compute-sanitizer the quadratic rung would take minutes */
                 lost = smx_case(ctx, v, dts[d], c) != 0;
             }
+        }
+    }
+    /* Issue 25: the f32 wide rows within the op's bound (each element
+     * checked above), and the bound tightened failing on them. */
+    if (!lost) {
+        printf("wide rows (+-20, +-80, -1e4 mask), f32, every CUDA rung: worst error %.2f x 2^-24, %.0f%% of the "
+               "bound (16 + ln(1/y) + ln n); flat 16 x 2^-24 refuses %zu, the log term halved %zu of %zu elements\n",
+               wide_worst, 100.0 * wide_worst_q, wide_flat_fail, wide_half_fail, wide_elems);
+        CHECK(wide_elems > 0 && wide_worst_q <= 1.0, "wide rows: %.2f of the bound", wide_worst_q);
+        CHECK(wide_flat_fail > 0, "the flat 16 x 2^-24 must fail on the wide rows");
+        CHECK(wide_half_fail > 0, "the bound with its log term halved must fail on the wide rows");
+        /* issue 25's two-element row on the device */
+        float hx[2] = {0x1.3fffbep+4f, -0x1.180084p+4f}, hy[2] = {0, 0};
+        void *d = NULL;
+        if (cudaMalloc(&d, 16) == cudaSuccess) {
+            cudaMemcpy(d, hx, 8, cudaMemcpyHostToDevice);
+            CHECK(sl_softmax(ctx, SL_F32, 1, 2, d, (char *)d + 8, NULL) == SL_OK, "%s", sl_last_error());
+            cudaMemcpy(hy, (char *)d + 8, 8, cudaMemcpyDeviceToHost);
+            const double e = exp((double)hx[1] - (double)hx[0]), ref = e / (1.0 + e);
+            const double rel = fabs((double)hy[1] - ref) / (ref * 0x1p-24), bound = 16.0 + log(1.0 / ref) + log(2.0);
+            printf("issue 25's row on the device: y[1] = %.9g, reference %.17g: %.2f x 2^-24 (bound %.1f)\n", hy[1],
+                   ref, rel, bound);
+            CHECK(rel <= bound, "issue 25's row: %.2f x 2^-24 off, bound %.1f", rel, bound);
+            cudaFree(d);
         }
     }
     /* The public API's errors on a CUDA context. */

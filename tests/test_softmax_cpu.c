@@ -2,9 +2,10 @@
  * test_softmax_cpu.c - softmax on the CPU backend (CI): sl_softmax and the
  * CPU rungs at odd shapes in f32, bf16 and f16 against the fp64 oracle of
  * softmax_check.h (elements within SL_TOL_REL, rows summing to 1), the
- * special rows (-inf, NaN, +inf, huge values, constants), in place, the
- * public API's errors, the op's own reference against the oracle, and the
- * verifier's SL_TOL_REL refusing an error just above its bound.
+ * special rows (-inf, NaN, +inf, huge values, constants), the wide rows of
+ * issue 25, in place, the public API's errors, the op's own reference
+ * against the oracle, and the verifier's SL_TOL_REL (with softmax's log
+ * terms) refusing an error just above its bound.
  */
 #include "softmax_check.h"
 
@@ -121,6 +122,84 @@ static void test_errors(sl_ctx *ctx)
     CHECK(sl_softmax(ctx, SL_F32, 2, 4, buf, buf, NULL) == SL_OK, "in place: %s", sl_last_error());
 }
 
+/* Issue 25: wide rows. Rows spanning +-20 and +-80 and rows mixing -1e4
+ * with 0, through sl_softmax and both CPU rungs, in every dtype, against
+ * the oracle at the op's bound, (16 + ln(1 / |y|) + ln n) x 2^-24 relative
+ * (api.h). The same f32 results must fail the bound tightened: the old
+ * flat 16 x 2^-24 (every kind), and the log term halved (the +-80 rows),
+ * so each term is needed. The worst errors are printed. */
+static void test_wide(sl_ctx *ctx)
+{
+    static const size_t shapes[][2] = {{64, 2}, {16, 1000}, {4, 4097}, {2, 65539}};
+    static const int kinds[] = {SMX_WIDE20, SMX_WIDE80, SMX_MASK1E4};
+    const char *const names[] = {"sl_softmax", "serial", "omp"};
+    const char *const kname[] = {"+-20", "+-80", "-1e4 mask"};
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            double worst = 0.0, worst_q = 0.0;
+            size_t flat_fail = 0, half_fail = 0, elems = 0;
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+                for (int vi = 0; vi < 3; vi++) {
+                    const sl_dtype dt = dts[d];
+                    const size_t rows = shapes[i][0], cols = shapes[i][1], es = sl_dtype_size(dt);
+                    const sl_variant *v = vi ? sl_variant_find(&sl_op_softmax, SL_BACKEND_CPU, names[vi]) : NULL;
+                    unsigned char *x = malloc(rows * cols * es), *y = malloc(rows * cols * es);
+                    double *want = malloc(rows * cols * sizeof *want);
+                    if (!x || !y || !want || (vi && !v)) {
+                        CHECK(0, "out of memory or rung %s missing", names[vi]);
+                        free(x), free(y), free(want);
+                        return;
+                    }
+                    memset(y, 0xff, rows * cols * es);
+                    smx_t_fill(dt, x, rows, cols, cols, 977u * (unsigned)i + 31u * (unsigned)k + 1u, &kinds[k], 1);
+                    smx_t_oracle(dt, x, rows, cols, cols, want);
+                    sl_status st;
+                    if (v) {
+                        sl_args a = {.op = &sl_op_softmax, .shape = {.rows = rows, .cols = cols, .ld = cols},
+                                     .n = rows * cols, .dtype = dt, .out_dtype = dt};
+                        a.buf[0] = x;
+                        a.buf[1] = y;
+                        st = v->launch(&a);
+                    } else {
+                        st = sl_softmax(ctx, dt, rows, cols, x, y, NULL);
+                    }
+                    char what[160];
+                    snprintf(what, sizeof what, "%s %s %zux%zu wide kind %d", names[vi], sl_dtype_name(dt), rows, cols,
+                             kinds[k]);
+                    CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
+                    CHECK(smx_t_compare(dt, y, want, rows, cols, cols, what) == 0, "%s differs from the oracle", what);
+                    double q;
+                    const double w = smx_t_worst(dt, y, want, rows, cols, cols, &q);
+                    if (!(w <= worst))
+                        worst = w;
+                    if (!(q <= worst_q))
+                        worst_q = q;
+                    flat_fail += smx_t_check(dt, y, want, rows, cols, cols, 16.0, 0.0, what, 1);
+                    half_fail += smx_t_check(dt, y, want, rows, cols, cols, 16.0, 0.5, what, 1);
+                    elems += rows * cols;
+                    free(x), free(y), free(want);
+                }
+            if (dts[d] != SL_F32)
+                continue;
+            printf("wide rows, f32, %s: worst error %.2f x 2^-24, %.0f%% of the bound; flat 16 x 2^-24 refuses %zu, "
+                   "the log term halved %zu of %zu elements\n",
+                   kname[k], worst, 100.0 * worst_q, flat_fail, half_fail, elems);
+            CHECK(worst_q <= 1.0, "f32 %s: the worst error uses %.2f of the bound", kname[k], worst_q);
+            CHECK(flat_fail > 0, "f32 %s: the flat 16 x 2^-24 bound must fail on these rows", kname[k]);
+            if (kinds[k] == SMX_WIDE80)
+                CHECK(half_fail > 0, "f32 +-80: the bound with the log term halved must fail");
+        }
+    /* The row of issue 25: x - m = -37.5001.. rounds by 2^-19, and exp
+     * makes that 32.5 x 2^-24 relative: past the flat 16, within the
+     * bound's 16 + ln(1 / y) + ln 2 = 54.2. fp64: 5.1752292536575804e-17. */
+    float x[2] = {0x1.3fffbep+4f, -0x1.180084p+4f}, y[2];
+    const double e = exp((double)x[1] - (double)x[0]), ref = e / (1.0 + e);
+    CHECK(sl_softmax(ctx, SL_F32, 1, 2, x, y, NULL) == SL_OK, "%s", sl_last_error());
+    const double rel = fabs((double)y[1] - ref) / (ref * 0x1p-24), bound = 16.0 + log(1.0 / ref) + log(2.0);
+    printf("issue 25's row: y[1] = %.9g, reference %.17g: %.2f x 2^-24 (bound %.1f)\n", y[1], ref, rel, bound);
+    CHECK(rel <= bound, "issue 25's row: %.2f x 2^-24 off, bound %.1f", rel, bound);
+}
+
 /* The op's reference (what the harness checks against) agrees with the
  * oracle: within a rounding of dt. */
 static void test_reference(void)
@@ -157,28 +236,37 @@ static void test_reference(void)
     }
 }
 
-/* SL_TOL_REL accepts 15 x 2^-24 relative and refuses 18 x 2^-24 (f32),
- * matches NaN with NaN and refuses NaN against a number. */
+/* SL_TOL_REL with softmax's log terms: each element may be off by
+ * (16 + ln(1 / |want|) + ln n) x 2^-24 relative (n = 1000 here). The
+ * verifier accepts 2 x 2^-24 under that and refuses 2 x 2^-24 over it in
+ * one element, matches NaN with NaN and refuses NaN against a number. */
 static void test_tolerance(sl_ctx *ctx)
 {
     enum { N = 1000 };
     float want[N], near[N], far[N];
     for (int i = 0; i < N; i++) {
-        want[i] = 1.0f / (float)(i + 3);
-        near[i] = (float)((double)want[i] * (1.0 + 15 * 0x1p-24));
-        far[i] = (float)((double)want[i] * (1.0 + (i == 500 ? 18 : 0) * 0x1p-24));
+        want[i] = (float)exp(-0.09 * i); /* 1 down to 1e-39: the log term from 0 to 89 */
+        const double q = 16.0 + log(1.0 / (double)want[i]) + log((double)N);
+        near[i] = (float)((double)want[i] * (1.0 + (q - 2.0) * 0x1p-24));
+        far[i] = (float)((double)want[i] * (1.0 + (i == 500 ? q + 2.0 : 0.0) * 0x1p-24));
     }
     const sl_variant *v = sl_variant_find(&sl_op_softmax, SL_BACKEND_CPU, "omp");
     sl_tolerance tol = sl_tolerance_for(&sl_op_softmax, v, SL_F32, N, 0.0);
-    CHECK(tol.kind == SL_TOL_REL && tol.ulps == 16, "softmax's tolerance is SL_TOL_REL, 16 (got %d, %d)",
-          (int)tol.kind, tol.ulps);
+    CHECK(tol.kind == SL_TOL_REL && tol.ulps == 16 && tol.log_terms && fabs(tol.log_n - log((double)N)) < 1e-12,
+          "softmax's tolerance is SL_TOL_REL, 16, with log terms (got %d, %d, %d, %g)", (int)tol.kind, tol.ulps,
+          (int)tol.log_terms, tol.log_n);
     sl_check c;
     sl_check_reset(&c, SL_F32);
     CHECK(sl_verify_buffer(ctx, "y", near, want, N, SL_F32, &tol, &c) == SL_OK && c.mismatches == 0,
-          "15 x 2^-24 relative passes (%llu mismatches)", (unsigned long long)c.mismatches);
+          "2 x 2^-24 under the bound passes (%llu mismatches)", (unsigned long long)c.mismatches);
     sl_check_reset(&c, SL_F32);
     CHECK(sl_verify_buffer(ctx, "y", far, want, N, SL_F32, &tol, &c) == SL_OK && c.mismatches == 1,
-          "18 x 2^-24 relative in one element fails once (%llu mismatches)", (unsigned long long)c.mismatches);
+          "2 x 2^-24 over it in one element fails once (%llu mismatches)", (unsigned long long)c.mismatches);
+    tol.log_terms = false; /* the flat 16 x 2^-24 refuses the elements far below the maximum */
+    sl_check_reset(&c, SL_F32);
+    sl_verify_buffer(ctx, "y", near, want, N, SL_F32, &tol, &c);
+    CHECK(c.mismatches > N / 2, "without the log terms most of near fails (%llu)", (unsigned long long)c.mismatches);
+    tol.log_terms = true;
     near[7] = want[7] = NAN;
     sl_check_reset(&c, SL_F32);
     sl_verify_buffer(ctx, "y", near, want, N, SL_F32, &tol, &c);
@@ -198,6 +286,7 @@ int main(void)
     }
     test_shapes(ctx);
     test_special(ctx);
+    test_wide(ctx);
     test_errors(ctx);
     test_reference();
     test_tolerance(ctx);

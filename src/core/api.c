@@ -176,6 +176,9 @@ sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const
         scalar_out |= op->bufs[k].scalar && sl_role_written(op->bufs[k].role);
     if (n == 0 && !scalar_out)
         return SL_OK;
+    /* The order of the checks is the contract's (streamlab.h, "Errors"):
+     * ctx, dtype, shape, then NULL pointers, misaligned pointers, overlap,
+     * pointers the context cannot use; each in argument order. */
     size_t bytes[SL_MAX_BUFS];
     for (int k = 0; k < op->nbufs; k++) {
         const sl_buf_desc *b = &op->bufs[k];
@@ -185,13 +188,18 @@ sl_status sl_op_call_shape(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const
             return sl_fail(SL_ERR_INVALID_ARG, "%s: %s's %llu elements of %zu bytes overflow size_t", fn, b->name,
                            (unsigned long long)elems, bes);
         bytes[k] = b->scalar ? bes : (size_t)elems * bes;
-        if (bytes[k] == 0)
-            continue; /* an empty array: any pointer, NULL included */
-        if (!ptrs[k])
-            return sl_fail(SL_ERR_INVALID_ARG, "%s: %s is NULL with %zu elements", fn, b->name, n);
-        if ((uintptr_t)ptrs[k] % bes)
-            return sl_fail(SL_ERR_MISALIGNED, "%s: %s = %p is not aligned to its %zu-byte %s elements", fn, b->name,
-                           ptrs[k], bes, b->kind == SL_BUF_INDEX ? "index" : sl_dtype_name(sl_op_buf_dtype(op, k, dt, dt)));
+    }
+    for (int k = 0; k < op->nbufs; k++) /* an empty array: any pointer, NULL included */
+        if (bytes[k] && !ptrs[k])
+            return sl_fail(SL_ERR_INVALID_ARG, "%s: %s is NULL with %zu elements", fn, op->bufs[k].name, n);
+    for (int k = 0; k < op->nbufs; k++) {
+        /* each buffer's own element: the op's dtype, or 4 bytes for f32 and
+         * index buffers (op.h, sl_buf_kind) */
+        const size_t bes = sl_dtype_size(sl_op_buf_dtype(op, k, dt, dt));
+        if (bytes[k] && (uintptr_t)ptrs[k] % bes)
+            return sl_fail(SL_ERR_MISALIGNED, "%s: %s = %p is not aligned to its %zu-byte %s elements", fn,
+                           op->bufs[k].name, ptrs[k], bes,
+                           op->bufs[k].kind == SL_BUF_INDEX ? "index" : sl_dtype_name(sl_op_buf_dtype(op, k, dt, dt)));
     }
     /* A written buffer may be exactly another buffer (in place); any other
      * overlap with it would let one element's store change another's load. */

@@ -127,6 +127,10 @@ typedef struct sl_scalar_desc {
  *                     reduction's length in practice (softmax: expf, a
  *                     sum of positive terms, one division); ulps = 16
  *                     gives 16 x 2^-24 = 9.5e-7, within issue 18's 1e-6.
+ *                     With log_terms (softmax), ulps x 2^-24 becomes
+ *                     (ulps + ln(1 / |want|) + ln(n)) x 2^-24, n the row's
+ *                     length: the rounding of x - m before exp, which
+ *                     grows with x's distance below the row maximum.
  *                     Two NaNs match (a NaN row must stay NaN).
  */
 typedef enum sl_tol_kind { SL_TOL_EXACT = 0, SL_TOL_ULP, SL_TOL_REDUCTION, SL_TOL_REL } sl_tol_kind;
@@ -134,6 +138,11 @@ typedef enum sl_tol_kind { SL_TOL_EXACT = 0, SL_TOL_ULP, SL_TOL_REDUCTION, SL_TO
 typedef struct sl_tol {
     sl_tol_kind kind;
     int ulps;
+    /* SL_TOL_REL only: the bound grows with how far an element lies below
+     * its row's maximum, ulps becoming ulps + ln(1 / |want|) + ln(n) (n:
+     * the row's length); softmax, whose x - m is rounded before exp
+     * (softmax/api.h derives it; issue 25). */
+    bool log_terms;
 } sl_tol;
 
 /* ---- traffic ----------------------------------------------------------------

@@ -467,7 +467,7 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
             same = dst; /* no buffer of that size and no workspace: the first written, as before issue 33 */
         if ((st = copy_source(s, src)) != SL_OK)
             return st;
-        sl_tolerance exact = {SL_TOL_EXACT, 0, 0.0};
+        sl_tolerance exact = {SL_TOL_EXACT, 0, 0.0, false, 0.0};
         const uint64_t copied = args->n < s->elems[src] ? args->n : s->elems[src];
         if (same < 0)
             return sl_verify_buffer(ctx, "workspace", args->workspace, s->copy_src, copied, args->dtype, &exact, chk);
@@ -484,9 +484,10 @@ static sl_status check_outputs(sl_ctx *ctx, shape_state *s, const sl_variant *v,
                        sl_dtype_name(args->out_dtype), (unsigned long long)e->nonfinite, e->nonfinite == 1 ? "" : "s",
                        op->bufs[e->nonfinite_buf].name, e->nonfinite == 1 ? "is" : "are");
     /* the length of each reduction: K for an op with a third extent (matmul),
-     * a row's cols for another 2-D op (softmax_bwd's sum per row), else n */
-    const uint64_t red_len = s->shape.k ? s->shape.k : op->rank == 2 ? s->shape.cols : s->n;
-    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, red_len, e->scale);
+     * a row's cols for the other 2-D ops (softmax's log term, softmax_bwd's
+     * sum per row), else n */
+    const uint64_t len = s->shape.k ? s->shape.k : op->rank == 2 ? s->shape.cols : s->n;
+    sl_tolerance tol = sl_tolerance_for(op, v, args->dtype, len, e->scale);
     for (int k = 0; k < op->nbufs && st == SL_OK; k++) {
         if (!sl_role_written(op->bufs[k].role))
             continue;

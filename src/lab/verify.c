@@ -51,7 +51,7 @@ static double unit_roundoff(sl_dtype acc)
 
 sl_tolerance sl_tolerance_for(const sl_op_desc *op, const sl_variant *v, sl_dtype dt, uint64_t n, double scale)
 {
-    sl_tolerance t = {op->tol.kind, op->tol.ulps, 0.0};
+    sl_tolerance t = {op->tol.kind, op->tol.ulps, 0.0, false, 0.0};
     if (v->copy) {
         t.kind = SL_TOL_EXACT;
         t.ulps = 0;
@@ -59,6 +59,8 @@ sl_tolerance sl_tolerance_for(const sl_op_desc *op, const sl_variant *v, sl_dtyp
     }
     if (t.kind == SL_TOL_REL) {
         t.abs_extra = 0x1p-126; /* op.h: underflowed results */
+        t.log_terms = op->tol.log_terms;
+        t.log_n = n > 1 ? log((double)n) : 0.0;
         if (v->ulps > t.ulps)
             t.ulps = v->ulps; /* a peer's own exp and sum order (op.h) */
         return t;
@@ -94,7 +96,10 @@ static double err_ratio(sl_dtype dt, uint64_t g, uint64_t w, const void *gp, con
     if (fg != fg || fw != fw)
         return INFINITY;
     if (tol->kind == SL_TOL_REL) {
-        const double allowed = tol->ulps * 0x1p-24 * fabs(fw) + tol->abs_extra +
+        /* op.h: with log terms, ulps + ln(1 / |want|) + ln(n); a want of 0
+         * leaves the 2^-126 floor alone */
+        const double rel = tol->ulps + (tol->log_terms && fw != 0.0 ? log(1.0 / fabs(fw)) + tol->log_n : 0.0);
+        const double allowed = rel * 0x1p-24 * fabs(fw) + tol->abs_extra +
                                (sl_dtype_size(dt) < 4 ? sl_dtype_ulp(dt, fw) : 0.0);
         const double err = fabs(fg - fw);
         return err == 0.0 ? 0.0 : err / allowed;
@@ -231,7 +236,7 @@ sl_status sl_verify_launch(sl_ctx *ctx, const sl_op_desc *op, const sl_variant *
     a.dtype = dt;
     a.out_dtype = odt;
     a.scalar = sc;
-    sl_tolerance tol = {SL_TOL_EXACT, 0, 0.0};
+    sl_tolerance tol = {SL_TOL_EXACT, 0, 0.0, false, 0.0};
     for (size_t lo = 0; st == SL_OK && (lo < n || (n == 0 && lo == 0)); lo += chunk) {
         const size_t m = n - lo < chunk ? n - lo : chunk;
         for (int k = 0; k < op->nbufs; k++)

@@ -31,6 +31,8 @@ typedef struct sl_tolerance {
     sl_tol_kind kind;
     int ulps;         /* SL_TOL_ULP: ulps of the output dtype; SL_TOL_REDUCTION: ulps of the result */
     double abs_extra; /* SL_TOL_REDUCTION: L x u_acc x sum|terms|; SL_TOL_REL: 2^-126 (op.h) */
+    bool log_terms;   /* SL_TOL_REL with the op's log terms: ulps + ln(1 / |want|) + log_n (op.h) */
+    double log_n;     /* ln of the row length n given to sl_tolerance_for */
 } sl_tolerance;
 
 /* The tolerance for variant v of op at n elements of dt: the op's policy,

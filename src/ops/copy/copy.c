@@ -4,29 +4,51 @@
  */
 #include "copy.h"
 
-/* ---- the reference: one element at a time, in the compute type --------- */
+#include <string.h>
 
-static float ref_f32(const float *x, const float *s)
-{
-    (void)s;
-    return x[0];
-}
-
-static double ref_f64(const double *x, const double *s)
-{
-    (void)s;
-    return x[0];
-}
-
+/* ---- the reference: the bytes ------------------------------------------
+ * A copy's result is its input's bytes: the reference moves them with
+ * memcpy, sharing no code with the rungs' conversions (dtype_conv maps
+ * every 16-bit NaN to one canonical pattern; a reference widening and
+ * narrowing would agree with a rung that does the same, issue 25).
+ * in[0] / out[1] point at element lo. */
 static void reference(sl_ref_args *a)
 {
-    static const sl_ew_ref_fn fn = {ref_f32, ref_f64};
-    sl_ew_reference(a, 1, &fn);
+    memcpy(a->out[1], a->in[0], (size_t)(a->hi - a->lo) * sl_dtype_size(a->dtype));
 }
 
-/* ---- the CPU rungs ------------------------------------------------------- */
+/* ---- the CPU rungs: bytes moved, never converted -------------------------
+ * Not SL_CPU_EW_RUNGS: its 16- and 8-bit path widens each element to float
+ * and narrows it back, which rewrote every f16 / bf16 NaN as 0x7fff, even
+ * in place (issue 25). serial: one memcpy; omp: each thread memcpy()s its
+ * share (sl_cpu_share_elems: 64-byte granules, the first-touch layout).
+ * c == a moves nothing (the contract: then nothing moves); any other
+ * overlap was refused before the launch. */
+static void cpu_copy_range(const sl_args *a, size_t lo, size_t hi)
+{
+    const size_t es = sl_dtype_size(a->dtype);
+    const unsigned char *src = a->buf[0];
+    unsigned char *dst = a->buf[1];
+    if (src != dst && hi > lo)
+        memcpy(dst + lo * es, src + lo * es, (hi - lo) * es);
+}
 
-SL_CPU_EW_RUNGS(cpu_copy, 1, x[0], x[0])
+static sl_status cpu_copy_serial(const sl_args *a)
+{
+    cpu_copy_range(a, 0, a->n);
+    return SL_OK;
+}
+
+static sl_status cpu_copy_omp(const sl_args *a)
+{
+#pragma omp parallel
+    {
+        size_t lo, hi;
+        sl_cpu_share_elems(a->n, sl_dtype_size(a->dtype), &lo, &hi);
+        cpu_copy_range(a, lo, hi);
+    }
+    return SL_OK;
+}
 
 /* ---- the rungs ------------------------------------------------------------ */
 
@@ -57,7 +79,15 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_copy_api), .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 4,
      .insts_per_elem = 7},
     SL_EW_CEILING_CPU,
-    SL_EW_CPU_RUNGS(cpu_copy, "sl_copy"),
+    {.name = "serial", .backend = SL_BACKEND_CPU, .kind = SL_KIND_RUNG,
+     .technique = "one thread: memcpy of the bytes (no conversion)", .source = "seed 002 (CPU vs GPU); issue 25",
+     .launch = cpu_copy_serial, .elems_per_thread = 1},
+    {.name = "omp", .backend = SL_BACKEND_CPU, .kind = SL_KIND_RUNG,
+     .technique = "OpenMP: each thread memcpy()s its share (64-byte granules, first-touch pages)",
+     .source = "issue 2; issue 25", .launch = cpu_copy_omp, .elems_per_thread = 1},
+    {.name = "sl_copy", .backend = SL_BACKEND_CPU, .kind = SL_KIND_API,
+     .technique = "the public function on a CPU context: the omp rung", .source = "issue 10",
+     .launch = cpu_copy_omp, .elems_per_thread = 1},
 };
 
 const sl_op_desc sl_op_copy = {
@@ -65,7 +95,7 @@ const sl_op_desc sl_op_copy = {
     .name = "copy",
     .formula = "c = a",
     .source = "STREAM (McCalpin) and BabelStream 5.0: Copy",
-    .numerics = "a bit-for-bit copy (no arithmetic)",
+    .numerics = "a bit-for-bit copy (bytes moved, no conversion: NaN payloads kept)",
     .rank = 1,
     .nbufs = 2,
     .bufs = {{"a", SL_ROLE_IN, false}, {"c", SL_ROLE_OUT, false}},

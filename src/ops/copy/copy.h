@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-#define SL_COPY_DTYPES SL_DT_FLOAT
+#define SL_COPY_DTYPES SL_DT_ALL
 
 SL_DECLARE_LAUNCHER(sl_cuda_copy_naive)
 SL_DECLARE_LAUNCHER(sl_cuda_copy_vec)

@@ -149,6 +149,9 @@ const sl_op_desc sl_op_dot = {
     .flops_per_elem = 2,
     .fma = true,
     .tol = {SL_TOL_REDUCTION, 1},
+    /* result must not overlap a or b, not even exactly (api.h): sl_dot
+     * with result == a and n = 1 was accepted as "in place" (issue 25) */
+    .no_inplace = true,
     .reference = reference,
     .variants = variants,
     .nvariants = (int)(sizeof variants / sizeof variants[0]),

@@ -14,8 +14,10 @@
  *   or SL_F16 (A, B and C in that dtype: inputs widened exactly, products
  *   exact in fp32, fp32 accumulation on tensor cores, alpha acc + beta c
  *   rounded once to nearest-even into the dtype). Other dtypes:
- *   SL_ERR_UNSUPPORTED. alpha and beta are rounded to fp32. beta == 0:
- *   C is not read (it may hold NaN), as in BLAS.
+ *   SL_ERR_UNSUPPORTED. alpha and beta are rounded to fp32 first, and
+ *   beta == 0 is tested after that rounding: a beta that rounds to 0 (such
+ *   as 1e-50) is 0. beta == 0: C is not read (it may hold NaN), as in
+ *   BLAS.
  * Numerics: each entry is within u_out |C_ij| + (gamma_{k+2}(u_acc) + 2
  *   u_in) (|alpha| sum_p |a_ip b_pj| + |beta c_ij|) of the exact result,
  *   u_out the unit roundoff of dtype, u_acc 2^-24 (f32 on CUDA cores and
@@ -23,14 +25,22 @@
  *   u_in 0 (exact products), gamma_n = n u / (1 - n u) (Higham,
  *   "Accuracy and Stability of Numerical Algorithms", 2nd ed., section
  *   3.1; Fasi et al., PeerJ CS 7:e330, 2021, for tensor cores); the tests
- *   check every rung against an fp64 reference within this bound. Not
+ *   check every rung against an fp64 reference within this bound as
+ *   written; `streamlab run` checks the looser 2 ulp(C_ij) + L u_acc x
+ *   (the largest such magnitude over C) (op.h, SL_TOL_REDUCTION), where
+ *   ulp(C_ij), for a C_ij below dtype's normal range, is the subnormal
+ *   spacing, 2^-149 (f32), 2^-133 (bf16) or 2^-24 (f16): its underflow
+ *   term. Not
  *   deterministic across devices or library versions (tiling changes the
  *   summation order), deterministic on one.
  * Alignment: each pointer aligned to its element size (SL_ERR_MISALIGNED);
  *   the fastest paths need 16-byte aligned bases and leading dimensions
  *   that are multiples of 16 bytes, and fall back to scalar loads otherwise.
  * Aliasing: C must not overlap A or B (SL_ERR_OVERLAP), C == A included;
- *   A and B may overlap each other.
+ *   A and B may overlap each other. The test is on each matrix's whole
+ *   extent, from its first element to its last, row padding included: a C
+ *   lying inside A's (or B's) padding between rows, which is never read,
+ *   is still SL_ERR_OVERLAP.
  * Memory, stream: device memory and a cudaStream_t (NULL: the default
  *   stream) on a CUDA context, returning once the kernel is enqueued; host
  *   memory on a CPU context (stream ignored; OpenMP rung, returns when

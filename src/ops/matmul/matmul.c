@@ -69,7 +69,8 @@ static void reference(sl_ref_args *r)
 {
     const sl_shape *s = &r->shape;
     sl_mm p = {.m = (int64_t)s->rows, .n = (int64_t)s->cols, .k = (int64_t)s->k, .lda = (int64_t)s->k,
-               .ldb = (int64_t)s->cols, .ldc = (int64_t)s->ld, .alpha = r->scalar[0], .beta = r->scalar[1],
+               .ldb = (int64_t)s->cols, .ldc = (int64_t)s->ld, .alpha = sl_mm_scalar(r->scalar[0]),
+               .beta = sl_mm_scalar(r->scalar[1]),
                .a = r->in[0], .b = r->in[1], .c = (void *)r->in[2], .dtype = r->dtype};
     const size_t mn = (size_t)(p.m * p.n);
     double *ref = malloc(sizeof(double) * mn), *mag = malloc(sizeof(double) * mn);
@@ -156,8 +157,8 @@ static void from_args(const sl_args *x, sl_mm *p)
     p->lda = p->k;
     p->ldb = p->n;
     p->ldc = (int64_t)x->shape.ld;
-    p->alpha = x->scalar[0];
-    p->beta = x->scalar[1];
+    p->alpha = sl_mm_scalar(x->scalar[0]);
+    p->beta = sl_mm_scalar(x->scalar[1]);
     p->a = x->buf[0];
     p->b = x->buf[1];
     p->c = x->buf[2];
@@ -328,8 +329,16 @@ sl_status sl_gemm(sl_ctx *ctx, sl_dtype dtype, char transa, char transb, size_t 
                   const void *A, size_t lda, const void *B, size_t ldb, double beta, void *C, size_t ldc,
                   void *stream)
 {
+    /* the contract's order (streamlab.h, "Errors"): ctx, dtype, the other
+     * parameters and the extents, NULL, misaligned, overlap */
     if (!ctx)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_gemm: ctx is NULL");
+    const size_t es = sl_dtype_size(dtype);
+    if (!es)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_gemm: dtype %d is not an sl_dtype", (int)dtype);
+    if (!(SL_MM_DTYPES & (1u << dtype)))
+        return sl_fail(SL_ERR_UNSUPPORTED, "sl_gemm: dtype %s is not offered (f32, bf16, f16 are)",
+                       sl_dtype_name(dtype));
     const char tr[2] = {transa, transb};
     for (int i = 0; i < 2; i++) {
         if (tr[i] == 'N' || tr[i] == 'n')
@@ -340,25 +349,19 @@ sl_status sl_gemm(sl_ctx *ctx, sl_dtype dtype, char transa, char transb, size_t 
         return sl_fail(SL_ERR_INVALID_ARG, "sl_gemm: trans%c = 0x%02x is not 'N', 'T' or 'C'", i ? 'b' : 'a',
                        (unsigned char)tr[i]);
     }
-    const size_t es = sl_dtype_size(dtype);
-    if (!es)
-        return sl_fail(SL_ERR_INVALID_ARG, "sl_gemm: dtype %d is not an sl_dtype", (int)dtype);
-    if (!(SL_MM_DTYPES & (1u << dtype)))
-        return sl_fail(SL_ERR_UNSUPPORTED, "sl_gemm: dtype %s is not offered (f32, bf16, f16 are)",
-                       sl_dtype_name(dtype));
     if (m == 0 || n == 0 || k == 0)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_gemm: m = %zu, n = %zu, k = %zu: every extent must be >= 1", m, n, k);
     if (lda < k || ldb < n || ldc < n)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_gemm: %s = %zu is less than its row length %zu",
                        lda < k ? "lda" : ldb < n ? "ldb" : "ldc", lda < k ? lda : ldb < n ? ldb : ldc,
                        lda < k ? k : n);
-    if (!A || !B || !C)
-        return sl_fail(SL_ERR_INVALID_ARG, "sl_gemm: %s is NULL", !A ? "A" : !B ? "B" : "C");
     const int64_t lim = INT64_MAX / 2;
     if (m > (size_t)lim || n > (size_t)lim || k > (size_t)lim || lda > (size_t)lim / m ||
         ldb > (size_t)lim / k || ldc > (size_t)lim / m || (m * lda) > SIZE_MAX / es || (k * ldb) > SIZE_MAX / es ||
         (m * ldc) > SIZE_MAX / es)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_gemm: the extents overflow (m %zu, n %zu, k %zu)", m, n, k);
+    if (!A || !B || !C)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_gemm: %s is NULL", !A ? "A" : !B ? "B" : "C");
     const void *ptrs[3] = {A, B, C};
     static const char *names[3] = {"A", "B", "C"};
     for (int i = 0; i < 3; i++)
@@ -371,7 +374,8 @@ sl_status sl_gemm(sl_ctx *ctx, sl_dtype dtype, char transa, char transb, size_t 
                        overlap(C, cb, A, ab) ? "A" : "B", overlap(C, cb, A, ab) ? A : B,
                        overlap(C, cb, A, ab) ? ab : bb);
     sl_mm p = {.m = (int64_t)m, .n = (int64_t)n, .k = (int64_t)k, .lda = (int64_t)lda, .ldb = (int64_t)ldb,
-               .ldc = (int64_t)ldc, .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .dtype = dtype,
+               .ldc = (int64_t)ldc, .alpha = sl_mm_scalar(alpha), .beta = sl_mm_scalar(beta), .a = A, .b = B, .c = C,
+               .dtype = dtype,
                .stream = stream};
     sl_mm_fn fn = NULL;
     if (ctx->info.backend == SL_BACKEND_CPU)

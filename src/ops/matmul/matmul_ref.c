@@ -63,9 +63,9 @@ void sl_mm_reference(const sl_mm *p, const void *c0, double *ref, double *mag)
             }
         }
         for (int64_t j = 0; j < n; j++) {
-            double c = p->beta != 0.0 ? ld(p->dtype, c0, i * p->ldc + j) : 0.0;
-            r[j] = p->alpha * r[j] + p->beta * c;
-            g[j] = fabs(p->alpha) * g[j] + fabs(p->beta * c);
+            double c = sl_mm_scalar(p->beta) != 0.0 ? ld(p->dtype, c0, i * p->ldc + j) : 0.0;
+            r[j] = sl_mm_scalar(p->alpha) * r[j] + sl_mm_scalar(p->beta) * c;
+            g[j] = fabs(sl_mm_scalar(p->alpha)) * g[j] + fabs(sl_mm_scalar(p->beta) * c);
         }
     }
     free(b);
@@ -80,9 +80,9 @@ void sl_mm_reference_at(const sl_mm *p, const void *c0, int64_t i, int64_t j, do
         s += t;
         g += fabs(t);
     }
-    const double c = p->beta != 0.0 ? ld(p->dtype, c0, i * p->ldc + j) : 0.0;
-    *ref = p->alpha * s + p->beta * c;
-    *mag = fabs(p->alpha) * g + fabs(p->beta * c);
+    const double c = sl_mm_scalar(p->beta) != 0.0 ? ld(p->dtype, c0, i * p->ldc + j) : 0.0;
+    *ref = sl_mm_scalar(p->alpha) * s + sl_mm_scalar(p->beta) * c;
+    *mag = fabs(sl_mm_scalar(p->alpha)) * g + fabs(sl_mm_scalar(p->beta) * c);
 }
 
 static double unit_roundoff(sl_dtype dt)
@@ -193,14 +193,14 @@ sl_status sl_mm_expect_make(const sl_mm *p, bool full, int samples, sl_mm_expect
             sum += a * bs[kk];
             g += fabs(a) * bas[kk];
         }
-        if (p->beta != 0.0)
+        if (sl_mm_scalar(p->beta) != 0.0)
             for (int64_t j = 0; j < n; j++) {
                 const double c = ld(p->dtype, p->c, i * p->ldc + j);
                 cs += c;
                 cg += fabs(c);
             }
-        e->row_ref[i] = p->alpha * sum + p->beta * cs;
-        e->row_mag[i] = fabs(p->alpha) * g + fabs(p->beta) * cg;
+        e->row_ref[i] = sl_mm_scalar(p->alpha) * sum + sl_mm_scalar(p->beta) * cs;
+        e->row_mag[i] = fabs(sl_mm_scalar(p->alpha)) * g + fabs(sl_mm_scalar(p->beta)) * cg;
     }
     free(bs);
     free(bas);

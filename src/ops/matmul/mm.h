@@ -34,12 +34,21 @@ typedef enum sl_mm_math {
 typedef struct sl_mm {
     int64_t m, n, k;        /* >= 1 */
     int64_t lda, ldb, ldc;  /* elements; lda >= k, ldb >= n, ldc >= n */
-    double alpha, beta;     /* kernels round them to float */
+    double alpha, beta;     /* rounded to float where they enter (sl_mm_scalar) */
     const void *a, *b;
     void *c;
     sl_dtype dtype;         /* SL_F32, SL_BF16 or SL_F16 */
     void *stream;           /* cudaStream_t or NULL */
 } sl_mm;
+
+/* alpha and beta as every path uses them: rounded to f32 once (the
+ * kernels take float scalars). sl_gemm, the harness and the reference all
+ * round first, so "beta == 0" (C not read) is decided on the rounded
+ * value everywhere: a beta of 1e-50 is 0 (issue 25). */
+static inline double sl_mm_scalar(double v)
+{
+    return (double)(float)v;
+}
 
 typedef sl_status (*sl_mm_fn)(const sl_mm *p);
 

@@ -3,16 +3,33 @@
  * for every r < rows, j < cols.
  *
  * Numerics: computed in f32 (bf16 and f16 widened exactly on load): the row
- * maximum is subtracted first, so large inputs do not overflow; expf (the
- * accurate one) for f32, __expf for bf16 / f16 rows of up to 2^18 - 7
- * columns (its ~1e-6 relative error is below the 16-bit output's
- * rounding); the sum in f32 (fp64 on the CPU backend);
- * y = e x (1 / s), rounded to nearest-even into dtype. Each element is
- * within 16 x 2^-24 (9.5e-7) relative of the fp64 reference, plus one ulp
- * of dtype for bf16 / f16 (op.h, SL_TOL_REL; checked by `streamlab run`
- * and tests/test_gpu_softmax). A row containing NaN or +inf, and a row of
- * -inf only, comes out all NaN (as torch.softmax); -inf entries of an
- * otherwise finite row give 0.
+ * maximum m is subtracted first, so large inputs do not overflow; expf
+ * (the accurate one) of the difference rounded to f32 for f32, __expf for
+ * bf16 / f16 rows of up to 2^18 - 7 columns (its ~1e-6 relative error is
+ * below the 16-bit output's rounding); the sum in f32 (fp64 on the CPU
+ * backend); y = e x (1 / s), rounded to nearest-even into dtype.
+ * Bound: each element y_j is within
+ *   (16 + ln(1 / |want_j|) + ln n) x 2^-24 x |want_j| + 2^-126
+ * of want_j, the fp64 reference rounded into dtype, plus one ulp of dtype
+ * for bf16 / f16, where n = cols (op.h, SL_TOL_REL with log terms; checked
+ * by `streamlab run`, tests/test_softmax_cpu and tests/test_gpu_softmax).
+ * Where it comes from: x_j - m rounded to f32 is off by at most
+ * |x_j - m| 2^-24 (half an ulp), and exp turns that absolute error of its
+ * argument into the same relative error of e_j; since y_j = e^(x_j - m) / s
+ * with s >= 1 (the maximum's own term), |x_j - m| <= ln(1 / y_j). The sum s
+ * gathers these errors weighted by y: sum_k y_k |x_k - m| 2^-24, and
+ * sum_k y_k |x_k - m| = H(y) - ln s <= ln n (H the entropy of y). The 16
+ * covers expf's 2 ulp, the sum's own rounding, the reciprocal and the last
+ * product (measured: at most 10.9 x 2^-24 with |x - m| < 16, issue 25).
+ * So rows within +-8 stay near 16 x 2^-24, and a logit 80 below its row's
+ * maximum may be off by ~70 x 2^-24 (4.2e-6) relative. The split
+ * x - m = h + l (TwoSum) with expf(h) (1 + l) would keep 16 x 2^-24 for
+ * every row, but it cost 12% at 4096 x 2^15 f32 on an H200 (2.2% at
+ * 16384 x 2^14; bf16 unaffected; bench/results/h200-correctness-2026-11-26.md),
+ * so the bound is stated instead (issue 25). 2^-126 (f32's smallest
+ * normal) covers results that underflow to subnormals or 0. A row
+ * containing NaN or +inf, and a row of -inf only, comes out all NaN (as
+ * torch.softmax); -inf entries of an otherwise finite row give 0.
  *
  * dtype: SL_F32, SL_BF16 or SL_F16.
  * Shapes and units: x and y hold rows x cols elements of `dtype`, row-major,

@@ -265,6 +265,10 @@ const sl_op_desc sl_op_stencil = {
 sl_status sl_stencil2d(sl_ctx *ctx, size_t rows, size_t cols, size_t ld, int radius, const float *in, float *out,
                        void *stream)
 {
+    /* the contract's order (streamlab.h, "Errors"): ctx, then the shape and
+     * the radius, then the pointers (sl_op_call_shape) */
+    if (!ctx)
+        return sl_fail(SL_ERR_INVALID_ARG, "sl_stencil2d: ctx is NULL");
     if (radius < SL_STENCIL_MIN_RADIUS || radius > SL_STENCIL_MAX_RADIUS)
         return sl_fail(SL_ERR_INVALID_ARG, "sl_stencil2d: radius %d is outside %d..%d", radius, SL_STENCIL_MIN_RADIUS,
                        SL_STENCIL_MAX_RADIUS);

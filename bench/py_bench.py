@@ -1,0 +1,127 @@
+"""Issue 28's performance checks of the Python package, in one process (bench/py_h200.sh).
+
+1. Per-call host overhead: wall time per call over 10^4 back-to-back calls
+   (torch.cuda.synchronize() only at the end), median of 5 rounds, the
+   variants interleaved round by round:
+     streamlab.add(x, y, out=z) vs torch.add(x, y, out=z), 2^10 f32;
+     streamlab.softmax(x) vs torch.softmax(x, -1), 128 x 1024 f32;
+   and the layers beneath: streamlab.add through ctypes instead of
+   streamlab._fastcall, the registered op (torch.ops.streamlab.add_out,
+   through the dispatcher), the bare sl_add call with its arguments prepared
+   (through _fastcall and through ctypes), and an empty Python call.
+2. Kernel time: streamlab.bench (graph replay) vs the same C call timed from
+   C in a CUDA graph (bench/py_graph_c.c, same calls per graph and
+   replays), softmax f32 4096 x 2^15 and add f32 2^28, 3 rounds alternated.
+
+usage: python3 bench/py_bench.py PY_GRAPH_C_BINARY OUT.json
+       python3 bench/py_bench.py --overhead-only OUT.json
+"""
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+import streamlab as sl
+import streamlab.bench as slb
+from streamlab import _lib, _ops, _table
+
+
+def per_call(fn, n=10_000):
+    fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) / n * 1e6
+
+
+def overhead():
+    x, y, z = (torch.randn(1 << 10, device="cuda") for _ in range(3))
+    s = torch.randn(128, 1024, device="cuda") * 5
+    spec = _table.SPECS["add"]
+    sl.add(x, y, out=z)
+    fn = _ops._BOUND["add"]
+    fn_ctypes = _ops._CTYPES_BOUND["add"]
+    saved = _ops._BOUND["add"]
+    _ops._BOUND["add"] = fn_ctypes
+    add_ctypes = _ops._gen_fast(spec)  # the same generated checks, calling through ctypes
+    _ops._BOUND["add"] = saved
+    ctx = _lib.context(0)
+    stream = torch.cuda.current_stream().cuda_stream
+    px, py, pz = x.data_ptr(), y.data_ptr(), z.data_ptr()
+    cases = {
+        "streamlab.add(x, y, out=z)": lambda: sl.add(x, y, out=z),
+        "streamlab.add, through ctypes": lambda: add_ctypes(x, y, z),
+        "torch.add(x, y, out=z)": lambda: torch.add(x, y, out=z),
+        "torch.ops.streamlab.add_out(x, y, z)": lambda: torch.ops.streamlab.add_out(x, y, z),
+        "sl_add, arguments ready (%s)" % sl.BINDING: lambda: fn(ctx, 0, 1024, px, py, pz, stream),
+        "sl_add, arguments ready (ctypes)": lambda: fn_ctypes(ctx, 0, 1024, px, py, pz, stream),
+        "streamlab.softmax(x) 128x1024": lambda: sl.softmax(s),
+        "torch.softmax(x, -1) 128x1024": lambda: torch.softmax(s, -1),
+        "empty Python lambda": lambda: None,
+    }
+    rounds = {k: [] for k in cases}
+    for _ in range(5):
+        for k, f in cases.items():
+            rounds[k].append(per_call(f))
+    res = {k: statistics.median(v) for k, v in rounds.items()}
+    res["ratio add"] = res["streamlab.add(x, y, out=z)"] / res["torch.add(x, y, out=z)"]
+    res["ratio softmax"] = res["streamlab.softmax(x) 128x1024"] / res["torch.softmax(x, -1) 128x1024"]
+    del spec
+    return res, rounds
+
+
+def agreement(cbin):
+    rows, cols, n = 4096, 1 << 15, 1 << 28
+    calls, reps = 10, 20
+    x = torch.randn(rows, cols, device="cuda") * 5
+    y = torch.empty_like(x)
+    a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    c = torch.empty_like(a)
+    out = {"softmax": {"python": [], "c": []}, "add": {"python": [], "c": []}}
+    for _ in range(3):
+        t = slb.time_callable(lambda: sl.softmax(x, out=y), calls=calls, reps=reps)
+        out["softmax"]["python"].append(t["median"] * 1e6)
+        r = subprocess.run([cbin, "softmax", str(rows), str(cols), str(calls), str(reps)], capture_output=True,
+                           text=True, check=True)
+        print("  C:", r.stdout.strip())
+        out["softmax"]["c"].append(float(r.stdout.split()[2]))
+        t = slb.time_callable(lambda: sl.add(a, b, out=c), calls=calls, reps=reps)
+        out["add"]["python"].append(t["median"] * 1e6)
+        r = subprocess.run([cbin, "add", str(n), str(calls), str(reps)], capture_output=True, text=True, check=True)
+        print("  C:", r.stdout.strip())
+        out["add"]["c"].append(float(r.stdout.split()[2]))
+    for k, v in out.items():
+        v["python_median_us"] = statistics.median(v["python"])
+        v["c_median_us"] = statistics.median(v["c"])
+        v["python / c"] = v["python_median_us"] / v["c_median_us"]
+    return out
+
+
+def main():
+    cbin, path = sys.argv[1], sys.argv[2]
+    print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, "streamlab", sl.BACKENDS,
+          "binding", sl.BINDING)
+    res, rounds = overhead()
+    print("\n## Per-call wall time (us), 10^4 back-to-back calls, median of 5 rounds")
+    for k, v in res.items():
+        print("  %-42s %8.3f" % (k, v))
+    if cbin == "--overhead-only":
+        json.dump({"overhead_us": res, "overhead_rounds": rounds, "device": torch.cuda.get_device_name(),
+                   "torch": torch.__version__}, open(path, "w"), indent=1)
+        return
+    ag = agreement(cbin)
+    print("\n## Kernel time: streamlab.bench vs C, CUDA graph of 10 calls, 20 replays (us per call)")
+    for k, v in ag.items():
+        print("  %-8s python %s  C %s  python/C %.4f" % (k, ["%.2f" % t for t in v["python"]],
+                                                          ["%.2f" % t for t in v["c"]], v["python / c"]))
+    json.dump({"overhead_us": res, "overhead_rounds": rounds, "kernel_time": ag,
+               "device": torch.cuda.get_device_name(), "torch": torch.__version__}, open(path, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""streamlab: the C library's ops on PyTorch tensors, NumPy arrays and DLPack arrays.
+
+    import torch, streamlab
+    x = torch.randn(4096, 32768, device="cuda")
+    y = streamlab.softmax(x)            # sl_softmax on torch.cuda.current_stream()
+
+Every function is one call of the C function named in its doc string
+(include/streamlab.h and src/ops/<op>/api.h give the numerics, the
+tolerances and the aliasing rules); nothing is implemented twice. Inputs:
+torch.Tensor (CUDA or CPU), NumPy arrays, any object with __dlpack__ (CuPy,
+JAX). Outputs are allocated like the first input unless out= is given.
+Buffers must be contiguous (ValueError otherwise: streamlab never copies).
+Errors: ValueError (shape, dtype, alignment, overlap, device), TypeError
+(argument types), RuntimeError (CUDA), each with sl_last_error()'s text.
+With torch installed each op is also registered as torch.ops.streamlab.<op>
+(for torch.compile and CUDA graphs); eager calls go straight to C.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ._lib import BACKENDS, HAVE_CUDA_BUILD, LIB_PATH, StreamlabError  # noqa: F401
+from ._ops import BINDING  # noqa: F401  ("fastcall" or "ctypes": how C is called)
+from ._ops import call as _run
+from ._table import SPECS as _S
+
+__version__ = "0.2.0"
+
+try:
+    from . import _torch_ops
+    _compiling = _torch_ops.is_compiling
+    _registered = _torch_ops.call_registered
+except ImportError:  # no torch
+    _torch_ops = None  # type: ignore[assignment]
+    _compiling = None
+    _registered = None
+
+Array = Any  # torch.Tensor, numpy.ndarray or a __dlpack__ object
+
+
+def _call(name: str, *values: Any):
+    spec = _S[name]
+    if _compiling is not None and _compiling():
+        return _registered(spec, values)
+    return _run(spec, values)
+
+
+def copy(input: Array, *, out: Optional[Array] = None) -> Array:
+    """out = input, bit for bit (sl_copy). f32, f64, f16, bf16. out may be input."""
+    return _call("copy", input, out)
+
+
+def scale(input: Array, alpha: float, *, out: Optional[Array] = None) -> Array:
+    """out = alpha * input (sl_scale), in fp32 (fp64 for f64). f32, f64, f16, bf16. out may be input."""
+    return _call("scale", input, alpha, out)
+
+
+def add(input: Array, other: Array, *, out: Optional[Array] = None) -> Array:
+    """out = input + other elementwise (sl_add), same shape (no broadcasting), every dtype
+    (f32, f64, f16, bf16, fp8 e4m3fn / e5m2). out may be input or other (in place)."""
+    return _call("add", input, other, out)
+
+
+def triad(input: Array, other: Array, alpha: float, *, out: Optional[Array] = None) -> Array:
+    """out = input + alpha * other as one fma (sl_triad: STREAM's a = b + s c).
+    f32, f64, f16, bf16. out may be input or other."""
+    return _call("triad", input, other, alpha, out)
+
+
+def dot(input: Array, other: Array, *, out: Optional[Array] = None) -> Array:
+    """The dot product sum(input * other) as a 0-d array (sl_dot): fp64 products and sums,
+    rounded once. f32, f64. out (one element) must not overlap the inputs."""
+    return _call("dot", input, other, out)
+
+
+def nstream(input: Array, other: Array, other2: Array, alpha: float) -> Array:
+    """input += other + alpha * other2, IN PLACE (sl_nstream); returns input. f32, f64, f16, bf16."""
+    return _call("nstream", input, other, other2, alpha)
+
+
+def axpy(input: Array, other: Array, alpha: float) -> Array:
+    """other = alpha * input + other, IN PLACE on other as in BLAS (sl_axpy: y = a x + y);
+    returns other. f32, f64, f16, bf16."""
+    return _call("axpy", input, other, alpha)
+
+
+def softmax(input: Array, dim: int = -1, *, out: Optional[Array] = None) -> Array:
+    """Softmax over the last dimension (sl_softmax; dim must be the last one), in fp32,
+    within 9.5e-7 relative of fp64 (+1 ulp for bf16 / f16). f32, bf16, f16. out may be input."""
+    nd = len(input.shape)
+    if dim not in (-1, nd - 1):
+        raise ValueError("streamlab.softmax: only the last dimension (dim=-1) is offered, got dim=%d" % dim)
+    return _call("softmax", input, out)
+
+
+def transpose(input: Array, *, out: Optional[Array] = None) -> Array:
+    """out = input.T of a 2-D array, dense (sl_transpose). f32, f64, f16, bf16. out must not
+    overlap input."""
+    return _call("transpose", input, out)
+
+
+def gemm(input: Array, other: Array, c: Optional[Array] = None, *, alpha: float = 1.0,
+         beta: float = 0.0) -> Array:
+    """c = alpha * input @ other + beta * c, row-major (sl_gemm), c updated IN PLACE when
+    given (allocated when not, then beta must be 0). f32, bf16, f16 (fp32 accumulation)."""
+    return _call("gemm", input, other, c, alpha, beta)
+
+
+def matmul(input: Array, other: Array, *, out: Optional[Array] = None) -> Array:
+    """out = input @ other for 2-D arrays (sl_gemm with alpha 1, beta 0). f32, bf16, f16."""
+    return _call("matmul", input, other, out)
+
+
+def stencil2d(input: Array, radius: int = 4, *, out: Optional[Array] = None) -> Array:
+    """The 2-D star stencil of `radius` (1..16) on a 2-D f32 grid, zero outside
+    (sl_stencil2d). out must not overlap input."""
+    return _call("stencil2d", input, radius, out)
+
+
+FUNCTIONS = {name: globals()[name] for name in _S}
+
+__all__ = ["copy", "scale", "add", "triad", "dot", "nstream", "axpy", "softmax", "transpose", "gemm",
+           "matmul", "stencil2d", "StreamlabError", "BACKENDS"]

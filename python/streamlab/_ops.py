@@ -1,0 +1,414 @@
+"""The op table and the one generic call.
+
+Each public function (streamlab/__init__.py) is one OpSpec: the C function it
+calls, how its Python arguments map onto the C parameters (by the parameter
+names of the C declaration in src/ops/<op>/api.h), which buffers it reads and
+writes, and the shapes. `run` turns Python arguments into one C call:
+
+  1. adapt every buffer (torch fast path, else NumPy / DLPack), refusing wrong
+     types (TypeError), unsupported dtypes, mixed dtypes or devices and
+     non-contiguous buffers (ValueError);
+  2. compute the C dimensions and every buffer's expected shape from the
+     inputs' shapes (`shapes`), check them, allocate missing outputs like the
+     primary input;
+  3. fill the C arguments in declaration order: ctx (one per device, kept),
+     dtype, dimensions, scalars, pointers, stream (torch's current stream,
+     else the legacy default stream); call; raise on a non-zero sl_status.
+
+docs/python.md says how to add an op.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+from . import _arrays
+from ._arrays import TORCH_DTYPES, torch
+from ._lib import DTYPE_CODE, SL_DEVICE_CPU, bind, context, raise_status, read_declarations
+
+Shape = Tuple[int, ...]
+
+
+class Buf(NamedTuple):
+    c: str                       # the C parameter name (src/ops/<op>/api.h)
+    py: str                      # the Python argument name
+    role: str                    # "in", "out" (allocated when not given) or "inout" (required, written)
+    dtype: Optional[str] = None  # a fixed sl dtype name; None: the op's dtype (its first input's)
+
+
+class OpSpec(NamedTuple):
+    name: str                    # the Python function and the torch op streamlab::<name>
+    cfunc: str                   # the C function
+    params: Tuple[str, ...]      # the Python arguments in order (buffers and scalars)
+    bufs: Tuple[Buf, ...]
+    shapes: Callable[[Dict[str, Shape]], Tuple[Dict[str, int], Dict[str, Shape]]]
+    scalars: Dict[str, str] = {}  # C parameter -> Python argument
+    fixed: Dict[str, Any] = {}    # C parameter -> constant
+    returns: Tuple[str, ...] = ()  # Python names returned (default: the outputs, else the inout buffers)
+    dtypes: Optional[Tuple[str, ...]] = None  # checked here only for C functions without a dtype parameter
+    check: Optional[Callable[[Dict[str, Any]], None]] = None  # extra argument checks, before any work
+    op: str = ""                 # the ops.def name, when it differs from `name`
+
+
+def _prod(s: Shape) -> int:
+    n = 1
+    for e in s:
+        n *= e
+    return n
+
+
+# ---- shape rules -----------------------------------------------------------------------
+def ew(primary: str, scalar_out: Sequence[str] = ()) -> Callable:
+    """Elementwise: every buffer has the primary input's shape (no broadcasting);
+    C's n is its element count. Buffers named in scalar_out hold one element (dot)."""
+    def rule(shapes: Dict[str, Shape]):
+        s = shapes[primary]
+        return {"n": _prod(s)}, {"*": s, **{k: () for k in scalar_out}}
+    rule.inline = ("ew", primary, tuple(scalar_out))  # type: ignore[attr-defined]
+    return rule
+
+
+def rows(primary: str, vectors: Optional[Dict[str, str]] = None) -> Callable:
+    """A row op over the last dimension: rows = product of the others, every
+    buffer shaped like the primary input except `vectors`: {Python name: "cols"}
+    for one value per column (a norm's weight: shape (cols,)) or "rows" for one
+    per row (a norm's rstd, a loss per row: the primary's shape without its
+    last dimension)."""
+    vectors = vectors or {}
+
+    def rule(shapes: Dict[str, Shape]):
+        s = shapes[primary]
+        if len(s) < 1:
+            raise ValueError("streamlab: a row op needs at least one dimension, got a 0-d input")
+        exp: Dict[str, Shape] = {"*": s}
+        for name, kind in vectors.items():
+            exp[name] = (s[-1],) if kind == "cols" else tuple(s[:-1])
+        return {"rows": _prod(s[:-1]), "cols": s[-1]}, exp
+    if not vectors:
+        rule.inline = ("rows", primary, ())  # type: ignore[attr-defined]
+    return rule
+
+
+def _matrix(s: Shape, what: str) -> Tuple[int, int]:
+    if len(s) != 2:
+        raise ValueError("streamlab: %s must be 2-D, got shape %s" % (what, tuple(s)))
+    return s[0], s[1]
+
+
+def transpose_rule(shapes: Dict[str, Shape]):
+    r, c = _matrix(shapes["input"], "input")
+    return {"rows": r, "cols": c}, {"input": (r, c), "out": (c, r)}
+
+
+def gemm_rule(out: str) -> Callable:
+    """C (m x n) = A (m x k) B (k x n), dense rows: lda = k, ldb = ldc = n."""
+    def rule(shapes: Dict[str, Shape]):
+        a, b = shapes["input"], shapes["other"]
+        m, k = _matrix(a, "input")
+        k2, n = _matrix(b, "other")
+        if k != k2:
+            raise ValueError("streamlab: matmul shapes %s and %s do not chain (%d != %d)" % (a, b, k, k2))
+        return ({"m": m, "n": n, "k": k, "lda": k, "ldb": n, "ldc": n},
+                {"input": (m, k), "other": (k, n), out: (m, n)})
+    return rule
+
+
+def stencil_rule(shapes: Dict[str, Shape]):
+    r, c = _matrix(shapes["input"], "input")
+    return {"rows": r, "cols": c, "ld": c}, {"*": (r, c)}
+
+
+# ---- runtime ---------------------------------------------------------------------------
+_BOUND: Dict[str, Any] = {}         # what each op calls: the _fastcall wrapper, else ctypes
+_CTYPES_BOUND: Dict[str, Any] = {}  # the ctypes function (always bound; for comparison)
+
+# streamlab._fastcall: the generated METH_FASTCALL wrappers (python/gen_fastcall.py),
+# ~1.2 us a call faster than ctypes; absent where the build had no Python
+# headers, or off with STREAMLAB_NO_FASTCALL=1.
+_fastcall: Any = None
+if os.environ.get("STREAMLAB_NO_FASTCALL", "") in ("", "0"):
+    try:
+        from . import _fastcall  # type: ignore[no-redef]
+    except ImportError:
+        _fastcall = None
+BINDING = "fastcall" if _fastcall is not None else "ctypes"
+_PLANS: Dict[str, List[Tuple[int, str]]] = {}
+_DECLS: Optional[Dict[str, List[Tuple[str, str]]]] = None
+
+# How each C parameter is filled: kind codes of _plan.
+_CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM = range(7)
+
+
+def declarations() -> Dict[str, List[Tuple[str, str]]]:
+    global _DECLS
+    if _DECLS is None:
+        _DECLS = read_declarations()
+    return _DECLS
+
+
+def _plan(spec: OpSpec) -> List[Tuple[int, str]]:
+    """Map every C parameter of spec.cfunc to where its value comes from."""
+    plan = _PLANS.get(spec.name)
+    if plan is not None:
+        return plan
+    decl = declarations().get(spec.cfunc)
+    if decl is None:
+        raise RuntimeError("streamlab: %s is not declared in streamlab_ops.h (is the library older than the "
+                           "package?)" % spec.cfunc)
+    bufs = {b.c: b.py for b in spec.bufs}
+    plan = []
+    for ctype, pname in decl:
+        if ctype == "sl_ctx *":
+            plan.append((_CTX, ""))
+        elif ctype == "sl_dtype":
+            plan.append((_DTYPE, ""))
+        elif pname == "stream":
+            plan.append((_STREAM, ""))
+        elif pname in bufs:
+            plan.append((_PTR, bufs[pname]))
+        elif pname in spec.scalars:
+            plan.append((_SCALAR, spec.scalars[pname]))
+        elif pname in spec.fixed:
+            plan.append((_FIXED, pname))
+        elif ctype == "size_t":
+            plan.append((_DIM, pname))
+        else:
+            raise RuntimeError("streamlab: %s's parameter '%s %s' has no source in OpSpec %s (docs/python.md)"
+                               % (spec.cfunc, ctype, pname, spec.name))
+    _CTYPES_BOUND[spec.name] = bind(spec.cfunc, decl)
+    fast = getattr(_fastcall, spec.cfunc, None) if _fastcall is not None else None
+    _BOUND[spec.name] = fast or _CTYPES_BOUND[spec.name]
+    _PLANS[spec.name] = plan
+    return plan
+
+
+def _torch_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[int]):
+    if not isinstance(v, torch.Tensor):
+        raise TypeError("streamlab.%s: %s must be a torch.Tensor like the first input, got %s"
+                        % (spec.name, b.py, type(v).__name__))
+    vdt = TORCH_DTYPES.get(v.dtype) or _arrays.TORCH_INDEX_DTYPES.get(v.dtype)
+    if vdt is None:
+        raise ValueError("streamlab.%s: %s has dtype %s; streamlab offers %s" % (
+            spec.name, b.py, v.dtype, ", ".join(str(k) for k in TORCH_DTYPES)))
+    want = b.dtype or dt
+    if want is not None and vdt != want:
+        raise ValueError("streamlab.%s: %s has dtype %s, expected %s" % (spec.name, b.py, vdt, want))
+    d = v.get_device()
+    if dev is not None and d != dev:
+        raise ValueError("streamlab.%s: %s is on %s but the first input is on %s" % (
+            spec.name, b.py, v.device, "cpu" if dev < 0 else "cuda:%d" % dev))
+    if not v.is_contiguous():
+        raise ValueError("streamlab.%s: %s is not contiguous (strides %s); call .contiguous() first: streamlab "
+                         "never copies" % (spec.name, b.py, tuple(v.stride())))
+    return vdt, d
+
+
+def _array_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[int]):
+    if torch is not None and isinstance(v, torch.Tensor):
+        raise TypeError("streamlab.%s: %s is a torch.Tensor but the first input is not" % (spec.name, b.py))
+    a = _arrays.adapt(v)
+    if a.dtype is None:
+        raise ValueError("streamlab.%s: %s has a dtype streamlab does not offer (%s)" % (
+            spec.name, b.py, getattr(v, "dtype", "?")))
+    want = b.dtype or dt
+    if want is not None and a.dtype != want:
+        raise ValueError("streamlab.%s: %s has dtype %s, expected %s" % (spec.name, b.py, a.dtype, want))
+    if dev is not None and a.device != dev:
+        raise ValueError("streamlab.%s: %s is on device %s but the first input is on %s" % (
+            spec.name, b.py, a.device, dev))
+    if not a.contiguous:
+        raise ValueError("streamlab.%s: %s is not contiguous; make it contiguous first (e.g. "
+                         "numpy.ascontiguousarray, .copy()): streamlab never copies" % (spec.name, b.py))
+    return a
+
+
+def run(spec: OpSpec, values: Sequence[Any]):
+    """One call of spec.cfunc with the Python arguments `values` (in spec.params order)."""
+    plan = _PLANS.get(spec.name) or _plan(spec)
+    args = dict(zip(spec.params, values))
+    if spec.check is not None:
+        spec.check(args)
+    first = args[spec.bufs[0].py]
+    is_torch = torch is not None and isinstance(first, torch.Tensor)
+    ptrs: Dict[str, int] = {}
+    shapes: Dict[str, Shape] = {}
+    dt: Optional[str] = None
+    dev: Optional[int] = None
+    arrays: Dict[str, Any] = {}
+    missing = []
+    for b in spec.bufs:
+        v = args[b.py]
+        if v is None:
+            if b.role != "out":
+                raise TypeError("streamlab.%s: %s is required" % (spec.name, b.py))
+            missing.append(b)
+            continue
+        if is_torch:
+            vdt, d = _torch_buf(spec, b, v, dt, dev)
+            ptrs[b.py] = v.data_ptr()
+            shapes[b.py] = tuple(v.shape)
+        else:
+            a = _array_buf(spec, b, v, dt, dev)
+            arrays[b.py] = a
+            vdt, d = a.dtype, a.device
+            ptrs[b.py] = a.ptr
+            shapes[b.py] = a.shape
+        if b.dtype is None and dt is None:
+            dt = vdt
+        if dev is None:
+            dev = d
+    if dt not in DTYPE_CODE:
+        raise ValueError("streamlab.%s: dtype %s is not a floating-point dtype streamlab offers" % (spec.name, dt))
+    if spec.dtypes is not None and dt not in spec.dtypes:
+        raise ValueError("streamlab.%s: dtype %s is not offered (only %s)" % (spec.name, dt, ", ".join(spec.dtypes)))
+    dims, expected = spec.shapes(shapes)
+    for b in spec.bufs:
+        want = expected.get(b.py, expected.get("*"))
+        if b.py in shapes and shapes[b.py] != want:
+            raise ValueError("streamlab.%s: %s has shape %s, expected %s" % (spec.name, b.py, shapes[b.py], want))
+    for b in missing:
+        shape = expected.get(b.py, expected.get("*"))
+        if is_torch:
+            t = first.new_empty(shape, dtype=_arrays.TORCH_FROM_SL[b.dtype] if b.dtype else None)
+            args[b.py] = t
+            ptrs[b.py] = t.data_ptr()
+        else:
+            a = _arrays.empty_like_array(arrays[spec.bufs[0].py], shape, b.dtype)
+            arrays[b.py] = a
+            args[b.py] = a.obj
+            ptrs[b.py] = a.ptr
+    assert dev is not None
+    ctx = context(dev)
+    stream = None
+    if dev != SL_DEVICE_CPU and is_torch:
+        stream = _arrays.torch_stream(dev)
+    cargs = []
+    for kind, key in plan:
+        if kind == _PTR:
+            cargs.append(ptrs[key])
+        elif kind == _DIM:
+            cargs.append(dims[key])
+        elif kind == _SCALAR:
+            cargs.append(args[key])
+        elif kind == _CTX:
+            cargs.append(ctx)
+        elif kind == _DTYPE:
+            cargs.append(DTYPE_CODE[dt])
+        elif kind == _STREAM:
+            cargs.append(stream)
+        else:
+            cargs.append(spec.fixed[key])
+    st = _BOUND[spec.name](*cargs)
+    if st != 0:
+        raise_status(st, "streamlab.%s (%s)" % (spec.name, spec.cfunc))
+    rets = spec.returns or tuple(b.py for b in spec.bufs if b.role == "out") or \
+        tuple(b.py for b in spec.bufs if b.role == "inout")
+    if len(rets) == 1:
+        return args[rets[0]]
+    return tuple(args[r] for r in rets)
+
+
+def fake_outputs(spec: OpSpec, values: Sequence[Any]):
+    """The outputs `run` would allocate, as empty torch tensors (the fake / meta
+    implementation of streamlab::<op>)."""
+    args = dict(zip(spec.params, values))
+    shapes = {b.py: tuple(args[b.py].shape) for b in spec.bufs if args.get(b.py) is not None}
+    _, expected = spec.shapes(shapes)
+    first = args[spec.bufs[0].py]
+    outs = []
+    for b in spec.bufs:
+        if b.role == "out":
+            shape = expected.get(b.py, expected.get("*"))
+            outs.append(first.new_empty(shape, dtype=_arrays.TORCH_FROM_SL[b.dtype] if b.dtype else None))
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+# ---- the torch fast path ------------------------------------------------------------------
+# `run` above is general and says precisely what is wrong; it costs ~5 us of
+# Python per call. For the common case (every buffer a plain torch.Tensor,
+# same dtype and device, contiguous, shapes as the rule wants) each op gets
+# a function generated from its OpSpec that does the same checks inline and
+# calls C; anything else goes to `run`, which raises the right error.
+_FAST: Dict[str, Callable] = {}
+
+
+def _gen_fast(spec: OpSpec) -> Callable:
+    plan = _PLANS.get(spec.name) or _plan(spec)
+    params = list(spec.params)
+    bufs = list(spec.bufs)
+    if any(b.dtype is not None for b in bufs) or torch is None:
+        return lambda *vals: run(spec, vals)
+    p0 = bufs[0].py
+    inline = getattr(spec.shapes, "inline", None)
+    if inline is not None and inline[1] != p0:
+        inline = None
+    slow = "return _run(_spec, (%s,))" % ", ".join(params)
+    ind = "            "
+    lines = ["def fast(%s):" % ", ".join(params)]
+    conds = [("(%s is None or type(%s) is _T)" if b.role == "out" else "type(%s) is _T") % ((b.py,) * (
+        2 if b.role == "out" else 1)) for b in bufs]
+    lines.append("    if %s:" % " and ".join(conds))
+    lines.append("        dt = %s.dtype; dev = %s.get_device(); code = _DT.get(dt)" % (p0, p0))
+    lines.append("        if code is not None and %s.is_contiguous():" % p0)
+    if inline is not None:
+        # The shape rule written out (ew: every buffer of p0's shape, n = numel;
+        # rows: the same, rows x cols over the last dimension): no dicts.
+        kind, _, scalar_out = inline
+        lines.append(ind + "shp = %s.shape" % p0)
+        if kind == "ew":
+            lines.append(ind + "d_n = %s.numel()" % p0)
+            dimvar = {"n": "d_n"}
+        else:
+            lines.append(ind + "if not shp: %s" % slow)
+            lines.append(ind + "d_cols = shp[-1]; d_rows = %s.numel() // d_cols if d_cols else 0" % p0)
+            dimvar = {"rows": "d_rows", "cols": "d_cols"}
+        shape_of = {b.py: ("()" if b.py in scalar_out else "shp") for b in bufs}
+    else:
+        lines.append(ind + "dims, exp = _shapes({%s})" % ", ".join(
+            "%r: %s.shape" % (b.py, b.py) for b in bufs if b.role != "out"))
+        lines.append(ind + "if %s.shape != exp.get(%r, exp.get('*')): %s" % (p0, p0, slow))
+        dimvar = None
+        shape_of = {b.py: "exp.get(%r, exp.get('*'))" % b.py for b in bufs}
+    for b in bufs[1:]:
+        cond = "%s.dtype is dt and %s.get_device() == dev and %s.is_contiguous() and %s.shape == %s" % (
+            b.py, b.py, b.py, b.py, shape_of[b.py])
+        if b.role == "out":
+            lines.append(ind + "if %s is None: %s = %s.new_empty(%s)" % (b.py, b.py, p0, shape_of[b.py]))
+            lines.append(ind + "elif not (%s): %s" % (cond, slow))
+        else:
+            lines.append(ind + "if not (%s): %s" % (cond, slow))
+    lines.append(ind + "ctx = _CTXS.get(dev) or _context(dev)")
+    cargs = []
+    for kind_, key in plan:
+        if kind_ == _DIM:
+            cargs.append(dimvar[key] if dimvar is not None else "dims[%r]" % key)
+        else:
+            cargs.append({_PTR: "%s.data_ptr()" % key, _SCALAR: key, _CTX: "ctx", _DTYPE: "code",
+                          _STREAM: "(_stream(dev) if dev >= 0 else None)", _FIXED: "_fixed[%r]" % key}[kind_])
+    lines.append(ind + "st = _fn(%s)" % ", ".join(cargs))
+    lines.append(ind + "if st != 0: _raise(st, %r)" % ("streamlab.%s (%s)" % (spec.name, spec.cfunc)))
+    rets = spec.returns or tuple(b.py for b in bufs if b.role == "out") or tuple(b.py for b in bufs if b.role == "inout")
+    lines.append(ind + "return %s" % (rets[0] if len(rets) == 1 else "(%s,)" % ", ".join(rets)))
+    lines.append("    " + slow)
+    src = "\n".join(lines)
+    from . import _lib
+    # The dtypes this fast path takes: all of streamlab's (the C function checks
+    # its own), or only spec.dtypes for a C function without a dtype parameter.
+    dts = {k: DTYPE_CODE[v] for k, v in TORCH_DTYPES.items() if spec.dtypes is None or v in spec.dtypes}
+    ns = {"_T": torch.Tensor, "_DT": dts, "_shapes": spec.shapes,
+          "_run": run, "_spec": spec, "_CTXS": _lib._contexts, "_context": context, "_stream": _arrays.torch_stream,
+          "_fn": _BOUND[spec.name], "_raise": raise_status, "_fixed": spec.fixed}
+    exec(compile(src, "<streamlab %s fast path>" % spec.name, "exec"), ns)
+    fast = ns["fast"]
+    fast.__source__ = src  # type: ignore[attr-defined]
+    return fast
+
+
+def call(spec: OpSpec, values: Sequence[Any]):
+    """run(spec, values), through the op's generated torch fast path."""
+    f = _FAST.get(spec.name)
+    if f is None:
+        if spec.check is not None:
+            return run(spec, values)
+        f = _FAST[spec.name] = _gen_fast(spec)
+    return f(*values)

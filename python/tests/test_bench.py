@@ -1,0 +1,41 @@
+"""streamlab.bench: the table (everywhere) and the timing (on a GPU)."""
+from __future__ import annotations
+
+import pytest
+
+import streamlab.bench as slb
+from conftest import HAVE_CUDA, requires_cuda, torch
+
+
+def test_format_table():
+    rows = slb.Results([{"name": "a", "us": 2.0, "min_us": 1.5, "GB/s": 100.0, "%copy": 50.0, "xb": 0.5},
+                        {"name": "b", "us": 1.0, "min_us": 1.0, "GB/s": 200.0, "%copy": 100.0, "xb": 1.0}])
+    text = rows.table().splitlines()
+    assert text[0].split() == ["name", "us", "min_us", "GB/s", "%copy", "xb"]
+    assert text[2].split() == ["a", "2.00", "1.50", "100", "50.0", "0.500"]
+    md = rows.markdown().splitlines()
+    assert md[0] == "| name | us | min_us | GB/s | %copy | xb |" and md[3].startswith("| b | 1.00 |")
+
+
+@pytest.mark.skipif(torch is None or HAVE_CUDA, reason="needs torch without a usable GPU")
+def test_cli_without_gpu_says_so(capsys):
+    assert slb.main(["add"]) == 1
+    assert "CUDA" in capsys.readouterr().err
+
+
+@requires_cuda
+def test_run_times_and_ratios():
+    import streamlab as sl
+    n = 1 << 20  # 12 MiB moved: fits in L2, so the flush path runs
+    a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    c = torch.empty_like(a)
+    rows = slb.run({"sl": lambda: sl.add(a, b, out=c), "torch": lambda: torch.add(a, b, out=c)},
+                   bytes=3 * n * 4, baseline="torch", reps=5, memory=True, print_table=False)
+    assert [r["name"] for r in rows] == ["sl", "torch"]
+    for r in rows:
+        assert r["flush_l2"] is True and r["us"] > 0 and r["min_us"] <= r["us"]
+        assert r["GB/s"] == pytest.approx(3 * n * 4 / (r["us"] * 1e-6) / 1e9)
+        assert 0 < r["%copy"] < 200 and r["peak_MiB"] == 0
+    assert rows[1]["xtorch"] == 1.0 and rows[0]["xtorch"] == pytest.approx(rows[1]["us"] / rows[0]["us"])
+    torch.cuda.synchronize()
+    assert torch.equal(c, a + b)

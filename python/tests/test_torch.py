@@ -1,0 +1,229 @@
+"""torch integration: registered ops (opcheck), torch.compile, CUDA streams,
+CUDA graphs, devices. CPU parts run wherever torch is installed; CUDA parts
+skip with the reason when there is no GPU."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import streamlab as sl
+from conftest import HAVE_CUDA, WHY_NO_CUDA, requires_cuda, requires_torch
+from streamlab import _table
+
+torch = pytest.importorskip("torch", reason="torch is not installed")
+
+DEVICES = ["cpu", pytest.param("cuda", marks=requires_cuda)]
+
+
+def samples(dev):
+    g = torch.Generator(device="cpu").manual_seed(28)
+
+    def r(*shape, dt=torch.float32):
+        return (torch.randn(*shape, generator=g) * 10).to(device=dev, dtype=dt)
+    a, b = r(1001), r(1001)
+    m = r(33, 65)
+    return {
+        "copy": (a,), "scale": (a, 0.5), "add": (a, b), "triad": (a, b, 0.5), "dot": (a, b),
+        "nstream": (r(1001), a, b, 0.5), "axpy": (a, r(1001), 0.5), "softmax": (r(7, 300) * 2,),
+        "transpose": (m,), "gemm": (m, r(65, 17), 1.0, 0.0), "matmul": (m, r(65, 17)), "stencil2d": (m, 3),
+    }
+
+
+def test_samples_cover_every_op():
+    assert set(samples("cpu")) == {s.name for s in _table.OPS}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", [s.name for s in _table.OPS])
+def test_opcheck(dev, name):
+    functional, mut = sl._torch_ops.registered_ops()[name]
+    spec = _table.SPECS[name]
+    args = samples(dev)[name]
+    if functional:
+        torch.library.opcheck(getattr(torch.ops.streamlab, functional).default, args)
+        # the out variant: the same arguments with fresh outputs in the schema's place
+        outs = sl._ops.fake_outputs(spec, _full(spec, args))
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        full = list(_full(spec, args))
+        it = iter(outs)
+        full = [next(it).zero_() if b is None else b for b in full]
+        torch.library.opcheck(getattr(torch.ops.streamlab, mut).default, tuple(full))
+    else:
+        torch.library.opcheck(getattr(torch.ops.streamlab, mut).default, args)
+
+
+def _full(spec, functional_args):
+    """functional args (outputs left out) -> spec.params order with None for the outputs."""
+    outs = {b.py for b in spec.bufs if b.role == "out"}
+    it = iter(functional_args)
+    return tuple(None if p in outs else next(it) for p in spec.params)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_registered_op_matches_eager(dev):
+    x = samples(dev)["softmax"][0]
+    assert torch.equal(torch.ops.streamlab.softmax(x), sl.softmax(x))
+    a, b = samples(dev)["add"]
+    out = torch.empty_like(a)
+    torch.ops.streamlab.add_out(a, b, out)
+    assert torch.equal(out, a + b)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_compile_fullgraph(dev):
+    """streamlab.softmax between two torch ops: one graph, no break, eager's values."""
+    if dev == "cpu":
+        pytest.importorskip("torch._inductor")
+
+    def f(x, y):
+        # single-rounding torch ops around streamlab's, so that inductor's fusion
+        # (which may contract x * a + b into an fma) cannot change a bit
+        h = torch.relu(x) - 20.0
+        p = sl.softmax(h)
+        return sl.add(p, y) * 2.0
+
+    x = torch.randn(64, 1000, device=dev) * 10
+    y = torch.randn(64, 1000, device=dev)
+    explain = torch._dynamo.explain(f)(x, y)
+    assert explain.graph_break_count == 0 and explain.graph_count == 1
+    torch._dynamo.reset()
+    cf = torch.compile(f, fullgraph=True)
+    got = cf(x, y)
+    want = f(x, y)
+    torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_compile_in_place_and_out(dev):
+    def g(x, y, o):
+        sl.axpy(x, y, 2.0)
+        sl.add(x, y, out=o)
+        return o * 2.0
+
+    x, y = torch.randn(513, device=dev), torch.randn(513, device=dev)
+    y2, o1, o2 = y.clone(), torch.empty_like(x), torch.empty_like(x)
+    got = torch.compile(g, fullgraph=True)(x, y, o1)
+    want = g(x, y2, o2)
+    assert torch.equal(y, y2) and torch.equal(o1, o2) and torch.equal(got, want)
+
+
+def test_torch_and_numpy_do_not_mix():
+    with pytest.raises(TypeError):
+        sl.add(torch.ones(3), np.ones(3, np.float32))
+    with pytest.raises(TypeError):
+        sl.add(np.ones(3, np.float32), torch.ones(3))
+
+
+def test_non_contiguous_message_names_contiguous():
+    x = torch.randn(8, 8).t()
+    with pytest.raises(ValueError, match=r"\.contiguous\(\)"):
+        sl.softmax(x)
+
+
+@requires_torch
+def test_bf16_fp8_on_cpu():
+    a = (torch.randn(999) * 30).to(torch.float8_e4m3fn)
+    b = (torch.randn(999) * 30).to(torch.float8_e4m3fn)
+    want = (a.float() + b.float()).to(torch.float8_e4m3fn)  # |sum| < 448: no saturation either way
+    assert torch.equal(sl.add(a, b).view(torch.uint8), want.view(torch.uint8))
+
+
+# ---- CUDA ---------------------------------------------------------------------------------
+@requires_cuda
+def test_wrong_device():
+    a = torch.randn(10, device="cuda")
+    with pytest.raises(ValueError, match="cuda:0|cpu"):
+        sl.add(a, torch.randn(10))
+    with pytest.raises(ValueError):
+        sl.add(torch.randn(10), a)
+
+
+@requires_cuda
+def test_non_default_stream():
+    """The kernel goes on torch.cuda.current_stream(): x is filled on s after a long
+    sleep, so a kernel on any other stream would read the old x."""
+    x = torch.zeros(1 << 20, device="cuda")
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(50_000_000)  # ~25 ms of GPU cycles
+        x.fill_(1.0)
+        z = sl.add(x, x)
+        w = sl.softmax(x.view(1024, 1024))
+    s.synchronize()
+    assert torch.all(z == 2.0)
+    assert torch.allclose(w, torch.full_like(w, 1.0 / 1024))
+
+
+@requires_cuda
+def test_cuda_graph_capture():
+    x = torch.randn(512, 1000, device="cuda") * 10
+    y = torch.randn(512, 1000, device="cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):  # warm up (contexts, workspaces) outside the capture
+        sl.softmax(x)
+        sl.add(x, y)
+        sl.dot(x.view(-1), y.view(-1))
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        p = sl.softmax(x)
+        q = sl.add(p, y)
+        d = sl.dot(x.view(-1), y.view(-1))
+    for _ in range(2):
+        x.copy_(torch.randn_like(x) * 10)
+        g.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(p, torch.softmax(x, -1), rtol=2e-6, atol=1e-30)
+        assert torch.equal(q, p + y)
+        torch.testing.assert_close(d, (x.double() * y.double()).sum().float(), rtol=1e-6, atol=1e-3)
+
+
+@requires_cuda
+def test_compiled_reduce_overhead_graph():
+    def f(x):
+        return sl.softmax(x * 2.0) + 1.0
+    x = torch.randn(64, 2048, device="cuda") * 5
+    cf = torch.compile(f, mode="reduce-overhead", fullgraph=True)
+    for _ in range(3):
+        got = cf(x)
+    torch.testing.assert_close(got, f(x), rtol=0, atol=0)
+
+
+@pytest.mark.skipif(not HAVE_CUDA or torch.cuda.device_count() < 2,
+                    reason=WHY_NO_CUDA if not HAVE_CUDA else "one GPU only")
+def test_second_device():
+    """cuda:1 runs on device 1's context (created once, kept)."""
+    a = torch.randn(1 << 16, device="cuda:1")
+    b = sl.scale(a, 3.0)
+    assert b.device == a.device
+    assert torch.equal(b, a * 3.0)
+    assert 1 in sl._lib._contexts  # device 1's own context, kept
+
+
+@requires_cuda
+def test_cuda_dtypes():
+    for dt in (torch.float32, torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2):
+        a = (torch.randn(4097, device="cuda") * 20).to(dt)
+        b = (torch.randn(4097, device="cuda") * 20).to(dt)
+        want = (a.float() + b.float()).to(dt)
+        assert torch.equal(sl.add(a, b).view(torch.uint8 if dt.itemsize == 1 else torch.int16
+                                             if dt.itemsize == 2 else torch.int32),
+                           want.view(torch.uint8 if dt.itemsize == 1 else torch.int16
+                                     if dt.itemsize == 2 else torch.int32)), dt
+
+
+@pytest.mark.skipif(sl.BACKENDS != "cpu" or not torch.cuda.is_available(), reason="needs a CPU-only build and a GPU")
+def test_cpu_only_build_says_so():
+    with pytest.raises(ValueError, match="CPU-only"):
+        sl.add(torch.ones(3, device="cuda"), torch.ones(3, device="cuda"))
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_stencil_refuses_other_dtypes(dev):
+    """sl_stencil2d has no dtype parameter (f32 only): the binding must refuse the rest."""
+    for dt in (torch.float64, torch.bfloat16, torch.float16):
+        x = torch.randn(16, 16, device=dev).to(dt)
+        with pytest.raises(ValueError, match="f32"):
+            sl.stencil2d(x, 1)

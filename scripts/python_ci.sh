@@ -1,0 +1,45 @@
+#!/bin/sh
+# The Python package's CI step (issue 28; docs/python.md), run by .ci/run after
+# the ctest suite: a fresh venv, `pip install .` (the library compiled once
+# more, for sm_90 only where nvcc is present, to keep this step short: 204
+# CPU-seconds, 4 min 52 s wall on the shared 2-core development machine,
+# 2026-11-26), then the pytest suite from the installed package. NumPy tests
+# always run; torch is not installed here: PyPI's Linux torch is the CUDA
+# build (torch 2.11: a 530 MB wheel, plus GBs of nvidia-* wheels) and the
+# CPU-only wheels are not on PyPI, so its tests skip, as the CUDA tests do
+# without a GPU; they run on the device (bench/py_h200.sh). Fails when pytest
+# fails or collects nothing.
+set -eu
+cd "$(dirname "$0")/.."
+V=${SL_PY_VENV:-build/py-venv}
+if ! python3 -m venv --clear "$V" 2>/dev/null; then
+    # Debian's python3 keeps venv (ensurepip) in a package of its own.
+    pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "python$pyver-venv" python3-venv >/dev/null 2>&1 || true
+    python3 -m venv --clear "$V"
+fi
+"$V/bin/python" -m pip install -q --upgrade pip
+"$V/bin/python" -m pip install -q "numpy>=1.23" pytest
+start=$(date +%s)
+"$V/bin/python" -m pip install . -C build-dir="${SL_PY_BUILD_DIR:-build/py}" \
+    -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 -C cmake.define.SL_WERROR=ON ${SL_PY_PIP_ARGS:-}
+echo "python_ci: pip install . took $(( $(date +%s) - start )) s"
+# From the tests' folder's parent's parent (the repository), with the
+# installed package: python/ is not on sys.path, so nothing is imported from
+# the source tree.
+"$V/bin/python" -c 'import streamlab, sys; print("streamlab", streamlab.__version__, streamlab.BACKENDS, streamlab.BINDING, streamlab.LIB_PATH)'
+LOG=${SL_PY_LOG:-build/py-pytest.log}
+mkdir -p "$(dirname "$LOG")"
+set +e
+"$V/bin/python" -m pytest -q -rs -p no:cacheprovider python/tests > "$LOG" 2>&1
+rc=$?
+set -e
+grep -v "^SKIPPED" "$LOG" | tail -15
+echo "python_ci: $(grep -c "^SKIPPED" "$LOG") skip reasons (see $LOG), e.g.:"
+grep "^SKIPPED" "$LOG" | head -3
+if [ $rc -eq 5 ]; then
+    echo "python_ci: pytest collected no tests" >&2
+    exit 1
+fi
+[ $rc -eq 0 ] || exit $rc
+grep -Eq "[1-9][0-9]* passed" "$LOG" || { echo "python_ci: no test passed" >&2; exit 1; }
