@@ -38,6 +38,24 @@ int main(void)
         EXPECT(sl_transpose(ctx, SL_F32, 2, 3, m, t, NULL) == SL_OK && t[1] == 4 && t[4] == 3, "transpose");
         EXPECT(sl_transpose(ctx, SL_F32, 2, 3, m, m, NULL) == SL_ERR_OVERLAP, "transpose in place refused");
     }
+    {
+        /* softmax backward: y = (1/4, 3/4), dy = (1, 3): s = 5/2, dx = (-3/8, 3/8) */
+        float y[2] = {0.25f, 0.75f}, g[2] = {1.0f, 3.0f}, d[2];
+        EXPECT(sl_softmax_bwd(ctx, SL_F32, 1, 2, y, g, d, NULL) == SL_OK && d[0] == -0.375f && d[1] == 0.375f,
+               "softmax_bwd");
+        /* cross-entropy over logits (0, 0), target 1: lse = loss = ln 2,
+         * gradient (1/2, -1/2); the forward gives the same loss */
+        float x[2] = {0.0f, 0.0f}, dx[2], loss = 0.0f, lse = 0.0f, loss2 = 0.0f;
+        int32_t t = 1;
+        EXPECT(sl_cross_entropy_fwd_bwd(ctx, SL_F32, 1, 2, x, SL_INDEX_I32, &t, -100, 0.0f, SL_REDUCTION_MEAN, &loss,
+                                        &lse, dx, NULL) == SL_OK &&
+                   loss > 0.6931f && loss < 0.6932f && dx[0] == 0.5f && dx[1] == -0.5f,
+               "cross_entropy_fwd_bwd");
+        EXPECT(sl_cross_entropy_fwd(ctx, SL_F32, 1, 2, x, SL_INDEX_I32, &t, -100, 0.0f, SL_REDUCTION_NONE, &loss2, &lse,
+                                    NULL) == SL_OK &&
+                   loss2 == loss,
+               "cross_entropy_fwd");
+    }
     EXPECT(sl_add(ctx, SL_F64, 3, a, b, a + 1, NULL) == SL_ERR_OVERLAP, "overlap refused");
     EXPECT(strcmp(sl_status_string(SL_ERR_OVERLAP), "output overlaps an input") == 0, "status names");
     sl_ctx_destroy(ctx);

@@ -185,23 +185,31 @@ sl_status sl_op_call_opts(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const 
     /* The order of the checks is the contract's (streamlab.h, "Errors"):
      * ctx, dtype, shape, then NULL pointers, misaligned pointers, overlap,
      * pointers the context cannot use; each in argument order. */
-    size_t bytes[SL_MAX_BUFS];
+    size_t bytes[SL_MAX_BUFS], esize[SL_MAX_BUFS];
     for (int k = 0; k < op->nbufs; k++) {
         const sl_buf_desc *b = &op->bufs[k];
         const uint64_t elems = n ? sl_op_buf_elems(op, k, shape) : 0;
-        const size_t es = b->f32 || (opts && ((opts->f32_bufs >> k) & 1u)) ? 4 : es_op;
-        if (elems > SIZE_MAX / es)
+        size_t bes = sl_dtype_size(sl_op_buf_dtype(op, k, dt, dt)); /* 4 for F32 / INDEX buffers */
+        if (opts && ((opts->f32_bufs >> k) & 1u))
+            bes = 4; /* f32 by the caller's choice (a norm's weight) */
+        esize[k] = bes;
+        if (elems > SIZE_MAX / bes)
             return sl_fail(SL_ERR_INVALID_ARG, "%s: %s's %llu elements of %zu bytes overflow size_t", fn, b->name,
-                           (unsigned long long)elems, es);
-        bytes[k] = b->scalar ? es : (size_t)elems * es;
+                           (unsigned long long)elems, bes);
+        bytes[k] = b->scalar ? bes : (size_t)elems * bes;
     }
     for (int k = 0; k < op->nbufs; k++) /* an empty array: any pointer, NULL included */
         if (bytes[k] && !ptrs[k])
             return sl_fail(SL_ERR_INVALID_ARG, "%s: %s is NULL with %zu elements", fn, op->bufs[k].name, n);
-    for (int k = 0; k < op->nbufs; k++)
-        if (bytes[k] && (uintptr_t)ptrs[k] % es)
+    for (int k = 0; k < op->nbufs; k++) {
+        /* each buffer's own element: the op's dtype, or 4 bytes for f32 and
+         * index buffers (op.h, sl_buf_kind) */
+        const size_t bes = esize[k];
+        if (bytes[k] && (uintptr_t)ptrs[k] % bes)
             return sl_fail(SL_ERR_MISALIGNED, "%s: %s = %p is not aligned to its %zu-byte %s elements", fn,
-                           op->bufs[k].name, ptrs[k], es, sl_dtype_name(dt));
+                           op->bufs[k].name, ptrs[k], bes,
+                           op->bufs[k].kind == SL_BUF_INDEX ? "index" : bes == 4 && es_op != 4 ? "f32" : sl_dtype_name(dt));
+    }
     /* A written buffer may be exactly another buffer (in place); any other
      * overlap with it would let one element's store change another's load. */
     for (int k = 0; k < op->nbufs; k++) {

@@ -32,7 +32,7 @@ typedef enum sl_op {
     SL_OP_COUNT
 } sl_op;
 
-#define SL_MAX_BUFS 8    /* buffers of one op (layernorm's backward has 8) */
+#define SL_MAX_BUFS 8    /* buffers of one op (layernorm's backward has 8; cross-entropy 5) */
 #define SL_MAX_SCALARS 2 /* scalar parameters of one op */
 
 /* ---- shapes ----------------------------------------------------------------
@@ -80,11 +80,18 @@ typedef enum sl_role {
     SL_ROLE_INOUT   /* read, then written in place (axpy's y, nstream's a) */
 } sl_role;
 
+/* What a buffer's elements are. DATA: the op's dtype (an OUT buffer the
+ * variant's output dtype). F32: f32 whatever the op's dtype (a loss, a
+ * per-row logsumexp). INDEX: 32-bit signed integers (class indices),
+ * filled by the op's fill_index; stored 4 bytes, sl_op_buf_dtype reports
+ * them as SL_F32 (the size), and only IN buffers may be INDEX. */
+typedef enum sl_buf_kind { SL_BUF_DATA = 0, SL_BUF_F32, SL_BUF_INDEX } sl_buf_kind;
+
 typedef struct sl_buf_desc {
     const char *name; /* "a", "x", "y": as the op's formula and its C function name them */
     sl_role role;
     bool scalar;      /* one element (a reduction's result), not the shape */
-    bool f32;         /* stored in f32 whatever the op's dtype (a norm's per-row statistics) */
+    sl_buf_kind kind; /* 0: the op's dtype */
 } sl_buf_desc;
 
 typedef struct sl_scalar_desc {
@@ -365,6 +372,16 @@ typedef struct sl_op_desc {
      * ROWSxCOLS only, and a shape with a third side is refused (exit 2)
      * rather than the side dropped. */
     const char *third_side;
+    /* ---- ops with INDEX or F32 buffers (cross-entropy); NULL where unused ---- */
+    /* Elements [first, first + n) of INDEX buffer `k` for a shape and the
+     * run's scalars, a pure function of seed and element index (the harness
+     * fills the device buffer and the reference's copy from it). */
+    void (*fill_index)(int k, int32_t *dst, uint64_t n, uint64_t first, uint64_t seed, const sl_shape *s,
+                       const double *scalars);
+    /* SL_TOL_REL per buffer: adjust written buffer k's relative bound
+     * (*ulps, multiples of 2^-24) and absolute allowance (*abs_extra) for
+     * the shape, the scalars and the reference's scale (sl_ref_args.scale). */
+    void (*tol_buf)(int k, const sl_shape *s, const double *scalars, double scale, double *ulps, double *abs_extra);
 } sl_op_desc;
 
 /* The descriptors, one per ops.def line, each defined in its op folder. */
@@ -409,6 +426,14 @@ static inline bool sl_role_written(sl_role r)
 /* Whether a 2-D op takes shape s: a third side only where the op has one
  * (third_side), then the op's own shape_ok. false fills why. */
 bool sl_op_shape_ok(const sl_op_desc *op, const sl_shape *s, char *why, size_t len);
+
+/* The buffer a copy ceiling writes: the first written DATA buffer that
+ * holds the copied elements (rows x cols, at most the first input's span),
+ * or -1 when there is none (a read-only op: cross-entropy's forward, whose
+ * ceiling copies into its workspace; the harness then checks the
+ * workspace, or the first written buffer where there is no workspace). */
+int sl_ceiling_dst(const sl_op_desc *op, const sl_shape *s);
+
 /* Elements buffer k holds for a shape (the span, or 1 for a scalar). */
 uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s);
 /* Storage dtype of buffer k: f32 for an f32 buffer, out for OUT buffers,

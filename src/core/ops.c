@@ -113,6 +113,20 @@ bool sl_op_shape_ok(const sl_op_desc *op, const sl_shape *s, char *why, size_t l
     return op->shape_ok ? op->shape_ok(s, why, len) : true;
 }
 
+int sl_ceiling_dst(const sl_op_desc *op, const sl_shape *s)
+{
+    int src = sl_op_first(op, SL_ROLE_IN);
+    if (src < 0)
+        src = 0;
+    /* the copy moves rows x cols elements, at most the input's span */
+    const uint64_t span = sl_op_buf_elems(op, src, s), elems = sl_shape_elems(s);
+    const uint64_t n = elems < span ? elems : span;
+    for (int k = 0; k < op->nbufs; k++)
+        if (sl_role_written(op->bufs[k].role) && op->bufs[k].kind == SL_BUF_DATA && sl_op_buf_elems(op, k, s) >= n)
+            return k;
+    return -1;
+}
+
 uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s)
 {
     if (op->bufs[k].scalar)
@@ -122,7 +136,9 @@ uint64_t sl_op_buf_elems(const sl_op_desc *op, int k, const sl_shape *s)
 
 sl_dtype sl_op_buf_dtype(const sl_op_desc *op, int k, sl_dtype in, sl_dtype out)
 {
-    return op->bufs[k].f32 ? SL_F32 : op->bufs[k].role == SL_ROLE_OUT ? out : in;
+    if (op->bufs[k].kind != SL_BUF_DATA)
+        return SL_F32; /* f32, or 4-byte indices (op.h, sl_buf_kind) */
+    return op->bufs[k].role == SL_ROLE_OUT ? out : in;
 }
 
 size_t sl_variant_workspace(const sl_variant *v, sl_dtype dt, const sl_shape *s)

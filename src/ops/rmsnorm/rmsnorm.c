@@ -172,7 +172,7 @@ const sl_op_desc sl_op_rmsnorm = {
     .bufs = {{"x", SL_ROLE_IN, false, false},
              {"w", SL_ROLE_IN, false, false},
              {"y", SL_ROLE_OUT, false, false},
-             {"rstd", SL_ROLE_OUT, false, true}},
+             {"rstd", SL_ROLE_OUT, false, SL_BUF_F32}},
     .nscalars = 1,
     .scalars = {{"eps", 1e-6}},
     .dtypes = SL_RMSNORM_DTYPES,

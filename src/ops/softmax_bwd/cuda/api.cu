@@ -1,0 +1,25 @@
+/*
+ * sl_softmax_bwd's dispatch on a CUDA context: for f32, the register rung
+ * (03: y and dy read once) wherever the row fits a cluster's registers
+ * and y, dy and dx share their offset modulo 16 bytes; for bf16 / f16,
+ * and f32 rows that do not fit, the 16-byte two-pass rung (02) for
+ * aligned matrices; else the scalar two-pass rung (01). All three are
+ * safe in place (dx = dy or dx = y). Why 16-bit takes the two-pass rung:
+ * the second H200 run (docs/ladder.md, "softmax backward") measured it
+ * ahead of the register rung at every bf16 shape (0.90 / 0.99 / 0.67 of
+ * the copy against 0.85 / 0.89 / 0.64 at 4096 x 2^15, 16384 x 2^14,
+ * 16384 x 2^17): the register rung holds 16 elements a thread (4 loads in
+ * flight) in 16-bit, where 32 spilled under the 64-register cap.
+ */
+#include "sbwd.cuh"
+
+extern "C" sl_status sl_cuda_softmax_bwd_api(const sl_args *a)
+{
+    sl_status st = sbwd_check(a, "sl_softmax_bwd");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    sbwd_cfg c;
+    if (a->dtype == SL_F32 && sl_cuda_softmax_bwd_regs_fits(a, &c))
+        return sl_cuda_softmax_bwd_regs_run(a, &c);
+    return sl_cuda_softmax_bwd_vec(a);
+}

@@ -1,0 +1,89 @@
+/* Cross-entropy over large vocabularies (issue 33). */
+
+/* The element type of a target array. */
+typedef enum sl_index_type {
+    SL_INDEX_I32 = 0, /* int32_t */
+    SL_INDEX_I64 = 1  /* int64_t (torch's class indices) */
+} sl_index_type;
+
+/* How per-row losses are combined, as torch.nn.functional.cross_entropy's
+ * `reduction`. */
+typedef enum sl_reduction {
+    SL_REDUCTION_NONE = 0, /* one loss per row */
+    SL_REDUCTION_MEAN = 1, /* the sum over rows not ignored, divided by their count */
+    SL_REDUCTION_SUM = 2   /* the sum over rows (ignored rows add 0) */
+} sl_reduction;
+
+/* sl_cross_entropy_fwd_bwd: the cross-entropy loss of each row of logits
+ * and its gradient, in one pass over the logits (fused forward and
+ * backward, as an LLM's loss over a vocabulary of V = cols classes). For
+ * row r < rows with target class t = targets[r] and smoothing eps:
+ *   lse[r]  = log sum_j exp(x[r, j])                         (logsumexp)
+ *   l_r     = lse[r] - (1 - eps) x[r, t] - (eps / V) sum_j x[r, j]
+ *   dlogits[r, j] = (exp(x[r, j] - lse[r]) - (1 - eps) [j = t] - eps / V) g
+ * where g = 1 for SL_REDUCTION_NONE and SUM, and 1 / (the rows whose
+ * target is not ignore_index) for MEAN: the gradient of the reduced loss.
+ * A row whose target equals ignore_index has l_r = 0 and a zero gradient
+ * row (its lse is still written). loss receives the l_r (NONE: rows
+ * floats), their sum (SUM: one float) or their mean over rows not ignored
+ * (MEAN: one float; NaN when every row is ignored, 0 / 0, as torch).
+ * The same as torch.nn.functional.cross_entropy(x, t, ignore_index=...,
+ * label_smoothing=eps, reduction=...) and its backward.
+ *
+ * Numerics: f32 throughout (bf16 / f16 logits widened exactly): the row
+ * maximum m is subtracted before exp (on CUDA 2^((x - m) log2 e) by
+ * ex2.approx, relative error 2^-22; the CPU's expf), s = sum exp(x - m)
+ * and sum x in f32 (fp64 on the CPU backend), lse = m + log s, the losses and lse
+ * stored as f32, the gradient rounded to nearest-even into dtype.
+ * Checked against an fp64 reference (`streamlab run --op xent`,
+ * tests/test_xent_cpu and test_gpu_xent): loss and lse within
+ * (16 + L) 2^-24 relative plus (16 + L) 2^-24 (S + ln V + 1) absolute,
+ * the gradient within (16 + L + 4 S) 2^-24 relative plus (16 + L) 2^-24
+ * absolute (plus one ulp of a 16-bit dtype), L = ceil(log2 V) + 1, S the
+ * largest |max|, |lse| or |target logit| of a row (at least 1); the sums
+ * of MEAN and SUM add their own rounding (an f32 sum over rows). A NaN
+ * logit makes its row's loss, lse and gradient NaN; an infinite one, the
+ * formula's IEEE result.
+ *
+ * Targets out of range (t < 0 or t >= V, other than ignore_index): on a
+ * CPU context, SL_ERR_INVALID_ARG before anything is written. On a CUDA
+ * context no check precedes the launch (it would cost a copy back and a
+ * synchronisation): the row's loss and gradient are NaN (so a MEAN or SUM
+ * loss is NaN), its lse is written, and x[r, t] is never read (no access
+ * outside the logits). Test a loss for NaN to detect it.
+ *
+ * dtype: SL_F32, SL_BF16 or SL_F16 for logits and dlogits; loss and lse
+ * are f32; targets int32 or int64: target_type is an sl_index_type and
+ * reduction an sl_reduction, both passed as int (and ignore_index as
+ * int64_t) so that every binding reads the declaration with plain types.
+ * Shapes and units: logits and dlogits rows x cols elements, row-major,
+ * contiguous; targets, lse: rows elements; loss: rows (NONE) or 1.
+ * rows = 0: nothing is computed; MEAN writes NaN, SUM 0. cols = 0 with
+ * rows > 0: SL_ERR_INVALID_ARG.
+ * Aliasing: dlogits == logits (the gradient over the logits, in place:
+ * no second matrix at 256k vocabularies) is allowed; any other overlap of
+ * a written array (loss, lse, dlogits) with another is SL_ERR_OVERLAP.
+ * Alignment: each array aligned to its element; logits and dlogits at one
+ * offset modulo 16 bytes take the 16-byte-load kernels.
+ * Workspace: none from the caller. MEAN and SUM use (rows + 2) floats of
+ * the context's workspace (sl_ctx-owned, grown once, never allocated in
+ * a call that fits it), so calls on one context must not run
+ * concurrently on different streams.
+ * Kernel (CUDA): rows of up to 2^15 columns are held in registers, the
+ * logits read once and the gradient written once (a warp, a block or a
+ * thread block cluster of up to 8 blocks per row: sm_90); longer rows are
+ * read twice by a block of 128 threads (the online logsumexp, then the
+ * gradient pass), which measured faster there (docs/ladder.md). MEAN adds
+ * a kernel counting
+ * the rows not ignored, MEAN and SUM one summing the row losses (in row
+ * order: deterministic). Asynchronous on `stream`.
+ * Errors: the contract of streamlab.h; smoothing outside [0, 1],
+ * target_type or reduction out of range: SL_ERR_INVALID_ARG.
+ * Source: issue 33; Milakov and Gimelshein, "Online normalizer calculation
+ * for softmax" (arXiv:1805.02867, 2018) for the two-pass kernel's
+ * logsumexp; Szegedy et al., "Rethinking the Inception Architecture"
+ * (2016), section 7, for label smoothing. */
+sl_status sl_cross_entropy_fwd_bwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
+                                   int target_type, const void *targets, int64_t ignore_index,
+                                   float smoothing, int reduction, float *loss, float *lse, void *dlogits,
+                                   void *stream);

@@ -1,0 +1,175 @@
+/*
+ * test_gpu_softmax_bwd.c - every CUDA softmax-backward variant (twopass,
+ * vec, regs, and sl_softmax_bwd) in f32, bf16 and f16 against the fp64
+ * oracle of sbwd_check.h under the documented bound: odd shapes from 1x1
+ * to rows of 2^18 + 3 columns (the register rung's warp, block and
+ * cluster teams, its limit of 2^17 and the API's two-pass fallback
+ * beyond), 50257 columns, many short rows (warp teams, 4 a block), padded
+ * rows, the three matrices misaligned to 16 bytes at one offset and at
+ * different offsets (the scalar path), in place (dx = dy and dx = y),
+ * the special rows, guard bytes around dx that must stay poisoned, and
+ * the public API's errors on a CUDA context. Exits 77 without a GPU.
+ * SL_SOFTMAX_QUICK=1 (for compute-sanitizer) runs f32 only.
+ */
+#include "sbwd_check.h"
+
+#include "gpu_common.h"
+
+#include <stdio.h>
+
+static const sl_dtype dts[] = {SL_F32, SL_BF16, SL_F16};
+enum { GUARD = 256 };
+
+typedef struct gcase {
+    size_t rows, cols, ld;
+    size_t yoff, goff, doff; /* element offsets from a 256-byte boundary */
+    int inplace;             /* 0, 1: dx = dy, 2: dx = y */
+    const int *kinds;
+    int nkinds;
+} gcase;
+
+static int sb_case(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, const gcase *c)
+{
+    const size_t es = sl_dtype_size(dt), span = (c->rows - 1) * c->ld + c->cols;
+    const size_t dbytes = GUARD + (c->doff + span) * es + GUARD;
+    unsigned char *hy = malloc(span * es), *hg = malloc(span * es), *hd = malloc(dbytes > span * es ? dbytes : span * es);
+    double *want = malloc(c->rows * c->cols * sizeof *want), *mag = malloc(c->rows * sizeof *mag);
+    void *dY = NULL, *dG = NULL, *dD = NULL;
+    char what[200];
+    snprintf(what, sizeof what, "%s %s %zux%zu ld %zu y+%zu dy+%zu dx+%zu%s kind %d", case_name(v), sl_dtype_name(dt),
+             c->rows, c->cols, c->ld, c->yoff, c->goff, c->doff,
+             c->inplace == 1 ? " dx=dy" : c->inplace == 2 ? " dx=y" : "", c->kinds[0]);
+    int rc = 0;
+    if (!hy || !hg || !hd || !want || !mag || cudaMalloc(&dY, (c->yoff + span) * es + 256) != cudaSuccess ||
+        cudaMalloc(&dG, (c->goff + span) * es + 256) != cudaSuccess ||
+        (!c->inplace && cudaMalloc(&dD, dbytes + 256) != cudaSuccess)) {
+        CHECK(0, "%s: out of memory", what);
+        goto out;
+    }
+    memset(hy, 0, span * es);
+    memset(hg, 0, span * es);
+    sb_fill(dt, hy, hg, c->rows, c->cols, c->ld, c->rows * 131u + c->cols * 7u + c->yoff, c->kinds, c->nkinds);
+    sb_oracle(dt, hy, hg, c->rows, c->cols, c->ld, want, mag);
+    unsigned char *y = (unsigned char *)dY + c->yoff * es, *g = (unsigned char *)dG + c->goff * es;
+    unsigned char *dx = c->inplace == 1 ? g : c->inplace == 2 ? y : (unsigned char *)dD + GUARD + c->doff * es;
+    if (!c->inplace)
+        cudaMemset(dD, 0xff, dbytes);
+    cudaMemcpy(y, hy, span * es, cudaMemcpyHostToDevice);
+    cudaMemcpy(g, hg, span * es, cudaMemcpyHostToDevice);
+    sl_status st;
+    if (v) {
+        sl_args a = {.op = &sl_op_softmax_bwd, .shape = {.rows = c->rows, .cols = c->cols, .ld = c->ld},
+                     .n = c->rows * c->cols, .dtype = dt, .out_dtype = dt};
+        a.buf[0] = y;
+        a.buf[1] = g;
+        a.buf[2] = dx;
+        st = v->launch(&a);
+    } else {
+        st = sl_softmax_bwd(ctx, dt, c->rows, c->cols, y, g, dx, NULL);
+    }
+    if (st == SL_OK)
+        st = cudaDeviceSynchronize() == cudaSuccess ? SL_OK : SL_ERR_CUDA_FAULT;
+    if (st == SL_ERR_UNSUPPORTED && v && strcmp(v->name, "regs") == 0)
+        goto out; /* beyond a cluster's registers, or the three at different offsets */
+    CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
+    if (st == SL_ERR_CUDA_FAULT) {
+        rc = -1;
+        goto out;
+    }
+    if (st == SL_OK) {
+        if (c->inplace) {
+            cudaMemcpy(hd, dx, span * es, cudaMemcpyDeviceToHost);
+            CHECK(sb_compare(dt, hd, hy, want, mag, c->rows, c->cols, c->ld, 1.0, what) == 0,
+                  "%s differs from the oracle", what);
+        } else {
+            cudaMemcpy(hd, dD, dbytes, cudaMemcpyDeviceToHost);
+            const unsigned char *h = hd + GUARD + c->doff * es;
+            CHECK(sb_compare(dt, h, hy, want, mag, c->rows, c->cols, c->ld, 1.0, what) == 0,
+                  "%s differs from the oracle", what);
+            size_t stray = 0;
+            for (size_t b = 0; b < GUARD + c->doff * es; b++)
+                stray += hd[b] != 0xff;
+            for (size_t b = GUARD + (c->doff + span) * es; b < dbytes; b++)
+                stray += hd[b] != 0xff;
+            for (size_t r = 0; r + 1 < c->rows; r++)
+                for (size_t b = (r * c->ld + c->cols) * es; b < (r + 1) * c->ld * es; b++)
+                    stray += h[b] != 0xff;
+            CHECK(stray == 0, "%s: %zu bytes written outside dx's rows", what, stray);
+        }
+    }
+out:
+    cudaFree(dY);
+    cudaFree(dG);
+    cudaFree(dD);
+    free(hy);
+    free(hg);
+    free(hd);
+    free(want);
+    free(mag);
+    return rc;
+}
+
+int main(void)
+{
+    sl_ctx *ctx = gpu_open_or_skip("test_gpu_softmax_bwd");
+    if (!ctx)
+        return SKIP;
+    const int soft[] = {SB_SOFT20, SB_SOFT60};
+    const int special[] = {SB_SOFT20, SB_SOFT60, SB_NAN, SB_ONEHOT, SB_CONSTDY, SB_ANYY};
+    const gcase cases[] = {
+        {1, 1, 1, 0, 0, 0, 0, soft, 2},
+        {1, 3, 3, 0, 0, 0, 0, soft, 2},
+        {3, 1, 1, 0, 0, 0, 0, soft, 2},
+        {5, 31, 31, 0, 0, 0, 0, soft, 2},
+        {9, 257, 257, 1, 1, 1, 0, soft, 2},         /* misaligned, one offset */
+        {6, 1000, 1003, 0, 0, 0, 0, soft, 2},       /* padded rows */
+        {7, 1025, 1025, 3, 1, 2, 0, soft, 2},       /* different offsets: scalar path */
+        {5, 4097, 4100, 2, 2, 2, 0, soft, 2},
+        {3, 8193, 8193, 0, 0, 0, 0, soft, 2},       /* a cluster */
+        {4, 50257, 50257, 0, 0, 0, 0, special, SB_KINDS},
+        {3, 65539, 65539, 1, 1, 1, 0, soft, 2},
+        {2, 131072, 131072, 0, 0, 0, 0, soft, 2},   /* regs' limit (16 elements x 8192 threads) */
+        {2, 131075, 131075, 0, 0, 0, 0, soft, 2},   /* beyond: the API's two passes */
+        {1, 262144, 262144, 0, 0, 0, 0, soft, 2},
+        {1, 262147, 262147, 0, 0, 0, 0, soft, 2},
+        {12, 37, 37, 0, 0, 0, 0, special, SB_KINDS},
+        {12, 3000, 3000, 0, 0, 0, 0, special, SB_KINDS},
+        {6, 1000, 1000, 0, 0, 0, 1, special, SB_KINDS}, /* dx = dy */
+        {6, 20001, 20001, 1, 1, 1, 2, special, SB_KINDS}, /* dx = y */
+        {3, 70001, 70001, 0, 0, 0, 1, soft, 2},
+        {1000, 77, 77, 0, 0, 0, 0, soft, 2},        /* many short rows: a warp each, 4 a block */
+        {600, 300, 300, 1, 1, 1, 0, special, SB_KINDS},
+        {560, 5003, 5003, 0, 0, 0, 0, soft, 2},     /* many rows, a cluster of 2 x 256 (bf16: 1 x 256) */
+    };
+    int lost = 0;
+    const char *q = getenv("SL_SOFTMAX_QUICK");
+    const int quick = q && *q && *q != '0';
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0] && !lost; d++) {
+        if (quick && d > 0)
+            break;
+        for (int k = -1; k < sl_op_softmax_bwd.nvariants && !lost; k++) {
+            const sl_variant *v = k < 0 ? NULL : &sl_op_softmax_bwd.variants[k];
+            if (v && (v->backend != SL_BACKEND_CUDA || v->copy || !v->launch || v->kind == SL_KIND_API))
+                continue;
+            for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !lost; i++) {
+                const gcase *c = &cases[i];
+                if (!v && c->ld != c->cols)
+                    continue; /* sl_softmax_bwd takes dense rows */
+                lost = sb_case(ctx, v, dts[d], c) != 0;
+            }
+        }
+    }
+    if (!lost) {
+        float host[16] = {0};
+        void *d = NULL;
+        cudaMalloc(&d, 4096);
+        char *b = d;
+        CHECK(sl_softmax_bwd(ctx, SL_F32, 2, 4, host, b + 1024, b + 2048, NULL) == SL_ERR_BAD_POINTER, "host y");
+        CHECK(sl_softmax_bwd(ctx, SL_F32, 2, 4, b, b + 1024, b + 4, NULL) == SL_ERR_OVERLAP, "overlap");
+        CHECK(sl_softmax_bwd(ctx, SL_F64, 2, 4, b, b + 1024, b + 2048, NULL) == SL_ERR_UNSUPPORTED, "f64");
+        CHECK(sl_softmax_bwd(ctx, SL_F32, 2, 4, b + 2, b + 1024, b + 2048, NULL) == SL_ERR_MISALIGNED, "misaligned");
+        cudaFree(d);
+    }
+    sl_ctx_destroy(ctx);
+    return check_exit("test_gpu_softmax_bwd");
+}
