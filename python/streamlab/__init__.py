@@ -17,11 +17,12 @@ With torch installed each op is also registered as torch.ops.streamlab.<op>
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence, Tuple
 
 from ._lib import BACKENDS, HAVE_CUDA_BUILD, LIB_PATH, StreamlabError  # noqa: F401
 from ._ops import BINDING  # noqa: F401  ("fastcall" or "ctypes": how C is called)
 from ._ops import call as _run
+from ._table import REDUCTIONS as _REDUCTIONS
 from ._table import SPECS as _S
 
 __version__ = "0.2.0"
@@ -117,7 +118,81 @@ def stencil2d(input: Array, radius: int = 4, *, out: Optional[Array] = None) -> 
     return _call("stencil2d", input, radius, out)
 
 
+def softmax_backward(grad_output: Array, output: Array, *, out: Optional[Array] = None) -> Array:
+    """The gradient of softmax over the last dimension: out = output * (grad_output -
+    rowsum(grad_output * output)) (sl_softmax_bwd; torch._softmax_backward_data). f32, bf16,
+    f16, fp32 accumulation; out may be grad_output (in place)."""
+    return _call("softmax_backward", grad_output, output, out)
+
+
+def rms_norm_forward(input: Array, weight: Array, eps: float = 1e-6, *, out: Optional[Array] = None,
+                     rstd: Optional[Array] = None) -> Tuple[Array, Array]:
+    """RMSNorm over the last dimension (sl_rmsnorm_fwd): out = input * rstd * weight,
+    rstd = 1 / sqrt(mean(input^2) + eps) per row (f32, kept for the backward). input f32,
+    bf16, f16; weight (last dim,) of input's dtype or f32. Returns (out, rstd)."""
+    return _call("rms_norm_forward", input, weight, eps, out, rstd)
+
+
+def rms_norm(input: Array, normalized_shape: Sequence[int], weight: Array, eps: float = 1e-6, *,
+             out: Optional[Array] = None) -> Array:
+    """torch.nn.functional.rms_norm over the last dimension (sl_rmsnorm_fwd); the per-row
+    rstd is computed and dropped (rms_norm_forward keeps it)."""
+    if tuple(normalized_shape) != tuple(input.shape[-1:]):
+        raise ValueError("streamlab.rms_norm: normalized_shape must be the last dimension %s, got %s"
+                         % (tuple(input.shape[-1:]), tuple(normalized_shape)))
+    return rms_norm_forward(input, weight, eps, out=out)[0]
+
+
+def rms_norm_backward(grad_output: Array, input: Array, weight: Array, rstd: Array, *,
+                      grad_input: Optional[Array] = None, grad_weight: Optional[Array] = None
+                      ) -> Tuple[Array, Array]:
+    """The gradient of rms_norm_forward (sl_rmsnorm_bwd): (grad_input, grad_weight), grad_weight
+    summed over rows in a fixed order (deterministic), in weight's dtype. The dw partials use
+    the context's workspace (grown on first use: call once before a CUDA graph capture)."""
+    return _call("rms_norm_backward", grad_output, input, weight, rstd, grad_input, grad_weight)
+
+
+def _reduction(reduction: str) -> int:
+    if reduction not in _REDUCTIONS:
+        raise ValueError("streamlab.cross_entropy: reduction must be 'none', 'mean' or 'sum', got %r" % (reduction,))
+    return _REDUCTIONS[reduction]
+
+
+def cross_entropy_forward(input: Array, target: Array, ignore_index: int = -100, label_smoothing: float = 0.0,
+                          reduction: str = "mean", *, out: Optional[Array] = None,
+                          lse: Optional[Array] = None) -> Tuple[Array, Array]:
+    """Cross-entropy of class scores input (N, C) against class indices target (N,), int32 or
+    int64 (sl_cross_entropy_fwd): (loss, lse), lse the per-row logsumexp (f32). The logits are
+    only read. Targets out of range: ValueError on the CPU, a NaN loss on CUDA."""
+    return _call("cross_entropy_forward", input, target, ignore_index, label_smoothing,
+                 _reduction(reduction), out, lse)
+
+
+def cross_entropy(input: Array, target: Array, ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0, *, out: Optional[Array] = None) -> Array:
+    """torch.nn.functional.cross_entropy(input, target, ignore_index=, reduction=,
+    label_smoothing=) for (N, C) scores and class indices (sl_cross_entropy_fwd)."""
+    return cross_entropy_forward(input, target, ignore_index, label_smoothing, reduction, out=out)[0]
+
+
+def cross_entropy_forward_backward(input: Array, target: Array, ignore_index: int = -100,
+                                   label_smoothing: float = 0.0, reduction: str = "mean", *,
+                                   out: Optional[Array] = None, lse: Optional[Array] = None,
+                                   grad_input: Optional[Array] = None, inplace: bool = False
+                                   ) -> Tuple[Array, Array, Array]:
+    """The loss and its gradient in one pass over the logits (sl_cross_entropy_fwd_bwd):
+    (loss, lse, grad_input); inplace=True writes the gradient over input (no second matrix)."""
+    if inplace:
+        if grad_input is not None:
+            raise ValueError("streamlab.cross_entropy_forward_backward: give grad_input or inplace=True, not both")
+        grad_input = input
+    return _call("cross_entropy_forward_backward", input, target, ignore_index, label_smoothing,
+                 _reduction(reduction), out, lse, grad_input)
+
+
 FUNCTIONS = {name: globals()[name] for name in _S}
 
 __all__ = ["copy", "scale", "add", "triad", "dot", "nstream", "axpy", "softmax", "transpose", "gemm",
+           "softmax_backward", "rms_norm_forward", "rms_norm", "rms_norm_backward", "cross_entropy_forward",
+           "cross_entropy", "cross_entropy_forward_backward",
            "matmul", "stencil2d", "StreamlabError", "BACKENDS"]

@@ -33,7 +33,10 @@ class Buf(NamedTuple):
     c: str                       # the C parameter name (src/ops/<op>/api.h)
     py: str                      # the Python argument name
     role: str                    # "in", "out" (allocated when not given) or "inout" (required, written)
-    dtype: Optional[str] = None  # a fixed sl dtype name; None: the op's dtype (its first input's)
+    dtype: Optional[str] = None  # a fixed sl dtype name; None: the op's dtype (its first input's);
+    # "op|f32": the op's dtype or f32 (a norm's weight; its C dtype parameter <c>_dtype follows it);
+    # "like:<py>": the dtype of buffer <py> (a weight's gradient); "i32|i64": class indices of
+    # either width (the C parameter <c without the s>_type says which: 0 int32, 1 int64)
 
 
 class OpSpec(NamedTuple):
@@ -136,7 +139,15 @@ _PLANS: Dict[str, List[Tuple[int, str]]] = {}
 _DECLS: Optional[Dict[str, List[Tuple[str, str]]]] = None
 
 # How each C parameter is filled: kind codes of _plan.
-_CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM = range(7)
+_CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM, _BUFDT, _IDXT = range(9)
+
+
+def _shapes_of(spec: OpSpec, shapes: Dict[str, Shape], args: Dict[str, Any]):
+    """spec.shapes(shapes), or (shapes, args) for a rule that reads an argument
+    (cross-entropy's loss: one per row, or one for reduction mean / sum)."""
+    if getattr(spec.shapes, "with_args", False):
+        return spec.shapes(shapes, args)
+    return spec.shapes(shapes)
 
 
 def declarations() -> Dict[str, List[Tuple[str, str]]]:
@@ -160,8 +171,12 @@ def _plan(spec: OpSpec) -> List[Tuple[int, str]]:
     for ctype, pname in decl:
         if ctype == "sl_ctx *":
             plan.append((_CTX, ""))
+        elif ctype == "sl_dtype" and pname.endswith("_dtype") and pname[:-6] in bufs:
+            plan.append((_BUFDT, bufs[pname[:-6]]))  # w_dtype: the dtype of buffer w
         elif ctype == "sl_dtype":
             plan.append((_DTYPE, ""))
+        elif pname.endswith("_type") and pname[:-5] + "s" in bufs:
+            plan.append((_IDXT, bufs[pname[:-5] + "s"]))  # target_type: targets' index width
         elif pname == "stream":
             plan.append((_STREAM, ""))
         elif pname in bufs:
@@ -182,7 +197,29 @@ def _plan(spec: OpSpec) -> List[Tuple[int, str]]:
     return plan
 
 
-def _torch_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[int]):
+def _want(b: Buf, dt: Optional[str], vdt: Optional[str], vdts: Dict[str, str]) -> Optional[str]:
+    """The dtype buffer b must have, given the op's dtype dt and the dtypes seen so far."""
+    if b.dtype is None:
+        return dt
+    if b.dtype == "op|f32":
+        return "f32" if vdt == "f32" else dt
+    if b.dtype == "i32|i64":
+        return vdt if vdt in ("i32", "i64") else "i64"
+    if b.dtype.startswith("like:"):
+        return vdts.get(b.dtype[5:])
+    return b.dtype
+
+
+def _alloc_dtype(b: Buf, vdts: Dict[str, str]) -> Optional[str]:
+    """The sl dtype an omitted output is allocated in (None: the primary input's)."""
+    if b.dtype is None or b.dtype == "op|f32":
+        return None
+    if b.dtype.startswith("like:"):
+        return vdts.get(b.dtype[5:])
+    return b.dtype
+
+
+def _torch_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[int], vdts: Dict[str, str]):
     if not isinstance(v, torch.Tensor):
         raise TypeError("streamlab.%s: %s must be a torch.Tensor like the first input, got %s"
                         % (spec.name, b.py, type(v).__name__))
@@ -190,7 +227,7 @@ def _torch_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[in
     if vdt is None:
         raise ValueError("streamlab.%s: %s has dtype %s; streamlab offers %s" % (
             spec.name, b.py, v.dtype, ", ".join(str(k) for k in TORCH_DTYPES)))
-    want = b.dtype or dt
+    want = _want(b, dt, vdt, vdts)
     if want is not None and vdt != want:
         raise ValueError("streamlab.%s: %s has dtype %s, expected %s" % (spec.name, b.py, vdt, want))
     d = v.get_device()
@@ -203,14 +240,14 @@ def _torch_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[in
     return vdt, d
 
 
-def _array_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[int]):
+def _array_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[int], vdts: Dict[str, str]):
     if torch is not None and isinstance(v, torch.Tensor):
         raise TypeError("streamlab.%s: %s is a torch.Tensor but the first input is not" % (spec.name, b.py))
     a = _arrays.adapt(v)
     if a.dtype is None:
         raise ValueError("streamlab.%s: %s has a dtype streamlab does not offer (%s)" % (
             spec.name, b.py, getattr(v, "dtype", "?")))
-    want = b.dtype or dt
+    want = _want(b, dt, a.dtype, vdts)
     if want is not None and a.dtype != want:
         raise ValueError("streamlab.%s: %s has dtype %s, expected %s" % (spec.name, b.py, a.dtype, want))
     if dev is not None and a.device != dev:
@@ -235,6 +272,7 @@ def run(spec: OpSpec, values: Sequence[Any]):
     dt: Optional[str] = None
     dev: Optional[int] = None
     arrays: Dict[str, Any] = {}
+    vdts: Dict[str, str] = {}
     missing = []
     for b in spec.bufs:
         v = args[b.py]
@@ -244,15 +282,16 @@ def run(spec: OpSpec, values: Sequence[Any]):
             missing.append(b)
             continue
         if is_torch:
-            vdt, d = _torch_buf(spec, b, v, dt, dev)
+            vdt, d = _torch_buf(spec, b, v, dt, dev, vdts)
             ptrs[b.py] = v.data_ptr()
             shapes[b.py] = tuple(v.shape)
         else:
-            a = _array_buf(spec, b, v, dt, dev)
+            a = _array_buf(spec, b, v, dt, dev, vdts)
             arrays[b.py] = a
             vdt, d = a.dtype, a.device
             ptrs[b.py] = a.ptr
             shapes[b.py] = a.shape
+        vdts[b.py] = vdt
         if b.dtype is None and dt is None:
             dt = vdt
         if dev is None:
@@ -261,19 +300,20 @@ def run(spec: OpSpec, values: Sequence[Any]):
         raise ValueError("streamlab.%s: dtype %s is not a floating-point dtype streamlab offers" % (spec.name, dt))
     if spec.dtypes is not None and dt not in spec.dtypes:
         raise ValueError("streamlab.%s: dtype %s is not offered (only %s)" % (spec.name, dt, ", ".join(spec.dtypes)))
-    dims, expected = spec.shapes(shapes)
+    dims, expected = _shapes_of(spec, shapes, args)
     for b in spec.bufs:
         want = expected.get(b.py, expected.get("*"))
         if b.py in shapes and shapes[b.py] != want:
             raise ValueError("streamlab.%s: %s has shape %s, expected %s" % (spec.name, b.py, shapes[b.py], want))
     for b in missing:
         shape = expected.get(b.py, expected.get("*"))
+        adt = _alloc_dtype(b, vdts)
         if is_torch:
-            t = first.new_empty(shape, dtype=_arrays.TORCH_FROM_SL[b.dtype] if b.dtype else None)
+            t = first.new_empty(shape, dtype=_arrays.TORCH_FROM_SL[adt] if adt else None)
             args[b.py] = t
             ptrs[b.py] = t.data_ptr()
         else:
-            a = _arrays.empty_like_array(arrays[spec.bufs[0].py], shape, b.dtype)
+            a = _arrays.empty_like_array(arrays[spec.bufs[0].py], shape, adt)
             arrays[b.py] = a
             args[b.py] = a.obj
             ptrs[b.py] = a.ptr
@@ -296,6 +336,10 @@ def run(spec: OpSpec, values: Sequence[Any]):
             cargs.append(DTYPE_CODE[dt])
         elif kind == _STREAM:
             cargs.append(stream)
+        elif kind == _BUFDT:
+            cargs.append(DTYPE_CODE[vdts[key]])
+        elif kind == _IDXT:
+            cargs.append(0 if vdts[key] == "i32" else 1)
         else:
             cargs.append(spec.fixed[key])
     st = _BOUND[spec.name](*cargs)
@@ -313,13 +357,18 @@ def fake_outputs(spec: OpSpec, values: Sequence[Any]):
     implementation of streamlab::<op>)."""
     args = dict(zip(spec.params, values))
     shapes = {b.py: tuple(args[b.py].shape) for b in spec.bufs if args.get(b.py) is not None}
-    _, expected = spec.shapes(shapes)
+    _, expected = _shapes_of(spec, shapes, args)
     first = args[spec.bufs[0].py]
     outs = []
     for b in spec.bufs:
         if b.role == "out":
             shape = expected.get(b.py, expected.get("*"))
-            outs.append(first.new_empty(shape, dtype=_arrays.TORCH_FROM_SL[b.dtype] if b.dtype else None))
+            if b.dtype is not None and b.dtype.startswith("like:"):
+                tdt = args[b.dtype[5:]].dtype
+            else:
+                adt = _alloc_dtype(b, {})
+                tdt = _arrays.TORCH_FROM_SL[adt] if adt else None
+            outs.append(first.new_empty(shape, dtype=tdt))
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 

@@ -10,7 +10,26 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from ._ops import Buf, OpSpec, ew, gemm_rule, rows, stencil_rule, transpose_rule
+from ._ops import Buf, OpSpec, Shape, ew, gemm_rule, rows, stencil_rule, transpose_rule
+
+# reduction= as torch.nn.functional.cross_entropy names it -> sl_reduction (src/ops/xent/api.h)
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _xent_rule(shapes: Dict[str, Shape], args: Dict[str, Any]):
+    """Cross-entropy: logits (rows, V) (or (V,): one row); targets, lse one per row;
+    the loss one per row for reduction "none", else a scalar."""
+    s = shapes["input"]
+    if len(s) not in (1, 2):
+        raise ValueError("streamlab.cross_entropy: input must be (N, C) or (C,) class scores, got shape %s" % (s,))
+    per_row = tuple(s[:-1])
+    nrows = s[0] if len(s) == 2 else 1
+    exp: Dict[str, Shape] = {"*": s, "target": per_row, "lse": per_row,
+                             "out": per_row if args.get("reduction") == REDUCTIONS["none"] else ()}
+    return {"rows": nrows, "cols": s[-1]}, exp
+
+
+_xent_rule.with_args = True  # type: ignore[attr-defined]
 
 
 def _gemm_check(args: Dict[str, Any]) -> None:
@@ -50,6 +69,37 @@ OPS: List[OpSpec] = [
     OpSpec("stencil2d", "sl_stencil2d", ("input", "radius", "out"),
            (Buf("in", "input", "in"), Buf("out", "out", "out")), stencil_rule,
            scalars={"radius": "radius"}, dtypes=("f32",), op="stencil"),
+    # issue 33: softmax's backward, dx = y (dy - rowsum(dy y))
+    OpSpec("softmax_backward", "sl_softmax_bwd", ("grad_output", "output", "out"),
+           (Buf("dy", "grad_output", "in"), Buf("y", "output", "in"), Buf("dx", "out", "out")),
+           rows("grad_output"), op="softmax_bwd"),
+    # issue 32: RMSNorm forward (y and the per-row rstd) and backward (dx, dw)
+    OpSpec("rms_norm_forward", "sl_rmsnorm_fwd", ("input", "weight", "eps", "out", "rstd"),
+           (Buf("x", "input", "in"), Buf("w", "weight", "in", "op|f32"), Buf("y", "out", "out"),
+            Buf("rstd", "rstd", "out", "f32")),
+           rows("input", vectors={"weight": "cols", "rstd": "rows"}), scalars={"eps": "eps"},
+           returns=("out", "rstd"), op="rmsnorm"),
+    OpSpec("rms_norm_backward", "sl_rmsnorm_bwd",
+           ("grad_output", "input", "weight", "rstd", "grad_input", "grad_weight"),
+           (Buf("dy", "grad_output", "in"), Buf("x", "input", "in"), Buf("w", "weight", "in", "op|f32"),
+            Buf("rstd", "rstd", "in", "f32"), Buf("dx", "grad_input", "out"),
+            Buf("dw", "grad_weight", "out", "like:weight")),
+           rows("grad_output", vectors={"weight": "cols", "rstd": "rows", "grad_weight": "cols"}),
+           fixed={"workspace": None, "workspace_bytes": 0}, returns=("grad_input", "grad_weight"),
+           op="rmsnorm_bwd"),
+    # issue 33: cross-entropy, the loss (and lse) alone, and fused with its gradient
+    OpSpec("cross_entropy_forward", "sl_cross_entropy_fwd",
+           ("input", "target", "ignore_index", "label_smoothing", "reduction", "out", "lse"),
+           (Buf("logits", "input", "in"), Buf("targets", "target", "in", "i32|i64"),
+            Buf("loss", "out", "out", "f32"), Buf("lse", "lse", "out", "f32")),
+           _xent_rule, scalars={"ignore_index": "ignore_index", "smoothing": "label_smoothing",
+                                "reduction": "reduction"}, returns=("out", "lse"), op="xent_fwd"),
+    OpSpec("cross_entropy_forward_backward", "sl_cross_entropy_fwd_bwd",
+           ("input", "target", "ignore_index", "label_smoothing", "reduction", "out", "lse", "grad_input"),
+           (Buf("logits", "input", "in"), Buf("targets", "target", "in", "i32|i64"),
+            Buf("loss", "out", "out", "f32"), Buf("lse", "lse", "out", "f32"), Buf("dlogits", "grad_input", "out")),
+           _xent_rule, scalars={"ignore_index": "ignore_index", "smoothing": "label_smoothing",
+                                "reduction": "reduction"}, returns=("out", "lse", "grad_input"), op="xent"),
 ]
 
 SPECS: Dict[str, OpSpec] = {s.name: s for s in OPS}

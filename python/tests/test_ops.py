@@ -269,6 +269,11 @@ CALLS = {
     "nstream": lambda x: sl.nstream(x, x, x, 1.0), "axpy": lambda x: sl.axpy(x, x, 1.0),
     "softmax": lambda x: sl.softmax(x), "transpose": lambda x: sl.transpose(x),
     "matmul": lambda x: sl.matmul(x, x), "gemm": lambda x: sl.gemm(x, x), "stencil2d": lambda x: sl.stencil2d(x, 1),
+    "softmax_backward": lambda x: sl.softmax_backward(x, x),
+    "rms_norm_forward": lambda x: sl.rms_norm_forward(x, x[0]),
+    "rms_norm_backward": lambda x: sl.rms_norm_backward(x, x, x[0], x[:, 0]),
+    "cross_entropy_forward": lambda x: sl.cross_entropy_forward(x, x[:, 0]),
+    "cross_entropy_forward_backward": lambda x: sl.cross_entropy_forward_backward(x, x[:, 0]),
 }
 
 

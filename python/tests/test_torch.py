@@ -22,10 +22,16 @@ def samples(dev):
         return (torch.randn(*shape, generator=g) * 10).to(device=dev, dtype=dt)
     a, b = r(1001), r(1001)
     m = r(33, 65)
+    t = torch.randint(0, 130, (9,), generator=g).to(dev)
     return {
         "copy": (a,), "scale": (a, 0.5), "add": (a, b), "triad": (a, b, 0.5), "dot": (a, b),
         "nstream": (r(1001), a, b, 0.5), "axpy": (a, r(1001), 0.5), "softmax": (r(7, 300) * 2,),
         "transpose": (m,), "gemm": (m, r(65, 17), 1.0, 0.0), "matmul": (m, r(65, 17)), "stencil2d": (m, 3),
+        "softmax_backward": (r(7, 300), torch.softmax(r(7, 300), -1)),
+        "rms_norm_forward": (r(9, 130), 1 + 0.01 * r(130), 1e-6),
+        "rms_norm_backward": (r(9, 130), r(9, 130), 1 + 0.01 * r(130), 0.1 + r(9).abs()),
+        "cross_entropy_forward": (r(9, 130), t, -100, 0.0, 0),
+        "cross_entropy_forward_backward": (r(9, 130), t, -100, 0.1, 1),
     }
 
 
