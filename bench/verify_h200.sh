@@ -1,0 +1,70 @@
+#!/bin/bash
+# bench/verify_h200.sh - a merged tree's GPU verification in one short device
+# call, for when the device budget allows no full `bench/h200.sh` run:
+#   1. build (sm_90, warnings as errors) the CLI, the shared library and the
+#      GPU tests named in TESTS, on 16 cores;
+#   2. those GPU tests through ctest (STREAMLAB_TEST_QUICK=1 where a test
+#      honours it), plus the CLI's run of the new row ops at small shapes;
+#   3. the Python package's pytest suite on the GPU (torch CUDA, CuPy), run
+#      from the source tree against the library just built
+#      (STREAMLAB_LIBRARY; no `pip install`, so the ctypes binding: the
+#      compiled _fastcall wrappers are not part of this check);
+#   4. compute-sanitizer memcheck of the GPU tests named in MEMCHECK (quick).
+# Each stage has its own time limit so that a slow stage cannot take the
+# call's budget. From the repository root:
+#   run(kind="nvidia-h200", carry=[".deps"], command="bash bench/verify_h200.sh", timeout_s=360)
+# Outputs under $OUT: verify.log (this output) and verify-out.tgz (the logs).
+set -uo pipefail
+OUT=${OUT:-$PWD/bench-out}
+W=/tmp/sl-verify
+mkdir -p "$OUT" "$W"
+t0=$(date +%s)
+exec > >(tee "$OUT/verify.log") 2>&1
+trap 'tar czf "$OUT/verify-out.tgz" -C "$W" . 2>/dev/null' EXIT
+stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+TESTS=${TESTS:-"test_gpu_rmsnorm test_gpu_softmax_bwd test_gpu_xent test_gpu_softmax test_gpu_bits test_gpu_graph test_gpu_transpose test_api_only"}
+MEMCHECK=${MEMCHECK:-"test_gpu_rmsnorm test_gpu_softmax_bwd test_gpu_xent"}
+export STREAMLAB_TEST_QUICK=1 PYTHONUNBUFFERED=1
+
+stage "device"
+nvidia-smi --query-gpu=name,driver_version,memory.total,ecc.mode.current --format=csv,noheader
+. bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
+B=build-verify
+stage "build (sm_90, -DSL_WERROR=ON): streamlab_cli streamlab_shared $TESTS"
+cmake -S . -B $B -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$W/build.log" 2>&1 &&
+    timeout 200 cmake --build $B -j 16 --target streamlab_cli streamlab_shared $TESTS >> "$W/build.log" 2>&1
+rc=$?
+echo "build exit $rc"
+[ $rc = 0 ] || { grep -E "error|Error" "$W/build.log" | head -30; exit 1; }
+
+stage "GPU tests"
+pattern=$(echo $TESTS | sed 's/ /|/g')
+timeout 90 ctest --test-dir $B -R "^($pattern)\$" --output-on-failure > "$W/ctest.log" 2>&1
+echo "ctest exit $?"
+grep -E "Test +#|tests passed|tests failed" "$W/ctest.log"
+
+stage "the new row ops through streamlab run (every output checked against fp64)"
+timeout 30 $B/streamlab run --op rmsnorm,rmsnorm_bwd,softmax_bwd,xent,xent_fwd --dtype f32,bf16 \
+    --shape 1000x4096,77x50257 --trials 3 --warmup 1 --quiet > "$W/run.txt" 2>&1
+echo "run exit $?"
+tail -3 "$W/run.txt"
+
+stage "pytest (GPU), from a copy of the source tree against $B/libstreamlab.so"
+# The package learns its library's backends from _build_info.py, which the
+# SL_PYTHON install writes; without it (STREAMLAB_LIBRARY alone) it says
+# "unknown" and the CUDA tests skip (they did in the first run of this
+# script, 2026-11-26). So: a copy of python/ with that file.
+rm -rf "$B/py" && cp -r python "$B/py"  # inside the checkout: test_table.py reads src/ops/ops.def
+printf 'BACKENDS = "cuda,cpu"\nVERSION = "verify"\n' > "$B/py/streamlab/_build_info.py"
+STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$B/py timeout 100 \
+    python3 -m pytest -q -rs -p no:cacheprovider "$B/py/tests" -k "not bench" > "$W/pytest.txt" 2>&1
+echo "pytest exit $?"
+grep -E "passed|failed|^FAILED|^ERROR" "$W/pytest.txt" | tail -12
+
+for t in $MEMCHECK; do
+    stage "memcheck $t"
+    timeout 50 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$t > "$W/memcheck-$t.log" 2>&1
+    echo "memcheck $t exit: $?"
+    grep -E "ERROR SUMMARY|LEAK SUMMARY" "$W/memcheck-$t.log" | tail -2
+done
+stage "done"
