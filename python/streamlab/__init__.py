@@ -31,18 +31,22 @@ try:
     from . import _torch_ops
     _compiling = _torch_ops.is_compiling
     _registered = _torch_ops.call_registered
+    _needs_grad = _torch_ops.needs_grad
+    _AUTOGRAD = frozenset(_torch_ops.AUTOGRAD)
 except ImportError:  # no torch
     _torch_ops = None  # type: ignore[assignment]
     _compiling = None
     _registered = None
+    _needs_grad = None
+    _AUTOGRAD = frozenset()
 
 Array = Any  # torch.Tensor, numpy.ndarray or a __dlpack__ object
 
 
 def _call(name: str, *values: Any):
     spec = _S[name]
-    if _compiling is not None and _compiling():
-        return _registered(spec, values)
+    if _compiling is not None and (_compiling() or (name in _AUTOGRAD and _needs_grad(values))):
+        return _registered(spec, values)  # traced by torch.compile, or recorded by autograd
     return _run(spec, values)
 
 

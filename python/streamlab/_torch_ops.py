@@ -109,6 +109,61 @@ for _spec in OPS:
     _register(_spec)
 
 
+# ---- autograd: the forward ops whose backward streamlab has ------------------------------------
+# Each backward calls the registered backward op, so it works in eager mode, under
+# torch.compile and in CUDA graphs alike. Outputs that are statistics (rmsnorm's rstd,
+# cross-entropy's lse) are treated as constants: their incoming gradient is ignored.
+AUTOGRAD = ("softmax", "rms_norm_forward", "cross_entropy_forward")
+
+
+def _softmax_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
+    ctx.save_for_backward(output)
+
+
+def _softmax_bwd(ctx: Any, grad: torch.Tensor):
+    (y,) = ctx.saved_tensors
+    return torch.ops.streamlab.softmax_backward(grad.contiguous(), y)
+
+
+def _rms_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
+    x, w, _eps = inputs
+    ctx.save_for_backward(x, w, output[1])
+
+
+def _rms_bwd(ctx: Any, grad_y: torch.Tensor, _grad_rstd: Any):
+    x, w, rstd = ctx.saved_tensors
+    dx, dw = torch.ops.streamlab.rms_norm_backward(grad_y.contiguous(), x, w, rstd)
+    return dx, dw, None
+
+
+def _xent_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
+    x, t, ignore_index, smoothing, reduction = inputs
+    ctx.save_for_backward(x, t)
+    ctx.args = (ignore_index, smoothing, reduction)
+
+
+def _xent_bwd(ctx: Any, grad_loss: torch.Tensor, _grad_lse: Any):
+    # No backward from a saved logsumexp yet (issue 33): the fused kernel reads the
+    # logits once more and writes the gradient of the reduced loss, which the
+    # incoming gradient scales (one value per row for reduction "none").
+    x, t = ctx.saved_tensors
+    ignore_index, smoothing, reduction = ctx.args
+    _, _, g = torch.ops.streamlab.cross_entropy_forward_backward(x, t, ignore_index, smoothing, reduction)
+    scale = grad_loss[..., None] if reduction == 0 else grad_loss
+    return (g * scale).to(x.dtype), None, None, None, None
+
+
+torch.library.register_autograd("streamlab::softmax", _softmax_bwd, setup_context=_softmax_setup, lib=_LIB)
+torch.library.register_autograd("streamlab::rms_norm_forward", _rms_bwd, setup_context=_rms_setup, lib=_LIB)
+torch.library.register_autograd("streamlab::cross_entropy_forward", _xent_bwd, setup_context=_xent_setup,
+                                lib=_LIB)
+
+
+def needs_grad(values: Sequence[Any]) -> bool:
+    """Whether a call must go through the registered op so that autograd records it."""
+    return torch.is_grad_enabled() and any(isinstance(v, torch.Tensor) and v.requires_grad for v in values)
+
+
 def registered_ops() -> Dict[str, Tuple[str, str]]:
     """{public function: (functional op or "", out / in-place op)} under torch.ops.streamlab."""
     return dict(_OPNAMES)
