@@ -4,11 +4,9 @@
 # more, for sm_90 only where nvcc is present, to keep this step short: 204
 # CPU-seconds, 4 min 52 s wall on the shared 2-core development machine,
 # 2026-11-26), then the pytest suite from the installed package. NumPy tests
-# always run; torch is not installed here: PyPI's Linux torch is the CUDA
-# build (torch 2.11: a 530 MB wheel, plus GBs of nvidia-* wheels) and the
-# CPU-only wheels are not on PyPI, so its tests skip, as the CUDA tests do
-# without a GPU; they run on the device (bench/py_h200.sh). Fails when pytest
-# fails or collects nothing.
+# always run, and the torch tests on the CPU where torch installs (below); the
+# CUDA tests skip without a GPU and run on the device (bench/py_h200.sh,
+# bench/verify_h200.sh). Fails when pytest fails or collects nothing.
 set -eu
 cd "$(dirname "$0")/.."
 V=${SL_PY_VENV:-build/py-venv}
@@ -20,6 +18,14 @@ if ! python3 -m venv --clear "$V" 2>/dev/null; then
 fi
 "$V/bin/python" -m pip install -q --upgrade pip
 "$V/bin/python" -m pip install -q "numpy>=1.23" pytest
+# torch, for the torch tests on the CPU (torch CPU tensors, torch.library opcheck,
+# torch.compile, autograd): PyPI's Linux wheel (the CUDA build, ~4 GB with its
+# nvidia-* wheels; 97 s to install on the development machine, 2026-11-26) runs on
+# a machine without a GPU. SL_PY_TORCH=0 leaves it out; if it cannot be installed,
+# the torch tests skip and say so.
+if [ "${SL_PY_TORCH:-1}" != 0 ]; then
+    "$V/bin/python" -m pip install -q torch || echo "python_ci: torch could not be installed; its tests will skip"
+fi
 start=$(date +%s)
 "$V/bin/python" -m pip install . -C build-dir="${SL_PY_BUILD_DIR:-build/py}" \
     -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 -C cmake.define.SL_WERROR=ON ${SL_PY_PIP_ARGS:-}
