@@ -88,7 +88,8 @@ static __global__ void __launch_bounds__(WARP ? 128 : 1024, WARP ? 8 : 1) xent_r
     typedef typename sl_dt<DT>::raw R;
     const int VE = smx_vec<DT>::VE, NV = XG_EPT(DT) / VE;
     __shared__ float red[32];
-    __shared__ float cl[3];
+    __shared__ float cl[3]; /* the cluster's exchange (sm_90 and later) */
+    (void)cl;
     uint64_t row;
     uint32_t t, rank, tpr;
     if (WARP) {
