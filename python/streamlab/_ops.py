@@ -359,16 +359,14 @@ def fake_outputs(spec: OpSpec, values: Sequence[Any]):
     shapes = {b.py: tuple(args[b.py].shape) for b in spec.bufs if args.get(b.py) is not None}
     _, expected = _shapes_of(spec, shapes, args)
     first = args[spec.bufs[0].py]
+    vdts = {b.py: _arrays.TORCH_DTYPES.get(args[b.py].dtype) or _arrays.TORCH_INDEX_DTYPES.get(args[b.py].dtype)
+            for b in spec.bufs if args.get(b.py) is not None}
     outs = []
     for b in spec.bufs:
         if b.role == "out":
             shape = expected.get(b.py, expected.get("*"))
-            if b.dtype is not None and b.dtype.startswith("like:"):
-                tdt = args[b.dtype[5:]].dtype
-            else:
-                adt = _alloc_dtype(b, {})
-                tdt = _arrays.TORCH_FROM_SL[adt] if adt else None
-            outs.append(first.new_empty(shape, dtype=tdt))
+            adt = _alloc_dtype(b, vdts)  # the same rule as run()'s allocation
+            outs.append(first.new_empty(shape, dtype=_arrays.TORCH_FROM_SL[adt] if adt else None))
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
