@@ -1,25 +1,61 @@
 # bench/deps_env.sh - sourced by the device scripts (bash, from the
-# repository root): where the machine has no cJSON, unpack the Debian
-# packages carried in .deps/ (libcjson1, libcjson-dev, and zlib1g-dev for
-# `streamlab train` where the image lacks zlib.h: the device machines
-# reach no package registry) under /tmp/deps, and set
-#   PREFIX_ARGS      the CMake option that finds them ("" when not needed)
-#   LD_LIBRARY_PATH  with their library directory in front.
-# DEBS (optional): the .deb files to unpack instead of .deps/*.deb.
+# repository root): the one place where what the device machine lacks is
+# unpacked from what was carried with the call (the device machines reach no
+# package registry). Sourcing it twice, or from a script that bench/device.sh
+# runs, does the work once: the results are exported.
+#
+#   cJSON       the system's, else .deps/libcjson1_*.deb + libcjson-dev_*.deb
+#               unpacked under /tmp/deps (DEBS: the .deb files to unpack
+#               instead of .deps/*.deb; a helper's staging copy in
+#               .wt/NAME finds the checkout's ../../.deps/*.deb)
+#   zlib        zlib.h for `streamlab train`: the system's, else the carried
+#               zlib1g-dev_*.deb (among the same .debs, or .zdeps/)
+#   cuDNN       the softmax peer: headers from .cudnn/include (carried, never
+#               committed), libraries from torch's wheel (nvidia-cudnn-cu*)
+#   Fashion-MNIST  the system's /usr/share/datasets/fashion-mnist, else the
+#               carried .data/dataset-fashion-mnist_*.deb (bench/fashion_mnist.sh)
+#
+# Sets and exports:
+#   PREFIX_ARGS      the CMake option that finds cJSON ("" when not needed)
+#   ZARGS            the CMake options that find the carried zlib ("" when not needed)
+#   CUDNN_ARGS       -DSL_CUDNN_INCLUDE_DIR=... where .cudnn/include is carried
+#   SL_FASHION_MNIST where Fashion-MNIST is
+#   LD_LIBRARY_PATH  with cJSON's and cuDNN's library directories in front.
+if [ "${SL_DEPS_ENV_DONE:-}" = 1 ]; then
+    return 0
+fi
 PREFIX_ARGS=""
-if ! ldconfig -p 2>/dev/null | grep -q libcjson.so; then
-    _sl_debs=${DEBS:-$(ls .deps/*.deb 2>/dev/null)}
-    if [ -n "$_sl_debs" ]; then
-        mkdir -p /tmp/deps
-        for _sl_deb in $_sl_debs; do
-            if command -v dpkg-deb >/dev/null; then
-                dpkg-deb -x "$_sl_deb" /tmp/deps
-            else # dpkg-deb missing: the data member by hand
-                _sl_abs=$(cd "$(dirname "$_sl_deb")" && pwd)/$(basename "$_sl_deb")
-                (cd /tmp/deps && ar x "$_sl_abs" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz)
-            fi
-        done
-        PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
-        export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+ZARGS=""
+CUDNN_ARGS=""
+_sl_debs=${DEBS:-$(ls .deps/*.deb 2>/dev/null || ls ../../.deps/*.deb 2>/dev/null)}
+_sl_unpack() {  # _sl_unpack DEB DIR
+    mkdir -p "$2"
+    if command -v dpkg-deb >/dev/null; then
+        dpkg-deb -x "$1" "$2"
+    else # dpkg-deb missing: the data member by hand
+        local abs
+        abs=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+        (cd "$2" && ar x "$abs" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz)
+    fi
+}
+if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -n "$_sl_debs" ]; then
+    for _sl_deb in $_sl_debs; do
+        _sl_unpack "$_sl_deb" /tmp/deps
+    done
+    PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
+    export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
+if [ ! -f /usr/include/zlib.h ]; then  # the carried zlib1g-dev, linked statically
+    _sl_zdeb=$(ls $_sl_debs .zdeps/zlib1g-dev_*.deb 2>/dev/null | grep zlib1g-dev | head -1)
+    if [ -n "$_sl_zdeb" ]; then
+        _sl_unpack "$_sl_zdeb" /tmp/z
+        ZARGS="-DZLIB_INCLUDE_DIR=/tmp/z/usr/include -DZLIB_LIBRARY=/tmp/z/usr/lib/x86_64-linux-gnu/libz.a"
     fi
 fi
+[ -f .cudnn/include/cudnn.h ] && CUDNN_ARGS="-DSL_CUDNN_INCLUDE_DIR=$PWD/.cudnn/include"
+_sl_cudnn_lib=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
+[ -n "$_sl_cudnn_lib" ] && [ -d "$_sl_cudnn_lib" ] && export LD_LIBRARY_PATH=$_sl_cudnn_lib:${LD_LIBRARY_PATH:-}
+. bench/fashion_mnist.sh
+SL_FASHION_MNIST=${SL_FASHION_MNIST:-$(fashion_mnist_dir)}
+export PREFIX_ARGS ZARGS CUDNN_ARGS SL_FASHION_MNIST SL_DEPS_ENV_DONE=1
+unset _sl_debs _sl_deb _sl_zdeb _sl_cudnn_lib

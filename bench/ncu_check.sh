@@ -5,9 +5,9 @@
 #
 #   bash bench/ncu_check.sh [BUILD_DIR]          (default: build-h200)
 #
-# Through the device tool, from the repository root (h200.sh's `counters`
+# Through the device tool, from the repository root (device.sh's `counters`
 # stage calls `bash bench/ncu_check.sh build-h200` after building):
-#   run(command="STAGES='build counters' bash bench/h200.sh", carry=[".deps"])
+#   run(command="STAGES=counters bash bench/device.sh", carry=[".deps"])
 #
 # Environment:
 #   VARIANTS  variants to check (default: the add ladder below)
@@ -73,7 +73,7 @@ if [ -z "$NCU" ]; then
 fi
 [ -n "$NCU" ] && [ -x "$NCU" ] || die "Nsight Compute (ncu) not found: install it, put it on PATH, or set NCU=/path/to/ncu"
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to read ncu's CSV and streamlab's JSON"
-[ -x "$BUILD/streamlab" ] || die "no streamlab binary at $BUILD/streamlab: build first (bash bench/h200.sh runs the build stage)"
+[ -x "$BUILD/streamlab" ] || die "no streamlab binary at $BUILD/streamlab: build first (bash bench/device.sh runs the build stage)"
 [ -f "$SRC_TABLE" ] || die "cannot find the metric table $SRC_TABLE"
 mkdir -p "$OUT" || die "cannot create $OUT"
 

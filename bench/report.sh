@@ -7,7 +7,7 @@
 #
 # Run through the device tool from the repository root:
 #   run(kind="nvidia-h200", carry=[".deps"], command="bash bench/report.sh", timeout_s=300)
-# (.deps: the libcjson .debs, as for bench/h200.sh). Results come back in
+# (.deps: the libcjson .debs, as for bench/device.sh). Results come back in
 # $OUT: record.{json,md}, cpu-gpu.{json,md}, report.log and, where the
 # device has gnuplot, report.html. Where it has none (the device image
 # cannot install packages), make the page here from the returned files:
@@ -19,10 +19,10 @@ t0=$(date +%s)
 exec > >(tee "$OUT/report.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 
-# cJSON: the system's, else the carried Debian packages (as bench/h200.sh).
+# cJSON: the system's, else the carried Debian packages (as bench/device.sh).
 . bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 
-BUILD=${BUILD:-build-report}   # BUILD=build-h200 SKIP_BUILD=1: reuse bench/h200.sh's build
+BUILD=${BUILD:-build-report}   # BUILD=build-h200 SKIP_BUILD=1: reuse bench/device.sh's build
 SL=$BUILD/streamlab
 if [ -z "${SKIP_BUILD:-}" ]; then
     stage "build (sm_90)"

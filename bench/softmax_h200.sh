@@ -29,13 +29,7 @@ exec > >(tee "$OUT/softmax-h200.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 on() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
-. bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
-# cuDNN 9 from torch's wheel (nvidia-cudnn-cu13), for the peer's dlopen.
-CUDNN_LIB=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
-[ -n "$CUDNN_LIB" ] && [ -d "$CUDNN_LIB" ] && export LD_LIBRARY_PATH=$CUDNN_LIB:${LD_LIBRARY_PATH:-}
-echo "cuDNN libraries: ${CUDNN_LIB:-none found}"; ls "$CUDNN_LIB" 2>/dev/null | head -3
-CUDNN_ARGS=""
-[ -f .cudnn/include/cudnn.h ] && CUDNN_ARGS="-DSL_CUDNN_INCLUDE_DIR=$PWD/.cudnn/include"
+. bench/deps_env.sh   # cJSON, and cuDNN (headers from .cudnn/include, libraries from torch's wheel): CUDNN_ARGS
 
 BUILD=build-h200
 if on build; then

@@ -10,7 +10,7 @@ streamlab does: (2 reads + 1 write) x element size x n.
     python3 bench/torch_peer.py --sizes 2^26,2^28 --dtypes f32,bf16 --json out.json
 
 Run it in the same device call as `streamlab run`, so the ratios are side by
-side (bench/h200.sh, stage "torch"). Needs torch with CUDA; exits 2 without.
+side (bench/device.sh, stage "torch"). Needs torch with CUDA; exits 2 without.
 """
 import argparse
 import json

@@ -32,18 +32,8 @@ t0=$(date +%s)
 exec > >(tee "$W/train.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 
-. bench/deps_env.sh   # cJSON from .deps where the machine lacks it
-ZARGS=""
-if [ ! -f /usr/include/zlib.h ]; then  # zlib headers: the carried zlib1g-dev, linked statically
-    zdeb=$(ls .zdeps/zlib1g-dev_*.deb 2>/dev/null | head -1)
-    if [ -n "$zdeb" ]; then
-        mkdir -p /tmp/z && dpkg-deb -x "$zdeb" /tmp/z
-        ZARGS="-DZLIB_INCLUDE_DIR=/tmp/z/usr/include -DZLIB_LIBRARY=/tmp/z/usr/lib/x86_64-linux-gnu/libz.a"
-    fi
-fi
-. bench/fashion_mnist.sh
-DATA=$(fashion_mnist_dir)
-export SL_FASHION_MNIST=$DATA
+. bench/deps_env.sh   # cJSON, zlib (ZARGS) and Fashion-MNIST (SL_FASHION_MNIST) from what was carried
+DATA=$SL_FASHION_MNIST
 B=/tmp/train-build
 SL=$B/streamlab
 T=$B/tests

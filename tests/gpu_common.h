@@ -23,7 +23,7 @@ static sl_ctx *gpu_open_or_skip(const char *test)
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("%s: SKIPPED: no CUDA device on this machine (run it on the GPU machine: bench/h200.sh)\n", test);
+        printf("%s: SKIPPED: no CUDA device on this machine (run it on the GPU machine: bench/device.sh)\n", test);
         return NULL;
     }
     sl_ctx *ctx = NULL;

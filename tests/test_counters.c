@@ -5,7 +5,7 @@
  * STREAMLAB_COUNTERS_UNAVAILABLE test hook).
  *
  * Where a CUDA GPU is present and CUPTI can read its counters (the H200
- * run of bench/h200.sh), it also profiles sl_add through a real session
+ * run of bench/device.sh), it also profiles sl_add through a real session
  * and checks the counts against what add must move; where it cannot, it
  * prints why and checks only the CPU parts.
  */
@@ -360,7 +360,7 @@ static int test_gpu(void)
 {
     sl_ctx *ctx = NULL;
     if (sl_ctx_create(0, &ctx) != SL_OK) {
-        printf("test_counters gpu: SKIPPED: no CUDA device (%s); run it on the GPU machine (bench/h200.sh)\n",
+        printf("test_counters gpu: SKIPPED: no CUDA device (%s); run it on the GPU machine (bench/device.sh)\n",
                sl_last_error());
         return SKIP;
     }

@@ -9,7 +9,7 @@
  *   3. n = 2^31 + 5 in bf16 at a 3-element offset (skipped without 10 GiB).
  * Random data at every size, offset and dtype, for every axpy entry, is in
  * test_gpu_ops (every op's).
- * Skips (exit 77) without a GPU. Run under compute-sanitizer by bench/h200.sh.
+ * Skips (exit 77) without a GPU. Run under compute-sanitizer by bench/device.sh.
  */
 #include "gpu_common.h"
 

@@ -8,7 +8,7 @@
  * output checked for stray writes. Also: the device generator equals the
  * host one in every dtype, argument errors on the GPU, and sl_dot's
  * determinism. Skips (exit 77) without a GPU. Run under compute-sanitizer
- * by bench/h200.sh (STREAMLAB_TEST_QUICK: two sizes; STREAMLAB_TEST_OPS and
+ * by bench/device.sh (STREAMLAB_TEST_QUICK: two sizes; STREAMLAB_TEST_OPS and
  * STREAMLAB_TEST_DTYPES: comma lists of ops and dtypes to run).
  */
 #include "gpu_common.h"
