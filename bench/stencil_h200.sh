@@ -9,8 +9,8 @@
 #
 # Run through the device tool from a copy of the tree (see
 # /work/helpers/GUIDE.md), e.g.
-#   run(kind="nvidia-h200", carry=[".wt/issue11b", ".deps"],
-#       command="cd .wt/issue11b && cp -r ../../.deps . && bash bench/stencil_h200.sh")
+#   run(kind="nvidia-h200", carry=[".wt/NAME", ".deps"],
+#       command="cd .wt/NAME && cp -r ../../.deps . && bash bench/stencil_h200.sh")
 # STAGES (default: all of build sass tests ladder divergence memcheck carveout strip counters)
 # picks stages. Everything lands in $WORK, packed into $OUT/stencil-out.tgz,
 # with this output in $OUT/stencil.log.
