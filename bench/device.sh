@@ -53,7 +53,7 @@ probe|streamlab probe: the device profile (ceilings, latencies, SM probes)|inlin
 model|the add ladder measured beside the bottleneck model (f32, bf16; 2^26, 2^28, 2^30)|inline
 counters|the add ladder with CUPTI counters, and those counters beside ncu (bench/ncu_check.sh)|inline
 torch|torch.add and y.add_(x, alpha) beside the add and axpy ladders (bench/torch_peer.py)|inline
-alignment|align_bench: every offset combination mod 16 B, small n, L2 sizes, host path (bench/align_report.py)|inline
+alignment|align_bench: every offset combination mod 16 B, small n, L2 sizes, host path (bench/experiments/align_report.py)|inline
 softmax|the softmax ladder, cuDNN and torch at the seed and DRAM shapes|bench/softmax_h200.sh
 transpose|the transpose ladder, cuBLAS geam, torch, the bank-conflict probe, ncu|bench/transpose_h200.sh
 stencil|the stencil ladder at 8192^2, R = 1..16, carve-out, strips, counters|bench/stencil_h200.sh
@@ -257,7 +257,7 @@ st_alignment() {
         timeout 400 $BUILD/align_bench "$1/align.json" ${ALIGN_PARTS:-align smalln l2 hostpath} > "$1/align.log" 2>&1
     local rc=$?
     tail -20 "$1/align.log"
-    x python3 bench/align_report.py "$1/align.json" > "$1/align.md" || rc=1
+    x python3 bench/experiments/align_report.py "$1/align.json" > "$1/align.md" || rc=1
     return $rc
 }
 

@@ -41,7 +41,7 @@ if want build; then
         > "$WORK/build.log" 2>&1 || { echo "cmake failed"; tail -30 "$WORK/build.log"; exit 1; }
     cmake --build $BUILD -j 16 --target streamlab_cli test_transpose test_gpu_transpose >> "$WORK/build.log" 2>&1 \
         || { echo "build failed"; grep -E "error|Error" "$WORK/build.log" | head -30; exit 1; }
-    nvcc -O3 -arch=sm_90 -Werror all-warnings -Xptxas -v -o $BUILD/bank_conflicts bench/bank_conflicts.cu \
+    nvcc -O3 -arch=sm_90 -Werror all-warnings -Xptxas -v -o $BUILD/bank_conflicts bench/experiments/bank_conflicts.cu \
         >> "$WORK/build.log" 2>&1 || { echo "bank_conflicts build failed"; tail -20 "$WORK/build.log"; }
     grep -A2 -E "Compiling entry function '_Z[0-9]+tp_" "$WORK/build.log" | grep -E "registers|spill" | sort | uniq -c | head -20
 fi

@@ -145,7 +145,7 @@ def main():
                 js["bank_probe"].append(dict(word_bytes=int(w), stride=int(s), op=op, predicted_wavefronts=int(p),
                                              cycles_per_access=float(c)))
         off = [k for k, (p, c) in probe.items() if abs(c - p) > 0.05 * p]
-        md += ["## Bank-conflict probe (bench/bank_conflicts.cu): cycles per warp access", "",
+        md += ["## Bank-conflict probe (bench/experiments/bank_conflicts.cu): cycles per warp access", "",
                f"{len(probe)} cases (word 4, 8, 16 bytes x stride 1-32 x load/store); {len(off)} differ from seed 004's "
                "prediction by more than 5%. Selected strides (predicted wavefronts / measured cycles, loads; stores "
                "agree within 0.1%):", "",

@@ -79,7 +79,7 @@ static void test_curves(void)
 }
 
 /* seed 004's bank-conflict rules, against the closed forms gcd(s, 32),
- * 2 gcd(s, 16), 4 gcd(s, 8) (bench/bank_conflicts.cu measured them all on
+ * 2 gcd(s, 16), 4 gcd(s, 8) (bench/experiments/bank_conflicts.cu measured them all on
  * the H200) and the slides' examples */
 static int gcd_(int a, int b)
 {

@@ -108,7 +108,7 @@ sl_status sl_model_predict(const sl_hw *hw, const sl_op_desc *op, const sl_varia
      * drains writes in batches, so the cost grows with the written bytes:
      * writes then move at the mixed write rate, measured as the copy
      * kernel's ceiling less its reads (hw.c), not at the write-only rate.
-     * bench/align_bench rwmix: 1:1 to 3:1 read:write mixes on the H200
+     * bench/experiments/align_bench rwmix: 1:1 to 3:1 read:write mixes on the H200
      * give a mixed write rate of 3940-4130 GB/s against 4613 write-only. */
     const double mix_bw = hw->p[HW_DRAM_MIXED_WRITE_GBS].v * 1e9;
     const double wr_eff = rbytes > 0 && wbytes > 0 && mix_bw > 0 ? mix_bw : wr_bw;

@@ -2,7 +2,7 @@
  * bulk.cuh - elementwise kernels that stage the inputs through shared memory
  * with the bulk-copy engine (see bulk_copy.cuh), templated over the dtype
  * and the op like every rung (elementwise.cuh): add's rung 8, axpy's bulk
- * rung, the public API on sm_90, and the search in bench/explore_kernels.cu.
+ * rung, the public API on sm_90, and the search in bench/experiments/explore_kernels.cu.
  * Tiles are counted in 16-byte vectors whatever the dtype.
  *
  * ew_bulk_tile<BLOCK, V, BULK_STORE>: one tile of BLOCK * V vectors per

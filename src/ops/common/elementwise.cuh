@@ -462,7 +462,7 @@ static inline bool sl_ew_prologue(const sl_args *x, const OP &op, sl_ew_ptrs<DT,
 }
 
 /* The same for a kernel without a realigned form (the bulk pipeline of
- * bench/explore_kernels.cu): misaligned arrays take the scalar kernel. */
+ * bench/experiments/explore_kernels.cu): misaligned arrays take the scalar kernel. */
 template <int DT, class OP>
 static inline bool sl_ew_prologue_aligned(const sl_args *x, const OP &op, sl_ew_ptrs<DT, OP::NIN> *p, sl_status *st)
 {

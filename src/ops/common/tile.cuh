@@ -2,7 +2,7 @@
  * tile.cuh - the block-tile elementwise kernel, templated over the block
  * size, the 16-byte vectors per input per thread (K), the cache hint, the
  * dtype and the op: add's rung 7 (tile4) and cache-hint rungs, axpy's
- * tile4 and the search in bench/explore_kernels.cu.
+ * tile4 and the search in bench/experiments/explore_kernels.cu.
  *
  * Block j owns vectors [j * BLOCK * K, (j + 1) * BLOCK * K); thread t loads
  * t, t + BLOCK, ... (coalesced per k), all K per input before the first op.

@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""split_cost_summary.py - the two comparisons of issue 25 from one device call.
+"""Experiment (bench/experiments/): supports docs/ladder.md, "The STREAM /
+BabelStream set (issue 10)", "Against BabelStream 6.0 (issue 25)". Run:
+python3 bench/experiments/split_cost_summary.py (see below).
+
+split_cost_summary.py - the two comparisons of issue 25 from one device call.
 
 1. softmax: sl_softmax before (the base tree) and after (this tree) the
    exact split of x - m, from bench/softmax_bench JSON files written in

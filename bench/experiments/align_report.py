@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""align_report.py - bench/align_bench's JSON as the markdown tables of
+"""Experiment (bench/experiments/): supports docs/ladder.md, "Issue 17: every
+alignment, small n, L2-resident sizes" (the tables of
+bench/results/h200-alignment-*.md). Run: STAGES=alignment bash
+bench/device.sh.
+
+align_report.py - bench/experiments/align_bench's JSON as the markdown tables of
 bench/results/h200-alignment-DATE.md (issue 17).
 
 usage: align_report.py ALIGN.json > OUT.md

@@ -1,5 +1,9 @@
 /*
- * explore_kernels.cu - the instances bench/explore_add.c times: the tile
+ * Experiment (bench/experiments/): supports docs/ladder.md, "Rung 7: tile4
+ * (ours)" and "Rung 8: bulk (ours)" (the instances explore_add times).
+ * Run: STAGES=explore bash bench/device.sh.
+ *
+ * explore_kernels.cu - the instances bench/experiments/explore_add.c times: the tile
  * and bulk templates (src/ops/common/tile.cuh and bulk.cuh) with add's
  * element function, at configurations that are not rungs of the ladder.
  * Built only into explore_add.

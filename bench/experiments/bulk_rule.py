@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""bench/bulk_rule.py - issue 17: does the bulk rung's slow/fast split over
+"""Experiment (bench/experiments/): supports docs/ladder.md, "Issue 17: every
+alignment, small n, L2-resident sizes", second round (the bulk copy's
+shared-address rule). Run: python3 bench/experiments/bulk_rule.py ALIGN.json
+... (ALIGN.json from the alignment stage).
+
+bench/experiments/bulk_rule.py - issue 17: does the bulk rung's slow/fast split over
 offset combinations follow the shared-address rule?
 
 For each combination in an align_bench JSON "align" section (add: element

@@ -1,4 +1,10 @@
 /*
+ * Experiment (bench/experiments/): supports docs/ladder.md, "Transpose and
+ * bank conflicts (issue 11, seed 004)" (predictions, measurement, where
+ * Hopper differs from Volta); docs/probes.md, "bank" (the probe that
+ * replaced it in streamlab probe).
+ * Run: STAGES=transpose bash bench/device.sh (its bank stage).
+ *
  * bank_conflicts.cu - seed 004's shared-memory bank-conflict rules, measured
  * (issue 11): every lane of a warp loads (or stores) one word of W = 4, 8
  * or 16 bytes at word index lane x s, for strides s = 1..32, and the time
@@ -27,7 +33,7 @@
  * and l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}
  * (bench/transpose_h200.sh).
  *
- * Build: nvcc -O3 -arch=sm_90 -o bank_conflicts bench/bank_conflicts.cu
+ * Build: nvcc -O3 -arch=sm_90 -o bank_conflicts bench/experiments/bank_conflicts.cu
  * Run:   ./bank_conflicts [strides, e.g. 1,2,4,32 [reps]] > bank.csv
  */
 #include <cuda_runtime.h>

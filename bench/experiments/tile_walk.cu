@@ -1,4 +1,10 @@
 /*
+ * Experiment (bench/experiments/): supports docs/ladder.md, "Issue 11, third
+ * pass: L1 / constant / divergence probes, memcheck of the probes, the last
+ * bars" (the tile walk: predictions and measurement).
+ * Run: nvcc -O3 -arch=sm_90 -o tile_walk bench/experiments/tile_walk.cu &&
+ * ./tile_walk 20.
+ *
  * tile_walk.cu - what the transpose's 2-D tile traversal costs DRAM by
  * itself (issue 11, third pass: why every tile transpose, ours and
  * cublasSgeam alike, stops at ~0.90-0.92 of a linear copy with compulsory

@@ -1,5 +1,7 @@
 #!/bin/bash
-# bench/split_cost_babelstream.sh - issue 25 on the H200 in one device call:
+# Experiment (bench/experiments/): supports docs/ladder.md, "The STREAM /
+# BabelStream set (issue 10)", "Against BabelStream 6.0 (issue 25)".
+# bench/experiments/split_cost_babelstream.sh - issue 25 on the H200 in one device call:
 #  1. builds, in parallel on the 16 cores: this tree (sm_90, warnings as
 #     errors, ptxas report), the base tree (the repository root the device
 #     receives: the code before issue 25, for the softmax before / after
@@ -23,13 +25,13 @@
 # Stages past DEADLINE seconds (default 400) are skipped and say so.
 #
 #   run(kind="nvidia-h200", carry=[".wt/correct", ".deps", ".peers-bs"],
-#       command="cd .wt/correct && bash bench/split_cost_babelstream.sh")
+#       command="cd .wt/correct && bash bench/experiments/split_cost_babelstream.sh")
 #
 # .peers-bs/{main,v5.0}: BabelStream's source exported from
 # github:UoB-HPC/BabelStream (main 57637d5, tag v5.0 f6ae48de), git-ignored,
 # never committed. Everything goes to /tmp/i25, packed into
 # $OUT/split-cost-out.tgz; $OUT/split-cost-h200.log is this output and
-# $OUT/split-cost-summary.md the comparison tables (bench/split_cost_summary.py).
+# $OUT/split-cost-summary.md the comparison tables (bench/experiments/split_cost_summary.py).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=${WORK:-/tmp/i25}
@@ -156,7 +158,7 @@ if go "$DEADLINE" "streamlab run --op softmax (harness)"; then
 fi
 
 stage "summary"
-python3 bench/split_cost_summary.py $W > $W/summary.md 2>&1
+python3 bench/experiments/split_cost_summary.py $W > $W/summary.md 2>&1
 cat $W/summary.md
 cp $W/summary.md "$OUT/split-cost-summary.md"
 stage "done"

@@ -1,4 +1,9 @@
 /*
+ * Experiment (bench/experiments/): supports docs/ladder.md, "Rung 7: tile4
+ * (ours)" and "Rung 8: bulk (ours)" (the configuration search,
+ * bench/results/h200-2026-11-20-explore.md).
+ * Run: STAGES=explore bash bench/device.sh.
+ *
  * explore_add - the search behind rungs 7 to 9 (docs/ladder.md): CUB, the
  * registry's add rungs, and the tile / bulk / bulk-pipeline templates at the
  * configurations in explore_kernels.cu, at each size. Every configuration is

@@ -1,4 +1,10 @@
 /*
+ * Experiment (bench/experiments/): supports docs/model.md, "Issue 17: the
+ * read/write mix, and a profile that belongs to one GPU" (rwmix, persist,
+ * hints); docs/ladder.md, "Issue 17: every alignment, small n, L2-resident
+ * sizes" (align, alignx, hostpath, f64x, vecx).
+ * Run: STAGES=alignment bash bench/device.sh.
+ *
  * align_bench - issue 17's side-by-side measurements, one process, one
  * device, every ratio taken in the same run on the same pointers:
  *
@@ -49,7 +55,7 @@
  * Env: ALIGN_TRIALS (default 5; three times that for f32 and f64, which have few
  *      combinations), ALIGN_LOG2 (default "26,28"), ALIGN_DTYPES (a comma list;
  *      default: every dtype of each op).
- * Writes a JSON document; bench/align_report.py turns it into markdown.
+ * Writes a JSON document; bench/experiments/align_report.py turns it into markdown.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>

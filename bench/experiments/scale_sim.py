@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""bench/scale_sim.py - expected scaling of `mpirun -np K streamlab run` by
+"""Experiment (bench/experiments/): supports docs/scale.md, "Expected scaling,
+by simulation"; docs/ladder.md, "Two GPUs at once (issue 15, MPI)". Run:
+python3 bench/experiments/scale_sim.py (see below).
+
+bench/experiments/scale_sim.py - expected scaling of `mpirun -np K streamlab run` by
 simulation from one GPU's measured per-trial times (docs/scale.md).
 
 For each op, K ranks are simulated as K independent draws (bootstrap, with
