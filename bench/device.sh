@@ -52,7 +52,7 @@ explore|explore_add: the tile / bulk / pipeline configurations behind the add ru
 probe|streamlab probe: the device profile (ceilings, latencies, SM probes)|inline
 model|the add ladder measured beside the bottleneck model (f32, bf16; 2^26, 2^28, 2^30)|inline
 counters|the add ladder with CUPTI counters, and those counters beside ncu (bench/ncu_check.sh)|inline
-torch|torch.add and y.add_(x, alpha) beside the add and axpy ladders (bench/torch_peer.py)|inline
+torch|torch.add and y.add_(x, alpha) beside the add and axpy ladders (bench/peers.py elementwise)|inline
 alignment|align_bench: every offset combination mod 16 B, small n, L2 sizes, host path (bench/experiments/align_report.py)|inline
 softmax|the softmax ladder, cuDNN and torch at the seed and DRAM shapes|bench/softmax_h200.sh
 transpose|the transpose ladder, cuBLAS geam, torch, the bank-conflict probe, ncu|bench/transpose_h200.sh
@@ -247,7 +247,7 @@ st_counters() {
     return $rc
 }
 st_torch() {
-    x env PYTHONUNBUFFERED=1 python3 bench/torch_peer.py --sizes 2^26,2^28 --dtypes f32,bf16,f16 --ops add,axpy \
+    x env PYTHONUNBUFFERED=1 python3 bench/peers.py elementwise --sizes 2^26,2^28 --dtypes f32,bf16,f16 --ops add,axpy \
         --trials 30 --json "$1/torch-elementwise.json"
 }
 st_alignment() {

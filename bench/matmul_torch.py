@@ -2,7 +2,8 @@
 """matmul_torch.py - torch.matmul (cuBLAS underneath) on the matmul bench's
 problems, timed the same way as bench/matmul_bench.c: square M = N = K,
 inputs uniform in [-1, 1), 2 warm-ups, one CUDA event pair per launch, the
-median of up to --trials launches (at most --budget-s seconds per row).
+median of up to --trials launches (at most --budget-s seconds per row),
+through bench/peers.py (streamlab.bench.time_callable, graph=False).
 
     python3 bench/matmul_torch.py --sizes 1024,2048,4096,8192 --json torch.json
 
@@ -11,9 +12,11 @@ without torch or a GPU.
 """
 import argparse
 import json
-import statistics
+import os
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peers  # noqa: E402  (the timing: streamlab.bench, events)
 
 
 def main():
@@ -39,25 +42,14 @@ def main():
             g = torch.Generator(device="cuda").manual_seed(s)
             a = (torch.rand(s, s, device="cuda", generator=g) * 2 - 1).to(dt)
             b = (torch.rand(s, s, device="cuda", generator=g) * 2 - 1).to(dt)
-            for _ in range(2):
-                c = torch.matmul(a, b)
-            torch.cuda.synchronize()
-            ts = []
-            t0 = time.time()
-            while len(ts) < args.trials and (len(ts) < 3 or time.time() - t0 < args.budget_s):
-                e0 = torch.cuda.Event(enable_timing=True)
-                e1 = torch.cuda.Event(enable_timing=True)
-                e0.record()
-                c = torch.matmul(a, b)
-                e1.record()
-                e1.synchronize()
-                ts.append(e0.elapsed_time(e1))
-            ms = statistics.median(ts)
+            t = peers.events(lambda: torch.matmul(a, b), args.trials, 2, budget_s=args.budget_s)
+            ts = t["times"]
+            ms = t["median"] * 1e3
             tf = 2 * s**3 / (ms * 1e-3) / 1e12
             rows.append({"name": "torch.matmul", "mode": mode, "m": s, "n": s, "k": s, "ms": ms, "tflops": tf,
                          "trials": len(ts)})
             print(f"torch.matmul {mode:5s} {s:5d} {ms:10.4f} ms {tf:8.2f} TFLOP/s n={len(ts)}")
-            del a, b, c
+            del a, b
     torch.backends.cuda.matmul.allow_tf32 = False
     if args.json:
         with open(args.json, "w") as f:

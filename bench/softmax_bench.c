@@ -8,7 +8,7 @@
  *   graph   --graph-calls launches captured in one CUDA graph, the graph
  *           replayed --graph-reps times between events: the median per
  *           launch, i.e. the kernel time with back-to-back launch gaps
- *           (what torch's graph replay in bench/torch_softmax.py gives).
+ *           (what torch's graph replay in bench/peers.py softmax gives).
  *
  * Every variant is checked against an fp64 oracle (tests/softmax_check.h,
  * the op's bound: (16 + ln(1 / |y|) + ln cols) x 2^-24 relative + 2^-126,

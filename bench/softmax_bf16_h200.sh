@@ -4,7 +4,7 @@
 # in one short device call: build for sm_90 (warnings as errors, ptxas
 # report of the register rung), test_gpu_softmax, compute-sanitizer
 # memcheck of it (SL_SOFTMAX_QUICK=1: f32, plus the many-row cases in every
-# dtype), then softmax_bench and torch_softmax.py at the DRAM shapes
+# dtype), then softmax_bench and bench/peers.py softmax at the DRAM shapes
 # (--cold; f32, bf16, f16) and the seed shapes (f32, bf16), for
 # bench/softmax_report.py. A trimmed bench/softmax_h200.sh (same set-up).
 #
@@ -48,7 +48,7 @@ if on dram; then
         --variants copy,cudnn,online,regs,sl_softmax --json "$W/softmax-dram.json"
     echo "softmax_bench exit: $?"
     stage "DRAM shapes, cold: torch"
-    PYTHONUNBUFFERED=1 python3 bench/torch_softmax.py --shapes 4096x2^15,16384x2^14 --dtypes bf16,f16,f32 --cold \
+    PYTHONUNBUFFERED=1 python3 bench/peers.py softmax --shapes 4096x2^15,16384x2^14 --dtypes bf16,f16,f32 --cold \
         --trials 15 --graph-calls 10 --graph-reps 3 --json "$W/torch-dram.json"
 fi
 if on memcheck && command -v compute-sanitizer >/dev/null; then
@@ -62,6 +62,6 @@ if on seed; then
     $BUILD/softmax_bench --dtypes f32,bf16 --trials 15 --graph-reps 5 --variants copy,cudnn,regs,sl_softmax --json "$W/softmax-seed.json"
     echo "softmax_bench exit: $?"
     stage "seed shapes: torch"
-    PYTHONUNBUFFERED=1 python3 bench/torch_softmax.py --dtypes f32,bf16 --trials 15 --graph-reps 5 --json "$W/torch-seed.json"
+    PYTHONUNBUFFERED=1 python3 bench/peers.py softmax --dtypes f32,bf16 --trials 15 --graph-reps 5 --json "$W/torch-seed.json"
 fi
 stage "done"

@@ -4,7 +4,7 @@
 # GPU) and compute-sanitizer memcheck of the GPU test, the SASS of the
 # register rung, then the benchmark: bench/softmax_bench (every rung, the
 # API, cuDNN and the copy ceiling; event and CUDA-graph timings) and
-# bench/torch_softmax.py (torch.softmax, eager and graph) at the seed's
+# bench/peers.py softmax (torch.softmax, eager and graph) at the seed's
 # shapes (128 x 2^10 .. 2^17) and, with --cold, at the DRAM-sized shapes
 # (4096 x 2^15, 16384 x 2^14), f32 and bf16; and `streamlab run --op
 # softmax` through the harness (every element of every row verified).
@@ -61,7 +61,7 @@ if on seed; then
     $BUILD/softmax_bench --dtypes f32,bf16 --trials 30 --json "$W/softmax-seed.json"
     echo "softmax_bench exit: $?"
     stage "seed shapes: torch"
-    PYTHONUNBUFFERED=1 python3 bench/torch_softmax.py --dtypes f32,bf16 --trials 30 --json "$W/torch-seed.json"
+    PYTHONUNBUFFERED=1 python3 bench/peers.py softmax --dtypes f32,bf16 --trials 30 --json "$W/torch-seed.json"
 fi
 if on dram; then
     stage "DRAM shapes, cold: streamlab"
@@ -69,7 +69,7 @@ if on dram; then
         --variants copy,cudnn,unroll,online,regs,regs_cl,sl_softmax --json "$W/softmax-dram.json"
     echo "softmax_bench exit: $?"
     stage "DRAM shapes, cold: torch"
-    PYTHONUNBUFFERED=1 python3 bench/torch_softmax.py --shapes 4096x2^15,16384x2^14 --dtypes f32,bf16 --cold \
+    PYTHONUNBUFFERED=1 python3 bench/peers.py softmax --shapes 4096x2^15,16384x2^14 --dtypes f32,bf16 --cold \
         --trials 15 --graph-calls 10 --graph-reps 3 --json "$W/torch-dram.json"
 fi
 if on harness; then

@@ -99,7 +99,7 @@ fi
 
 if want torch; then
     stage "PyTorch x.t().contiguous()"
-    python3 bench/transpose_torch.py --shapes 8192x8192,16384x16384 --dtypes f32,f64,bf16 --json "$WORK/torch.json" 2>&1
+    python3 bench/peers.py transpose --shapes 8192x8192,16384x16384 --dtypes f32,f64,bf16 --json "$WORK/torch.json" 2>&1
 fi
 
 if want ncu && command -v ncu >/dev/null; then

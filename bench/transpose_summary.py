@@ -184,7 +184,7 @@ def main():
     if os.path.exists(tp):
         t = load(tp)
         js["torch"] = t
-        md += ["## PyTorch (bench/transpose_torch.py, events, median of 30)", "",
+        md += ["## PyTorch (bench/peers.py transpose, events, median of 30)", "",
                "| shape | dtype | call | ms | GB/s |", "|---|---|---|--:|--:|"]
         for r in t["rows"]:
             md.append(f"| {r['shape']} | {r['dtype']} | `{r['call']}` | {r['ms']:.4f} | {r['gbs']:.0f} |")

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import statistics
 import sys
+import time
 from typing import Any, Callable, Dict, List, Optional, Union
 
 Number = Union[int, float]
@@ -106,9 +107,13 @@ def _time_graph(torch, g, reps: int) -> List[float]:
     return [a.elapsed_time(b) * 1e-3 for a, b in ev]
 
 
-def _time_events(torch, fn: Callable[[], Any], reps: int, flush: Optional[Callable[[], None]]) -> List[float]:
-    out = []
+def _time_events(torch, fn: Callable[[], Any], reps: int, flush: Optional[Callable[[], None]],
+                 budget_s: Optional[float] = None) -> List[float]:
+    out: List[float] = []
+    t0 = time.perf_counter()
     for _ in range(reps):
+        if budget_s is not None and len(out) >= 3 and time.perf_counter() - t0 >= budget_s:
+            break
         if flush is not None:
             flush()
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -121,17 +126,28 @@ def _time_events(torch, fn: Callable[[], Any], reps: int, flush: Optional[Callab
 
 
 def time_callable(fn: Callable[[], Any], *, flush_l2: bool = False, graph: bool = True, reps: int = 20,
-                  warmup: int = 3, calls: Optional[int] = None, target_s: float = 2e-3) -> Dict[str, float]:
-    """Seconds per call of fn: {'median', 'min', 'calls', 'reps'} (see the module doc)."""
+                  warmup: int = 3, calls: Optional[int] = None, target_s: float = 2e-3,
+                  flush: Optional[Callable[[], Any]] = None, budget_s: Optional[float] = None) -> Dict[str, Any]:
+    """Seconds per call of fn: {'median', 'min', 'calls', 'reps', 'times'} (see the module doc).
+
+    flush: with graph=False, a caller's own L2 flush run before each timed call
+    instead of the read-only pass flush_l2 gives (e.g. a fill of a large
+    buffer, for scripts that time torch alone without the streamlab
+    library). budget_s: with graph=False, stop after this many seconds once
+    3 calls are timed (reps is then the most). times: every sample, seconds
+    per call."""
+    if flush is not None and graph:
+        raise ValueError("streamlab.bench.time_callable: flush= goes with graph=False (graphs take flush_l2)")
     torch = _torch()
     dev = torch.cuda.current_device()
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    flush = _Flusher(torch, dev) if flush_l2 else None
+    if flush is None and flush_l2:
+        flush = _Flusher(torch, dev)
     if not graph:
-        t = _time_events(torch, fn, reps, flush)
-        return {"median": statistics.median(t), "min": min(t), "calls": 1, "reps": reps}
+        t = _time_events(torch, fn, reps, flush, budget_s)
+        return {"median": statistics.median(t), "min": min(t), "calls": 1, "reps": len(t), "times": t}
     if calls is None:
         one = statistics.median(_time_events(torch, fn, 3, None))
         calls = int(min(1000, max(1, math.ceil(target_s / max(one, 1e-7)))))
@@ -148,7 +164,7 @@ def time_callable(fn: Callable[[], Any], *, flush_l2: bool = False, graph: bool 
     if statistics.median(t) <= 0:
         raise RuntimeError("streamlab.bench: the callable's time is below the L2 flush's noise; pass "
                            "flush_l2=False, or more work per call")
-    return {"median": statistics.median(t), "min": min(t), "calls": calls, "reps": reps}
+    return {"median": statistics.median(t), "min": min(t), "calls": calls, "reps": reps, "times": t}
 
 
 def copy_ceiling(device: Optional[int] = None, n: int = 1 << 28) -> float:

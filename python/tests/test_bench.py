@@ -39,3 +39,22 @@ def test_run_times_and_ratios():
     assert rows[1]["xtorch"] == 1.0 and rows[0]["xtorch"] == pytest.approx(rows[1]["us"] / rows[0]["us"])
     torch.cuda.synchronize()
     assert torch.equal(c, a + b)
+
+
+def test_flush_goes_with_events_only():
+    # a caller's flush is run between event-timed calls; a graph cannot take it
+    with pytest.raises(ValueError, match="graph=False"):
+        slb.time_callable(lambda: None, graph=True, flush=lambda: None)
+
+
+@requires_cuda
+def test_events_with_own_flush_and_budget():
+    x = torch.randn(1 << 20, device="cuda")
+    y = torch.empty_like(x)
+    flushes = []
+    t = slb.time_callable(lambda: y.copy_(x), graph=False, reps=7, warmup=2, flush=lambda: flushes.append(1))
+    assert t["reps"] == 7 and len(t["times"]) == 7 and len(flushes) == 7 and t["calls"] == 1
+    assert 0 < t["min"] <= t["median"]
+    # a budget already spent stops at the three samples every row keeps
+    t = slb.time_callable(lambda: y.copy_(x), graph=False, reps=50, budget_s=0.0)
+    assert t["reps"] == 3 and len(t["times"]) == 3
