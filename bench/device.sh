@@ -83,6 +83,12 @@ for s in $STAGES; do
     fi
 done
 
+# The settings given to this call, for each stage's command line (before the defaults below).
+USER_ENV=""
+for v in TAG BUILD BUILD_TARGETS CTEST_ARGS RUN_ARGS SL_CMAKE_EXTRA MEMCHECK_TESTS MEMCHECK_DTYPES MEMCHECK_TIMEOUT \
+         ALIGN_PARTS ALIGN_DTYPES ALIGN_TRIALS; do
+    [ -n "${!v+x}" ] && USER_ENV="$USER_ENV$v=$(printf '%q' "${!v}") "
+done
 OUT=${OUT:-$PWD/bench-out}
 WORK=${WORK:-/tmp/sl-device}
 TAG=${TAG:-$(date +%F)}
@@ -288,8 +294,10 @@ for STAGE in $STAGES; do
     fi
     rc=${PIPESTATUS[0]}
     [ $rc = 0 ] || fail=1
+    subvar=$(echo "${STAGE}_STAGES" | tr 'a-z' 'A-Z')
+    subenv=""; [ -n "${!subvar:-}" ] && subenv="$subvar=$(printf '%q' "${!subvar}") "
     python3 bench/stage_report.py --dir "$SDIR" --stage "$STAGE" --rc $rc --seconds $(( $(date +%s) - s0 )) \
-        --command "STAGES=$STAGE bash bench/device.sh" --gpu "${GPU:-none}" --commit "$COMMIT" \
+        --command "${USER_ENV}${subenv}STAGES=$STAGE bash bench/device.sh" --gpu "${GPU:-none}" --commit "$COMMIT" \
         --device-info "$WORK/device.txt" --out "$OUT/$PREFIX-$STAGE-$TAG" \
         || echo "stage_report failed for $STAGE"
     say "stage $STAGE: exit $rc ($OUT/$PREFIX-$STAGE-$TAG.md)"
