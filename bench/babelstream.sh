@@ -28,7 +28,7 @@
 # Usage (device tool, repository root; BabelStream is never committed: its
 # source is exported into a git-ignored folder and carried):
 #   run(command="BS_SRC=.peers-bs/main bash bench/babelstream.sh", carry=[".peers-bs", ...])
-# Env: BS_SRC (default .peers-bs/main), OUT (default ./bench-out),
+# Env: BS_SRC (default .peers-bs/main, else ../../.peers-bs/main), OUT (default ./bench-out),
 #      BS_BUILD (/tmp/babelstream-build), BS_ARCH (sm_90), BS_NUMTIMES (100),
 #      BS_SIZES ("33554432 268435456"), BS_PRECISIONS ("f64 f32"),
 #      BS_NSTREAM (1: also --nstream-only), BS_CSV (1: use --csv),
@@ -39,6 +39,8 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 BS_SRC=${BS_SRC:-.peers-bs/main}
+# a helper's staging copy (.wt/NAME) finds the checkout's carried .peers-bs
+[ -d "$BS_SRC" ] || [ ! -d "../../$BS_SRC" ] || BS_SRC=../../$BS_SRC
 BS_BUILD=${BS_BUILD:-/tmp/babelstream-build}
 BS_ARCH=${BS_ARCH:-sm_90}
 BS_NUMTIMES=${BS_NUMTIMES:-100}

@@ -7,6 +7,7 @@
 #ifndef SL_CLI_H
 #define SL_CLI_H
 
+#include "harness.h"
 #include "op.h"
 #include "streamlab.h"
 
@@ -58,5 +59,25 @@ int cli_parse_int(const char *s, int lo, int hi, int *out);
  * them), ceilings first, then peers, then the rest in table order. Returns
  * the count. */
 int cli_select_variants(const sl_op_desc *op, sl_backend backend, const char *list, const sl_variant **out, int max);
+
+/* The options of `streamlab run` that every sweep shares, in one process
+ * (cmd_run.c) and under MPI (cmd_run_mpi.c). */
+typedef struct cli_sweep_opts {
+    int have_scalar;      /* --scalar / --alpha given: scalar for every op's scalars, else each one's default */
+    double scalar;
+    const char *variants; /* --variants; NULL or "all": every variant, and no "skip" rows */
+    int warmup, trials, cold;
+    sl_timer timer;
+    uint64_t seed;
+} cli_sweep_opts;
+
+/* Fills the config of one sweep (harness.h) of op in dtype on backend over
+ * shapes[0..nshapes): its scalars, variants (cli_select_variants, into
+ * chosen[0..max)), warm-up, trials, cache, timer, seed and whether a variant
+ * without a kernel for dtype is left out quietly. The caller sets the rest
+ * (its mode's progress, sync, transfer, stopping rule). */
+void cli_sweep_config(sl_run_config *c, const sl_op_desc *op, sl_dtype dtype, sl_backend backend,
+                      const sl_shape *shapes, int nshapes, const cli_sweep_opts *o, const sl_variant **chosen,
+                      int max);
 
 #endif /* SL_CLI_H */

@@ -673,6 +673,7 @@ int cmd_run(int argc, char **argv)
         return EXIT_RUN_FAILED;
     }
     int nsweeps = 0, steps = 0;
+    const cli_sweep_opts sweep_opts = {have_scalar, scalar, variants_arg, warmup, trials, cold, timer, seed};
     for (int g = 0; g < ndev; g++) {
         for (int o = 0; o < nops; o++) {
             for (int d = 0; d < ndtypes; d++) {
@@ -681,31 +682,18 @@ int cmd_run(int argc, char **argv)
                 sweep *s = &sweeps[nsweeps];
                 sl_run_config *cfg = &s->cfg;
                 s->dev = g;
-                cfg->op = ops[o];
-                cfg->dtype = dtypes[d];
-                for (int k = 0; k < ops[o]->nscalars; k++)
-                    cfg->scalar[k] = have_scalar ? scalar : ops[o]->scalars[k].dflt;
-                cfg->shapes = ops[o]->rank == 2 ? shapes2[o] : shapes;
-                cfg->nshapes = ops[o]->rank == 2 ? nshapes2[o] : nsizes;
+                cli_sweep_config(cfg, ops[o], dtypes[d], devs[g].ctx->info.backend,
+                                 ops[o]->rank == 2 ? shapes2[o] : shapes, ops[o]->rank == 2 ? nshapes2[o] : nsizes,
+                                 &sweep_opts, s->chosen, MAX_VARIANTS);
                 if (rel_sizes && ops[o]->rank != 2 &&
                     sl_size_apply(cfg, specs, nsizes, devs[g].ctx, s->shapes, s->labels) != SL_OK && rc == 0)
                     rc = cli_usage_error("run", "--sizes: %s", sl_last_error());
-                cfg->nvariants = cli_select_variants(ops[o], devs[g].ctx->info.backend, variants_arg, s->chosen, MAX_VARIANTS);
-                cfg->variants = s->chosen;
-                cfg->warmup = warmup;
-                cfg->trials = trials;
                 cfg->stdrel = stdrel;
                 cfg->max_time_s = max_time > 0 ? max_time : stdrel > 0 ? 2.0 : 0.0; /* --stdrel alone: 2 s a row */
                 cfg->max_trials = 1000000;
                 cfg->include_transfer = include_transfer;
-                cfg->cold = cold;
-                cfg->timer = timer;
                 cfg->progress = !quiet && isatty(STDERR_FILENO);
-                cfg->seed = seed;
                 cfg->inject_fault = getenv("STREAMLAB_INJECT_FAULT");
-                /* With every variant, one that has no kernel for a dtype gets
-                 * no row; one the user named gets a "skip" row saying so. */
-                cfg->quiet_unsupported = !variants_arg || strcmp(variants_arg, "all") == 0;
                 cfg->offset = (uint64_t)offset;
                 for (int i = 0; i < cfg->nvariants; i++)
                     s->rows += !cfg->quiet_unsupported || sl_variant_supports(ops[o], s->chosen[i], dtypes[d]);

@@ -968,6 +968,8 @@ static int run(sl_mpi *m, int argc, char **argv)
     m->abort_user = &R;
 
     /* The sweeps. */
+    const cli_sweep_opts sweep_opts = {o.have_scalar, o.scalar, o.variants_arg, o.warmup, o.trials, o.cold, o.timer,
+                                       seed};
     msweep *sw = calloc((size_t)nops * (size_t)ndt, sizeof *sw);
     int nsw = 0;
     rc = sw ? 0 : EXIT_RUN_FAILED;
@@ -977,20 +979,8 @@ static int run(sl_mpi *m, int argc, char **argv)
                 continue;
             msweep *s = &sw[nsw++];
             sl_run_config *c = &s->cfg;
-            c->op = ops[i];
-            c->dtype = dts[d];
-            for (int k = 0; k < ops[i]->nscalars; k++)
-                c->scalar[k] = o.have_scalar ? o.scalar : ops[i]->scalars[k].dflt;
-            c->shapes = shapes;
-            c->nshapes = nsizes;
-            c->nvariants = cli_select_variants(ops[i], ctx->info.backend, o.variants_arg, s->chosen, MAX_VARIANTS);
-            c->variants = s->chosen;
-            c->warmup = o.warmup;
-            c->trials = o.trials;
-            c->cold = o.cold;
-            c->timer = o.timer;
-            c->seed = seed;
-            c->quiet_unsupported = !o.variants_arg || strcmp(o.variants_arg, "all") == 0;
+            cli_sweep_config(c, ops[i], dts[d], ctx->info.backend, shapes, nsizes, &sweep_opts, s->chosen,
+                             MAX_VARIANTS);
             /* Test hook: STREAMLAB_INJECT_FAULT=VARIANT on the rank named by
              * STREAMLAB_INJECT_RANK (every rank when unset). */
             const char *ir = getenv("STREAMLAB_INJECT_RANK");

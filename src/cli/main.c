@@ -206,3 +206,25 @@ int cli_select_variants(const sl_op_desc *op, sl_backend backend, const char *li
         }
     return count;
 }
+
+void cli_sweep_config(sl_run_config *c, const sl_op_desc *op, sl_dtype dtype, sl_backend backend,
+                      const sl_shape *shapes, int nshapes, const cli_sweep_opts *o, const sl_variant **chosen,
+                      int max)
+{
+    c->op = op;
+    c->dtype = dtype;
+    for (int k = 0; k < op->nscalars; k++)
+        c->scalar[k] = o->have_scalar ? o->scalar : op->scalars[k].dflt;
+    c->shapes = shapes;
+    c->nshapes = nshapes;
+    c->nvariants = cli_select_variants(op, backend, o->variants, chosen, max);
+    c->variants = chosen;
+    c->warmup = o->warmup;
+    c->trials = o->trials;
+    c->cold = o->cold;
+    c->timer = o->timer;
+    c->seed = o->seed;
+    /* With every variant, one that has no kernel for a dtype gets no row;
+     * one the user named gets a "skip" row saying so. */
+    c->quiet_unsupported = !o->variants || strcmp(o->variants, "all") == 0;
+}
