@@ -1,0 +1,57 @@
+#!/bin/sh
+# The bench/ entry points without a GPU: bench/device.sh --help lists every
+# stage and refuses an unknown one (exit 2); bench/stage_report.py writes a
+# stage's .md and .json with its commands and results inside; bench/peers.py
+# lists its ops and refuses a call without one (exit 2).
+# Usage: test_bench_scripts.sh SOURCE_DIR
+set -u
+SRC=$1
+T=${TMPDIR:-/tmp}/test_bench_scripts.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
+cd "$SRC" || exit 1
+
+bash bench/device.sh --help > "$T/help" 2>&1 || fail "device.sh --help exits $?"
+for s in tests memcheck streamset babelstream softmax transpose stencil matmul train alignment probe model python \
+         norms xent; do
+    grep -q "^  $s " "$T/help" || fail "device.sh --help does not list the stage $s"
+done
+bash bench/device.sh no_such_stage > "$T/bad" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "device.sh with an unknown stage exits $rc, not 2"
+grep -q "unknown stage 'no_such_stage'" "$T/bad" || fail "device.sh does not name the unknown stage"
+
+mkdir -p "$T/stage/sub"
+printf 'streamlab run --op add --json x.json\n' > "$T/stage/commands.txt"
+printf 'line 1\nthe last line\n' > "$T/stage/stage.log"
+printf '{"rows": [1, 2]}\n' > "$T/stage/sub/x.json"
+printf '{not json\n' > "$T/stage/bad.json"
+python3 bench/stage_report.py --dir "$T/stage" --stage add --rc 3 --seconds 7 --command "STAGES=add bash bench/device.sh" \
+    --gpu "NVIDIA H200" --commit abc --out "$T/h200-add-test" || fail "stage_report.py exits $?"
+grep -q "STAGES=add bash bench/device.sh" "$T/h200-add-test.md" || fail "stage md lacks the command"
+grep -q "streamlab run --op add --json x.json" "$T/h200-add-test.md" || fail "stage md lacks the stage's commands"
+grep -q "the last line" "$T/h200-add-test.md" || fail "stage md lacks the end of the output"
+python3 - "$T/h200-add-test.json" <<'PY' || fail "stage json is not as expected"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exit"] == 3 and d["seconds"] == 7 and d["stage"] == "add", d
+assert d["results"] == {"sub/x.json": {"rows": [1, 2]}}, d["results"]
+assert d["results_left_out"] == ["bad.json (JSONDecodeError)"], d["results_left_out"]
+assert d["commands"] == ["streamlab run --op add --json x.json"]
+PY
+python3 bench/stage_report.py --dir "$T/none" --stage x --rc 0 --command c --out "$T/x" 2> /dev/null
+rc=$?
+[ $rc -eq 2 ] || fail "stage_report.py without its folder exits $rc, not 2"
+
+python3 bench/peers.py --list > "$T/list" 2>&1 || fail "peers.py --list exits $?"
+for op in elementwise softmax transpose; do
+    grep -q "^$op: " "$T/list" || fail "peers.py --list lacks $op"
+done
+python3 bench/peers.py > /dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "peers.py without an op exits $rc, not 2"
+
+[ $fails -eq 0 ] && echo "test_bench_scripts: all checks passed"
+[ $fails -eq 0 ]
