@@ -9,13 +9,23 @@
 # (4096 x 2^15, 16384 x 2^14), f32 and bf16; and `streamlab run --op
 # softmax` through the harness (every element of every row verified).
 #
-#   run(kind="nvidia-h200", carry=[".wt/issue18", ".deps"],
-#       command="cd .wt/issue18 && cp -r ../../.deps . && bash bench/softmax_h200.sh")
+#   run(kind="nvidia-h200", carry=[".deps", ".cudnn"], command="STAGES=softmax bash bench/device.sh")
+#   (or, alone: bash bench/softmax_h200.sh)
 #
 # .cudnn/include (cudnn*.h from a CUDA toolkit, never committed) is carried
 # beside it: the image has cuDNN 9's libraries in torch's wheels but no
 # header. STAGES (default "build tests sass seed dram harness memcheck")
-# picks stages. Results go to $OUT (softmax-*.json, the logs).
+# picks stages. Results go to $OUT (softmax-*.json, the logs); summarise
+# with bench/softmax_report.py.
+# Environment (defaults: issue 18's first pass): DRAM_DTYPES (f32,bf16),
+# DRAM_VARIANTS (copy,cudnn,unroll,online,regs,regs_cl,sl_softmax),
+# SEED_DTYPES (f32,bf16), SEED_ARGS (softmax_bench's, "--trials 30"),
+# SEED_TORCH_ARGS ("--trials 30"). Its second pass (bf16 / f16 at the DRAM
+# shapes, bench/results/h200-softmax-bf16-2026-11-23.md) is
+#   STAGES="build tests dram memcheck seed" DRAM_DTYPES=bf16,f16,f32
+#   DRAM_VARIANTS=copy,cudnn,online,regs,sl_softmax
+#   SEED_ARGS="--trials 15 --graph-reps 5 --variants copy,cudnn,regs,sl_softmax"
+#   SEED_TORCH_ARGS="--trials 15 --graph-reps 5" bash bench/softmax_h200.sh
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=${WORK:-/tmp/softmax-work}
@@ -24,6 +34,11 @@ mkdir -p "$OUT" "$W"
 # into $OUT/softmax-out.tgz at the end (also on failure)
 trap 'tar czf "$OUT/softmax-out.tgz" -C "$W" . 2>/dev/null' EXIT
 STAGES=${STAGES:-"build tests sass seed dram harness memcheck"}
+DRAM_DTYPES=${DRAM_DTYPES:-f32,bf16}
+DRAM_VARIANTS=${DRAM_VARIANTS:-copy,cudnn,unroll,online,regs,regs_cl,sl_softmax}
+SEED_DTYPES=${SEED_DTYPES:-f32,bf16}
+SEED_ARGS=${SEED_ARGS:-"--trials 30"}
+SEED_TORCH_ARGS=${SEED_TORCH_ARGS:-"--trials 30"}
 t0=$(date +%s)
 exec > >(tee "$OUT/softmax-h200.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
@@ -58,18 +73,18 @@ if on sass && command -v cuobjdump >/dev/null; then
 fi
 if on seed; then
     stage "seed shapes: streamlab (event, graph)"
-    $BUILD/softmax_bench --dtypes f32,bf16 --trials 30 --json "$W/softmax-seed.json"
+    $BUILD/softmax_bench --dtypes $SEED_DTYPES $SEED_ARGS --json "$W/softmax-seed.json"
     echo "softmax_bench exit: $?"
     stage "seed shapes: torch"
-    PYTHONUNBUFFERED=1 python3 bench/peers.py softmax --dtypes f32,bf16 --trials 30 --json "$W/torch-seed.json"
+    PYTHONUNBUFFERED=1 python3 bench/peers.py softmax --dtypes $SEED_DTYPES $SEED_TORCH_ARGS --json "$W/torch-seed.json"
 fi
 if on dram; then
     stage "DRAM shapes, cold: streamlab"
-    $BUILD/softmax_bench --shapes 4096x2^15,16384x2^14 --dtypes f32,bf16 --cold --no-graph --trials 15 \
-        --variants copy,cudnn,unroll,online,regs,regs_cl,sl_softmax --json "$W/softmax-dram.json"
+    $BUILD/softmax_bench --shapes 4096x2^15,16384x2^14 --dtypes $DRAM_DTYPES --cold --no-graph --trials 15 \
+        --variants $DRAM_VARIANTS --json "$W/softmax-dram.json"
     echo "softmax_bench exit: $?"
     stage "DRAM shapes, cold: torch"
-    PYTHONUNBUFFERED=1 python3 bench/peers.py softmax --shapes 4096x2^15,16384x2^14 --dtypes f32,bf16 --cold \
+    PYTHONUNBUFFERED=1 python3 bench/peers.py softmax --shapes 4096x2^15,16384x2^14 --dtypes $DRAM_DTYPES --cold \
         --trials 15 --graph-calls 10 --graph-reps 3 --json "$W/torch-dram.json"
 fi
 if on harness; then
