@@ -319,10 +319,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     record = {"schema": "streamlab.row_peers/1", "command": " ".join(["python3", "bench/row_peers.py"] + (argv or sys.argv[1:])),
               "versions": ver, "rows": rows, "complete": False}
 
-    def save():
+    def save():  # after every case, so that a run cut short by its time limit leaves both files valid
         if a.json:
             with open(a.json, "w") as fh:
                 json.dump(record, fh, indent=1)
+        if a.md:
+            write_md(a.md, record)
 
     t0 = time.time()
     for op in ops:
@@ -392,8 +394,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     record["complete"] = True
     record["seconds"] = time.time() - t0
     save()
-    if a.md:
-        write_md(a.md, record)
     return 0
 
 
