@@ -84,6 +84,7 @@ STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$B/py timeout 100 \
     python3 -m pytest -q -rs -p no:cacheprovider "$B/py/tests" -k "not bench" > "$W/pytest.txt" 2>&1
 echo "pytest exit $?"
 grep -E "passed|failed|^FAILED|^ERROR" "$W/pytest.txt" | tail -12
+export STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$B/py  # for the stages below
 fi
 
 for t in $MEMCHECK; do
