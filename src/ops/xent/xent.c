@@ -228,26 +228,6 @@ static sl_status check_targets(const sl_xent_args *x)
     return SL_OK;
 }
 
-sl_status sl_cpu_xent_run(const sl_xent_args *x, int omp)
-{
-    sl_status st = sl_xent_check(x, "cross-entropy");
-    if (st != SL_OK)
-        return st;
-    st = check_targets(x);
-    if (st != SL_OK)
-        return st;
-    if (omp) {
-        const long long rows = (long long)x->rows;
-#pragma omp parallel for schedule(static)
-        for (long long r = 0; r < rows; r++)
-            cpu_row(x, (uint64_t)r);
-    } else {
-        for (uint64_t r = 0; r < x->rows; r++)
-            cpu_row(x, r);
-    }
-    return SL_OK;
-}
-
 /* The backward from a saved logsumexp, f32 per element: expf(x - lse),
  * then (p - (1 - eps) [j = t] - eps / V) g with g the row's scale. */
 static void cpu_bwd_row(const sl_xent_args *x, uint64_t r)
@@ -268,9 +248,12 @@ static void cpu_bwd_row(const sl_xent_args *x, uint64_t r)
     }
 }
 
-sl_status sl_cpu_xent_bwd_run(const sl_xent_args *x, int omp)
+/* Both CPU computations: the checks (refusing a target out of range
+ * before anything is written), then row(x, r) for every row, over OpenMP
+ * threads (omp) or in order. */
+static sl_status cpu_rows(const sl_xent_args *x, int omp, const char *who, void (*row)(const sl_xent_args *, uint64_t))
 {
-    sl_status st = sl_xent_check(x, "cross-entropy backward");
+    sl_status st = sl_xent_check(x, who);
     if (st == SL_OK)
         st = check_targets(x);
     if (st != SL_OK)
@@ -279,12 +262,22 @@ sl_status sl_cpu_xent_bwd_run(const sl_xent_args *x, int omp)
         const long long rows = (long long)x->rows;
 #pragma omp parallel for schedule(static)
         for (long long r = 0; r < rows; r++)
-            cpu_bwd_row(x, (uint64_t)r);
+            row(x, (uint64_t)r);
     } else {
         for (uint64_t r = 0; r < x->rows; r++)
-            cpu_bwd_row(x, r);
+            row(x, r);
     }
     return SL_OK;
+}
+
+sl_status sl_cpu_xent_run(const sl_xent_args *x, int omp)
+{
+    return cpu_rows(x, omp, "cross-entropy", cpu_row);
+}
+
+sl_status sl_cpu_xent_bwd_run(const sl_xent_args *x, int omp)
+{
+    return cpu_rows(x, omp, "cross-entropy backward", cpu_bwd_row);
 }
 
 static sl_status cpu_serial(const sl_args *a)
