@@ -237,7 +237,7 @@ static sl_status cuda_api_mm(const sl_mm *p)
     if (p->dtype == SL_F32)
         return cc >= 80 ? sl_cuda_mm_warptile(p) : sl_cuda_mm_vec(p);
     if (sl_cuda_mm_wgmma_applies(p, NULL) == SL_OK)
-        return sl_cuda_mm_wgmma(p);
+        return sl_cuda_mm_wgmma_auto(p); /* the configuration by shape (issue 26) */
     return sl_cuda_mm_best(p);
 }
 MM_ADAPT(cuda_api, cuda_api_mm)
