@@ -40,6 +40,25 @@ exec > >(tee "$OUT/matmul.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 has() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
+rc_test=-; rc_mem=-; rc_bench=-; rc_cmake=-
+SL=/tmp/mm-cmake/streamlab
+TG=/tmp/mm-cmake/tests/test_gpu_matmul
+if has cmake; then
+    # (PAR=1: started first, in the background, beside the standalone build) the library, the CLI and the tests (CUDA sm_90 + the wgmma file's sm_90a), -DSL_WERROR=ON
+    stage "cmake build"
+    . bench/deps_env.sh
+    cmake_build() {
+        cmake -S . -B /tmp/mm-cmake -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$OUT/cmake.log" 2>&1 \
+            && timeout ${CMAKE_S:-240} cmake --build /tmp/mm-cmake -j ${CMAKE_J:-16} --target ${CMAKE_TARGETS:-streamlab_cli test_gpu_matmul test_cpu_matmul} \
+            >> "$OUT/cmake.log" 2>&1
+    }
+    if [ "${PAR:-0}" = 1 ]; then
+        cmake_build & cmake_pid=$!
+    else
+        cmake_build; rc_cmake=$?
+        grep -E "wgmma|error|warning|FAILED" "$OUT/cmake.log" | head -10
+    fi
+fi
 INC="-Iinclude -I$B/include -Isrc/core -Isrc/cuda -Isrc/ops/matmul -Isrc/ops/matmul/cuda"
 if has build; then
     stage "device"
@@ -81,7 +100,6 @@ if has build; then
         | awk '/Function/{f=$0; next} {split($0,a," "); for(i=1;i<=NF;i++) if ($i ~ /^(HMMA|LDGSTS|LDS|LDG|FFMA)/){c[f" "$i]++; break}} END{for(k in c) print c[k], k}' \
         | sort -k2 > "$OUT/sass-summary.txt"
 fi
-rc_test=-; rc_mem=-; rc_bench=-; rc_cmake=-
 bench_stage2() {
 if has bench; then
     stage "bench"
@@ -97,24 +115,6 @@ if has bench; then
         --md "$OUT/matmul.md"; rc_bench=$?
 fi
 }
-SL=/tmp/mm-cmake/streamlab
-TG=/tmp/mm-cmake/tests/test_gpu_matmul
-if has cmake; then
-    # the library, the CLI and the tests (CUDA sm_90 + the wgmma file's sm_90a), -DSL_WERROR=ON
-    stage "cmake build"
-    . bench/deps_env.sh
-    cmake_build() {
-        cmake -S . -B /tmp/mm-cmake -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$OUT/cmake.log" 2>&1 \
-            && timeout ${CMAKE_S:-240} cmake --build /tmp/mm-cmake -j ${CMAKE_J:-16} --target ${CMAKE_TARGETS:-streamlab_cli test_gpu_matmul test_cpu_matmul} \
-            >> "$OUT/cmake.log" 2>&1
-    }
-    if [ "${PAR:-0}" = 1 ]; then
-        cmake_build & cmake_pid=$!
-    else
-        cmake_build; rc_cmake=$?
-        grep -E "wgmma|error|warning|FAILED" "$OUT/cmake.log" | head -10
-    fi
-fi
 if [ "${PAR:-0}" = 1 ] && has cmake; then
     bench_stage2
     stage "waiting for the CMake build"
