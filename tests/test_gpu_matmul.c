@@ -19,7 +19,11 @@
  *      compute capability 9.0 device with sm_90a code, every case whose
  *      operands suit TMA (sl_cuda_mm_wgmma_applies) launches the wgmma
  *      kernel exactly once (sl_cuda_mm_wgmma_launches), every other case
- *      none (rung 7 runs). Elsewhere the wgmma rung is skipped, with why.
+ *      none (rung 7 runs). Elsewhere the wgmma rung is skipped, with why;
+ *   6. issue 26: every configuration of rung 8 (wgmma_*: 128 x 128 tiles,
+ *      split-K over a cluster, B multicast, PDL) at the TMA shapes, two
+ *      launches of each split configuration give identical bits, and
+ *      sl_gemm's shape -> configuration rule (sl_cuda_mm_wgmma_pick).
  * Skips (exit 77) without a GPU. Run under compute-sanitizer by
  * bench/matmul.sh.
  */

@@ -85,7 +85,7 @@ sl_status sl_cuda_mm_wgmma(const sl_mm *p);
 #define SL_MM_WGMMA_PDL 0x100 /* or'd into cfg: programmatic dependent launch (griddepcontrol) */
 sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg);
 int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms); /* the cfg (1 .. 7) for a shape on sms SMs */
-sl_status sl_cuda_mm_wgmma_auto(const sl_mm *p);      /* cfg 0 | SL_MM_WGMMA_PDL: sl_gemm's path */
+sl_status sl_cuda_mm_wgmma_auto(const sl_mm *p);      /* cfg 0, PDL for grids of one wave at most: sl_gemm's path */
 sl_status sl_cuda_mm_wgmma_pdl(const sl_mm *p);       /* cfg 1 | SL_MM_WGMMA_PDL */
 sl_status sl_cuda_mm_wgmma_mc2_pdl(const sl_mm *p);   /* cfg 6 | SL_MM_WGMMA_PDL */
 sl_status sl_cuda_mm_wgmma_n128_k2_pdl(const sl_mm *p); /* cfg 3 | SL_MM_WGMMA_PDL */

@@ -33,6 +33,14 @@
  * Expected limiter: compute (the tensor pipe, 989 TFLOP/s dense) if the
  * pipeline hides TMA latency, with the L2 roof (85 flop/B x 7.66 TB/s =
  * 654 TFLOP/s) just above the 0.70 x cuBLAS bar; no cluster multicast.
+ * Configurations (issue 26; the kernel is a template over them): block
+ * tile 128 x BN (BN = 256, or 128 with wgmma m64n128k16 and 6 stages), K
+ * split over SPLIT = 1, 2 or 4 CTAs of a cluster (each K rank sends the
+ * rows it does not own to their owner's idle stage memory with
+ * st.shared::cluster; the owner sums the partials in rank order: no
+ * workspace, deterministic), B multicast by TMA to MC = 2 block rows of a
+ * cluster, and programmatic dependent launch (griddepcontrol). sl_gemm's
+ * choice by shape: sl_cuda_mm_wgmma_pick; measurements in docs/ladder.md.
  * Dispatch (sl_cuda_mm_wgmma): needs an sm_90 device (compute capability
  * 9.0 exactly: sm_90a code runs nowhere else), bf16 or f16, A and B with
  * 16-byte aligned bases and leading dimensions (lda, ldb multiples of 8
@@ -618,6 +626,38 @@ extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)
     return best;
 }
 
+extern "C" int sl_cuda_mm_wgmma_built(void)
+{
+    return SL_MM_WGMMA_SM90A;
+}
+
+extern "C" unsigned long long sl_cuda_mm_wgmma_launches(void)
+{
+    return g_launches.load(std::memory_order_relaxed);
+}
+
+extern "C" sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why)
+{
+    const char *no = nullptr;
+    int cc = 0;
+    sl_status st = sl_cuda_current_cc(&cc);
+    if (st != SL_OK)
+        return st;
+    if (!SL_MM_WGMMA_SM90A)
+        no = "this build has no sm_90a code (CMAKE_CUDA_ARCHITECTURES without 90)";
+    else if (cc != 90)
+        no = "wgmma needs a compute capability 9.0 device (sm_90a)";
+    else if (p->dtype != SL_BF16 && p->dtype != SL_F16)
+        no = "wgmma rung: bf16 / f16 only";
+    else if ((uintptr_t)p->a % 16 || (uintptr_t)p->b % 16 || (p->lda * 2) % 16 || (p->ldb * 2) % 16)
+        no = "TMA needs 16-byte aligned A and B and leading dimensions that are multiples of 8 elements";
+    else if (p->m >= INT32_MAX || p->n >= INT32_MAX || p->k >= INT32_MAX)
+        no = "TMA coordinates are int32: an extent of 2^31 or more";
+    if (why)
+        *why = no;
+    return no ? SL_ERR_UNSUPPORTED : SL_OK;
+}
+
 static int sm_count(void)
 {
     int dev = 0, sms = 0;
@@ -631,7 +671,7 @@ extern "C" sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg)
     sl_status st = mm_need_dtype(p, (1u << SL_BF16) | (1u << SL_F16), "matmul wgmma");
     if (st != SL_OK)
         return st;
-    const bool pdl = (cfg & SL_MM_WGMMA_PDL) != 0;
+    bool pdl = (cfg & SL_MM_WGMMA_PDL) != 0;
     cfg &= ~SL_MM_WGMMA_PDL;
     if (cfg < 0 || cfg >= NCONF)
         return sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: no configuration %d (0 .. %d)", cfg, NCONF - 1);
@@ -647,8 +687,15 @@ extern "C" sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg)
     }
     if (st != SL_OK)
         return st;
-    if (cfg == 0)
-        cfg = sl_cuda_mm_wgmma_pick(p->m, p->n, p->k, sm_count());
+    if (cfg == 0) {
+        /* sl_gemm: the configuration by shape, and programmatic dependent launch only where the grid is
+         * one wave at most (measured: -1.1 us at 1024^3, -0.6 us at 2048^3, but +5% at 4096^3, whose last
+         * partial wave lets the next grid's CTAs in early; docs/ladder.md) */
+        const int sms = sm_count();
+        cfg = sl_cuda_mm_wgmma_pick(p->m, p->n, p->k, sms);
+        const int64_t ctas = ((p->m + BM - 1) / BM) * ((p->n + CONFS[cfg].bn - 1) / CONFS[cfg].bn) * CONFS[cfg].split;
+        pdl = pdl && ctas <= sms;
+    }
     return p->dtype == SL_BF16 ? wgmma_run<__nv_bfloat16>(p, cfg, pdl) : wgmma_run<__half>(p, cfg, pdl);
 }
 
@@ -657,7 +704,7 @@ extern "C" sl_status sl_cuda_mm_wgmma(const sl_mm *p)
 {
     return sl_cuda_mm_wgmma_cfg(p, 1);
 }
-/* sl_gemm's choice by shape, launched with programmatic dependent launch */
+/* sl_gemm's choice by shape; programmatic dependent launch where the grid is one wave at most */
 extern "C" sl_status sl_cuda_mm_wgmma_auto(const sl_mm *p)
 {
     return sl_cuda_mm_wgmma_cfg(p, 0 | SL_MM_WGMMA_PDL);
