@@ -230,30 +230,18 @@ __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
     "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
 
 template <class Ts, int N> struct mm_wg_ty;
-template <> struct mm_wg_ty<__nv_bfloat16, 256> {
-    static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate)
-    {
-        asm volatile(MM_WGMMA_N256("bf16") : WGMMA_OPS256 : "l"(da), "l"(db), "r"(accumulate));
-    }
-};
-template <> struct mm_wg_ty<__half, 256> {
-    static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate)
-    {
-        asm volatile(MM_WGMMA_N256("f16") : WGMMA_OPS256 : "l"(da), "l"(db), "r"(accumulate));
-    }
-};
-template <> struct mm_wg_ty<__nv_bfloat16, 128> {
-    static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate)
-    {
-        asm volatile(MM_WGMMA_N128("bf16") : WGMMA_OPS128 : "l"(da), "l"(db), "r"(accumulate));
-    }
-};
-template <> struct mm_wg_ty<__half, 128> {
-    static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate)
-    {
-        asm volatile(MM_WGMMA_N128("f16") : WGMMA_OPS128 : "l"(da), "l"(db), "r"(accumulate));
-    }
-};
+#define MM_WG_TY(TS, TY, N)                                                                     \
+    template <> struct mm_wg_ty<TS, N> {                                                        \
+        static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate) \
+        {                                                                                       \
+            asm volatile(MM_WGMMA_N##N(TY) : WGMMA_OPS##N : "l"(da), "l"(db), "r"(accumulate)); \
+        }                                                                                       \
+    };
+MM_WG_TY(__nv_bfloat16, "bf16", 256)
+MM_WG_TY(__half, "f16", 256)
+MM_WG_TY(__nv_bfloat16, "bf16", 128)
+MM_WG_TY(__half, "f16", 128)
+#undef MM_WG_TY
 
 /* Two adjacent entries (i, j), (i, j + 1) of C: one 4-byte store where both
  * are inside and C's rows allow it (pair = 1), else one at a time. */
