@@ -3,9 +3,16 @@
  * run (issue 12): the CUDA rungs, the cuBLAS peers, and seed 002's CPU
  * comparison (the serial and OpenMP CPU rungs at small sizes).
  *
- *   matmul_bench [--sizes 1024,2048,4096,8192] [--dtypes f32,bf16]
- *                [--variants a,b] [--cpu-sizes 512,1024] [--trials 20]
- *                [--budget-s 0.4] [--explore] [--json F] [--md F]
+ *   matmul_bench [--sizes 1024,2048,4096,8192] [--shapes MxNxK,...]
+ *                [--dtypes f32,bf16] [--variants a,b] [--cpu-sizes 512,1024]
+ *                [--trials 20] [--budget-s 0.4] [--graph N] [--explore]
+ *                [--json F] [--md F]
+ *
+ * --shapes: problems beside the squares of --sizes (dense, lda = K, ldb =
+ * ldc = N). --graph N (issue 26): instead of one launch between events,
+ * N launches captured in one CUDA graph, launch i on operand set i mod S
+ * (S copies of A, B, C making 2 x the L2, at most 32), the graph replayed
+ * up to --trials times, ms = median replay / N (time_graph).
  *
  * Square M = N = K, row-major, alpha = 1, beta = 0 (C poisoned with NaN
  * before every checked launch, so an entry not written fails). Inputs
