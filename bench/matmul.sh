@@ -10,7 +10,12 @@
 #   run(kind="nvidia-h200", carry=[".wt/issue12"],
 #       command="cd .wt/issue12 && bash bench/matmul.sh")
 #
-# Environment: SIZES (1024,2048,4096,8192), DTYPES (f32,bf16,f16), EXPLORE
+# Environment: SIZES (1024,2048,4096,8192), SHAPES (MxNxK,... beside the
+# squares), GRAPH (N: time N launches captured in one CUDA graph over
+# rotated operand sets, issue 26's protocol; empty: one launch between
+# events), VARIANTS (the bench's --variants), CMAKE_TARGETS, PAR (1: the
+# CMake build runs in the background while the bench times; GPU kernel
+# times by graph replay do not depend on the host's load), DTYPES (f32,bf16,f16), EXPLORE
 # (1: time rung 7's other configurations), STAGES ("build cmake test
 # memcheck bench torch cli"; cmake builds the library, CLI and tests, which
 # test, memcheck and cli use), CLI_DTYPE (bf16), CLI_SHAPES (4096^3). Outputs: $OUT/matmul-out.tgz (default ./matmul-out).
@@ -35,6 +40,25 @@ exec > >(tee "$OUT/matmul.log") 2>&1
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 has() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
+rc_test=-; rc_mem=-; rc_bench=-; rc_cmake=-
+SL=/tmp/mm-cmake/streamlab
+TG=/tmp/mm-cmake/tests/test_gpu_matmul
+if has cmake; then
+    # (PAR=1: started first, in the background, beside the standalone build) the library, the CLI and the tests (CUDA sm_90 + the wgmma file's sm_90a), -DSL_WERROR=ON
+    stage "cmake build"
+    . bench/deps_env.sh
+    cmake_build() {
+        cmake -S . -B /tmp/mm-cmake -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$OUT/cmake.log" 2>&1 \
+            && timeout ${CMAKE_S:-240} cmake --build /tmp/mm-cmake -j ${CMAKE_J:-16} --target ${CMAKE_TARGETS:-streamlab_cli test_gpu_matmul test_cpu_matmul} \
+            >> "$OUT/cmake.log" 2>&1
+    }
+    if [ "${PAR:-0}" = 1 ]; then
+        cmake_build & cmake_pid=$!
+    else
+        cmake_build; rc_cmake=$?
+        grep -E "wgmma|error|warning|FAILED" "$OUT/cmake.log" | head -10
+    fi
+fi
 INC="-Iinclude -I$B/include -Isrc/core -Isrc/cuda -Isrc/ops/matmul -Isrc/ops/matmul/cuda"
 if has build; then
     stage "device"
@@ -76,23 +100,7 @@ if has build; then
         | awk '/Function/{f=$0; next} {split($0,a," "); for(i=1;i<=NF;i++) if ($i ~ /^(HMMA|LDGSTS|LDS|LDG|FFMA)/){c[f" "$i]++; break}} END{for(k in c) print c[k], k}' \
         | sort -k2 > "$OUT/sass-summary.txt"
 fi
-rc_test=-; rc_mem=-; rc_bench=-; rc_cmake=-
-SL=/tmp/mm-cmake/streamlab
-TG=/tmp/mm-cmake/tests/test_gpu_matmul
-if has cmake; then
-    # the library, the CLI and the tests (CUDA sm_90 + the wgmma file's sm_90a), -DSL_WERROR=ON
-    stage "cmake build"
-    . bench/deps_env.sh
-    cmake -S . -B /tmp/mm-cmake -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$OUT/cmake.log" 2>&1 \
-        && timeout ${CMAKE_S:-240} cmake --build /tmp/mm-cmake -j 16 --target streamlab_cli test_gpu_matmul test_cpu_matmul \
-        >> "$OUT/cmake.log" 2>&1; rc_cmake=$?
-    grep -E "wgmma|error|warning|FAILED" "$OUT/cmake.log" | head -10
-fi
-if has test; then
-    stage "test_gpu_matmul"
-    timeout ${TEST_S:-180} $TG > "$OUT/test_gpu_matmul.txt" 2>&1; rc_test=$?
-    tail -5 "$OUT/test_gpu_matmul.txt"; grep FAIL "$OUT/test_gpu_matmul.txt" | head -20
-fi
+bench_stage2() {
 if has bench; then
     stage "bench"
     EX=""; [ "$EXPLORE" = 1 ] && EX=--explore
@@ -100,9 +108,26 @@ if has bench; then
     if [ "$rc_test" != 0 ] && [ "$rc_test" != - ] && grep -q "FAIL wgmma\|FAIL sl_gemm" "$OUT/test_gpu_matmul.txt" 2>/dev/null; then
         EX="$EX --variants cublas,wmma,best"
     fi
+    [ -n "${SHAPES:-}" ] && EX="$EX --shapes $SHAPES"
+    [ -n "${GRAPH:-}" ] && EX="$EX --graph $GRAPH"
+    [ -n "${VARIANTS:-}" ] && EX="$EX --variants $VARIANTS"
     OMP_PROC_BIND=close timeout ${BENCH_S:-200} $B/matmul_bench --sizes $SIZES --dtypes $DTYPES $EX --json "$OUT/matmul.json" \
         --md "$OUT/matmul.md"; rc_bench=$?
 fi
+}
+if [ "${PAR:-0}" = 1 ] && has cmake; then
+    bench_stage2
+    stage "waiting for the CMake build"
+    wait $cmake_pid; rc_cmake=$?
+    grep -E "wgmma|error|warning|FAILED" "$OUT/cmake.log" | head -10
+    BENCH_DONE=1
+fi
+if has test; then
+    stage "test_gpu_matmul"
+    timeout ${TEST_S:-180} $TG > "$OUT/test_gpu_matmul.txt" 2>&1; rc_test=$?
+    tail -5 "$OUT/test_gpu_matmul.txt"; grep FAIL "$OUT/test_gpu_matmul.txt" | head -20
+fi
+[ "${BENCH_DONE:-0}" = 1 ] || bench_stage2
 if has torch; then
     stage "torch"
     timeout 90 python3 bench/matmul_torch.py --sizes $SIZES --json "$OUT/torch.json"

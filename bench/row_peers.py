@@ -29,6 +29,8 @@ Bytes (the compulsory traffic, the same count for every side; s = element size):
   add_rmsnorm      read x, r, w; write h, y, rstd           4 M N s + N s_w + 4 M
   xent             read logits, targets; write loss, lse    M V s + 8 M + 8 M
   xent_fwd_bwd     read logits, targets; write dlogits (in place), loss, lse  2 M V s + 16 M
+  xent_bwd         read logits, targets, lse, dloss; write dlogits (the backward alone,
+                   from a saved logsumexp)                   2 M V s + 16 M
 
     python3 bench/row_peers.py --ops rmsnorm,rmsnorm_bwd --dtypes bf16 --json out.json --md out.md
     python3 bench/row_peers.py --list
@@ -57,7 +59,8 @@ SMX_SHAPES = [(128, 1 << p) for p in range(10, 18)] + [(4096, 1 << 15), (16384, 
 XENT_SHAPES = [(16384, v) for v in (32000, 32768, 50304, 128256, 131072, 151936, 262144)]
 SHAPES = {"softmax": SMX_SHAPES, "softmax_bwd": SMX_SHAPES, "rmsnorm": NORM_SHAPES,
           "rmsnorm_bwd": NORM_SHAPES, "layernorm": NORM_SHAPES, "layernorm_bwd": NORM_SHAPES,
-          "add_rmsnorm": NORM_SHAPES, "xent": XENT_SHAPES, "xent_fwd_bwd": XENT_SHAPES}
+          "add_rmsnorm": NORM_SHAPES, "xent": XENT_SHAPES, "xent_fwd_bwd": XENT_SHAPES,
+          "xent_bwd": XENT_SHAPES}
 
 
 class Unavailable(Exception):
@@ -214,7 +217,45 @@ def case(torch, op: str, dt, M: int, N: int, seed: int) -> Tuple[Dict[str, Any],
             sides["quack"] = lambda: (lambda q=_mod("quack.cross_entropy"): q.cross_entropy_fwd(xw, t, return_dx=True, inplace_backward=True))
             sides["liger:events"] = lambda: _liger_xent(torch, xw, t, grad=True)
         return {"x": x}, nbytes, sides
+    if op == "xent_bwd":
+        # the backward alone: lse (and torch's graph) from one forward outside the timed call
+        x = rnd(M, N, scale=4.0)
+        t = torch.randint(0, N, (M,), generator=g, device=dev, dtype=torch.int64)
+        nbytes = 2 * M * N * s + 16 * M
+        dloss = torch.ones((M,), device=dev, dtype=torch.float32)
+        sides["streamlab"] = lambda: _sl_xent_bwd(sl, x, t, dloss)
+        xg = x.clone().requires_grad_()
+        sides["torch"] = lambda: _grad_only(torch, F.cross_entropy(xg, t, reduction="none"), xg, dloss)
+        f = compiled(lambda a, tt: F.cross_entropy(a, tt, reduction="none"))
+        sides["compile"] = lambda: _grad_only(torch, f(xg, t), xg, dloss)
+        sides["quack"] = lambda: _quack_xent_bwd(torch, x, t, dloss)
+        return {"x": x}, nbytes, sides
     raise ValueError("unknown op %r" % op)
+
+
+def _sl_xent_bwd(sl, x, t, dloss):
+    """streamlab's cross-entropy backward alone (sl_cross_entropy_bwd): lse from one
+    forward outside the timed call, dx allocated once."""
+    _, lse = sl.cross_entropy_forward(x, t, reduction="none")
+    dx = sl.cross_entropy_backward(dloss, x, t, lse, reduction="none")
+    return lambda: sl.cross_entropy_backward(dloss, x, t, lse, reduction="none", grad_input=dx)
+
+
+def _grad_only(torch, loss, xg, dloss):
+    """The backward of a forward run once outside the timed call (the graph retained)."""
+    return lambda: torch.autograd.grad(loss, [xg], dloss, retain_graph=True)
+
+
+def _quack_xent_bwd(torch, x, t, dloss):
+    q = _mod("quack.cross_entropy")
+    if not hasattr(q, "cross_entropy_bwd"):
+        raise Unavailable("quack.cross_entropy has no cross_entropy_bwd")
+    try:  # quack 0.6.5's signatures, not yet checked on a GPU: any mismatch makes the side unavailable
+        _, lse = q.cross_entropy_fwd(x, t, return_lse=True)
+        q.cross_entropy_bwd(x, t, dloss, lse)
+    except Exception as e:  # noqa: BLE001
+        raise Unavailable("quack cross_entropy_bwd: %s" % (str(e).splitlines()[0] if str(e) else type(e).__name__))
+    return lambda: q.cross_entropy_bwd(x, t, dloss, lse)
 
 
 def _sl():
@@ -284,7 +325,7 @@ def parse_shape(s: str) -> Tuple[int, int]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ops", default="softmax,softmax_bwd,rmsnorm,rmsnorm_bwd,layernorm,layernorm_bwd,add_rmsnorm,xent,xent_fwd_bwd")
+    ap.add_argument("--ops", default="softmax,softmax_bwd,rmsnorm,rmsnorm_bwd,layernorm,layernorm_bwd,add_rmsnorm,xent,xent_fwd_bwd,xent_bwd")
     ap.add_argument("--dtypes", default="bf16")
     ap.add_argument("--shapes", help="MxN list for every op (default: each op's shapes from the issues)")
     ap.add_argument("--sides", default="streamlab,torch,compile,liger,quack")
@@ -319,10 +360,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     record = {"schema": "streamlab.row_peers/1", "command": " ".join(["python3", "bench/row_peers.py"] + (argv or sys.argv[1:])),
               "versions": ver, "rows": rows, "complete": False}
 
-    def save():
+    def save():  # after every case, so that a run cut short by its time limit leaves both files valid
         if a.json:
             with open(a.json, "w") as fh:
                 json.dump(record, fh, indent=1)
+        if a.md:
+            write_md(a.md, record)
 
     t0 = time.time()
     for op in ops:
@@ -392,8 +435,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     record["complete"] = True
     record["seconds"] = time.time() - t0
     save()
-    if a.md:
-        write_md(a.md, record)
     return 0
 
 

@@ -10,6 +10,15 @@
 #      (STREAMLAB_LIBRARY; no `pip install`, so the ctypes binding: the
 #      compiled _fastcall wrappers are not part of this check);
 #   4. compute-sanitizer memcheck of the GPU tests named in MEMCHECK (quick).
+# Options (environment):
+#   PY=install    step 3 on the package `pip install .` builds (in the
+#                 background during step 1: the _fastcall binding, as users
+#                 get it) instead of the source tree with ctypes;
+#   OVERHEAD=1    then bench/py_bench.py --overhead-only (per-call host time
+#                 against torch) into $OUT/py_bench.json;
+#   PEERS="ops"   last, bench/row_peers.py --ops "ops" (needs the peers staged:
+#                 ../shared/peers/README.md, source .peers2/activate.sh first)
+#                 into $OUT/row_peers.{json,md}, cut at PEERS_S seconds.
 # Each stage has its own time limit so that a slow stage cannot take the
 # call's budget. From the repository root:
 #   run(kind="nvidia-h200", carry=[".deps"], command="bash bench/verify_h200.sh", timeout_s=360)
@@ -30,6 +39,13 @@ stage "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,ecc.mode.current --format=csv,noheader
 . bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
 B=build-verify
+PY=${PY:-source}
+if [ "$PY" = install ]; then
+    stage "pip install . in the background (build dir /tmp/skb)"
+    CMAKE_BUILD_PARALLEL_LEVEL=8 python3 -m pip install --no-build-isolation --no-deps -C build-dir=/tmp/skb . \
+        > "$W/pip.log" 2>&1 &
+    pip_pid=$!
+fi
 stage "build (sm_90, -DSL_WERROR=ON): streamlab_cli streamlab_shared $TESTS"
 cmake -S . -B $B -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$W/build.log" 2>&1 &&
     timeout 200 cmake --build $B -j 16 --target streamlab_cli streamlab_shared $TESTS >> "$W/build.log" 2>&1
@@ -49,6 +65,14 @@ timeout 30 $B/streamlab run --op rmsnorm,rmsnorm_bwd,softmax_bwd,xent,xent_fwd -
 echo "run exit $?"
 tail -3 "$W/run.txt"
 
+if [ "$PY" = install ]; then
+stage "pytest (GPU), the installed package"
+wait $pip_pid; echo "pip install exit $?"; grep -E "streamlab:|Successfully installed" "$W/pip.log" | head -5
+(cd /tmp && python3 -c 'import streamlab; print("installed:", streamlab.LIB_PATH, streamlab.BACKENDS, streamlab.BINDING)')
+timeout 150 python3 -m pytest -q -rs -p no:cacheprovider python/tests -k "not bench" > "$W/pytest.txt" 2>&1
+echo "pytest exit $?"
+grep -E "passed|failed|^FAILED|^ERROR" "$W/pytest.txt" | tail -12
+else
 stage "pytest (GPU), from a copy of the source tree against $B/libstreamlab.so"
 # The package learns its library's backends from _build_info.py, which the
 # SL_PYTHON install writes; without it (STREAMLAB_LIBRARY alone) it says
@@ -60,6 +84,8 @@ STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$B/py timeout 100 \
     python3 -m pytest -q -rs -p no:cacheprovider "$B/py/tests" -k "not bench" > "$W/pytest.txt" 2>&1
 echo "pytest exit $?"
 grep -E "passed|failed|^FAILED|^ERROR" "$W/pytest.txt" | tail -12
+export STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$B/py  # for the stages below
+fi
 
 for t in $MEMCHECK; do
     stage "memcheck $t"
@@ -67,4 +93,15 @@ for t in $MEMCHECK; do
     echo "memcheck $t exit: $?"
     grep -E "ERROR SUMMARY|LEAK SUMMARY" "$W/memcheck-$t.log" | tail -2
 done
+if [ "${OVERHEAD:-0}" = 1 ]; then
+    stage "per-call overhead (bench/py_bench.py --overhead-only)"
+    timeout 120 python3 bench/py_bench.py --overhead-only "$OUT/py_bench.json"
+fi
+if [ -n "${PEERS:-}" ]; then
+    stage "row ops beside their peers: $PEERS"
+    timeout "${PEERS_S:-240}" python3 bench/row_peers.py --ops "$PEERS" --json "$OUT/row_peers.json" \
+        --md "$OUT/row_peers.md" > "$W/row_peers.log" 2>&1
+    echo "row_peers exit $? (124: cut at ${PEERS_S:-240} s; the files hold the cases finished)"
+    grep -vE "^\|" "$W/row_peers.log" | tail -5
+fi
 stage "done"

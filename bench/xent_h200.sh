@@ -12,7 +12,13 @@
 #   run(kind="nvidia-h200", carry=[".wt/xent", ".deps"],
 #       command="cd .wt/xent && ln -sfn ../../.deps .deps && bash bench/xent_h200.sh")
 #
-# STAGES (default "build tests memcheck explain harness") picks stages.
+# STAGES (default "build tests memcheck explain harness xent") picks stages;
+# "sass" adds the instruction mix of the cross-entropy kernels (cuobjdump,
+# per opcode, into $OUT/xent-sass.txt). SBWD=0 leaves out the softmax
+# backward's tests and memcheck. The second session (sl_cross_entropy_bwd):
+#   run(kind="nvidia-h200", carry=[".wt/xent2", ".deps"], command="cd .wt/xent2 &&
+#       ln -sfn ../../.deps .deps && SBWD=0 STAGES='build tests memcheck xent sass'
+#       XENT_SHAPES=16384x32768,4096x131072,4096x262144 bash bench/xent_h200.sh")
 # Results go to $OUT (xent-h200.log, the JSON rows, the build log).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
@@ -40,8 +46,10 @@ fi
 SL=$BUILD/streamlab
 if on tests; then
     stage "tests"
-    $BUILD/tests/test_softmax_bwd_cpu 2>&1 | tail -3
-    timeout 300 $BUILD/tests/test_gpu_softmax_bwd 2>&1 | tail -15; echo "test_gpu_softmax_bwd exit: ${PIPESTATUS[0]}"
+    if [ "${SBWD:-1}" != 0 ]; then
+        $BUILD/tests/test_softmax_bwd_cpu 2>&1 | tail -3
+        timeout 300 $BUILD/tests/test_gpu_softmax_bwd 2>&1 | tail -15; echo "test_gpu_softmax_bwd exit: ${PIPESTATUS[0]}"
+    fi
     $BUILD/tests/test_xent_cpu 2>&1 | tail -3
     timeout 300 $BUILD/tests/test_gpu_xent 2>&1 | tail -25; echo "test_gpu_xent exit: ${PIPESTATUS[0]}"
 fi
@@ -67,9 +75,21 @@ if on xent; then
 fi
 if on memcheck; then
     stage "memcheck"
-    SL_SOFTMAX_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
-        $BUILD/tests/test_gpu_softmax_bwd 2>&1 | tail -6; echo "memcheck exit: ${PIPESTATUS[0]}"
+    if [ "${SBWD:-1}" != 0 ]; then
+        SL_SOFTMAX_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            $BUILD/tests/test_gpu_softmax_bwd 2>&1 | tail -6; echo "memcheck exit: ${PIPESTATUS[0]}"
+    fi
     SL_XENT_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
         $BUILD/tests/test_gpu_xent 2>&1 | tail -6; echo "memcheck xent exit: ${PIPESTATUS[0]}"
+fi
+if on sass; then
+    stage "sass"
+    # per kernel: the opcode counts of its SASS (static, the whole function)
+    cuobjdump -sass "$SL" 2>/dev/null | awk '
+        /Function :/ { fn = $3 }
+        /^ +\/\*[0-9a-f]+\*\// { if (fn ~ /xent/) { op = $2; if (op ~ /^@/) op = $3; sub(/\..*/, "", op); n[fn " " op]++ } }
+        END { for (k in n) print n[k], k }' | sort -k2,2 -k1,1nr > "$OUT/xent-sass.txt"
+    wc -l "$OUT/xent-sass.txt"
+    awk '{t[$2] += $1} END {for (f in t) print t[f], f}' "$OUT/xent-sass.txt" | sort -k2
 fi
 stage "done"

@@ -55,6 +55,12 @@ int main(void)
                                     NULL) == SL_OK &&
                    loss2 == loss,
                "cross_entropy_fwd");
+        /* the backward from that lse, dloss 2 (sum): 2 (1/2, -1/2) */
+        float two = 2.0f, db[2];
+        EXPECT(sl_cross_entropy_bwd(ctx, SL_F32, 1, 2, x, SL_INDEX_I32, &t, -100, 0.0f, SL_REDUCTION_SUM, &two, &lse,
+                                    db, NULL) == SL_OK &&
+                   db[0] > 0.999999f && db[0] < 1.000001f && db[1] < -0.999999f && db[1] > -1.000001f,
+               "cross_entropy_bwd");
     }
     EXPECT(sl_add(ctx, SL_F64, 3, a, b, a + 1, NULL) == SL_ERR_OVERLAP, "overlap refused");
     EXPECT(strcmp(sl_status_string(SL_ERR_OVERLAP), "output overlaps an input") == 0, "status names");

@@ -19,7 +19,11 @@
  *      compute capability 9.0 device with sm_90a code, every case whose
  *      operands suit TMA (sl_cuda_mm_wgmma_applies) launches the wgmma
  *      kernel exactly once (sl_cuda_mm_wgmma_launches), every other case
- *      none (rung 7 runs). Elsewhere the wgmma rung is skipped, with why.
+ *      none (rung 7 runs). Elsewhere the wgmma rung is skipped, with why;
+ *   6. issue 26: every configuration of rung 8 (wgmma_*: 128 x 128 tiles,
+ *      split-K over a cluster, B multicast, PDL) at the TMA shapes, two
+ *      launches of each split configuration give identical bits, and
+ *      sl_gemm's shape -> configuration rule (sl_cuda_mm_wgmma_pick).
  * Skips (exit 77) without a GPU. Run under compute-sanitizer by
  * bench/matmul.sh.
  */
@@ -125,7 +129,7 @@ static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, 
     p.c = (unsigned char *)dc + off * es;
     cases++;
     /* which kernel must run: the wgmma one iff the device and build have it and TMA takes the operands */
-    const bool wg_rung = !strcmp(v->name, "wgmma") || (!strcmp(v->name, "sl_gemm") && dt != SL_F32);
+    const bool wg_rung = !strncmp(v->name, "wgmma", 5) || (!strcmp(v->name, "sl_gemm") && dt != SL_F32);
     const bool wg_here = sl_cuda_mm_wgmma_built() && g_cc == 90;
     const bool wg_want = wg_rung && wg_here && sl_cuda_mm_wgmma_applies(&p, NULL) == SL_OK;
     const unsigned long long wg0 = sl_cuda_mm_wgmma_launches();
@@ -291,6 +295,54 @@ static void refusals(void)
     printf("ok   launchers refuse dtypes they do not offer\n");
 }
 
+/* Issue 26: the split-K configurations sum their partial tiles in a fixed
+ * order, so two launches give the same bits; and sl_gemm's choice by shape
+ * (sl_cuda_mm_wgmma_pick) is the measured one (docs/ladder.md). */
+static void split_deterministic(void)
+{
+    const int64_t m = 384, n = 640, k = 1000;
+    const size_t es = 2;
+    void *ha = malloc((size_t)(m * k) * es), *hb = malloc((size_t)(k * n) * es);
+    unsigned char *c1 = malloc((size_t)(m * n) * es), *c2 = malloc((size_t)(m * n) * es);
+    fill(SL_BF16, ha, (size_t)(m * k), 5);
+    fill(SL_BF16, hb, (size_t)(k * n), 6);
+    void *da, *db, *dc;
+    CK(cudaMalloc(&da, (size_t)(m * k) * es));
+    CK(cudaMalloc(&db, (size_t)(k * n) * es));
+    CK(cudaMalloc(&dc, (size_t)(m * n) * es));
+    CK(cudaMemcpy(da, ha, (size_t)(m * k) * es, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(db, hb, (size_t)(k * n) * es, cudaMemcpyHostToDevice));
+    sl_mm p = {.m = m, .n = n, .k = k, .lda = k, .ldb = n, .ldc = n, .alpha = 1, .beta = 0, .a = da, .b = db,
+               .c = dc, .dtype = SL_BF16};
+    static const sl_mm_fn fns[] = {sl_cuda_mm_wgmma_n128_k2, sl_cuda_mm_wgmma_n128_k4, sl_cuda_mm_wgmma_k2};
+    for (int f = 0; f < 3; f++) {
+        unsigned char *dst[2] = {c1, c2};
+        for (int rep = 0; rep < 2; rep++) {
+            CK(cudaMemset(dc, rep ? 0x00 : 0xFF, (size_t)(m * n) * es));
+            if (fns[f](&p) != SL_OK) {
+                fprintf(stderr, "FAIL split determinism: %s\n", sl_last_error());
+                fails++;
+                break;
+            }
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(dst[rep], dc, (size_t)(m * n) * es, cudaMemcpyDeviceToHost));
+        }
+        cases++;
+        if (memcmp(c1, c2, (size_t)(m * n) * es)) {
+            fprintf(stderr, "FAIL split-K configuration %d: two launches differ\n", f);
+            fails++;
+        } else
+            printf("ok   split-K configuration %d: two launches give the same bits\n", f);
+    }
+    CK(cudaFree(da));
+    CK(cudaFree(db));
+    CK(cudaFree(dc));
+    free(ha);
+    free(hb);
+    free(c1);
+    free(c2);
+}
+
 int main(int argc, char **argv)
 {
     /* --quick (under compute-sanitizer): the check-can-fail part at 1024^3 is left out */
@@ -322,15 +374,19 @@ int main(int argc, char **argv)
                    : sl_cuda_mm_wgmma_built() ? "this device is not compute capability 9.0"
                                                : "this build has no sm_90a code");
     /* shapes for the TMA paths: ragged M, N, K over several blocks (128 x 256) and K slices (64) */
-    static const int64_t tshapes[][3] = {{1, 8, 8},      {3, 5, 7},       {129, 257, 72},  {64, 64, 64},
-                                         {130, 260, 136}, {257, 513, 200}, {128, 256, 64}, {640, 768, 320}};
+    /* issue 26: 384x640x1000 has 16 K slices (the last ragged): sl_gemm splits K 4 ways there; 1300x2900x136
+     * has an odd number of block rows (the multicast configurations' last cluster has a padding row); 3x5x7
+     * and 1x8x8 give the split configurations K ranges with no slice at all */
+    static const int64_t tshapes[][3] = {{1, 8, 8},       {3, 5, 7},       {129, 257, 72},  {64, 64, 64},
+                                         {130, 260, 136}, {257, 513, 200}, {128, 256, 64}, {640, 768, 320},
+                                         {384, 640, 1000}, {1300, 2900, 136}};
     const int ntshapes = (int)(sizeof tshapes / sizeof tshapes[0]);
     const sl_mm_variant *extra[] = {&api_t16, &api_f32};
     for (int vi = 0; vi < sl_mm_nvariants + 2; vi++) {
         const sl_mm_variant *v = vi < sl_mm_nvariants ? &sl_mm_variants[vi] : extra[vi - sl_mm_nvariants];
         if (v->backend != SL_BACKEND_CUDA || !v->launch)
             continue;
-        const bool wg = !strcmp(v->name, "wgmma");
+        const bool wg = !strncmp(v->name, "wgmma", 5); /* rung 8 and its configurations (issue 26) */
         if (wg && !wg_here)
             continue; /* unavailable here (said above) */
         if (wg || !strcmp(v->name, "sl_gemm"))
@@ -356,6 +412,26 @@ int main(int argc, char **argv)
                     run_case(v, dts[d], m, n, k, 8, 0, 1.0, 0.0); /* padded, aligned: the vector paths */
             }
         }
+    }
+    if (wg_here)
+        split_deterministic();
+    {
+        /* sl_gemm's shape -> configuration rule on 132 SMs (H200), as docs/ladder.md records it */
+        static const struct {
+            int64_t m, n, k;
+            int cfg;
+        } picks[] = {{1024, 1024, 1024, 3}, {2048, 2048, 2048, 1}, {4096, 4096, 4096, 1}, {8192, 8192, 8192, 1},
+                     {4096, 4096, 14336, 1}, {4096, 14336, 4096, 1}, {384, 640, 1000, 4}, {512, 512, 512, 2}};
+        for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
+            const int got = sl_cuda_mm_wgmma_pick(picks[i].m, picks[i].n, picks[i].k, 132);
+            cases++;
+            if (got != picks[i].cfg) {
+                fprintf(stderr, "FAIL sl_cuda_mm_wgmma_pick(%lld, %lld, %lld, 132) = %d, expected %d\n",
+                        (long long)picks[i].m, (long long)picks[i].n, (long long)picks[i].k, got, picks[i].cfg);
+                fails++;
+            }
+        }
+        printf("ok   sl_gemm's configuration by shape (sl_cuda_mm_wgmma_pick)\n");
     }
     if (!quick)
         check_can_fail();

@@ -75,6 +75,18 @@ static void test_dot_determinism(sl_ctx *ctx, void *A, void *B, void *C)
             same = !k || again == first;
         }
         CHECK(same, "sl_dot %s: different bits between calls", sl_dtype_name(dt));
+        /* The context's workspace is every op's scratch: another op (here a
+         * memset standing for rmsnorm_bwd's dw partials) may leave anything
+         * in it between two dots. sl_dot once returned 0 after that. */
+        void *ws = NULL;
+        CHECK(ctx->ops->workspace(ctx, 256, &ws) == SL_OK && ws, "the context's workspace");
+        CHECK(cudaMemset(ws, 0xa5, 256) == cudaSuccess, "scribble over the workspace");
+        CHECK(cudaMemset(C, 0, 8) == cudaSuccess, "clear the result"); /* a dot that writes nothing must fail */
+        again = 0;
+        CHECK(sl_dot(ctx, dt, n, A, B, C, ctx->stream) == SL_OK, "sl_dot: %s", sl_last_error());
+        ctx->ops->sync(ctx);
+        ctx->ops->download(ctx, &again, C, sl_dtype_size(dt));
+        CHECK(again == first, "sl_dot %s after another op used the workspace: different bits", sl_dtype_name(dt));
         uint64_t zero = ~0ull;
         CHECK(sl_dot(ctx, dt, 0, NULL, NULL, C, ctx->stream) == SL_OK, "dot n = 0");
         ctx->ops->sync(ctx);

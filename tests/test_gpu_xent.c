@@ -12,7 +12,10 @@
  * around dx; targets out of range giving NaN loss and gradient rows with
  * lse written (compute-sanitizer memcheck shows no access outside the
  * logits); the gradient against finite differences of the loss on the
- * device; and the public API's errors. Exits 77 without a GPU.
+ * device; the backward from a saved logsumexp (sl_cross_entropy_bwd, and
+ * xent's rung `split` through the variants) on the same cases, its bad
+ * targets and ignored rows; and the public API's errors. Exits 77 without
+ * a GPU.
  * SL_XENT_QUICK=1 (for compute-sanitizer) runs f32 and smaller shapes.
  */
 #include "xent_check.h"
@@ -128,12 +131,22 @@ static int x_case(sl_ctx *ctx, const sl_op_desc *op, const sl_variant *v, sl_dty
                   allowed);
     }
     if (grad) {
+        /* the unfused rung reads its own f32 lse back: the bound of
+         * sl_cross_entropy_bwd (g = 1 a row through sl_args) */
+        const int split = v && strcmp(v->name, "split") == 0;
+        double *g1 = malloc(c->rows * 8);
+        for (size_t r = 0; r < c->rows; r++)
+            g1[r] = 1.0;
         if (c->inplace) {
             cudaMemcpy(hd, dx, n * es, cudaMemcpyDeviceToHost);
-            CHECK(xt_cmp_grad(dt, hd, wg, wl, sc, c->rows, c->cols, 1.0, what) == 0, "%s: gradient", what);
+            CHECK((split ? xt_cmp_grad_bwd(dt, hd, hx, t64, wl, sc, g1, c->rows, c->cols, c->eps, 1.0, what)
+                         : xt_cmp_grad(dt, hd, wg, wl, sc, c->rows, c->cols, 1.0, what)) == 0,
+                  "%s: gradient", what);
         } else {
             cudaMemcpy(hd, dD, dbytes, cudaMemcpyDeviceToHost);
-            CHECK(xt_cmp_grad(dt, hd + GUARD + c->doff * es, wg, wl, sc, c->rows, c->cols, 1.0, what) == 0,
+            unsigned char *got = hd + GUARD + c->doff * es;
+            CHECK((split ? xt_cmp_grad_bwd(dt, got, hx, t64, wl, sc, g1, c->rows, c->cols, c->eps, 1.0, what)
+                         : xt_cmp_grad(dt, got, wg, wl, sc, c->rows, c->cols, 1.0, what)) == 0,
                   "%s: gradient", what);
             size_t stray = 0;
             for (size_t b = 0; b < GUARD + c->doff * es; b++)
@@ -142,6 +155,7 @@ static int x_case(sl_ctx *ctx, const sl_op_desc *op, const sl_variant *v, sl_dty
                 stray += hd[b] != 0xff;
             CHECK(stray == 0, "%s: %zu bytes written outside dx", what, stray);
         }
+        free(g1);
     }
 out:
     cudaFree(dX), cudaFree(dD), cudaFree(dT), cudaFree(dL), cudaFree(dS);
@@ -233,6 +247,123 @@ static void test_fd(sl_ctx *ctx)
     cudaFree(dX), cudaFree(dG), cudaFree(dT), cudaFree(dL), cudaFree(dS);
 }
 
+/* sl_cross_entropy_bwd on the device: the lse handed in is the oracle's
+ * fp64 logsumexp rounded to f32, dloss per row of both signs (NONE) or
+ * one value (MEAN, SUM); in place or out of place with guard bytes.
+ * Returns -1 when the context is lost. */
+static int x_bwd(sl_ctx *ctx, sl_dtype dt, const gcase *c, int i64, sl_reduction red)
+{
+    const size_t es = sl_dtype_size(dt), n = c->rows * c->cols;
+    const size_t dbytes = GUARD + (c->doff + n) * es + GUARD;
+    unsigned char *hx = malloc(n * es), *hd = malloc(dbytes);
+    int64_t *t64 = malloc(c->rows * 8);
+    int32_t *t32 = malloc(c->rows * 4);
+    float *hs = malloc(c->rows * 4), *hdl = malloc(c->rows * 4);
+    double *wl = malloc(c->rows * 8), *wloss = malloc(c->rows * 8), *sc = malloc(c->rows * 8),
+           *g = malloc(c->rows * 8);
+    void *dX = NULL, *dD = NULL, *dT = NULL, *dS = NULL, *dY = NULL;
+    char what[220];
+    snprintf(what, sizeof what, "sl_cross_entropy_bwd %s %zux%zu x+%zu dx+%zu tmode %d eps %g %s red %d%s kind %d",
+             sl_dtype_name(dt), c->rows, c->cols, c->xoff, c->doff, c->tmode, c->eps, i64 ? "i64" : "i32", (int)red,
+             c->inplace ? " in place" : "", c->kinds[0]);
+    int rc = 0;
+    if (!hx || !hd || !t64 || !t32 || !hs || !hdl || !wl || !wloss || !sc || !g ||
+        cudaMalloc(&dX, (c->xoff + n) * es + 256) != cudaSuccess ||
+        (!c->inplace && cudaMalloc(&dD, dbytes + 256) != cudaSuccess) ||
+        cudaMalloc(&dT, c->rows * 8 + 8) != cudaSuccess || cudaMalloc(&dS, c->rows * 4 + 8) != cudaSuccess ||
+        cudaMalloc(&dY, c->rows * 4 + 8) != cudaSuccess) {
+        CHECK(0, "%s: out of memory", what);
+        goto out;
+    }
+    xt_fill(dt, hx, t64, c->rows, c->cols, c->rows * 131u + c->cols * 7u + c->xoff, c->kinds, c->nkinds, c->tmode);
+    for (size_t r = 0; r < c->rows; r++) {
+        t32[r] = (int32_t)t64[r];
+        hdl[r] = red == SL_REDUCTION_NONE ? (float)((double)(r % 3) * 0.75 - 0.45) : 1.5f;
+    }
+    xt_oracle(dt, hx, t64, c->rows, c->cols, c->eps, 1.0, wl, wloss, NULL, sc);
+    for (size_t r = 0; r < c->rows; r++)
+        hs[r] = (float)wl[r];
+    xt_bwd_scales(t64, c->rows, red, hdl, g);
+    unsigned char *x = (unsigned char *)dX + c->xoff * es;
+    unsigned char *dx = c->inplace ? x : (unsigned char *)dD + GUARD + c->doff * es;
+    if (!c->inplace)
+        cudaMemset(dD, 0xff, dbytes);
+    cudaMemcpy(x, hx, n * es, cudaMemcpyHostToDevice);
+    cudaMemcpy(dS, hs, c->rows * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(dY, hdl, c->rows * 4, cudaMemcpyHostToDevice);
+    if (i64)
+        cudaMemcpy(dT, t64, c->rows * 8, cudaMemcpyHostToDevice);
+    else
+        cudaMemcpy(dT, t32, c->rows * 4, cudaMemcpyHostToDevice);
+    sl_status st = sl_cross_entropy_bwd(ctx, dt, c->rows, c->cols, x, i64 ? SL_INDEX_I64 : SL_INDEX_I32, dT,
+                                        XT_IGNORE, (float)c->eps, red, dY, dS, dx, NULL);
+    if (st == SL_OK)
+        st = cudaDeviceSynchronize() == cudaSuccess ? SL_OK : SL_ERR_CUDA_FAULT;
+    CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
+    if (st == SL_ERR_CUDA_FAULT) {
+        rc = -1;
+        goto out;
+    }
+    if (st != SL_OK)
+        goto out;
+    if (c->inplace) {
+        cudaMemcpy(hd, dx, n * es, cudaMemcpyDeviceToHost);
+        CHECK(xt_cmp_grad_bwd(dt, hd, hx, t64, wl, sc, g, c->rows, c->cols, c->eps, 1.0, what) == 0, "%s: gradient",
+              what);
+    } else {
+        cudaMemcpy(hd, dD, dbytes, cudaMemcpyDeviceToHost);
+        CHECK(xt_cmp_grad_bwd(dt, hd + GUARD + c->doff * es, hx, t64, wl, sc, g, c->rows, c->cols, c->eps, 1.0,
+                              what) == 0,
+              "%s: gradient", what);
+        size_t stray = 0;
+        for (size_t b = 0; b < GUARD + c->doff * es; b++)
+            stray += hd[b] != 0xff;
+        for (size_t b = GUARD + (c->doff + n) * es; b < dbytes; b++)
+            stray += hd[b] != 0xff;
+        CHECK(stray == 0, "%s: %zu bytes written outside dx", what, stray);
+    }
+out:
+    cudaFree(dX), cudaFree(dD), cudaFree(dT), cudaFree(dS), cudaFree(dY);
+    free(hx), free(hd), free(t64), free(t32), free(hs), free(hdl), free(wl), free(wloss), free(sc), free(g);
+    return rc;
+}
+
+/* Targets out of range in the backward: NaN gradient rows, the others
+ * exact to the bound; never a fault (memcheck). */
+static void test_bwd_bad_targets(sl_ctx *ctx)
+{
+    enum { R = 5, V = 999 };
+    float hx[R * V], hd[R * V], hs[R], one = 1.0f;
+    int64_t t[R] = {3, V, -5, XT_IGNORE, V - 1};
+    uint64_t s = 5;
+    for (int i = 0; i < R * V; i++)
+        hx[i] = (float)(((double)(xt_next(&s) >> 11) * 0x1p-53 * 2.0 - 1.0) * 20.0);
+    for (int r = 0; r < R; r++)
+        hs[r] = 8.0f;
+    void *dx, *dt, *ds, *dy;
+    cudaMalloc(&dx, sizeof hx), cudaMalloc(&dt, sizeof t), cudaMalloc(&ds, sizeof hs), cudaMalloc(&dy, 4);
+    cudaMemcpy(dx, hx, sizeof hx, cudaMemcpyHostToDevice);
+    cudaMemcpy(dt, t, sizeof t, cudaMemcpyHostToDevice);
+    cudaMemcpy(ds, hs, sizeof hs, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, &one, 4, cudaMemcpyHostToDevice);
+    sl_status st = sl_cross_entropy_bwd(ctx, SL_F32, R, V, dx, SL_INDEX_I64, dt, XT_IGNORE, 0.0f, SL_REDUCTION_SUM, dy,
+                                        ds, dx, NULL);
+    CHECK(st == SL_OK && cudaDeviceSynchronize() == cudaSuccess, "bwd bad targets: %s", sl_last_error());
+    cudaMemcpy(hd, dx, sizeof hd, cudaMemcpyDeviceToHost);
+    for (int r = 0; r < R; r++) {
+        const int bad = r == 1 || r == 2;
+        int nan = 0, zero = 0;
+        for (int j = 0; j < V; j++) {
+            nan += isnan(hd[r * V + j]);
+            zero += hd[r * V + j] == 0.0f;
+        }
+        CHECK(bad ? nan == V : nan == 0, "bwd row %d (target %lld): %d NaN gradient elements", r, (long long)t[r], nan);
+        if (r == 3)
+            CHECK(zero == V, "bwd ignored row: %d zeros of %d", zero, (int)V);
+    }
+    cudaFree(dx), cudaFree(dt), cudaFree(ds), cudaFree(dy);
+}
+
 int main(void)
 {
     sl_ctx *ctx = gpu_open_or_skip("test_gpu_xent");
@@ -281,10 +412,15 @@ int main(void)
                 lost = x_case(ctx, &sl_op_xent, NULL, dts[d], c, 0, SL_REDUCTION_SUM, 1) != 0;
             if (!lost)
                 lost = x_case(ctx, &sl_op_xent, NULL, dts[d], c, 1, SL_REDUCTION_NONE, 0) != 0;
+            if (!lost)
+                lost = x_bwd(ctx, dts[d], c, (int)(i & 1), SL_REDUCTION_NONE) != 0;
+            if (!lost)
+                lost = x_bwd(ctx, dts[d], c, (int)(~i & 1), i % 3 == 0 ? SL_REDUCTION_SUM : SL_REDUCTION_MEAN) != 0;
         }
     }
     if (!lost) {
         test_bad_targets(ctx);
+        test_bwd_bad_targets(ctx);
         test_fd(ctx);
         float host[16] = {0};
         void *d = NULL;

@@ -9,7 +9,9 @@
  * logits) and out of place; the gradient against central finite
  * differences of the loss; a target out of range refused
  * (SL_ERR_INVALID_ARG, nothing written); the API's errors; the op's
- * reference against the oracle; and the bounds shown able to fail.
+ * reference against the oracle; and the bounds shown able to fail. The
+ * backward from a saved logsumexp (sl_cross_entropy_bwd) likewise, from
+ * the oracle's lse rounded to f32 (test_bwd).
  */
 #include "xent_check.h"
 
@@ -344,6 +346,143 @@ static void test_rungs(sl_ctx *ctx)
         }
 }
 
+/* sl_cross_entropy_bwd on host memory: the lse handed in is the oracle's
+ * fp64 logsumexp rounded to f32 (not this library's forward), dloss per
+ * row of both signs (NONE) or one value (MEAN, SUM); the gradient against
+ * the exact one under the documented bound. */
+static void run_bwd(sl_ctx *ctx, sl_dtype dt, const xcase *c)
+{
+    const size_t es = sl_dtype_size(dt), n = c->rows * c->cols;
+    unsigned char *x = malloc(n * es + 1), *x0 = malloc(n * es + 1), *dx = c->inplace ? x : malloc(n * es + 1);
+    int64_t *t64 = malloc(c->rows * 8 + 8);
+    int32_t *t32 = malloc(c->rows * 4 + 4);
+    float *lse = malloc((c->rows + 1) * 4), *dl = malloc((c->rows + 1) * 4);
+    double *wl = malloc(c->rows * 8 + 8), *wloss = malloc(c->rows * 8 + 8), *sc = malloc(c->rows * 8 + 8),
+           *g = malloc(c->rows * 8 + 8);
+    xt_fill(dt, x, t64, c->rows, c->cols, c->rows * 37u + c->cols, c->kinds, c->nkinds, c->tmode);
+    memcpy(x0, x, n * es);
+    for (size_t r = 0; r < c->rows; r++) {
+        t32[r] = (int32_t)t64[r];
+        dl[r] = c->red == SL_REDUCTION_NONE ? (float)((double)(r % 3) * 0.75 - 0.45) : 1.5f;
+    }
+    xt_oracle(dt, x, t64, c->rows, c->cols, c->eps, 1.0, wl, wloss, NULL, sc);
+    for (size_t r = 0; r < c->rows; r++)
+        lse[r] = (float)wl[r];
+    xt_bwd_scales(t64, c->rows, c->red, dl, g);
+    if (!c->inplace)
+        memset(dx, 0xff, n * es);
+    const void *tg = c->i64 ? (const void *)t64 : (const void *)t32;
+    sl_status st = sl_cross_entropy_bwd(ctx, dt, c->rows, c->cols, x, c->i64 ? SL_INDEX_I64 : SL_INDEX_I32, tg,
+                                        XT_IGNORE, (float)c->eps, c->red, dl, lse, dx, NULL);
+    char what[200];
+    snprintf(what, sizeof what, "bwd %s %zux%zu tmode %d eps %g red %d %s%s kind %d", sl_dtype_name(dt), c->rows,
+             c->cols, c->tmode, c->eps, (int)c->red, c->i64 ? "i64" : "i32", c->inplace ? " in place" : "",
+             c->kinds[0]);
+    CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
+    if (st == SL_OK)
+        CHECK(xt_cmp_grad_bwd(dt, dx, x0, t64, wl, sc, g, c->rows, c->cols, c->eps, 1.0, what) == 0,
+              "%s: the gradient", what);
+    free(x), free(x0);
+    if (!c->inplace)
+        free(dx);
+    free(t64), free(t32), free(lse), free(dl), free(wl), free(wloss), free(sc), free(g);
+}
+
+static void test_bwd(sl_ctx *ctx)
+{
+    const int wide[] = {XK_20, XK_100}, special[] = {XK_20, XK_100, XK_HUGE, XK_EQUAL, XK_NAN}, k20[] = {XK_20};
+    static const size_t shapes[][2] = {{1, 1}, {3, 2}, {5, 31}, {7, 1000}, {6, 4097}, {5, 50257}};
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            xcase c = {shapes[i][0], shapes[i][1], 0, 0.0, SL_REDUCTION_NONE, 0, 0, 1, wide, 2};
+            run_bwd(ctx, dts[d], &c);
+            c.red = SL_REDUCTION_MEAN, c.i64 = 1, c.inplace = 1, c.eps = 0.1;
+            run_bwd(ctx, dts[d], &c);
+            c.red = SL_REDUCTION_SUM, c.inplace = 0;
+            run_bwd(ctx, dts[d], &c);
+        }
+        xcase s = {10, 333, 0, 0.0, SL_REDUCTION_NONE, 0, 0, 1, special, XK_KINDS};
+        run_bwd(ctx, dts[d], &s);
+        s.eps = 0.2, s.inplace = 1, s.red = SL_REDUCTION_MEAN;
+        run_bwd(ctx, dts[d], &s);
+        xcase all = {6, 100, 1, 0.0, SL_REDUCTION_MEAN, 0, 0, 1, k20, 1}; /* every row ignored: zeros */
+        run_bwd(ctx, dts[d], &all);
+    }
+    /* hand-worked: logits (0, ln 3), target 1, lse ln 4, dloss 2: dx = 2 (1/4, 3/4 - 1) */
+    float h[2] = {0.0f, logf(3.0f)}, hd[2], hs = logf(4.0f), two = 2.0f;
+    int32_t ht = 1;
+    CHECK(sl_cross_entropy_bwd(ctx, SL_F32, 1, 2, h, SL_INDEX_I32, &ht, XT_IGNORE, 0.0f, SL_REDUCTION_SUM, &two, &hs, hd,
+                               NULL) == SL_OK,
+          "%s", sl_last_error());
+    CHECK(fabs(hd[0] - 0.5) < 1e-6 && fabs(hd[1] + 0.5) < 1e-6, "hand-worked backward: (%g, %g)", hd[0], hd[1]);
+    /* the same gradient as the fused call, from the forward's own lse (mean, smoothing, dloss 1) */
+    {
+        enum { R = 6, V = 513 };
+        float x[R * V], dxf[R * V], dxb[R * V], loss, lse[R], one = 1.0f;
+        int64_t t[R];
+        xt_fill(SL_F32, x, t, R, V, 5, wide, 2, 0);
+        CHECK(sl_cross_entropy_fwd_bwd(ctx, SL_F32, R, V, x, SL_INDEX_I64, t, XT_IGNORE, 0.1f, SL_REDUCTION_MEAN, &loss,
+                                       lse, dxf, NULL) == SL_OK &&
+                  sl_cross_entropy_bwd(ctx, SL_F32, R, V, x, SL_INDEX_I64, t, XT_IGNORE, 0.1f, SL_REDUCTION_MEAN, &one,
+                                       lse, dxb, NULL) == SL_OK,
+              "%s", sl_last_error());
+        double worst = 0.0;
+        for (int i = 0; i < R * V; i++)
+            worst = fmax(worst, fabs((double)dxf[i] - (double)dxb[i]));
+        CHECK(worst < 1e-6, "fused and split gradients differ by %g", worst);
+    }
+    /* the bound can fail: an lse off by 2^-14 (exp relative 1024 x 2^-24) */
+    {
+        enum { R = 4, V = 777 };
+        float x[R * V], dx[R * V], lse[R], d1[R] = {1.0f, 1.0f, 1.0f, 1.0f};
+        int64_t t[R];
+        double wl[R], wloss[R], sc[R], g[R];
+        xt_fill(SL_F32, x, t, R, V, 11, wide, 2, 2);
+        xt_oracle(SL_F32, x, t, R, V, 0.0, 1.0, wl, wloss, NULL, sc);
+        for (int r = 0; r < R; r++)
+            lse[r] = (float)(wl[r] + 0x1p-14);
+        xt_bwd_scales(t, R, SL_REDUCTION_NONE, d1, g);
+        CHECK(sl_cross_entropy_bwd(ctx, SL_F32, R, V, x, SL_INDEX_I64, t, XT_IGNORE, 0.0f, SL_REDUCTION_NONE, d1, lse,
+                                   dx, NULL) == SL_OK,
+              "%s", sl_last_error());
+        CHECK(xt_cmp_grad_bwd(SL_F32, dx, x, t, wl, sc, g, R, V, 0.0, 1.0, "lse off by 2^-14 (expected to fail)") > 0,
+              "a backward from an lse off by 2^-14 passes the bound");
+    }
+    /* errors: a target out of range writes nothing; NULL lse; overlaps */
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, dx[8], lse[2] = {9, 9}, dl[2] = {1, 1};
+    int32_t t[2] = {0, 4};
+    memset(dx, 0x7f, sizeof dx);
+    CHECK(sl_cross_entropy_bwd(ctx, SL_F32, 2, 4, x, SL_INDEX_I32, t, XT_IGNORE, 0.0f, SL_REDUCTION_NONE, dl, lse, dx,
+                               NULL) == SL_ERR_INVALID_ARG,
+          "bwd: target 4 of 4 classes");
+    int untouched = 1;
+    for (int i = 0; i < 8; i++)
+        untouched &= dx[i] == dx[0] && dx[0] != 0.0f;
+    CHECK(untouched, "bwd: a refused call wrote dlogits");
+    t[1] = 3;
+    CHECK(sl_cross_entropy_bwd(ctx, SL_F32, 2, 4, x, SL_INDEX_I32, t, XT_IGNORE, 0.0f, SL_REDUCTION_NONE, dl, NULL, dx,
+                               NULL) == SL_ERR_INVALID_ARG,
+          "bwd: NULL lse");
+    CHECK(sl_cross_entropy_bwd(ctx, SL_F32, 2, 4, x, SL_INDEX_I32, t, XT_IGNORE, 0.0f, SL_REDUCTION_SUM, NULL, lse, dx,
+                               NULL) == SL_ERR_INVALID_ARG,
+          "bwd: NULL dloss");
+    CHECK(sl_cross_entropy_bwd(ctx, SL_F32, 2, 4, x, SL_INDEX_I32, t, XT_IGNORE, 0.0f, SL_REDUCTION_NONE, dl, lse,
+                               x + 1, NULL) == SL_ERR_OVERLAP,
+          "bwd: dlogits overlapping the logits");
+    CHECK(sl_cross_entropy_bwd(ctx, SL_F32, 1, 2, x, SL_INDEX_I32, t, XT_IGNORE, 0.0f, SL_REDUCTION_NONE, dl, dx, dx,
+                               NULL) == SL_ERR_OVERLAP,
+          "bwd: dlogits overlapping lse");
+    CHECK(sl_cross_entropy_bwd(ctx, SL_F32, 2, 4, x, SL_INDEX_I32, t, XT_IGNORE, 0.0f, (sl_reduction)7, dl, lse, dx,
+                               NULL) == SL_ERR_INVALID_ARG,
+          "bwd: reduction 7");
+    CHECK(sl_cross_entropy_bwd(ctx, SL_F32, 2, 4, x, SL_INDEX_I32, t, XT_IGNORE, 0.0f, SL_REDUCTION_NONE, dl, lse, x,
+                               NULL) == SL_OK,
+          "bwd: in place: %s", sl_last_error());
+    CHECK(sl_cross_entropy_bwd(ctx, SL_F32, 0, 4, NULL, SL_INDEX_I32, NULL, XT_IGNORE, 0.0f, SL_REDUCTION_MEAN, NULL,
+                               NULL, NULL, NULL) == SL_OK,
+          "bwd: no rows: %s", sl_last_error());
+}
+
 int main(void)
 {
     sl_ctx *ctx = NULL;
@@ -356,6 +495,7 @@ int main(void)
     test_errors(ctx);
     test_reference(ctx);
     test_rungs(ctx);
+    test_bwd(ctx);
     sl_ctx_destroy(ctx);
     return check_exit("test_xent_cpu");
 }

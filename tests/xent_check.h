@@ -157,4 +157,54 @@ static inline size_t xt_cmp_grad(sl_dtype dt, const void *got, const double *wan
     return bad;
 }
 
+/* The backward from a saved lse (sl_cross_entropy_bwd): the row scales
+ * g[r] of a reduction (NONE: dloss[r]; SUM: *dloss; MEAN: *dloss / the
+ * rows not ignored), in fp64. */
+static inline void xt_bwd_scales(const int64_t *t, size_t rows, sl_reduction red, const float *dloss, double *g)
+{
+    size_t count = 0;
+    for (size_t r = 0; r < rows; r++)
+        count += t[r] != XT_IGNORE;
+    for (size_t r = 0; r < rows; r++)
+        g[r] = red == SL_REDUCTION_NONE ? (double)dloss[r]
+               : red == SL_REDUCTION_SUM ? (double)dloss[0]
+                                         : (double)dloss[0] / (double)count;
+}
+
+/* Compare a backward's gradient with the exact one, from the stored
+ * logits and the fp64 lse wl (the oracle's, not the f32 the op read):
+ * want = (exp(x - lse) - (1 - eps) [j = t] - eps / V) g[r], 0 for an
+ * ignored row, NaN where lse is NaN; allowed (src/ops/xent/api.h,
+ * sl_cross_entropy_bwd) slack x ((16 + L + 4 S) u |want| + ((16 + L) u +
+ * (2 S + 8) u p) |g|), plus one ulp of a 16-bit dtype. Returns failures. */
+static inline size_t xt_cmp_grad_bwd(sl_dtype dt, const void *got, const void *x, const int64_t *t, const double *wl,
+                                     const double *scale, const double *g, size_t rows, size_t cols, double eps,
+                                     double slack, const char *what)
+{
+    const double V = (double)cols, L = ceil(log2(V)) + 1.0, u = 0x1p-24;
+    size_t bad = 0;
+    for (size_t r = 0; r < rows; r++) {
+        const int ign = t[r] == XT_IGNORE;
+        for (size_t j = 0; j < cols; j++) {
+            const double gt = sl_dtype_load_f64(dt, got, r * cols + j);
+            const double p = ign ? 0.0 : exp(sl_dtype_load_f64(dt, x, r * cols + j) - wl[r]);
+            const double e = ign ? 0.0 : (p - ((int64_t)j == t[r] ? 1.0 - eps : 0.0) - eps / V) * g[r];
+            if (isnan(e)) {
+                if (!isnan(gt) && bad++ < 5)
+                    fprintf(stderr, "%s: dx[%zu,%zu] = %a, want NaN\n", what, r, j, gt);
+                continue;
+            }
+            unsigned char wb[8];
+            sl_dtype_store_f64(dt, wb, 0, e);
+            const double w = sl_dtype_load_f64(dt, wb, 0), S = scale[r];
+            const double a = slack * ((16.0 + L + 4.0 * S) * u * fabs(w) +
+                                      ((16.0 + L) * u + (2.0 * S + 8.0) * u * p) * fabs(g[r])) +
+                             (sl_dtype_size(dt) < 4 ? sl_dtype_ulp(dt, w) : 0.0) + 0x1p-126;
+            if (!(fabs(gt - w) <= a) && bad++ < 5)
+                fprintf(stderr, "%s: dx[%zu,%zu] = %a, want %a (exact %a), allowed %.3g\n", what, r, j, gt, w, e, a);
+        }
+    }
+    return bad;
+}
+
 #endif /* SL_TEST_XENT_CHECK_H */

@@ -194,9 +194,24 @@ def cross_entropy_forward_backward(input: Array, target: Array, ignore_index: in
                  _reduction(reduction), out, lse, grad_input)
 
 
+def cross_entropy_backward(grad_output: Array, input: Array, target: Array, lse: Array,
+                           ignore_index: int = -100, label_smoothing: float = 0.0, reduction: str = "mean", *,
+                           grad_input: Optional[Array] = None, inplace: bool = False) -> Array:
+    """The gradient of cross_entropy_forward from its saved lse (sl_cross_entropy_bwd): the
+    logits read once more, grad_input = (softmax(input) - (1 - eps) onehot - eps / C) times
+    grad_output (one f32 per row for reduction "none", else an f32 scalar; "mean" divides by
+    the rows not ignored). inplace=True writes it over input."""
+    if inplace:
+        if grad_input is not None:
+            raise ValueError("streamlab.cross_entropy_backward: give grad_input or inplace=True, not both")
+        grad_input = input
+    return _call("cross_entropy_backward", grad_output, input, target, lse, ignore_index, label_smoothing,
+                 _reduction(reduction), grad_input)
+
+
 FUNCTIONS = {name: globals()[name] for name in _S}
 
 __all__ = ["copy", "scale", "add", "triad", "dot", "nstream", "axpy", "softmax", "transpose", "gemm",
            "softmax_backward", "rms_norm_forward", "rms_norm", "rms_norm_backward", "cross_entropy_forward",
-           "cross_entropy", "cross_entropy_forward_backward",
+           "cross_entropy", "cross_entropy_forward_backward", "cross_entropy_backward",
            "matmul", "stencil2d", "StreamlabError", "BACKENDS"]

@@ -32,6 +32,17 @@ def _xent_rule(shapes: Dict[str, Shape], args: Dict[str, Any]):
 _xent_rule.with_args = True  # type: ignore[attr-defined]
 
 
+def _xent_bwd_rule(shapes: Dict[str, Shape], args: Dict[str, Any]):
+    """The backward from a saved logsumexp: as _xent_rule, grad_output shaped as the forward's
+    loss (one per row for reduction "none", else a scalar)."""
+    dims, exp = _xent_rule(shapes, args)
+    exp["grad_output"] = exp.pop("out")
+    return dims, exp
+
+
+_xent_bwd_rule.with_args = True  # type: ignore[attr-defined]
+
+
 def _gemm_check(args: Dict[str, Any]) -> None:
     if args.get("c") is None and args.get("beta", 0.0) != 0.0:
         raise ValueError("streamlab.gemm: beta != 0 reads c: pass c (it is updated in place)")
@@ -100,6 +111,13 @@ OPS: List[OpSpec] = [
             Buf("loss", "out", "out", "f32"), Buf("lse", "lse", "out", "f32"), Buf("dlogits", "grad_input", "out")),
            _xent_rule, scalars={"ignore_index": "ignore_index", "smoothing": "label_smoothing",
                                 "reduction": "reduction"}, returns=("out", "lse", "grad_input"), op="xent"),
+    OpSpec("cross_entropy_backward", "sl_cross_entropy_bwd",
+           ("grad_output", "input", "target", "lse", "ignore_index", "label_smoothing", "reduction", "grad_input"),
+           (Buf("logits", "input", "in"), Buf("targets", "target", "in", "i32|i64"),
+            Buf("dloss", "grad_output", "in", "f32"), Buf("lse", "lse", "in", "f32"),
+            Buf("dlogits", "grad_input", "out", "like:input")),
+           _xent_bwd_rule, scalars={"ignore_index": "ignore_index", "smoothing": "label_smoothing",
+                                    "reduction": "reduction"}, returns=("grad_input",), op="xent"),
 ]
 
 SPECS: Dict[str, OpSpec] = {s.name: s for s in OPS}

@@ -138,19 +138,19 @@ def _rms_bwd(ctx: Any, grad_y: torch.Tensor, _grad_rstd: Any):
 
 def _xent_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     x, t, ignore_index, smoothing, reduction = inputs
-    ctx.save_for_backward(x, t)
+    ctx.save_for_backward(x, t, output[1])
     ctx.args = (ignore_index, smoothing, reduction)
 
 
 def _xent_bwd(ctx: Any, grad_loss: torch.Tensor, _grad_lse: Any):
-    # No backward from a saved logsumexp yet (issue 33): the fused kernel reads the
-    # logits once more and writes the gradient of the reduced loss, which the
-    # incoming gradient scales (one value per row for reduction "none").
-    x, t = ctx.saved_tensors
+    # The backward from the saved logsumexp (sl_cross_entropy_bwd): one kernel reads the
+    # logits once more and writes the gradient scaled by the incoming one (one value per
+    # row for reduction "none", else a scalar; "mean" divides by the rows not ignored).
+    x, t, lse = ctx.saved_tensors
     ignore_index, smoothing, reduction = ctx.args
-    _, _, g = torch.ops.streamlab.cross_entropy_forward_backward(x, t, ignore_index, smoothing, reduction)
-    scale = grad_loss[..., None] if reduction == 0 else grad_loss
-    return (g * scale).to(x.dtype), None, None, None, None
+    g = torch.ops.streamlab.cross_entropy_backward(grad_loss.float().contiguous(), x, t, lse, ignore_index,
+                                                   smoothing, reduction)
+    return g, None, None, None, None
 
 
 torch.library.register_autograd("streamlab::softmax", _softmax_bwd, setup_context=_softmax_setup, lib=_LIB)

@@ -274,6 +274,7 @@ CALLS = {
     "rms_norm_backward": lambda x: sl.rms_norm_backward(x, x, x[0], x[:, 0]),
     "cross_entropy_forward": lambda x: sl.cross_entropy_forward(x, x[:, 0]),
     "cross_entropy_forward_backward": lambda x: sl.cross_entropy_forward_backward(x, x[:, 0]),
+    "cross_entropy_backward": lambda x: sl.cross_entropy_backward(x[:, 0], x, x[:, 0], x[:, 0]),
 }
 
 

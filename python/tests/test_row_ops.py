@@ -223,6 +223,39 @@ def test_cross_entropy(backend, dt, width, reduction, rows, V, eps):
     within(g3, want_g, tol_g(want_g))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("rows,V,eps", [(1, 3, 0.0), (7, 1000, 0.1), (5, 50257, 0.0)])
+def test_cross_entropy_backward(backend, dt, reduction, rows, V, eps):
+    """The backward from a saved lse (sl_cross_entropy_bwd), the lse handed in being the float64
+    reference's rounded to f32: the gradient of the reduced loss times grad_output, within the
+    fused bound plus api.h's (2 S + 8) 2^-24 p term for the f32 lse."""
+    skip_unless(backend, dt)
+    x = make(backend, RNG.uniform(-20, 20, (rows, V)), dt)
+    tv = RNG.integers(0, V, rows)
+    tv[0] = V - 1
+    if rows > 2:
+        tv[1] = -100
+        tv[2] = 0
+    t = index_array(backend, tv, "i64")
+    _, want_lse, want_g = xent_ref(f64(x), tv, -100, eps, reduction)
+    go = RNG.uniform(-2, 2, rows) if reduction == "none" else np.array(1.5)
+    lse = make(backend, want_lse, "f32")
+    dloss = make(backend, go, "f32").reshape(go.shape)  # make() gives 0-d values one dimension
+    g = sl.cross_entropy_backward(dloss, x, t, lse, label_smoothing=eps, reduction=reduction)
+    sync(backend)
+    scale = go[:, None] if reduction == "none" else go
+    want = want_g * scale
+    _, tol_g = xent_tols(f64(x), want_lse, dt)
+    S = max(1.0, float(np.abs(f64(x)).max()), float(np.abs(want_lse).max()))
+    p = np.exp(f64(x) - want_lse[:, None]) * np.abs(scale)
+    within(g, want, tol_g(want) + (2 * S + 8) * U * p + (16 + np.ceil(np.log2(V)) + 1) * U * np.abs(scale))
+    g2 = sl.cross_entropy_backward(dloss, x, t, lse, label_smoothing=eps, reduction=reduction, inplace=True)
+    sync(backend)
+    assert g2 is x
+
+
 def test_cross_entropy_errors_and_bound_can_fail():
     x = RNG.uniform(-20, 20, (4, 100)).astype(np.float32)
     t = np.array([0, 5, 99, 100], dtype=np.int64)  # 100 is out of range [0, 100)

@@ -32,6 +32,7 @@ def samples(dev):
         "rms_norm_backward": (r(9, 130), r(9, 130), 1 + 0.01 * r(130), 0.1 + r(9).abs()),
         "cross_entropy_forward": (r(9, 130), t, -100, 0.0, 0),
         "cross_entropy_forward_backward": (r(9, 130), t, -100, 0.1, 1),
+        "cross_entropy_backward": (r(9).abs(), r(9, 130), t, torch.logsumexp(r(9, 130), -1), -100, 0.1, 0),
     }
 
 

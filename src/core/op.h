@@ -92,6 +92,13 @@ typedef struct sl_buf_desc {
     sl_role role;
     bool scalar;      /* one element (a reduction's result), not the shape */
     sl_buf_kind kind; /* 0: the op's dtype */
+    /* An input the lab fills: its random values (rng.h: magnitudes in
+     * [2^-8, 2^8)) times 2^scale_log2, so that they sit where real data
+     * does: softmax_bwd's probabilities below 1, a norm's rstd near
+     * 1 / rms(x). Without it the f16 references overflow (dx up to 2^24).
+     * Exact: a power of two, applied on the device by sl_scale and on the
+     * host in fp32, both rounding once to the buffer's dtype. 0: as made. */
+    int scale_log2;
 } sl_buf_desc;
 
 typedef struct sl_scalar_desc {

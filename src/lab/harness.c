@@ -226,6 +226,20 @@ static void free_expected(shape_state *s)
     s->copy_src = NULL;
 }
 
+/* The lab's random values for buffer k in dtype dt, elements [first,
+ * first + n) of its stream, moved by 2^scale_log2 where the op asks
+ * (sl_buf_desc.scale_log2): x 2^k is exact in fp32, then one rounding to
+ * dt, as sl_scale does on the device (prepare). */
+static void rand_fill_buf(const sl_op_desc *op, int k, sl_dtype dt, void *dst, size_t n, uint64_t seed,
+                          uint64_t first)
+{
+    sl_rand_fill(dt, dst, n, seed, first);
+    const int e = op->bufs[k].scale_log2;
+    if (e)
+        for (size_t i = 0; i < n; i++)
+            sl_dtype_store(dt, dst, i, ldexpf(sl_dtype_load(dt, dst, i), e));
+}
+
 /* Host copy of input buffer k's elements [first, first + n): the lab's
  * random values in the op's dtype (or f32), or the op's indices. */
 static void fill_host_input(const shape_state *s, int k, void *dst, uint64_t n, uint64_t first)
@@ -234,7 +248,7 @@ static void fill_host_input(const shape_state *s, int k, void *dst, uint64_t n, 
     if (op->bufs[k].kind == SL_BUF_INDEX)
         op->fill_index(k, dst, n, first, s->seed[k], &s->shape, s->cfg->scalar);
     else
-        sl_rand_fill(op->bufs[k].kind == SL_BUF_F32 ? SL_F32 : s->cfg->dtype, dst, n, s->seed[k], first);
+        rand_fill_buf(op, k, op->bufs[k].kind == SL_BUF_F32 ? SL_F32 : s->cfg->dtype, dst, n, s->seed[k], first);
 }
 
 /* The work items of a shape: elements of a 1-D op, rows of a 2-D one, and
@@ -316,7 +330,7 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
         if (op->bufs[k].role == SL_ROLE_OUT)
             memset(e->host[k], 0xFF, mul_sat(s->elems[k], es));
         else
-            sl_rand_fill(sl_op_buf_dtype(op, k, in, in), e->host[k], s->elems[k], s->seed[k], 0);
+            rand_fill_buf(op, k, sl_op_buf_dtype(op, k, in, in), e->host[k], s->elems[k], s->seed[k], 0);
     }
     uint64_t unit, items = items_of(op, &s->shape, &unit);
     if (op->ref_whole)
@@ -343,8 +357,8 @@ static sl_status compute_expected(shape_state *s, sl_dtype out_dtype, expected *
         const uint64_t span = hi == items ? sl_shape_span(&s->shape) - first : (hi - lo) * unit;
         for (int k = 0; k < op->nbufs; k++)
             if (tmp[k])
-                sl_rand_fill(sl_op_buf_dtype(op, k, in, in), tmp[k], op->bufs[k].scalar ? 1 : span, s->seed[k],
-                             op->bufs[k].scalar ? 0 : first);
+                rand_fill_buf(op, k, sl_op_buf_dtype(op, k, in, in), tmp[k], op->bufs[k].scalar ? 1 : span,
+                              s->seed[k], op->bufs[k].scalar ? 0 : first);
         a.lo = lo;
         a.hi = hi;
         a.last = hi == items;
@@ -395,7 +409,7 @@ static sl_status copy_source(shape_state *s, int k)
     s->copy_src = malloc(mul_sat(s->elems[k], es));
     if (!s->copy_src)
         return sl_fail(SL_ERR_NO_MEMORY, "out of host memory for the copy ceiling's expected output");
-    sl_rand_fill(s->cfg->dtype, s->copy_src, s->elems[k], s->seed[k], 0);
+    rand_fill_buf(s->cfg->op, k, s->cfg->dtype, s->copy_src, s->elems[k], s->seed[k], 0);
     return SL_OK;
 }
 
@@ -437,10 +451,13 @@ static sl_status prepare(sl_ctx *ctx, const shape_state *s, const sl_args *args)
             fill_host_input(s, k, h, s->elems[k], 0);
             st = ctx->ops->upload(ctx, args->buf[k], h, s->elems[k] * 4);
             free(h);
-        } else if (sl_role_read(op->bufs[k].role))
-            st = ctx->ops->fill_random(ctx, sl_op_buf_dtype(op, k, s->cfg->dtype, s->cfg->dtype), args->buf[k],
-                                       s->elems[k], s->seed[k]);
-        else
+        } else if (sl_role_read(op->bufs[k].role)) {
+            const sl_dtype dt = sl_op_buf_dtype(op, k, s->cfg->dtype, s->cfg->dtype);
+            st = ctx->ops->fill_random(ctx, dt, args->buf[k], s->elems[k], s->seed[k]);
+            if (st == SL_OK && op->bufs[k].scale_log2) /* as rand_fill_buf does on the host */
+                st = sl_scale(ctx, dt, s->elems[k], ldexp(1.0, op->bufs[k].scale_log2), args->buf[k], args->buf[k],
+                              args->stream);
+        } else
             st = ctx->ops->poison(ctx, args->buf[k],
                                   s->elems[k] * sl_dtype_size(sl_op_buf_dtype(op, k, args->dtype, args->out_dtype)));
     }

@@ -57,8 +57,13 @@ static __device__ __forceinline__ double block_sum(double v)
 }
 
 /* Thread 0 of each block has its partial in v: store it; the last block to
- * arrive sums every partial in block order, rounds once into the output
- * dtype and resets the ticket for the next launch. */
+ * arrive sums every partial in block order and rounds once into the output
+ * dtype. The ticket starts at zero because the launcher zeroes it on the
+ * call's stream just before the kernel (dot_zero_ticket): the workspace is
+ * the context's scratch, which other ops (rmsnorm_bwd's dw partials,
+ * cross-entropy's statistics) overwrite between two dots, so a ticket the
+ * kernel reset for the next launch did not survive them (the Python CUDA
+ * tests found it: sl_dot returned 0 after sl_rmsnorm_bwd on one context). */
 template <int BLOCK, class OUT>
 static __device__ __forceinline__ void grid_finish(double v, dot_ws w, OUT *result)
 {
@@ -77,10 +82,15 @@ static __device__ __forceinline__ void grid_finish(double v, dot_ws w, OUT *resu
     for (unsigned i = threadIdx.x; i < gridDim.x; i += BLOCK)
         s += __ldcg(&w.partial[i]);
     s = block_sum<BLOCK>(s);
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0)
         *result = (OUT)s; /* one rounding, to nearest-even */
-        *w.ticket = 0;
-    }
+}
+
+/* Zero the ticket on the call's stream (a memset node under graph capture). */
+static inline sl_status dot_zero_ticket(const sl_args *x)
+{
+    SL_CUDA_TRY(cudaMemsetAsync(x->workspace, 0, sizeof(unsigned int), (cudaStream_t)x->stream));
+    return SL_OK;
 }
 
 /* The grid a dot rung runs: SMs x resident blocks, within the workspace. */
@@ -97,7 +107,7 @@ static inline sl_status dot_check_args(const sl_args *x)
     if (x->dtype != SL_F32 && x->dtype != SL_F64)
         return sl_fail(SL_ERR_UNSUPPORTED, "dot is offered in f32 and f64, not %s", sl_dtype_name(x->dtype));
     if (!x->workspace || x->workspace_bytes < SL_DOT_WORKSPACE)
-        return sl_fail(SL_ERR_INVALID_ARG, "dot: needs a zeroed workspace of %d bytes", SL_DOT_WORKSPACE);
+        return sl_fail(SL_ERR_INVALID_ARG, "dot: needs a workspace of %d bytes", SL_DOT_WORKSPACE);
     return SL_OK;
 }
 

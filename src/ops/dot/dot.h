@@ -14,8 +14,8 @@ extern "C" {
 #define SL_DOT_DTYPES (SL_DT(F32) | SL_DT(F64))
 
 /* The workspace of the CUDA rungs: a 256-byte header (the ticket counter
- * the last block takes, zero between launches) and one fp64 partial sum
- * per block, at most SL_DOT_MAX_BLOCKS blocks. */
+ * the last block takes, zeroed on the stream before each launch) and one
+ * fp64 partial sum per block, at most SL_DOT_MAX_BLOCKS blocks. */
 #define SL_DOT_MAX_BLOCKS 8192
 #define SL_DOT_WORKSPACE (256 + 8 * SL_DOT_MAX_BLOCKS)
 

@@ -51,7 +51,12 @@
  *   8 warps; issue 19); bf16 / f16 on a compute capability
  *   9.0 GPU (H100, H200) the wgmma + TMA rung (08, when the build has
  *   sm_90a code) if A and B have 16-byte aligned bases and lda, ldb are
- *   multiples of 8 elements (TMA's rules; C has none), otherwise the
+ *   multiples of 8 elements (TMA's rules; C has none), in the
+ *   configuration chosen by shape (issue 26: 128 x 256 tiles from one
+ *   full wave of them up; below, 128 x 128 tiles and K split over 2 or 4
+ *   CTAs of a cluster, partials summed in a fixed order through
+ *   distributed shared memory, so results are deterministic and no
+ *   workspace is used; docs/ladder.md, "sl_gemm by shape"), otherwise the
  *   ldmatrix + mma.sync rung (07; sm_80 or newer, else
  *   SL_ERR_UNSUPPORTED); CPU the OpenMP rung. Same numerics and bound on
  *   every path.

@@ -58,6 +58,9 @@ static sl_traffic moved32(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 
 static sl_traffic moved16x32(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 16, 32); }
 static sl_traffic moved128(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 128); }
 static sl_traffic moved128x256(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 256); }
+/* B multicast to 2 block rows: B read once per 256 rows of C */
+static sl_traffic moved256x256(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 256, 256); }
+static sl_traffic moved256x128(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 256, 128); }
 
 /* ---- the harness's reference -------------------------------------------------
  * in[0] = A (M x K), in[1] = B (K x N), in[2] = C0 (ld), all whole
@@ -217,6 +220,16 @@ MM_ADAPT(cuda_wmma_tf32, sl_cuda_mm_wmma_tf32)
 MM_ADAPT(cuda_wmma, sl_cuda_mm_wmma)
 MM_ADAPT(cuda_best, sl_cuda_mm_best)
 MM_ADAPT(cuda_wgmma, sl_cuda_mm_wgmma)
+MM_ADAPT(cuda_wgmma_n128, sl_cuda_mm_wgmma_n128)
+MM_ADAPT(cuda_wgmma_n128_k2, sl_cuda_mm_wgmma_n128_k2)
+MM_ADAPT(cuda_wgmma_n128_k4, sl_cuda_mm_wgmma_n128_k4)
+MM_ADAPT(cuda_wgmma_k2, sl_cuda_mm_wgmma_k2)
+MM_ADAPT(cuda_wgmma_mc2, sl_cuda_mm_wgmma_mc2)
+MM_ADAPT(cuda_wgmma_n128_mc2, sl_cuda_mm_wgmma_n128_mc2)
+MM_ADAPT(cuda_wgmma_pdl, sl_cuda_mm_wgmma_pdl)
+MM_ADAPT(cuda_wgmma_mc2_pdl, sl_cuda_mm_wgmma_mc2_pdl)
+MM_ADAPT(cuda_wgmma_n128_k2_pdl, sl_cuda_mm_wgmma_n128_k2_pdl)
+MM_ADAPT(cuda_wgmma_auto, sl_cuda_mm_wgmma_auto)
 
 /* what sl_gemm runs on a CUDA context: warptile (f32) and best (bf16, f16)
  * need sm_80 (cp.async); f32 on an older GPU runs the vec rung, bf16 / f16
@@ -237,7 +250,7 @@ static sl_status cuda_api_mm(const sl_mm *p)
     if (p->dtype == SL_F32)
         return cc >= 80 ? sl_cuda_mm_warptile(p) : sl_cuda_mm_vec(p);
     if (sl_cuda_mm_wgmma_applies(p, NULL) == SL_OK)
-        return sl_cuda_mm_wgmma(p);
+        return sl_cuda_mm_wgmma_auto(p); /* the configuration by shape (issue 26) */
     return sl_cuda_mm_best(p);
 }
 MM_ADAPT(cuda_api, cuda_api_mm)
@@ -301,8 +314,28 @@ static const sl_variant variants[] = {
      .source = "issue 12; PTX ISA (wgmma.mma_async, cp.async.bulk.tensor)", .launch = MM_CUDA(cuda_wgmma),
      .acc = SL_F32, .partials = 1, .acc_truncates = true, .access_bytes = 16, .async_reads = true,
      .moved = moved128x256, .moved_in_l2 = true},
+/* rung 8's configurations (issue 26; 08_wgmma.cu, docs/ladder.md "sl_gemm by shape"): one row each */
+#define MM_WG(NAME, FN, TECH, MOVED)                                                                             \
+    {.name = NAME, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = T16, .technique = TECH,           \
+     .source = "issue 26", .launch = MM_CUDA(FN), .acc = SL_F32, .partials = 1, .acc_truncates = true,            \
+     .access_bytes = 16, .async_reads = true, .moved = MOVED, .moved_in_l2 = true}
+    MM_WG("wgmma_n128", cuda_wgmma_n128, "rung 8 with 128x128 tiles (wgmma m64n128k16, 6 stages)", moved128),
+    MM_WG("wgmma_n128_k2", cuda_wgmma_n128_k2, "128x128 tiles, K split over a cluster of 2, partials summed in "
+          "rank order through distributed shared memory", moved128),
+    MM_WG("wgmma_n128_k4", cuda_wgmma_n128_k4, "128x128 tiles, K split over a cluster of 4", moved128),
+    MM_WG("wgmma_k2", cuda_wgmma_k2, "128x256 tiles, K split over a cluster of 2", moved128x256),
+    MM_WG("wgmma_mc2", cuda_wgmma_mc2, "128x256 tiles, B multicast by TMA to 2 block rows of a cluster",
+          moved256x256),
+    MM_WG("wgmma_n128_mc2", cuda_wgmma_n128_mc2, "128x128 tiles, B multicast to 2 block rows", moved256x128),
+    MM_WG("wgmma_pdl", cuda_wgmma_pdl, "rung 8 (128x256) with programmatic dependent launch", moved128x256),
+    MM_WG("wgmma_mc2_pdl", cuda_wgmma_mc2_pdl, "wgmma_mc2 with programmatic dependent launch", moved256x256),
+    MM_WG("wgmma_n128_k2_pdl", cuda_wgmma_n128_k2_pdl, "wgmma_n128_k2 with programmatic dependent launch", moved128),
+    MM_WG("wgmma_auto", cuda_wgmma_auto, "rung 8's configuration by shape (sl_cuda_mm_wgmma_pick): sl_gemm's path",
+          moved128x256),
+#undef MM_WG
     {.name = "sl_gemm", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_gemm(): warptile (f32; small under 32 blocks), wgmma on sm_90 else best (bf16, f16)", .source = "issue 12",
+     .technique = "public sl_gemm(): warptile (f32; small under 32 blocks), wgmma on sm_90 (its configuration by shape) "
+                  "else best (bf16, f16)", .source = "issue 12",
      .launch = MM_CUDA(cuda_api), .acc = SL_F32, .partials = 1, .acc_truncates = true, .access_bytes = 16,
      .moved = moved128, .moved_in_l2 = true},
     {.name = "serial", .backend = SL_BACKEND_CPU, .kind = SL_KIND_RUNG,

@@ -74,6 +74,27 @@ sl_status sl_cuda_mm_best_cfg(const sl_mm *p, int cfg); /* 07 with configuration
  * this process (the test checks sl_gemm really runs it); _built: 1 when the
  * build holds sm_90a code. */
 sl_status sl_cuda_mm_wgmma(const sl_mm *p);
+/* Rung 8's configurations (issue 26): block tile 128 x BN, K split over
+ * SPLIT CTAs of a thread-block cluster whose partial tiles are summed in a
+ * fixed order through distributed shared memory (no workspace, no
+ * atomics), B multicast by TMA to MC block rows of a cluster. cfg 1: 128 x
+ * 256 (sl_cuda_mm_wgmma); 2: 128 x 128; 3: 128 x 128 split 2; 4: 128 x 128
+ * split 4; 5: 128 x 256 split 2; 6: 128 x 256, B multicast to 2; 7: 128 x
+ * 128, B multicast to 2; 0: sl_cuda_mm_wgmma_pick's choice (what sl_gemm
+ * runs). Same dispatch rules as sl_cuda_mm_wgmma. */
+#define SL_MM_WGMMA_PDL 0x100 /* or'd into cfg: programmatic dependent launch (griddepcontrol) */
+sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg);
+int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms); /* the cfg (1 .. 7) for a shape on sms SMs */
+sl_status sl_cuda_mm_wgmma_auto(const sl_mm *p);      /* cfg 0, PDL for grids of one wave at most: sl_gemm's path */
+sl_status sl_cuda_mm_wgmma_pdl(const sl_mm *p);       /* cfg 1 | SL_MM_WGMMA_PDL */
+sl_status sl_cuda_mm_wgmma_mc2_pdl(const sl_mm *p);   /* cfg 6 | SL_MM_WGMMA_PDL */
+sl_status sl_cuda_mm_wgmma_n128_k2_pdl(const sl_mm *p); /* cfg 3 | SL_MM_WGMMA_PDL */
+sl_status sl_cuda_mm_wgmma_n128(const sl_mm *p);      /* cfg 2 */
+sl_status sl_cuda_mm_wgmma_n128_k2(const sl_mm *p);   /* cfg 3 */
+sl_status sl_cuda_mm_wgmma_n128_k4(const sl_mm *p);   /* cfg 4 */
+sl_status sl_cuda_mm_wgmma_k2(const sl_mm *p);        /* cfg 5 */
+sl_status sl_cuda_mm_wgmma_mc2(const sl_mm *p);       /* cfg 6 */
+sl_status sl_cuda_mm_wgmma_n128_mc2(const sl_mm *p);  /* cfg 7 */
 sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
 unsigned long long sl_cuda_mm_wgmma_launches(void);
 int sl_cuda_mm_wgmma_built(void);

@@ -267,7 +267,7 @@ const sl_op_desc sl_op_rmsnorm_bwd = {
     .bufs = {{"x", SL_ROLE_IN, false, false},
              {"dy", SL_ROLE_IN, false, false},
              {"w", SL_ROLE_IN, false, false},
-             {"rstd", SL_ROLE_IN, false, SL_BUF_F32},
+             {"rstd", SL_ROLE_IN, false, SL_BUF_F32, -12}, /* [2^-20, 2^-4): 1 / rms(x) (op.h) */
              {"dx", SL_ROLE_OUT, false, false},
              {"dw", SL_ROLE_OUT, false, false}},
     .dtypes = SL_RMSNORM_DTYPES,

@@ -187,7 +187,8 @@ const sl_op_desc sl_op_softmax_bwd = {
                 "once; |err| <= 2 ulp(dx) + L 2^-24 max|y| sum|y dy| (SL_TOL_REDUCTION, L from the row length)",
     .rank = 2,
     .nbufs = 3,
-    .bufs = {{"y", SL_ROLE_IN, false}, {"dy", SL_ROLE_IN, false}, {"dx", SL_ROLE_OUT, false}},
+    /* y: probabilities, [2^-18, 2^-2) (op.h, scale_log2) */
+    .bufs = {{"y", SL_ROLE_IN, false, SL_BUF_DATA, -10}, {"dy", SL_ROLE_IN, false}, {"dx", SL_ROLE_OUT, false}},
     .dtypes = SL_SOFTMAX_BWD_DTYPES,
     .flops_per_elem = 4, /* multiply-add into s, subtract, multiply */
     .fma = false,

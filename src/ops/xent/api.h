@@ -87,3 +87,62 @@ sl_status sl_cross_entropy_fwd_bwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, siz
                                    int target_type, const void *targets, int64_t ignore_index,
                                    float smoothing, int reduction, float *loss, float *lse, void *dlogits,
                                    void *stream);
+
+/* sl_cross_entropy_bwd: the gradient of the cross-entropy loss from a
+ * saved logsumexp, for callers that did not fuse it into the forward
+ * (sl_cross_entropy_fwd, then this in the backward pass): the logits read
+ * once more and the gradient written once. For row r with target
+ * t = targets[r], smoothing eps and V = cols:
+ *   dlogits[r, j] = (exp(x[r, j] - lse[r]) - (1 - eps) [j = t] - eps / V) g_r
+ * g_r = dloss[r] for SL_REDUCTION_NONE (dloss: rows floats, the gradient
+ * of each row's loss), *dloss for SUM and *dloss / (the rows whose target
+ * is not ignore_index) for MEAN (dloss: one float, the gradient of the
+ * reduced loss). lse: rows floats, the logsumexp sl_cross_entropy_fwd or
+ * sl_cross_entropy_fwd_bwd wrote (any other values are used as given).
+ * A row whose target equals ignore_index gets a zero gradient row (its
+ * logits are not read); targets, ignore_index, smoothing and reduction
+ * mean what they mean in sl_cross_entropy_fwd_bwd, and with the lse of
+ * that forward the result is its gradient times the dloss scale.
+ *
+ * Numerics: f32 per element (bf16 / f16 logits widened exactly):
+ * exp(x - lse) on CUDA as ex2.approx(x log2 e - lse log2 e) (one fused
+ * multiply-add with lse log2 e rounded once, relative error 2^-22), the
+ * CPU's expf(x - lse); then (p - c) g rounded to nearest-even into dtype.
+ * The lse is an f32 of the true logsumexp, so p carries its rounding:
+ * |lse| 2^-24 relative. Bound (tests/test_xent_cpu, test_gpu_xent, with
+ * lse the forward's f32): |got - want| <= ((16 + L + 4 S) 2^-24 |want| +
+ * (16 + L) 2^-24 + (2 S + 8) 2^-24 p) |g_r| (plus one ulp of a 16-bit
+ * dtype), want the exact gradient, p = exp(x - lse) the element's
+ * probability, L = ceil(log2 V) + 1, S = max(1, |lse|, |max_j x|): the
+ * last term is the cancellation of p - (1 - eps) at a target with p near
+ * 1, which a saved lse cannot avoid (the fused sl_cross_entropy_fwd_bwd
+ * divides by the row's sum instead). A NaN lse (a row with a NaN logit) or
+ * NaN dloss gives a NaN gradient row.
+ *
+ * Targets out of range (t < 0 or t >= V, other than ignore_index): on a
+ * CPU context, SL_ERR_INVALID_ARG before anything is written; on a CUDA
+ * context the row's gradient is NaN (no check before the launch; x[r, t]
+ * is never read).
+ *
+ * dtype: SL_F32, SL_BF16 or SL_F16 for logits and dlogits; dloss and lse
+ * f32; target_type an sl_index_type, reduction an sl_reduction. Shapes:
+ * logits, dlogits rows x cols, row-major, contiguous; targets and lse
+ * rows elements; dloss rows (NONE) or 1 element. rows = 0: nothing is
+ * done (dloss, lse may be NULL). cols = 0 with rows > 0:
+ * SL_ERR_INVALID_ARG.
+ * Aliasing: dlogits == logits (in place) is allowed; any other overlap of
+ * dlogits with the logits, targets, dloss or lse is SL_ERR_OVERLAP.
+ * Alignment: each array aligned to its element; logits and dlogits at one
+ * offset modulo 16 bytes take 16-byte accesses.
+ * Workspace: MEAN uses 2 floats of the context's workspace (the count and
+ * the scale; calls on one context must not run concurrently on different
+ * streams); NONE and SUM none.
+ * Kernel (CUDA): a block of 256 threads per row streams it once (16-byte
+ * vectors, 4 in flight a thread); MEAN adds a one-block kernel counting
+ * the rows not ignored. Asynchronous on `stream`.
+ * Errors: the contract of streamlab.h; smoothing outside [0, 1],
+ * target_type or reduction out of range: SL_ERR_INVALID_ARG.
+ * Source: issue 33 (the backward of sl_cross_entropy_fwd). */
+sl_status sl_cross_entropy_bwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
+                               int target_type, const void *targets, int64_t ignore_index, float smoothing,
+                               int reduction, const float *dloss, const float *lse, void *dlogits, void *stream);

@@ -217,27 +217,67 @@ static void cpu_row(const sl_xent_args *x, uint64_t r)
     }
 }
 
-sl_status sl_cpu_xent_run(const sl_xent_args *x, int omp)
+static sl_status check_targets(const sl_xent_args *x)
 {
-    sl_status st = sl_xent_check(x, "cross-entropy");
-    if (st != SL_OK)
-        return st;
     for (uint64_t r = 0; r < x->rows; r++) {
         const long long t = tgt_at(x, r);
         if (t != x->ignore && (t < 0 || (uint64_t)t >= x->cols))
             return sl_fail(SL_ERR_INVALID_ARG, "cross-entropy: row %llu's target %lld is outside [0, %llu) and is not "
                            "ignore_index %lld", (unsigned long long)r, t, (unsigned long long)x->cols, x->ignore);
     }
+    return SL_OK;
+}
+
+/* The backward from a saved logsumexp, f32 per element: expf(x - lse),
+ * then (p - (1 - eps) [j = t] - eps / V) g with g the row's scale. */
+static void cpu_bwd_row(const sl_xent_args *x, uint64_t r)
+{
+    const size_t es = sl_dtype_size(x->dtype);
+    const unsigned char *xb = (const unsigned char *)x->x + r * x->ld * es;
+    unsigned char *db = (unsigned char *)x->dx + r * x->ld * es;
+    const uint64_t n = x->cols;
+    const long long t = tgt_at(x, r);
+    const int ign = t == x->ignore;
+    const float g = (x->dy ? x->dy[x->dy_per_row ? r : 0] : 1.0f) * (x->gscale ? *x->gscale : 1.0f);
+    const float l = x->lse[r], eps = x->smoothing, off = eps / (float)n;
+    for (uint64_t j = 0; j < n; j++) {
+        float d = 0.0f;
+        if (!ign)
+            d = (expf(sl_dtype_load(x->dtype, xb, j) - l) - ((long long)j == t ? 1.0f - eps : 0.0f) - off) * g;
+        sl_dtype_store(x->dtype, db, j, d);
+    }
+}
+
+/* Both CPU computations: the checks (refusing a target out of range
+ * before anything is written), then row(x, r) for every row, over OpenMP
+ * threads (omp) or in order. */
+static sl_status cpu_rows(const sl_xent_args *x, int omp, const char *who, void (*row)(const sl_xent_args *, uint64_t))
+{
+    sl_status st = sl_xent_check(x, who);
+    if (st == SL_OK)
+        st = check_targets(x);
+    if (st != SL_OK)
+        return st;
     if (omp) {
         const long long rows = (long long)x->rows;
 #pragma omp parallel for schedule(static)
         for (long long r = 0; r < rows; r++)
-            cpu_row(x, (uint64_t)r);
+            row(x, (uint64_t)r);
     } else {
         for (uint64_t r = 0; r < x->rows; r++)
-            cpu_row(x, r);
+            row(x, r);
     }
     return SL_OK;
+}
+
+sl_status sl_cpu_xent_run(const sl_xent_args *x, int omp)
+{
+    return cpu_rows(x, omp, "cross-entropy", cpu_row);
+}
+
+sl_status sl_cpu_xent_bwd_run(const sl_xent_args *x, int omp)
+{
+    return cpu_rows(x, omp, "cross-entropy backward", cpu_bwd_row);
 }
 
 static sl_status cpu_serial(const sl_args *a)
@@ -292,6 +332,14 @@ static sl_traffic moved_twopass(const sl_shape *s, sl_dtype dt)
     return t;
 }
 
+/* The unfused pair reads the logits twice, from DRAM (two kernels). */
+static sl_traffic moved_split(const sl_shape *s, sl_dtype dt)
+{
+    sl_traffic t = traffic(s, dt, dt);
+    t.rd_bytes += (double)s->rows * (double)s->cols * (double)sl_dtype_size(dt) + 8.0 * (double)s->rows;
+    return t;
+}
+
 #define XENT_SRC "issue 33; softmax's ladder (seed 002)"
 static const sl_variant variants[] = {
     {.name = "copy_k", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_CEILING, .copy = true,
@@ -309,6 +357,11 @@ static const sl_variant variants[] = {
                   "2-8 blocks merging (max, sum, sum x) through distributed shared memory",
      .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_regs), .attrs = SL_CUDA_FN(sl_cuda_xent_regs_attrs),
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 8},
+    {.name = "split", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "unfused: the forward kernel (online logsumexp, one read: loss, lse), then the backward from the "
+                  "saved lse (sl_cross_entropy_bwd's kernel: a second read, dx written)",
+     .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_xent_split), .attrs = SL_CUDA_FN(sl_cuda_xent_bwd_attrs),
+     .moved = moved_split, .loads_in_flight = 4, .access_bytes = 16, .elems_per_thread = 16, .insts_per_elem = 9},
     {.name = "sl_cross_entropy_fwd_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "the public function's kernel: regs for rows of up to 2^15 columns, else twopass",
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_xent_api), .loads_in_flight = 8, .access_bytes = 16,
@@ -368,10 +421,16 @@ static int overlap(const void *a, size_t na, const void *b, size_t nb)
     return na && nb && x < y + nb && y < x + na;
 }
 
+/* The public functions' one body. mode: XP_FWD (sl_cross_entropy_fwd),
+ * XP_FWD_BWD (sl_cross_entropy_fwd_bwd) or XP_BWD (sl_cross_entropy_bwd:
+ * `loss` is then the incoming gradient dloss, and lse is read). */
+enum { XP_FWD = 0, XP_FWD_BWD = 1, XP_BWD = 2 };
+
 static sl_status xent_public(sl_ctx *ctx, const char *fn, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
                              int target_type, const void *targets, int64_t ignore_index, float smoothing,
-                             int reduction, float *loss, float *lse, void *dlogits, int grad, void *stream)
+                             int reduction, float *loss, float *lse, void *dlogits, int mode, void *stream)
 {
+    const int grad = mode != XP_FWD, bwd = mode == XP_BWD;
     if (!ctx)
         return sl_fail(SL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
     const size_t es = sl_dtype_size(dtype);
@@ -392,12 +451,17 @@ static sl_status xent_public(sl_ctx *ctx, const char *fn, sl_dtype dtype, size_t
     const size_t ts = target_type == SL_INDEX_I64 ? 8 : 4;
     const size_t xb = rows * cols * es, tb = rows * ts, lb = reduction == SL_REDUCTION_NONE ? rows * 4 : 4,
                  eb = rows * 4;
+    /* bytes: the backward reads no scalar dloss when there are no rows */
     struct {
         const char *name;
         const void *p;
         size_t bytes, align;
-    } b[5] = {{"logits", logits, xb, es}, {"targets", targets, tb, ts}, {"loss", loss, lb, 4}, {"lse", lse, eb, 4},
-              {"dlogits", dlogits, grad ? xb : 0, es}};
+        int written;
+    } b[5] = {{"logits", logits, xb, es, 0},
+              {"targets", targets, tb, ts, 0},
+              {bwd ? "dloss" : "loss", loss, bwd && rows == 0 ? 0 : lb, 4, !bwd},
+              {"lse", lse, eb, 4, !bwd},
+              {"dlogits", dlogits, grad ? xb : 0, es, 1}};
     for (int k = 0; k < 5; k++) {
         if (!b[k].bytes || (k == 2 && rows == 0 && reduction == SL_REDUCTION_NONE))
             continue;
@@ -407,9 +471,9 @@ static sl_status xent_public(sl_ctx *ctx, const char *fn, sl_dtype dtype, size_t
             return sl_fail(SL_ERR_MISALIGNED, "%s: %s = %p is not aligned to its %zu-byte elements", fn, b[k].name,
                            b[k].p, b[k].align);
     }
-    /* written: loss, lse, dlogits; dlogits may be exactly the logits */
-    for (int w = 2; w < 5; w++)
-        for (int k = 0; k < 5; k++) {
+    /* a written array overlaps no other, except dlogits exactly the logits */
+    for (int w = 0; w < 5; w++)
+        for (int k = 0; k < 5 && b[w].written; k++) {
             if (k == w || !overlap(b[w].p, b[w].bytes, b[k].p, b[k].bytes))
                 continue;
             if (w == 4 && k == 0 && b[w].p == b[k].p)
@@ -438,27 +502,34 @@ static sl_status xent_public(sl_ctx *ctx, const char *fn, sl_dtype dtype, size_t
     x.ignore = ignore_index;
     x.smoothing = smoothing;
     x.stream = stream;
+    if (bwd) {
+        x.dy = loss;
+        x.dy_per_row = reduction == SL_REDUCTION_NONE;
+    }
     /* mean and sum: per-row losses, then the count and the scale, in the
-     * context's workspace (rows + 2 floats) */
+     * context's workspace (rows + 2 floats; the backward: the count and
+     * the scale of a mean, 2 floats) */
     float *ws = NULL;
-    if (st == SL_OK && reduction != SL_REDUCTION_NONE) {
+    const size_t wrows = bwd ? 0 : rows;
+    if (st == SL_OK && reduction != SL_REDUCTION_NONE && (!bwd || reduction == SL_REDUCTION_MEAN)) {
         void *w = NULL;
-        st = ctx->ops->workspace(ctx, (rows + 2) * sizeof(float), &w);
+        st = ctx->ops->workspace(ctx, (wrows + 2) * sizeof(float), &w);
         ws = w;
     }
-    x.loss = reduction == SL_REDUCTION_NONE ? loss : ws;
+    if (!bwd)
+        x.loss = reduction == SL_REDUCTION_NONE ? loss : ws;
     const bool cpu = ctx->info.backend == SL_BACKEND_CPU;
     if (st == SL_OK && cpu) {
-        if (reduction == SL_REDUCTION_MEAN) {
+        if (reduction == SL_REDUCTION_MEAN && ws) {
             uint64_t c = 0;
             for (uint64_t r = 0; r < rows; r++)
                 c += tgt_at(&x, r) != ignore_index;
-            ws[rows] = (float)c;
-            ws[rows + 1] = 1.0f / (float)c;
-            x.gscale = &ws[rows + 1];
+            ws[wrows] = (float)c;
+            ws[wrows + 1] = 1.0f / (float)c;
+            x.gscale = &ws[wrows + 1];
         }
-        st = sl_cpu_xent_run(&x, 1);
-        if (st == SL_OK && reduction != SL_REDUCTION_NONE) {
+        st = bwd ? sl_cpu_xent_bwd_run(&x, 1) : sl_cpu_xent_run(&x, 1);
+        if (st == SL_OK && !bwd && reduction != SL_REDUCTION_NONE) {
             double sum = 0.0;
             for (uint64_t r = 0; r < rows; r++)
                 sum += ws[r];
@@ -466,13 +537,15 @@ static sl_status xent_public(sl_ctx *ctx, const char *fn, sl_dtype dtype, size_t
         }
     } else if (st == SL_OK) {
 #ifdef SL_HAVE_CUDA
-        if (reduction == SL_REDUCTION_MEAN) {
-            st = sl_cuda_xent_count(&x, ws + rows);
-            x.gscale = ws + rows + 1;
+        if (reduction == SL_REDUCTION_MEAN && ws) {
+            st = sl_cuda_xent_count(&x, ws + wrows);
+            x.gscale = ws + wrows + 1;
         }
         if (st == SL_OK && rows)
-            st = x.dx && sl_cuda_xent_fused_pick_regs(&x) ? sl_cuda_xent_regs_run(&x) : sl_cuda_xent_twopass_run(&x);
-        if (st == SL_OK && reduction != SL_REDUCTION_NONE)
+            st = bwd ? sl_cuda_xent_bwd_run(&x)
+                 : x.dx && sl_cuda_xent_fused_pick_regs(&x) ? sl_cuda_xent_regs_run(&x)
+                                                              : sl_cuda_xent_twopass_run(&x);
+        if (st == SL_OK && !bwd && reduction != SL_REDUCTION_NONE)
             st = sl_cuda_xent_sum(ws, rows, ws + rows, reduction == SL_REDUCTION_MEAN, loss, stream);
 #else
         st = sl_fail(SL_ERR_INTERNAL, "%s: a CUDA context in a build without CUDA", fn);
@@ -488,7 +561,7 @@ sl_status sl_cross_entropy_fwd_bwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, siz
                                    void *stream)
 {
     return xent_public(ctx, "sl_cross_entropy_fwd_bwd", dtype, rows, cols, logits, target_type, targets, ignore_index,
-                       smoothing, reduction, loss, lse, dlogits, 1, stream);
+                       smoothing, reduction, loss, lse, dlogits, XP_FWD_BWD, stream);
 }
 
 sl_status sl_cross_entropy_fwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
@@ -496,5 +569,14 @@ sl_status sl_cross_entropy_fwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t 
                                int reduction, float *loss, float *lse, void *stream)
 {
     return xent_public(ctx, "sl_cross_entropy_fwd", dtype, rows, cols, logits, target_type, targets, ignore_index,
-                       smoothing, reduction, loss, lse, NULL, 0, stream);
+                       smoothing, reduction, loss, lse, NULL, XP_FWD, stream);
+}
+
+sl_status sl_cross_entropy_bwd(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *logits,
+                               int target_type, const void *targets, int64_t ignore_index, float smoothing,
+                               int reduction, const float *dloss, const float *lse, void *dlogits, void *stream)
+{
+    return xent_public(ctx, "sl_cross_entropy_bwd", dtype, rows, cols, logits, target_type, targets, ignore_index,
+                       smoothing, reduction, (float *)(uintptr_t)dloss, (float *)(uintptr_t)lse, dlogits, XP_BWD,
+                       stream);
 }

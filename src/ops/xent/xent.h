@@ -42,6 +42,12 @@ typedef struct sl_xent_args {
     float smoothing;
     const float *gscale;
     void *stream;
+    /* The backward from a saved logsumexp (sl_cross_entropy_bwd): lse is
+     * then read, not written, loss unused, and dy the incoming gradient:
+     * dy[r] (dy_per_row) or dy[0] for every row, times *gscale when set;
+     * NULL: 1. */
+    const float *dy;
+    int dy_per_row;
 } sl_xent_args;
 
 /* The descriptor's scalars, in order. */
@@ -66,6 +72,10 @@ void sl_xent_tol_buf(int k, const sl_shape *s, const double *scalars, double sca
  * OpenMP threads (omp != 0) or in order. SL_ERR_INVALID_ARG for a target
  * out of range, before anything is written. */
 sl_status sl_cpu_xent_run(const sl_xent_args *x, int omp);
+/* The CPU backward from a saved logsumexp (x->lse read, x->dy):
+ * SL_ERR_INVALID_ARG for a target out of range, before anything is
+ * written. */
+sl_status sl_cpu_xent_bwd_run(const sl_xent_args *x, int omp);
 /* The CPU copy ceiling of both ops (into dx, or the workspace). */
 sl_status sl_cpu_xent_ceiling(const sl_args *a);
 
@@ -80,6 +90,9 @@ bool sl_cuda_xent_regs_fits(const sl_xent_args *x);
 bool sl_cuda_xent_fused_pick_regs(const sl_xent_args *x);
 sl_status sl_cuda_xent_regs_run(const sl_xent_args *x);
 sl_status sl_cuda_xent_count(const sl_xent_args *x, float *gscale);
+/* The backward from a saved logsumexp (cuda/03_bwd.cu): x->lse read,
+ * x->dx written (may equal x->x), x->dy and x->gscale the row scale. */
+sl_status sl_cuda_xent_bwd_run(const sl_xent_args *x);
 sl_status sl_cuda_xent_sum(const float *rows_loss, uint64_t rows, const float *gscale, int mean, float *loss,
                            void *stream);
 
@@ -88,6 +101,8 @@ sl_status sl_cuda_xent_twopass(const sl_args *a);
 sl_status sl_cuda_xent_regs(const sl_args *a);
 sl_status sl_cuda_xent_api(const sl_args *a);
 sl_status sl_cuda_xent_fwd_online(const sl_args *a);
+sl_status sl_cuda_xent_split(const sl_args *a);
+sl_status sl_cuda_xent_bwd_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_xent_fwd_api(const sl_args *a);
 sl_status sl_cuda_xent_twopass_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_xent_regs_attrs(sl_dtype dt, sl_kernel_attrs *out);

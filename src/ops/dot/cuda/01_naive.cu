@@ -30,6 +30,8 @@ template <class T> static sl_status launch_naive(const sl_args *x)
     static sl_grid_cache cache;
     int grid = 0;
     sl_status st = dot_grid(&cache, (const void *)dot_naive<T>, NAIVE_BLOCK, &grid);
+    if (st == SL_OK)
+        st = dot_zero_ticket(x);
     if (st != SL_OK)
         return st;
     dot_naive<T><<<grid, NAIVE_BLOCK, 0, (cudaStream_t)x->stream>>>((const T *)x->buf[0], (const T *)x->buf[1], x->n,

@@ -81,6 +81,8 @@ template <int ILP, class T> static sl_status launch_vec(const sl_args *x)
     const size_t nvec = (x->n - head) / (16 / sizeof(T));
     int grid = 0;
     sl_status st = dot_grid(&cache, (const void *)dot_vec<ILP, T>, VEC_BLOCK, &grid);
+    if (st == SL_OK)
+        st = dot_zero_ticket(x);
     if (st != SL_OK)
         return st;
     dot_vec<ILP, T><<<grid, VEC_BLOCK, 0, (cudaStream_t)x->stream>>>(a, b, x->n, head, nvec, dot_workspace_of(x),

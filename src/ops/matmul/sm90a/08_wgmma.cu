@@ -33,6 +33,14 @@
  * Expected limiter: compute (the tensor pipe, 989 TFLOP/s dense) if the
  * pipeline hides TMA latency, with the L2 roof (85 flop/B x 7.66 TB/s =
  * 654 TFLOP/s) just above the 0.70 x cuBLAS bar; no cluster multicast.
+ * Configurations (issue 26; the kernel is a template over them): block
+ * tile 128 x BN (BN = 256, or 128 with wgmma m64n128k16 and 6 stages), K
+ * split over SPLIT = 1, 2 or 4 CTAs of a cluster (each K rank sends the
+ * rows it does not own to their owner's idle stage memory with
+ * st.shared::cluster; the owner sums the partials in rank order: no
+ * workspace, deterministic), B multicast by TMA to MC = 2 block rows of a
+ * cluster, and programmatic dependent launch (griddepcontrol). sl_gemm's
+ * choice by shape: sl_cuda_mm_wgmma_pick; measurements in docs/ladder.md.
  * Dispatch (sl_cuda_mm_wgmma): needs an sm_90 device (compute capability
  * 9.0 exactly: sm_90a code runs nowhere else), bf16 or f16, A and B with
  * 16-byte aligned bases and leading dimensions (lda, ldb multiples of 8
@@ -57,12 +65,20 @@
 
 namespace {
 
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4;
-constexpr int A_BYTES = BM * BK * 2;            /* 16 KiB: 128 rows of 128 swizzled bytes */
-constexpr int B_BYTES = BK * BN * 2;            /* 32 KiB: four boxes side by side in N */
-constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  /* 48 KiB, what one stage's full barrier expects */
-constexpr int NT = 384;                         /* 3 warpgroups: producer + 2 consumers */
-constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024; /* + barriers + alignment slack */
+constexpr int BM = 128, BK = 64;
+constexpr int A_BYTES = BM * BK * 2; /* 16 KiB: 128 rows of 128 swizzled bytes */
+constexpr int NT = 384;              /* 3 warpgroups: producer + 2 consumers */
+
+/* One configuration of the kernel: block tile 128 x BN (BN = 256 or 128),
+ * K split over SPLIT CTAs of a cluster (partial tiles summed through
+ * distributed shared memory), B shared by MC CTAs of a cluster along M
+ * (TMA multicast). Stages: as many 48 / 32 KiB stages as fit 192 KiB. */
+template <int BN> struct wg_cfg {
+    static constexpr int B_BYTES = BK * BN * 2;            /* 32 / 16 KiB: BN / 64 boxes side by side in N */
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  /* what one stage's full barrier expects */
+    static constexpr int STAGES = BN == 256 ? 4 : 6;
+    static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024; /* + barriers + slack */
+};
 
 std::atomic<unsigned long long> g_launches{0};
 
@@ -117,58 +133,115 @@ template <int N> __device__ __forceinline__ void wgmma_wait()
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
-/* d (64 x 256 fp32, this thread's 128) += A (64 x 16, K-major) B (16 x 256,
+/* ---- clusters (PTX ISA: barrier.cluster, mapa, multicast TMA) ---- */
+/* Every thread of every CTA of the cluster arrives, then waits: shared
+ * memory written before (locally or remotely) is visible after. */
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+/* The shared::cluster address of `addr` (a shared::cta address) in CTA `rank` of the cluster. */
+__device__ __forceinline__ uint32_t map_rank(uint32_t addr, unsigned rank)
+{
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+}
+/* Arrive on an mbarrier of another CTA of the cluster (a shared::cluster
+ * address), default semantics (release, CTA scope: the arrival only tells
+ * the producer that a stage's wgmma reads are done; no data is published). */
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+/* As tma_load_2d, the box written at the same offset of every CTA in `mask`, each one's bar completing. */
+__device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar,
+                                               uint16_t mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+                 : "memory");
+}
+__device__ __forceinline__ void st_cluster_v4(uint32_t addr, float a, float b, float c, float d)
+{
+    asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(a), "f"(b), "f"(c), "f"(d)
+                 : "memory");
+}
+__device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
+{
+    float4 v;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr)
+                 : "memory");
+    return v;
+}
+
+/* d (64 x N fp32, this thread's N / 2) += A (64 x 16, K-major) B (16 x N,
  * N-major: imm-trans-b = 1), both through descriptors; accumulate = 0:
- * d = A B (scale-d, PTX ISA wgmma.mma_async). */
-#define MM_WGMMA_N256(TY)                                                                       \
-    "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                  \
-    "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY "\n{"                                   \
-    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"                                                \
-    "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"                                                \
-    "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"                                                \
-    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,"                                                \
-    "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,"                                                \
-    "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,"                                                \
-    "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,"                                                \
-    "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"                                                \
+ * d = A B (scale-d, PTX ISA wgmma.mma_async). N = 256 or 128. */
+#define MM_WGMMA_N256(TY)                                                                          \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                     \
+    "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY "\n{"                                      \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
+    "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31," \
+    "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63," \
+    "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79," \
+    "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95," \
+    "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111," \
+    "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127" \
     "},\n%128, %129, p, 1, 1, 0, 1;\n}\n"
 
-#define WGMMA_OPS \
-              "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-              "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-              "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-              "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
-              "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
-              "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
-              "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
-              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
+#define MM_WGMMA_N128(TY)                                                                          \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                     \
+    "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY "\n{"                                      \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
+    "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31," \
+    "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63" \
+    "},\n%64, %65, p, 1, 1, 0, 1;\n}\n"
 
+#define WGMMA_OPS256 \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+    "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-template <class Ts> struct mm_wg_ty;
-template <> struct mm_wg_ty<__nv_bfloat16> {
-    static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate)
-    {
-        asm volatile(MM_WGMMA_N256("bf16")
-                     : WGMMA_OPS
-                     : "l"(da), "l"(db), "r"(accumulate));
-    }
-};
-template <> struct mm_wg_ty<__half> {
-    static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate)
-    {
-        asm volatile(MM_WGMMA_N256("f16")
-                     : WGMMA_OPS
-                     : "l"(da), "l"(db), "r"(accumulate));
-    }
-};
+#define WGMMA_OPS128 \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+
+template <class Ts, int N> struct mm_wg_ty;
+#define MM_WG_TY(TS, TY, N)                                                                     \
+    template <> struct mm_wg_ty<TS, N> {                                                        \
+        static __device__ __forceinline__ void mma(float *d, uint64_t da, uint64_t db, int accumulate) \
+        {                                                                                       \
+            asm volatile(MM_WGMMA_N##N(TY) : WGMMA_OPS##N : "l"(da), "l"(db), "r"(accumulate)); \
+        }                                                                                       \
+    };
+MM_WG_TY(__nv_bfloat16, "bf16", 256)
+MM_WG_TY(__half, "f16", 256)
+MM_WG_TY(__nv_bfloat16, "bf16", 128)
+MM_WG_TY(__half, "f16", 128)
+#undef MM_WG_TY
 
 /* Two adjacent entries (i, j), (i, j + 1) of C: one 4-byte store where both
  * are inside and C's rows allow it (pair = 1), else one at a time. */
@@ -196,64 +269,104 @@ __device__ __forceinline__ void store_pair(Ts *c, int64_t ldc, int64_t m, int64_
 
 #endif /* MM_WGMMA_DEVICE */
 
-template <class Ts>
+/* The kernel. Grid: x = block columns x SPLIT, y = block rows rounded up to
+ * a multiple of MC; cluster (SPLIT, MC, 1), so the CTA's rank in its
+ * cluster is kr + mr SPLIT (kr = blockIdx.x % SPLIT: which K range; mr =
+ * blockIdx.y % MC: which block row of the multicast group). */
+template <class Ts, int BN, int SPLIT, int MC>
 __global__ void __launch_bounds__(NT, 1)
     mm_wgmma_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUtensorMap tmb, int64_t m,
                     int64_t n, int64_t k, Ts *c, int64_t ldc, float alpha, float beta, int pair)
 {
 #if MM_WGMMA_DEVICE
+    static_assert(BN == 256 || BN == 128, "BN");
+    static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4, "SPLIT");
+    static_assert(MC == 1 || MC == 2, "MC");
+    constexpr int STAGES = wg_cfg<BN>::STAGES, STAGE_BYTES = wg_cfg<BN>::STAGE_BYTES;
+    constexpr bool CLUSTER = SPLIT * MC > 1;
     extern __shared__ unsigned char mm_wg_smem[];
     /* 128-byte swizzle: TMA boxes and descriptors want 1024-byte aligned atoms */
     const uint32_t raw = (uint32_t)__cvta_generic_to_shared(mm_wg_smem);
     const uint32_t base = (raw + 1023u) & ~1023u;
     const uint32_t bars = base + STAGES * STAGE_BYTES; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
+    const int kr = SPLIT > 1 ? (int)(blockIdx.x % SPLIT) : 0;
+    const int mr = MC > 1 ? (int)(blockIdx.y % MC) : 0;
 
-    /* grouped block order: 8 block rows sweep the block columns together (L2 reuse) */
-    int bx = blockIdx.x, by = blockIdx.y;
+    /* grouped block order: 8 block rows (whole multicast groups) sweep the block columns together (L2 reuse) */
+    int bx = (int)(blockIdx.x / SPLIT), by = (int)(blockIdx.y / MC);
     {
-        const int gx = gridDim.x, gy = gridDim.y, id = by * gx + bx, per = 8 * gx;
-        const int first = (id / per) * 8, rows = gy - first < 8 ? gy - first : 8;
+        const int gx = (int)gridDim.x / SPLIT, gy = (int)gridDim.y / MC, G = 8 / MC, id = by * gx + bx,
+                  per = G * gx;
+        const int first = (id / per) * G, rows = gy - first < G ? gy - first : G;
         by = first + (id % per) % rows;
         bx = (id % per) / rows;
     }
+    by = by * MC + mr;
     const int i0 = by * BM, j0 = bx * BN;
-    const int kt = (int)((k + BK - 1) / BK);
+    /* this CTA's K range: slices [kb, kb + kt) of the kt_all, split evenly over the SPLIT ranks */
+    const int kt_all = (int)((k + BK - 1) / BK);
+    const int kb = (int)((int64_t)kt_all * kr / SPLIT), kt = (int)((int64_t)kt_all * (kr + 1) / SPLIT) - kb;
     const int wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
+        /* the tensor maps (kernel parameters) into the TMA unit's cache before the first copy needs them */
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma)) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tmb)) : "memory");
         for (int s = 0; s < STAGES; s++) {
-            mbar_init(bars + 8 * s, 1);                  /* the producer's arrive.expect_tx */
-            mbar_init(bars + 8 * (STAGES + s), 2 * 4);   /* one arrival per consumer warp */
+            mbar_init(bars + 8 * s, 1);                      /* the producer's arrive.expect_tx */
+            mbar_init(bars + 8 * (STAGES + s), 2 * 4 * MC);  /* one arrival per consumer warp of the MC group */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     }
     __syncthreads();
+    if (MC > 1)
+        cluster_sync(); /* the group's barriers exist before any multicast or remote arrival reaches them */
+    /* programmatic dependent launch (a no-op when launched without it): everything above overlaps the
+     * previous kernel's tail; no global memory is touched before the previous grid has completed and
+     * its writes are visible. Then let the next kernel launch (its CTAs wait here in turn). */
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 
     if (wg == 0) {
         /* producer: registers to the consumers; one thread issues the copies */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
             for (int t = 0; t < kt; t++) {
-                const int s = t % STAGES;
+                const int s = t % STAGES, kc = (kb + t) * BK;
                 if (t >= STAGES)
                     mbar_wait(bars + 8 * (STAGES + s), (unsigned)((t / STAGES - 1) & 1));
                 const uint32_t full = bars + 8 * s, sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
                 mbar_expect_tx(full, STAGE_BYTES);
-                tma_load_2d(sa, &tma, t * BK, i0, full);
+                tma_load_2d(sa, &tma, kc, i0, full);
+                if (MC == 1) {
 #pragma unroll
-                for (int q = 0; q < BN / 64; q++)
-                    tma_load_2d(sb + q * BBOX_BYTES, &tmb, j0 + 64 * q, t * BK, full);
+                    for (int q = 0; q < BN / 64; q++)
+                        tma_load_2d(sb + q * BBOX_BYTES, &tmb, j0 + 64 * q, kc, full);
+                } else {
+                    /* the group shares B: each CTA fetches BN / 64 / MC of its boxes into every CTA of the group */
+                    const uint16_t mask = (uint16_t)((1u << kr) | (1u << (kr + SPLIT)));
+#pragma unroll
+                    for (int q = mr * (BN / 64 / MC); q < (mr + 1) * (BN / 64 / MC); q++)
+                        tma_load_2d_mc(sb + q * BBOX_BYTES, &tmb, j0 + 64 * q, kc, full, mask);
+                }
             }
+        }
+        if (CLUSTER) {
+            __syncwarp();
+            cluster_sync(); /* 1: every CTA of the cluster is past its main loop */
+            if (SPLIT > 1)
+                cluster_sync(); /* 2: the partial tiles are exchanged */
         }
         return;
     }
 
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = wg - 1; /* consumer warpgroup: rows 64 cw .. 64 cw + 63 of the block tile */
+    const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
     /* no zero fill: the first wgmma of the tile runs with scale-d = 0 (D = A B), so no non-wgmma
      * instruction writes the accumulators inside the pipeline (ptxas would serialise the wgmmas) */
-    float d[128];
+    float d[BN / 2];
     for (int t = 0; t < kt; t++) {
         const int s = t % STAGES;
         mbar_wait(bars + 8 * s, (unsigned)((t / STAGES) & 1));
@@ -267,18 +380,68 @@ __global__ void __launch_bounds__(NT, 1)
              * 1024 B (SBO); a 16-deep step is 16 rows = 2048 B. */
             const uint64_t da = sw128_desc(sa + kk * 32, 16, 1024);
             const uint64_t db = sw128_desc(sb + kk * 2048, BBOX_BYTES, 1024);
-            mm_wg_ty<Ts>::mma(d, da, db, t > 0 || kk > 0);
+            mm_wg_ty<Ts, BN>::mma(d, da, db, t > 0 || kk > 0);
         }
         wgmma_commit();
-        wgmma_wait<1>(); /* slice t - 1 is done: its stage goes back to the producer */
-        if (t > 0 && threadIdx.x % 32 == 0)
-            mbar_arrive(bars + 8 * (STAGES + (t - 1) % STAGES));
+        wgmma_wait<1>(); /* slice t - 1 is done: its stage goes back to the producer(s) */
+        if (t > 0 && lane == 0) {
+            const uint32_t e = bars + 8 * (STAGES + (t - 1) % STAGES);
+            mbar_arrive(e);
+            if (MC > 1) /* and the other CTA of the group, whose multicast also fills this stage */
+                mbar_arrive_cluster(map_rank(e, (unsigned)(kr + (1 - mr) * SPLIT)));
+        }
     }
     wgmma_wait<0>();
+    if (kt == 0) /* a K range with no slice (K < SPLIT slices): its partial is zero */
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++)
+            d[i] = 0.0f;
+
+    if (CLUSTER) {
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        cluster_sync(); /* 1: no CTA of the cluster reads its stages any more; no remote arrival is pending */
+    }
+    if (SPLIT > 1) {
+        /* split-K: consumer warp cw * 4 + w (16 rows of the tile) belongs to K rank (cw * 4 + w) / OWN, which
+         * receives the other ranks' partials of those rows in its (now idle) stage memory, one FRAG per
+         * source, lane-interleaved float4s (a warp's store is 512 contiguous bytes); then it sums the SPLIT
+         * partials in rank order 0, 1, ... (a fixed order: the result does not depend on timing) and
+         * stores. */
+        constexpr int OWN = 8 / SPLIT, FR = BN / 2, FRAG = 32 * FR * 4;
+        static_assert(OWN * (SPLIT - 1) * FRAG <= STAGES * STAGE_BYTES, "the partials fit in the stages");
+        const int cwarp = cw * 4 + w, owner = cwarp / OWN;
+        const uint32_t mine = base + (uint32_t)((cwarp % OWN) * (SPLIT - 1) * FRAG) + lane * 16;
+        if (owner != kr) {
+            const int slot = kr < owner ? kr : kr - 1;
+            const uint32_t dst = map_rank(mine + slot * FRAG, (unsigned)(owner + mr * SPLIT));
+#pragma unroll
+            for (int q = 0; q < FR / 4; q++)
+                st_cluster_v4(dst + q * 512, d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+        }
+        cluster_sync(); /* 2 */
+        if (owner != kr)
+            return;
+#pragma unroll
+        for (int q = 0; q < FR / 4; q++) {
+            float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+            for (int r = 0; r < SPLIT; r++) {
+                const float4 v = r == kr ? make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3])
+                                         : ld_shared_v4(mine + (r < kr ? r : r - 1) * FRAG + q * 512);
+                sum.x += v.x;
+                sum.y += v.y;
+                sum.z += v.z;
+                sum.w += v.w;
+            }
+            d[4 * q] = sum.x;
+            d[4 * q + 1] = sum.y;
+            d[4 * q + 2] = sum.z;
+            d[4 * q + 3] = sum.w;
+        }
+    }
 
     /* accumulator layout (PTX ISA, wgmma "Matrix fragments for .m64nNk16", fp32 D): for 8-column group g,
      * d[4g], d[4g + 1] at row 16 w + lane / 4, columns 8 g + 2 (lane % 4) + {0, 1}; d[4g + 2], d[4g + 3] 8 rows lower */
-    const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
     const int64_t r = (int64_t)i0 + cw * 64 + w * 16 + lane / 4;
 #pragma unroll
     for (int g = 0; g < BN / 8; g++) {
@@ -339,13 +502,17 @@ sl_status encode(encode_tiled_fn fn, CUtensorMap *map, sl_dtype dt, const void *
     return SL_OK;
 }
 
-template <class Ts> sl_status wgmma_launch(const sl_mm *p)
+template <class Ts, int BN, int SPLIT, int MC> sl_status wgmma_launch(const sl_mm *p, bool pdl)
 {
+    constexpr size_t SMEM = wg_cfg<BN>::SMEM;
     encode_tiled_fn fn = nullptr;
     sl_status st = get_encoder(&fn);
     dim3 g;
     if (st == SL_OK)
         st = mm_grid(p, BM, BN, "matmul wgmma", &g);
+    if (st == SL_OK && ((uint64_t)g.x * SPLIT > 0x7fffffffu || (g.y + MC - 1) / MC * MC > 65535u))
+        st = sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: %lldx%lld needs too large a grid", (long long)p->m,
+                     (long long)p->n);
     CUtensorMap ta, tb;
     if (st == SL_OK)
         st = encode(fn, &ta, p->dtype, p->a, p->m, p->k, p->lda, BK, BM);
@@ -353,16 +520,99 @@ template <class Ts> sl_status wgmma_launch(const sl_mm *p)
         st = encode(fn, &tb, p->dtype, p->b, p->k, p->n, p->ldb, 64, BK);
     if (st != SL_OK)
         return st;
+    g.x *= SPLIT;
+    g.y = (g.y + MC - 1) / MC * MC; /* whole multicast groups: a padding block row loads zeros, stores nothing */
     const int pair = ((uintptr_t)p->c % 4 == 0) && (p->ldc % 2 == 0);
-    SL_CUDA_TRY(cudaFuncSetAttribute(mm_wgmma_kernel<Ts>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
-    mm_wgmma_kernel<Ts><<<g, NT, SMEM, (cudaStream_t)p->stream>>>(ta, tb, p->m, p->n, p->k, (Ts *)p->c, p->ldc,
-                                                                  (float)p->alpha, (float)p->beta, pair);
-    SL_CUDA_LAUNCHED();
+    SL_CUDA_TRY(cudaFuncSetAttribute(mm_wgmma_kernel<Ts, BN, SPLIT, MC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)SMEM));
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = g;
+    cfg.blockDim = dim3(NT, 1, 1);
+    cfg.dynamicSmemBytes = SMEM;
+    cfg.stream = (cudaStream_t)p->stream;
+    cudaLaunchAttribute at[2];
+    unsigned na = 0;
+    if (SPLIT * MC > 1) {
+        at[na].id = cudaLaunchAttributeClusterDimension;
+        at[na].val.clusterDim.x = SPLIT;
+        at[na].val.clusterDim.y = MC;
+        at[na].val.clusterDim.z = 1;
+        na++;
+    }
+    if (pdl) { /* programmatic dependent launch: may start while the previous kernel of the stream drains */
+        at[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[na].val.programmaticStreamSerializationAllowed = 1;
+        na++;
+    }
+    cfg.attrs = at;
+    cfg.numAttrs = na;
+    SL_CUDA_TRY(cudaLaunchKernelEx(&cfg, mm_wgmma_kernel<Ts, BN, SPLIT, MC>, ta, tb, p->m, p->n, p->k, (Ts *)p->c,
+                                   p->ldc, (float)p->alpha, (float)p->beta, pair));
     g_launches.fetch_add(1, std::memory_order_relaxed);
     return SL_OK;
 }
 
+/* The configurations (sl_cuda_mm_wgmma_cfg): block tile 128 x BN, K split
+ * over SPLIT CTAs of a cluster, B multicast to MC block rows. */
+struct wg_conf {
+    int bn, split, mc;
+};
+constexpr wg_conf CONFS[] = {{0, 0, 0},   {256, 1, 1}, {128, 1, 1}, {128, 2, 1},
+                             {128, 4, 1}, {256, 2, 1}, {256, 1, 2}, {128, 1, 2}};
+constexpr int NCONF = (int)(sizeof CONFS / sizeof CONFS[0]);
+
+template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl)
+{
+    switch (cfg) {
+    case 1: return wgmma_launch<Ts, 256, 1, 1>(p, pdl);
+    case 2: return wgmma_launch<Ts, 128, 1, 1>(p, pdl);
+    case 3: return wgmma_launch<Ts, 128, 2, 1>(p, pdl);
+    case 4: return wgmma_launch<Ts, 128, 4, 1>(p, pdl);
+    case 5: return wgmma_launch<Ts, 256, 2, 1>(p, pdl);
+    case 6: return wgmma_launch<Ts, 256, 1, 2>(p, pdl);
+    case 7: return wgmma_launch<Ts, 128, 1, 2>(p, pdl);
+    default: return sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: no configuration %d", cfg);
+    }
+}
+
 } // namespace
+
+/* The shape -> configuration rule of sl_gemm (docs/ladder.md, "sl_gemm by
+ * shape"): a model of the time in units of one 128 x 256 x 64 slice of
+ * rung 8 as measured on the H200 (0.825 us at 2048^3, where the 48 KiB a
+ * slice loads make it L2-bound): each CTA costs its slices (kt / SPLIT; a
+ * 128 x 128 slice 0.52 of one), plus 4.6 (the fixed 3.8 us of launch,
+ * pipeline fill and epilogue, from the 1024^3 and 2048^3 rows), plus 3.6 x
+ * BN / 128 per split (the exchange, measured 3 us at 128 x 128 and 4.8 us
+ * at 128 x 256); CTAs run in waves of one per SM. The cheapest wins (ties:
+ * the earlier, i.e. the wider tile, no split); a split needs at least 4
+ * slices per CTA. From one full wave of 128 x 256 tiles up, rung 8 as is
+ * (the B multicast, cfg 6, measured slower: docs/ladder.md). */
+extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)
+{
+    if (sms < 1)
+        sms = 1;
+    const int64_t tm = (m + BM - 1) / BM, kt = (k + BK - 1) / BK;
+    if (tm * ((n + 255) / 256) >= sms)
+        return 1;
+    int best = 1;
+    double best_cost = 0;
+    for (int c = 1; c < NCONF; c++) {
+        const wg_conf f = CONFS[c];
+        if (f.mc != 1 || (f.split > 1 && kt < 4 * f.split))
+            continue;
+        const int64_t ctas = tm * ((n + f.bn - 1) / f.bn) * f.split;
+        const double waves = (double)((ctas + sms - 1) / sms);
+        const double slice = f.bn == 256 ? 1.0 : 0.52;
+        const double cost =
+            waves * ((double)kt / f.split * slice + 4.6 + (f.split > 1 ? 3.6 * f.bn / 128.0 : 0.0));
+        if (c == 1 || cost < best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
 
 extern "C" int sl_cuda_mm_wgmma_built(void)
 {
@@ -396,11 +646,23 @@ extern "C" sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why)
     return no ? SL_ERR_UNSUPPORTED : SL_OK;
 }
 
-extern "C" sl_status sl_cuda_mm_wgmma(const sl_mm *p)
+static int sm_count(void)
+{
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return 132;
+    return sms;
+}
+
+extern "C" sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg)
 {
     sl_status st = mm_need_dtype(p, (1u << SL_BF16) | (1u << SL_F16), "matmul wgmma");
     if (st != SL_OK)
         return st;
+    bool pdl = (cfg & SL_MM_WGMMA_PDL) != 0;
+    cfg &= ~SL_MM_WGMMA_PDL;
+    if (cfg < 0 || cfg >= NCONF)
+        return sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: no configuration %d (0 .. %d)", cfg, NCONF - 1);
     const char *why = nullptr;
     st = sl_cuda_mm_wgmma_applies(p, &why);
     if (st == SL_ERR_UNSUPPORTED) {
@@ -413,5 +675,37 @@ extern "C" sl_status sl_cuda_mm_wgmma(const sl_mm *p)
     }
     if (st != SL_OK)
         return st;
-    return p->dtype == SL_BF16 ? wgmma_launch<__nv_bfloat16>(p) : wgmma_launch<__half>(p);
+    if (cfg == 0) {
+        /* sl_gemm: the configuration by shape, and programmatic dependent launch only where the grid is
+         * one wave at most (measured: -1.1 us at 1024^3, -0.6 us at 2048^3, but +5% at 4096^3, whose last
+         * partial wave lets the next grid's CTAs in early; docs/ladder.md) */
+        const int sms = sm_count();
+        cfg = sl_cuda_mm_wgmma_pick(p->m, p->n, p->k, sms);
+        const int64_t ctas = ((p->m + BM - 1) / BM) * ((p->n + CONFS[cfg].bn - 1) / CONFS[cfg].bn) * CONFS[cfg].split;
+        pdl = pdl && ctas <= sms;
+    }
+    return p->dtype == SL_BF16 ? wgmma_run<__nv_bfloat16>(p, cfg, pdl) : wgmma_run<__half>(p, cfg, pdl);
 }
+
+/* rung 8 as first measured: 128 x 256 tiles, no split, no multicast */
+extern "C" sl_status sl_cuda_mm_wgmma(const sl_mm *p)
+{
+    return sl_cuda_mm_wgmma_cfg(p, 1);
+}
+/* sl_gemm's choice by shape; programmatic dependent launch where the grid is one wave at most */
+extern "C" sl_status sl_cuda_mm_wgmma_auto(const sl_mm *p)
+{
+    return sl_cuda_mm_wgmma_cfg(p, 0 | SL_MM_WGMMA_PDL);
+}
+extern "C" sl_status sl_cuda_mm_wgmma_pdl(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 1 | SL_MM_WGMMA_PDL); }
+extern "C" sl_status sl_cuda_mm_wgmma_mc2_pdl(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 6 | SL_MM_WGMMA_PDL); }
+extern "C" sl_status sl_cuda_mm_wgmma_n128_k2_pdl(const sl_mm *p)
+{
+    return sl_cuda_mm_wgmma_cfg(p, 3 | SL_MM_WGMMA_PDL);
+}
+extern "C" sl_status sl_cuda_mm_wgmma_n128(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 2); }
+extern "C" sl_status sl_cuda_mm_wgmma_n128_k2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 3); }
+extern "C" sl_status sl_cuda_mm_wgmma_n128_k4(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 4); }
+extern "C" sl_status sl_cuda_mm_wgmma_k2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 5); }
+extern "C" sl_status sl_cuda_mm_wgmma_mc2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 6); }
+extern "C" sl_status sl_cuda_mm_wgmma_n128_mc2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 7); }
