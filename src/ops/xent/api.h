@@ -40,7 +40,10 @@ typedef enum sl_reduction {
  * (16 + L) 2^-24 relative plus (16 + L) 2^-24 (S + ln V + 1) absolute,
  * the gradient within (16 + L + 4 S) 2^-24 relative plus (16 + L) 2^-24
  * absolute (plus one ulp of a 16-bit dtype), L = ceil(log2 V) + 1, S the
- * largest |max|, |lse| or |target logit| of a row (at least 1); the sums
+ * largest |max|, |lse| or |target logit| of a row (at least 1); bf16 / f16
+ * rows longer than 2^15 (the gradient computed from the f32 lse, see
+ * Kernel) add sl_cross_entropy_bwd's (2 S + 8) 2^-24 p term, p the
+ * element's probability (the target's p - (1 - eps) cancels near 1); the sums
  * of MEAN and SUM add their own rounding (an f32 sum over rows). A NaN
  * logit makes its row's loss, lse and gradient NaN; an infinite one, the
  * formula's IEEE result.
@@ -72,7 +75,9 @@ typedef enum sl_reduction {
  * Kernel (CUDA): rows of up to 2^15 columns are held in registers, the
  * logits read once and the gradient written once (a warp, a block or a
  * thread block cluster of up to 8 blocks per row: sm_90); longer rows are
- * read twice by a block of 128 threads (the online logsumexp, then the
+ * read twice: in bf16 / f16 by two kernels (the forward's online
+ * logsumexp writing lse, then sl_cross_entropy_bwd's kernel from it), in
+ * f32 by one block of 128 threads a row (the online logsumexp, then the
  * gradient pass), which measured faster there (docs/ladder.md). MEAN adds
  * a kernel counting
  * the rows not ignored, MEAN and SUM one summing the row losses (in row

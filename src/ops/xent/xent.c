@@ -363,7 +363,8 @@ static const sl_variant variants[] = {
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_xent_split), .attrs = SL_CUDA_FN(sl_cuda_xent_bwd_attrs),
      .moved = moved_split, .loads_in_flight = 4, .access_bytes = 16, .elems_per_thread = 16, .insts_per_elem = 9},
     {.name = "sl_cross_entropy_fwd_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "the public function's kernel: regs for rows of up to 2^15 columns, else twopass",
+     .technique = "the public function's kernels: regs for rows of up to 2^15 columns, else split (bf16, f16) or "
+                  "twopass (f32)",
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_xent_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 8},
     {.name = "copy", .backend = SL_BACKEND_CPU, .kind = SL_KIND_CEILING, .copy = true,
@@ -542,9 +543,7 @@ static sl_status xent_public(sl_ctx *ctx, const char *fn, sl_dtype dtype, size_t
             x.gscale = ws + wrows + 1;
         }
         if (st == SL_OK && rows)
-            st = bwd ? sl_cuda_xent_bwd_run(&x)
-                 : x.dx && sl_cuda_xent_fused_pick_regs(&x) ? sl_cuda_xent_regs_run(&x)
-                                                              : sl_cuda_xent_twopass_run(&x);
+            st = bwd ? sl_cuda_xent_bwd_run(&x) : x.dx ? sl_cuda_xent_fused_run(&x) : sl_cuda_xent_twopass_run(&x);
         if (st == SL_OK && !bwd && reduction != SL_REDUCTION_NONE)
             st = sl_cuda_xent_sum(ws, rows, ws + rows, reduction == SL_REDUCTION_MEAN, loss, stream);
 #else

@@ -154,4 +154,33 @@ static __device__ __forceinline__ smx_ms xent_ms_warp(smx_ms v)
     return v;
 }
 
+/* A 16-byte vector wholly inside the row: loaded and stored without the
+ * per-column bounds checks of smx_loadv / smx_storev (the interior of a
+ * row; the kernels test once per iteration that all its vectors are). */
+template <int DT> static __device__ __forceinline__ void xent_ldfull(const char *p, float *f)
+{
+    typedef typename sl_dt<DT>::raw R;
+    union {
+        uint4 u;
+        R r[smx_vec<DT>::VE];
+    } b;
+    b.u = *(const uint4 *)p;
+#pragma unroll
+    for (int k = 0; k < smx_vec<DT>::VE; k++)
+        f[k] = sl_dt<DT>::load(b.r[k]);
+}
+
+template <int DT> static __device__ __forceinline__ void xent_stfull(char *p, const float *f)
+{
+    typedef typename sl_dt<DT>::raw R;
+    union {
+        uint4 u;
+        R r[smx_vec<DT>::VE];
+    } b;
+#pragma unroll
+    for (int k = 0; k < smx_vec<DT>::VE; k++)
+        b.r[k] = sl_dt<DT>::store(f[k]);
+    *(uint4 *)p = b.u;
+}
+
 #endif /* SL_OP_XENT_CUH */

@@ -89,6 +89,9 @@ bool sl_cuda_xent_regs_fits(const sl_xent_args *x);
 /* Whether the public function runs the register rung (else two-pass). */
 bool sl_cuda_xent_fused_pick_regs(const sl_xent_args *x);
 sl_status sl_cuda_xent_regs_run(const sl_xent_args *x);
+/* The public fused choice: regs, else the unfused pair (16-bit) or
+ * twopass (f32) (cuda/03_bwd.cu). */
+sl_status sl_cuda_xent_fused_run(const sl_xent_args *x);
 sl_status sl_cuda_xent_count(const sl_xent_args *x, float *gscale);
 /* The backward from a saved logsumexp (cuda/03_bwd.cu): x->lse read,
  * x->dx written (may equal x->x), x->dy and x->gscale the row scale. */

@@ -55,8 +55,22 @@ template <int DT, bool VEC, bool GRAD> static __global__ void __launch_bounds__(
         }
         smx_ms st = {-CUDART_INF_F, 0.0f, 0.0f};
         float sx = 0.0f;
+        /* the vectors wholly inside the row: [vf, vl) */
+        const uint64_t vf = w.o ? 1 : 0, vl = ((uint64_t)w.o + w.n) / W;
         for (uint64_t v = threadIdx.x; v < w.nvv; v += (uint64_t)XR_U * XR_BLOCK) {
             float f[XR_U * W];
+            if (VEC && v >= vf && v + (uint64_t)(XR_U - 1) * XR_BLOCK < vl) { /* the interior: no checks */
+#pragma unroll
+                for (int u = 0; u < XR_U; u++)
+                    xent_ldfull<DT>(w.x0 + 16 * (v + (uint64_t)u * XR_BLOCK), f + u * W);
+                st = xent_ms_add<XR_U * W>(st, f);
+                if (g.eps != 0.0f) {
+#pragma unroll
+                    for (int k = 0; k < XR_U * W; k++)
+                        sx += f[k];
+                }
+                continue;
+            }
 #pragma unroll
             for (int u = 0; u < XR_U; u++) {
                 const uint64_t vu = v + (uint64_t)u * XR_BLOCK;

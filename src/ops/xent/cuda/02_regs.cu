@@ -336,5 +336,5 @@ bool sl_cuda_xent_fused_pick_regs(const sl_xent_args *a)
 extern "C" sl_status sl_cuda_xent_api(const sl_args *a)
 {
     const sl_xent_args x = sl_xent_from(a, 1);
-    return sl_cuda_xent_fused_pick_regs(&x) ? sl_cuda_xent_regs_run(&x) : sl_cuda_xent_twopass_run(&x);
+    return sl_cuda_xent_fused_run(&x);
 }

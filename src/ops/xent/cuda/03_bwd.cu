@@ -71,8 +71,33 @@ template <int DT, bool VEC> static __global__ void __launch_bounds__(XB_BLOCK) x
         /* the virtual vector and lane of the target (none for a bad row) */
         const uint64_t tv = t.bad ? ~(uint64_t)0 : ((uint64_t)t.t + w.o) / W;
         const int tk = t.bad ? 0 : (int)(((uint64_t)t.t + w.o) % W);
+        /* the vectors wholly inside the row: [vf, vl) */
+        const uint64_t vf = w.o ? 1 : 0, vl = ((uint64_t)w.o + w.n) / W;
         for (uint64_t v = threadIdx.x; v < w.nvv; v += (uint64_t)XB_U * XB_BLOCK) {
             float f[XB_U * W];
+            if (VEC && v >= vf && v + (uint64_t)(XB_U - 1) * XB_BLOCK < vl) { /* the interior: no checks */
+#pragma unroll
+                for (int u = 0; u < XB_U; u++)
+                    xent_ldfull<DT>(w.x0 + 16 * (v + (uint64_t)u * XB_BLOCK), f + u * W);
+#pragma unroll
+                for (int u = 0; u < XB_U; u++) {
+                    const uint64_t vu = v + (uint64_t)u * XB_BLOCK;
+#pragma unroll
+                    for (int k = 0; k < W; k++) {
+                        float p;
+                        asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(p) : "f"(fmaf(f[u * W + k], L2E, nl)));
+                        f[u * W + k] = fmaf(p, gs, off);
+                    }
+                    if (vu == tv) {
+#pragma unroll
+                        for (int k = 0; k < W; k++)
+                            if (k == tk)
+                                f[u * W + k] += tfix;
+                    }
+                    xent_stfull<DT>(w.y0 + 16 * vu, f + u * W);
+                }
+                continue;
+            }
 #pragma unroll
             for (int u = 0; u < XB_U; u++) {
                 const uint64_t vu = v + (uint64_t)u * XB_BLOCK;
@@ -149,6 +174,24 @@ extern "C" sl_status sl_cuda_xent_split(const sl_args *a)
         return st;
     x.dx = a->buf[4];
     return sl_cuda_xent_bwd_run(&x);
+}
+
+/* The fused op's public choice (sl_cross_entropy_fwd_bwd and the
+ * descriptor's api row): the register rung up to 2^15 columns; beyond, in
+ * bf16 / f16, the unfused pair (the forward kernel, then the backward from
+ * its lse: two streaming reads and a write), which measured 1.32x the
+ * two-pass rung's speed at 4096 x 2^17 and 4096 x 2^18 bf16 (H200,
+ * docs/ladder.md); f32 keeps the two-pass rung (not measured). */
+sl_status sl_cuda_xent_fused_run(const sl_xent_args *a)
+{
+    if (sl_cuda_xent_fused_pick_regs(a))
+        return sl_cuda_xent_regs_run(a);
+    if (a->dtype == SL_F32 || !a->dx)
+        return sl_cuda_xent_twopass_run(a);
+    sl_xent_args f = *a;
+    f.dx = NULL;
+    sl_status st = sl_cuda_xent_twopass_run(&f);
+    return st != SL_OK ? st : sl_cuda_xent_bwd_run(a);
 }
 
 extern "C" sl_status sl_cuda_xent_bwd_attrs(sl_dtype dt, sl_kernel_attrs *out)
