@@ -16,6 +16,11 @@
 #                 get it) instead of the source tree with ctypes;
 #   OVERHEAD=1    then bench/py_bench.py --overhead-only (per-call host time
 #                 against torch) into $OUT/py_bench.json;
+#   TIMING="args" after the tests, `streamlab run args` with its JSON and
+#                 Markdown into $OUT/timing.{json,md} (a rung's measurement
+#                 in the same call that checks it);
+#   MEMCHECK_S    each memcheck's time limit (50 s); CTEST_S the GPU tests' (90 s);
+#   ROW_OPS       the ops of the small `streamlab run` check (the row ops);
 #   PEERS="ops"   last, bench/row_peers.py --ops "ops" (needs the peers staged:
 #                 ../shared/peers/README.md, source .peers2/activate.sh first)
 #                 into $OUT/row_peers.{json,md}, cut at PEERS_S seconds.
@@ -55,15 +60,22 @@ echo "build exit $rc"
 
 stage "GPU tests"
 pattern=$(echo $TESTS | sed 's/ /|/g')
-timeout 90 ctest --test-dir $B -R "^($pattern)\$" --output-on-failure > "$W/ctest.log" 2>&1
+timeout ${CTEST_S:-90} ctest --test-dir $B -R "^($pattern)\$" --output-on-failure > "$W/ctest.log" 2>&1
 echo "ctest exit $?"
 grep -E "Test +#|tests passed|tests failed" "$W/ctest.log"
 
 stage "the new row ops through streamlab run (every output checked against fp64)"
-timeout 30 $B/streamlab run --op rmsnorm,rmsnorm_bwd,softmax_bwd,xent,xent_fwd --dtype f32,bf16 \
+timeout 40 $B/streamlab run --op ${ROW_OPS:-rmsnorm,rmsnorm_bwd,softmax_bwd,xent,xent_fwd} --dtype f32,bf16 \
     --shape 1000x4096,77x50257 --trials 3 --warmup 1 --quiet > "$W/run.txt" 2>&1
 echo "run exit $?"
 tail -3 "$W/run.txt"
+
+if [ -n "${TIMING:-}" ]; then
+    stage "timing: streamlab run $TIMING"
+    timeout 150 $B/streamlab run $TIMING --json "$OUT/timing.json" --md "$OUT/timing.md" > "$W/timing.txt" 2>&1
+    echo "timing exit $?"
+    grep -vE "^ +[a-z]" "$W/timing.txt" | tail -40
+fi
 
 if [ "$PY" = install ]; then
 stage "pytest (GPU), the installed package"
@@ -89,7 +101,7 @@ fi
 
 for t in $MEMCHECK; do
     stage "memcheck $t"
-    timeout 50 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$t > "$W/memcheck-$t.log" 2>&1
+    timeout ${MEMCHECK_S:-50} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$t > "$W/memcheck-$t.log" 2>&1
     echo "memcheck $t exit: $?"
     grep -E "ERROR SUMMARY|LEAK SUMMARY" "$W/memcheck-$t.log" | tail -2
 done
