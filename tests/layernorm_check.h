@@ -10,7 +10,9 @@
  * op documents (layernorm.c, layernorm_bwd.c); the backward also against
  * central finite differences of the fp64 forward (dx, dw, db), dw and db
  * the same bits twice, and the public API's errors. A bound 256 times
- * tighter must fail somewhere (the tolerance can fail).
+ * tighter must fail somewhere (the tolerance can fail). Also the fused
+ * residual add + rmsnorm (add_rmsnorm: h bit for bit, y and rstd within
+ * rmsnorm's bound of the oracle's norm of the rounded h), the same cases.
  */
 #ifndef SL_TEST_LAYERNORM_CHECK_H
 #define SL_TEST_LAYERNORM_CHECK_H
@@ -18,6 +20,7 @@
 #define SL_NORM_CHECK_SHARED_ONLY
 #include "norm_check.h"
 
+#include "add_rmsnorm.h"
 #include "layernorm.h"
 #include "layernorm_bwd.h"
 
@@ -138,6 +141,122 @@ out:
     nb_free(&B);
     nb_free(&Y);
     nb_free(&MU);
+    nb_free(&RS);
+}
+
+
+/* v rounded to nearest-even into dt, as a double (our own rounding, not
+ * dtype_conv.c's): f32 by C's conversion; bf16 / f16 by their significand
+ * (8 / 11 bits), f16's subnormals on a 2^-24 grid, overflow to inf. */
+static double t_round(sl_dtype dt, double v)
+{
+    if (dt == SL_F32)
+        return (double)(float)v;
+    if (v != v || v == 0.0 || isinf(v))
+        return v;
+    const int p = dt == SL_BF16 ? 8 : 11;
+    int e;
+    frexp(v, &e); /* |v| in [2^(e-1), 2^e) */
+    const int emin = dt == SL_BF16 ? -126 : -14, q = (e - 1 < emin ? emin : e - 1) - (p - 1);
+    const double r = ldexp(nearbyint(ldexp(v, -q)), q);
+    const double top = dt == SL_BF16 ? 0x1.fep127 : 65504.0;
+    return fabs(r) > top ? copysign(INFINITY, v) : r;
+}
+
+/* add_rmsnorm: v (a rung) or, v NULL, sl_add_rmsnorm_fwd. inplace: 1 h = x,
+ * 2 h = res and y = x. */
+static void arms_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c)
+{
+    const size_t es = sl_dtype_size(dt), n = c->rows * c->cols, R = c->rows, N = c->cols;
+    nbuf X = {0}, RE = {0}, W = {0}, H = {0}, Y = {0}, RS = {0};
+    double *hw = NULL, *want = NULL, *wr = NULL;
+    char what[200];
+    snprintf(what, sizeof what, "add_rmsnorm %s %s/w %s %zux%zu x+%zu y+%zu%s kind %d", v ? v->name : "public",
+             sl_dtype_name(dt), sl_dtype_name(wt), R, N, c->xo, c->yo,
+             c->inplace == 1 ? " h=x" : c->inplace == 2 ? " h=res y=x" : "", c->kinds[0]);
+    if (!nb_alloc(&X, n * es, c->xo * es) || !nb_alloc(&RE, n * es, c->xo * es) ||
+        !nb_alloc(&W, N * sl_dtype_size(wt), 0) || (!c->inplace && !nb_alloc(&H, n * es, c->yo * es)) ||
+        (c->inplace != 2 && !nb_alloc(&Y, n * es, c->yo * es)) || !nb_alloc(&RS, R * 4, 0)) {
+        CHECK(0, "%s: out of memory", what);
+        goto out;
+    }
+    t_fill(dt, X.p, R, N, N, R * 13 + N * 5 + c->xo + 3, c->kinds, c->nk);
+    const int rk[1] = {K_RAND};
+    t_fill(dt, RE.p, R, N, N, R * 19 + N + 4, rk, 1);
+    t_fill(wt, W.p, 1, N, N, 99 + N, rk, 1);
+    hw = malloc((n ? n : 1) * sizeof *hw);
+    want = malloc((n ? n : 1) * sizeof *want);
+    wr = malloc((R ? R : 1) * sizeof *wr);
+    if (!hw || !want || !wr) {
+        CHECK(0, "%s: out of host memory", what);
+        goto out;
+    }
+    /* the oracle: h = x + res in fp64 (exact for the inputs' magnitudes
+     * here) rounded into dt by t_round, then rmsnorm of the rounded h */
+    {
+        for (size_t r = 0; r < R; r++) {
+            double ss = 0.0;
+            for (size_t j = 0; j < N; j++) {
+                hw[r * N + j] = t_round(dt, t_dec(dt, X.p, r * N + j) + t_dec(dt, RE.p, r * N + j));
+                ss += hw[r * N + j] * hw[r * N + j];
+            }
+            wr[r] = 1.0 / sqrt(ss / (double)N + (double)T_EPS);
+            for (size_t j = 0; j < N; j++)
+                want[r * N + j] = hw[r * N + j] * wr[r] * t_dec(wt, W.p, j);
+        }
+    }
+    unsigned char *hp = c->inplace == 1 ? X.p : c->inplace == 2 ? RE.p : H.p;
+    unsigned char *yp = c->inplace == 2 ? X.p : Y.p;
+    sl_status st;
+    if (v) {
+        sl_args a = {.op = &sl_op_add_rmsnorm, .shape = {R, N, N, 0}, .n = n, .dtype = dt, .out_dtype = dt,
+                     .f32_bufs = wt == SL_F32 ? 1u << SL_ARMS_W : 0u};
+        a.buf[SL_ARMS_X] = X.p;
+        a.buf[SL_ARMS_RES] = RE.p;
+        a.buf[SL_ARMS_W] = W.p;
+        a.buf[SL_ARMS_H] = hp;
+        a.buf[SL_ARMS_Y] = yp;
+        a.buf[SL_ARMS_RSTD] = RS.p;
+        a.scalar[0] = T_EPS;
+        st = v->launch(&a);
+    } else {
+        st = sl_add_rmsnorm_fwd(ctx, dt, wt, R, N, X.p, RE.p, W.p, T_EPS, hp, yp, (float *)RS.p, NULL);
+    }
+    if (st == SL_OK && nm->sync())
+        st = SL_ERR_CUDA_FAULT;
+    if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
+        goto out;
+    CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
+    if (st != SL_OK)
+        goto out;
+    int bad = 0;
+    for (size_t r = 0; r < R && bad < 5; r++) {
+        float g;
+        memcpy(&g, RS.p + 4 * r, 4);
+        bad += !t_close(SL_F32, g, wr[r], 64, 0x1p-126, what, r, (size_t)-1);
+        for (size_t j = 0; j < N && bad < 5; j++) {
+            const double hg = t_dec(dt, hp, r * N + j), hx = hw[r * N + j];
+            if (!(hg == hx || (hg != hg && hx != hx))) {
+                CHECK(0, "%s: h[%zu, %zu] = %.9g, want %.9g exactly", what, r, j, hg, hx);
+                bad++;
+            }
+            bad += !t_close(dt, t_dec(dt, yp, r * N + j), want[r * N + j], 64, 0x1p-126, what, r, j);
+        }
+    }
+    if (!c->inplace)
+        CHECK(nb_stray(&H, c->yo * es) == 0, "%s: bytes written around h", what);
+    if (c->inplace != 2)
+        CHECK(nb_stray(&Y, c->yo * es) == 0, "%s: bytes written around y", what);
+    CHECK(nb_stray(&RS, 0) == 0, "%s: bytes written around rstd", what);
+out:
+    free(hw);
+    free(want);
+    free(wr);
+    nb_free(&X);
+    nb_free(&RE);
+    nb_free(&W);
+    nb_free(&H);
+    nb_free(&Y);
     nb_free(&RS);
 }
 
@@ -360,7 +479,8 @@ out:
 
 /* Every case for one runner (v NULL: the public functions); big: the long
  * rows (clusters; slow on the CPU's serial rung). */
-static void ln_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, int run_f, int run_b, int big)
+static void ln_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, const sl_variant *va, int run_f, int run_b,
+                   int run_a, int big)
 {
     static const ncase cs[] = {
         {1, 1, 0, 0, 0, {K_RAND}, 1},
@@ -392,6 +512,8 @@ static void ln_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, int 
                     ln_fwd(ctx, vf, dt, wt, &cs[i]);
                 if (run_b)
                     ln_bwd(ctx, vb, dt, wt, &cs[i], 0);
+                if (run_a)
+                    arms_fwd(ctx, va, dt, wt, &cs[i]);
             }
     }
     static const ncase fc[] = {{3, 5, 0, 0, 0, {K_RAND}, 1}, {4, 33, 0, 0, 0, {K_RAND}, 1},
@@ -434,6 +556,14 @@ static void ln_errors(sl_ctx *ctx)
     CHECK(st == SL_ERR_INVALID_ARG, "ln bwd: NULL workspace with a size: %d", (int)st);
     st = sl_layernorm_bwd(ctx, SL_BF16, SL_F16, 2, 8, X.p, X.p + 64, W.p, mu, rs, X.p + 128, dw, db, NULL, 0, NULL);
     CHECK(st == SL_ERR_UNSUPPORTED, "ln bwd: w f16 with bf16 rows: %d", (int)st);
+    st = sl_add_rmsnorm_fwd(ctx, SL_F32, SL_F32, 2, 8, X.p, X.p + 64, W.p, 1e-6, X.p + 128, X.p + 128, rs, NULL);
+    CHECK(st == SL_ERR_OVERLAP, "add_rmsnorm: h = y: %d", (int)st);
+    st = sl_add_rmsnorm_fwd(ctx, SL_BF16, SL_F16, 2, 8, X.p, X.p + 64, W.p, 1e-6, X.p + 128, X.p + 160, rs, NULL);
+    CHECK(st == SL_ERR_UNSUPPORTED, "add_rmsnorm: w f16 with bf16 rows: %d", (int)st);
+    st = sl_add_rmsnorm_fwd(ctx, SL_F32, SL_F32, 2, 8, X.p, X.p + 64, W.p, 0.0, X.p + 128, X.p + 192, rs, NULL);
+    CHECK(st == SL_ERR_INVALID_ARG, "add_rmsnorm: eps = 0: %d", (int)st);
+    st = sl_add_rmsnorm_fwd(ctx, SL_F32, SL_F32, 2, 8, X.p, X.p + 68, W.p, 1e-6, X.p + 128, X.p + 192, rs, NULL);
+    CHECK(st == SL_ERR_OVERLAP, "add_rmsnorm: h overlapping res off by one: %d", (int)st);
     CHECK(sl_layernorm_bwd_workspace(32768, 65536) == (size_t)2 * 128 * 65536 * 4, "ln workspace 32768x65536: %zu",
           sl_layernorm_bwd_workspace(32768, 65536));
     CHECK(sl_layernorm_bwd_workspace(3, 1000) == (size_t)2 * 3 * 1000 * 4, "ln workspace 3x1000: %zu",
@@ -454,14 +584,19 @@ static int ln_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
     for (int i = 0; i < sl_op_layernorm.nvariants; i++) {
         const sl_variant *v = &sl_op_layernorm.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
-            ln_all(ctx, v, NULL, 1, 0, big || strcmp(v->name, "serial") != 0);
+            ln_all(ctx, v, NULL, NULL, 1, 0, 0, big || strcmp(v->name, "serial") != 0);
     }
     for (int i = 0; i < sl_op_layernorm_bwd.nvariants; i++) {
         const sl_variant *v = &sl_op_layernorm_bwd.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
-            ln_all(ctx, NULL, v, 0, 1, big || strcmp(v->name, "serial") != 0);
+            ln_all(ctx, NULL, v, NULL, 0, 1, 0, big || strcmp(v->name, "serial") != 0);
     }
-    ln_all(ctx, NULL, NULL, 1, 1, 1);
+    for (int i = 0; i < sl_op_add_rmsnorm.nvariants; i++) {
+        const sl_variant *v = &sl_op_add_rmsnorm.variants[i];
+        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
+            ln_all(ctx, NULL, NULL, v, 0, 0, 1, big || strcmp(v->name, "serial") != 0);
+    }
+    ln_all(ctx, NULL, NULL, NULL, 1, 1, 1, 1);
     ln_errors(ctx);
     printf("%s: largest f32 error %.2f u (u = 2^-24 x |want|, or the bound's absolute part over its relative "
            "factor); %ld elements fail a bound 256 times tighter\n",

@@ -272,6 +272,9 @@ CALLS = {
     "softmax_backward": lambda x: sl.softmax_backward(x, x),
     "rms_norm_forward": lambda x: sl.rms_norm_forward(x, x[0]),
     "rms_norm_backward": lambda x: sl.rms_norm_backward(x, x, x[0], x[:, 0]),
+    "layer_norm_forward": lambda x: sl.layer_norm_forward(x, x[0], x[1]),
+    "layer_norm_backward": lambda x: sl.layer_norm_backward(x, x, x[0], x[:, 0], x[:, 1]),
+    "add_rms_norm_forward": lambda x: sl.add_rms_norm_forward(x, x, x[0]),
     "cross_entropy_forward": lambda x: sl.cross_entropy_forward(x, x[:, 0]),
     "cross_entropy_forward_backward": lambda x: sl.cross_entropy_forward_backward(x, x[:, 0]),
 }

@@ -30,6 +30,9 @@ def samples(dev):
         "softmax_backward": (r(7, 300), torch.softmax(r(7, 300), -1)),
         "rms_norm_forward": (r(9, 130), 1 + 0.01 * r(130), 1e-6),
         "rms_norm_backward": (r(9, 130), r(9, 130), 1 + 0.01 * r(130), 0.1 + r(9).abs()),
+        "layer_norm_forward": (r(9, 130), 1 + 0.01 * r(130), 0.1 * r(130), 1e-5),
+        "layer_norm_backward": (r(9, 130), r(9, 130), 1 + 0.01 * r(130), r(9), 0.1 + r(9).abs()),
+        "add_rms_norm_forward": (r(9, 130), r(9, 130), 1 + 0.01 * r(130), 1e-6),
         "cross_entropy_forward": (r(9, 130), t, -100, 0.0, 0),
         "cross_entropy_forward_backward": (r(9, 130), t, -100, 0.1, 1),
     }

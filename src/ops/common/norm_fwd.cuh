@@ -13,7 +13,11 @@
  *   NORM_LN:  s = sum x (the same order), mean = s / N; then from the
  *             registers (no second read) q = sum (x - mean)^2 over the
  *             row's columns only, rstd = rsqrtf(q / N + eps),
- *             y = fmaf((x - mean) rstd, w, b); mean and rstd kept per row.
+ *             y = fmaf((x - mean) rstd, w, b); mean and rstd kept per row;
+ *   NORM_ADD_RMS: h = x + res rounded into the dtype and stored (the next
+ *             block's residual), then NORM_RMS of h (the stored, rounded
+ *             values: what an unfused add then rmsnorm computes); res
+ *             read into registers beside x, h packed over x's vectors.
  * The two-pass variance (from the registers) avoids the cancellation of
  * E[x^2] - mean^2 where |mean| >> std.
  */
@@ -22,7 +26,7 @@
 
 #include "norm.cuh"
 
-enum { NORM_RMS = 0, NORM_LN = 1 };
+enum { NORM_RMS = 0, NORM_LN = 1, NORM_ADD_RMS = 2 };
 
 /* One launch: x, w (b: NORM_LN), y, the per-row statistics (mean:
  * NORM_LN), rows x cols with row stride ld, eps. */
@@ -32,7 +36,23 @@ struct norm_fwd_geo {
     float *mean, *rstd;
     uint64_t rows, cols, ld;
     float eps;
+    const void *res; /* NORM_ADD_RMS: the residual, and h = x + res (written) */
+    void *h;
 };
+
+/* f[0..VE) rounded into a raw 16-byte vector of DT. */
+template <int DT> static __device__ __forceinline__ uint4 norm_pack(const float *f)
+{
+    typedef typename sl_dt<DT>::raw R;
+    union {
+        uint4 u;
+        R r[NORM_VE(DT)];
+    } b;
+#pragma unroll
+    for (int k = 0; k < NORM_VE(DT); k++)
+        b.r[k] = sl_dt<DT>::store(f[k]);
+    return b.u;
+}
 
 /* Columns of virtual vector vi present in the row: all VE (interior) or
  * the mask's count; m[k] whether column k is in the row. */
@@ -80,6 +100,28 @@ static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) n
             }
         } else {
             norm_ldrow<DT, VPT>(w.x0, w.o, w.n, w.nvv, tl, T, v);
+        }
+        if (MODE == NORM_ADD_RMS) { /* h = x + res, rounded, stored, and kept in v */
+            const uint64_t mis = (uint64_t)w.o * sizeof(typename sl_dt<DT>::raw);
+            const char *r0 = (const char *)smx_row<DT>(g.res, r, g.ld) - mis;
+            char *h0 = (char *)smx_row<DT>(g.h, r, g.ld) - mis;
+            uint4 rv[VPT];
+            norm_ldrow<DT, VPT>(r0, w.o, w.n, w.nvv, tl, T, rv);
+#pragma unroll
+            for (int i = 0; i < VPT; i++) {
+                float f[VE];
+#pragma unroll
+                for (int k = 0; k < VE; k++)
+                    f[k] = norm_el<DT>(v[i], k) + norm_el<DT>(rv[i], k);
+                v[i] = norm_pack<DT>(f);
+                const uint64_t vi = tl + (uint64_t)i * T;
+                if (vi < w.nvv) {
+#pragma unroll
+                    for (int k = 0; k < VE; k++)
+                        f[k] = norm_el<DT>(v[i], k);
+                    norm_stv<DT>(h0, w.o, w.n, vi, f);
+                }
+            }
         }
         float mu = 0.0f, rstd;
         if (MODE == NORM_LN) {
@@ -169,6 +211,8 @@ template <int MODE> struct norm_fwd_pick_m {
             c->cl = 1;
             c->warp = true;
             c->pf = pf;
+            if (pf && MODE == NORM_ADD_RMS) /* not offered: x and res both prefetched would double the registers */
+                return false;
             if (nvv <= 32)
                 c->fn = pf ? NORM_FK(256, 32, 1, 1, true) : NORM_FK(256, 32, 1, 1, false);
             else if (nvv <= 64)
