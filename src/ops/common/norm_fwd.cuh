@@ -187,6 +187,11 @@ static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) n
     }
 }
 
+/* The register rungs' kinds: regs, regs_pf (persistent, the next row
+ * prefetched), regs_1k (rows of 257-8192 vectors in one block of 1024
+ * threads, no cluster; shorter rows as regs). */
+enum { NORM_FWD_REGS = 0, NORM_FWD_PF = 1, NORM_FWD_1K = 2 };
+
 /* A configuration: the kernel, its block, its cluster, and its team. */
 struct norm_fwd_cfg {
     const void *fn;
@@ -205,8 +210,24 @@ template <int MODE> struct norm_fwd_pick_m {
          * cluster of 8. regs_pf (pf): persistent, the next row prefetched,
          * and at least 4 vectors a thread (blocks of 128-512, clusters of
          * 512). */
-        static bool run(uint64_t nvv, bool pf, norm_fwd_cfg *c)
+        static bool run(uint64_t nvv, int kind, norm_fwd_cfg *c)
         {
+            const bool pf = kind == NORM_FWD_PF;
+            if (kind == NORM_FWD_1K && nvv > 256) { /* one block of 1024 per row, no cluster */
+                c->block = 1024;
+                c->cl = 1;
+                c->warp = false;
+                c->pf = false;
+                if (nvv <= 2048)
+                    c->fn = NORM_FK(1024, 0, 1, 2, false);
+                else if (nvv <= 4096)
+                    c->fn = NORM_FK(1024, 0, 1, 4, false);
+                else if (nvv <= 8192)
+                    c->fn = NORM_FK(1024, 0, 1, 8, false);
+                else
+                    return false;
+                return true;
+            }
             c->block = 256;
             c->cl = 1;
             c->warp = true;
@@ -273,7 +294,7 @@ static inline uint64_t norm_fwd_nvv(const sl_args *a, int ix)
 /* Whether the launch fits (x at buffer ix, y at iy, w at iw): x and y at
  * one offset modulo 16 bytes, the row within a cluster's registers
  * (clusters on sm_90+ only). */
-template <int MODE> static bool norm_fwd_fits(const sl_args *a, int ix, int iy, int iw, bool pf, norm_fwd_cfg *c)
+template <int MODE> static bool norm_fwd_fits(const sl_args *a, int ix, int iy, int iw, int pf, norm_fwd_cfg *c)
 {
     const uintptr_t ux = (uintptr_t)a->buf[ix], uy = (uintptr_t)a->buf[iy];
     if ((ux ^ uy) & 15u)

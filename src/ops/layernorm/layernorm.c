@@ -167,6 +167,10 @@ static const sl_variant variants[] = {
      .technique = "regs, persistent, the next row's vectors loaded before this row's two reductions",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_regs_pf), .static_partition = true,
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 6},
+    {.name = "regs_1k", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs with rows of 257-8192 vectors in one block of 1024 threads, no cluster",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_regs_1k), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 6},
     {.name = "sl_layernorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_fwd(): regs where x and y share their 16-byte offset and the row fits "
                   "(regs_pf for rows of 2049-4096 vectors, as rmsnorm), else block",

@@ -21,6 +21,7 @@ enum { SL_LN_X = 0, SL_LN_W = 1, SL_LN_B = 2, SL_LN_Y = 3, SL_LN_MEAN = 4, SL_LN
 sl_status sl_cuda_layernorm_block(const sl_args *a);
 sl_status sl_cuda_layernorm_regs(const sl_args *a);
 sl_status sl_cuda_layernorm_regs_pf(const sl_args *a);
+sl_status sl_cuda_layernorm_regs_1k(const sl_args *a);
 sl_status sl_cuda_layernorm_api(const sl_args *a);
 
 #ifdef __cplusplus

@@ -69,7 +69,7 @@ static bool arms_fits(const sl_args *a, norm_fwd_cfg *c)
     const uintptr_t ux = (uintptr_t)a->buf[SL_ARMS_X];
     if (((ux ^ (uintptr_t)a->buf[SL_ARMS_RES]) | (ux ^ (uintptr_t)a->buf[SL_ARMS_H])) & 15u)
         return false;
-    return norm_fwd_fits<NORM_ADD_RMS>(a, SL_ARMS_X, SL_ARMS_Y, SL_ARMS_W, false, c);
+    return norm_fwd_fits<NORM_ADD_RMS>(a, SL_ARMS_X, SL_ARMS_Y, SL_ARMS_W, NORM_FWD_REGS, c);
 }
 
 extern "C" sl_status sl_cuda_add_rmsnorm_regs(const sl_args *a)

@@ -24,12 +24,12 @@ static sl_status ln_regs_launch(const sl_args *a, const norm_fwd_cfg *c)
     return norm_fwd_launch(g, c, a->stream);
 }
 
-static bool ln_fits(const sl_args *a, bool pf, norm_fwd_cfg *c)
+static bool ln_fits(const sl_args *a, int pf, norm_fwd_cfg *c)
 {
     return norm_fwd_fits<NORM_LN>(a, SL_LN_X, SL_LN_Y, SL_LN_W, pf, c);
 }
 
-static sl_status ln_rung(const sl_args *a, bool pf, const char *who)
+static sl_status ln_rung(const sl_args *a, int pf, const char *who)
 {
     sl_status st = sl_norm_check(a, SL_LN_W, "layernorm", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
@@ -45,12 +45,12 @@ static sl_status ln_rung(const sl_args *a, bool pf, const char *who)
 
 extern "C" sl_status sl_cuda_layernorm_regs(const sl_args *a)
 {
-    return ln_rung(a, false, "regs");
+    return ln_rung(a, NORM_FWD_REGS, "regs");
 }
 
 extern "C" sl_status sl_cuda_layernorm_regs_pf(const sl_args *a)
 {
-    return ln_rung(a, true, "regs_pf");
+    return ln_rung(a, NORM_FWD_PF, "regs_pf");
 }
 
 /* For the API: rmsnorm's choice (03_regs.cu there), not yet measured for
@@ -63,9 +63,16 @@ extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
         return st;
     norm_fwd_cfg c;
     const uint64_t nvv = norm_fwd_nvv(a, SL_LN_X);
-    if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && ln_fits(a, true, &c))
+    if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && ln_fits(a, NORM_FWD_PF, &c))
         return ln_regs_launch(a, &c);
-    if (ln_fits(a, false, &c))
+    if (ln_fits(a, NORM_FWD_REGS, &c))
         return ln_regs_launch(a, &c);
     return sl_cuda_layernorm_block(a);
+}
+
+/* rung 5 (regs_1k): one block of 1024 per row up to 8192 vectors, no
+ * cluster; the experiment of rmsnorm's 05_regs1k.cu, with its expectation. */
+extern "C" sl_status sl_cuda_layernorm_regs_1k(const sl_args *a)
+{
+    return ln_rung(a, NORM_FWD_1K, "regs_1k");
 }

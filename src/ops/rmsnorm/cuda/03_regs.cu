@@ -35,14 +35,14 @@ extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
         return st;
     rms_cfg c;
     const uint64_t nvv = norm_fwd_nvv(a, SL_RMS_X); /* as rms_regs_fits */
-    if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && rms_regs_fits(a, true, &c))
+    if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && rms_regs_fits(a, NORM_FWD_PF, &c))
         return rms_regs_launch(a, &c);
-    if (rms_regs_fits(a, false, &c))
+    if (rms_regs_fits(a, NORM_FWD_REGS, &c))
         return rms_regs_launch(a, &c);
     return sl_cuda_rmsnorm_block(a);
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_regs(const sl_args *a)
 {
-    return rms_regs_rung(a, false, "regs");
+    return rms_regs_rung(a, NORM_FWD_REGS, "regs");
 }

@@ -12,7 +12,7 @@
 
 typedef norm_fwd_cfg rms_cfg;
 
-static bool rms_regs_fits(const sl_args *a, bool pf, rms_cfg *c)
+static bool rms_regs_fits(const sl_args *a, int pf, rms_cfg *c)
 {
     return norm_fwd_fits<NORM_RMS>(a, SL_RMS_X, SL_RMS_Y, SL_RMS_W, pf, c);
 }
@@ -24,8 +24,8 @@ static sl_status rms_regs_launch(const sl_args *a, const rms_cfg *c)
     return norm_fwd_launch(g, c, a->stream);
 }
 
-/* A register rung's launcher: regs (pf false) or regs_pf. */
-static inline sl_status rms_regs_rung(const sl_args *a, bool pf, const char *who)
+/* A register rung's launcher: pf = NORM_FWD_REGS (regs), NORM_FWD_PF (regs_pf) or NORM_FWD_1K (regs_1k). */
+static inline sl_status rms_regs_rung(const sl_args *a, int pf, const char *who)
 {
     sl_status st = sl_norm_check(a, SL_RMS_W, "rmsnorm", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
