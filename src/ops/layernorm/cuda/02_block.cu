@@ -42,7 +42,7 @@ static norm_fwd_geo ln_geo_of(const sl_args *a)
 {
     norm_fwd_geo g = {a->buf[SL_LN_X], a->buf[SL_LN_W], a->buf[SL_LN_B], a->buf[SL_LN_Y],
                       (float *)a->buf[SL_LN_MEAN], (float *)a->buf[SL_LN_RSTD], a->shape.rows, a->shape.cols,
-                      a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0]};
+                      a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], NULL, NULL};
     return g;
 }
 

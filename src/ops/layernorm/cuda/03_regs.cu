@@ -20,7 +20,7 @@ static sl_status ln_regs_launch(const sl_args *a, const norm_fwd_cfg *c)
 {
     const norm_fwd_geo g = {a->buf[SL_LN_X], a->buf[SL_LN_W], a->buf[SL_LN_B], a->buf[SL_LN_Y],
                             (float *)a->buf[SL_LN_MEAN], (float *)a->buf[SL_LN_RSTD], a->shape.rows, a->shape.cols,
-                            a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0]};
+                            a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], NULL, NULL};
     return norm_fwd_launch(g, c, a->stream);
 }
 

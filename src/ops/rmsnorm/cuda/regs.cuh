@@ -20,7 +20,7 @@ static bool rms_regs_fits(const sl_args *a, int pf, rms_cfg *c)
 static sl_status rms_regs_launch(const sl_args *a, const rms_cfg *c)
 {
     const rms_geo r = rms_geo_of(a);
-    const norm_fwd_geo g = {r.x, r.w, NULL, r.y, NULL, r.rstd, r.rows, r.cols, r.ld, r.eps};
+    const norm_fwd_geo g = {r.x, r.w, NULL, r.y, NULL, r.rstd, r.rows, r.cols, r.ld, r.eps, NULL, NULL};
     return norm_fwd_launch(g, c, a->stream);
 }
 
