@@ -300,12 +300,9 @@ sl_status sl_layernorm_bwd(sl_ctx *ctx, sl_dtype dtype, sl_dtype w_dtype, size_t
     if (cols && ((dw && (dw == w || dw == db)) || (db && db == w)))
         return sl_fail(SL_ERR_OVERLAP, "sl_layernorm_bwd: dw = %p, db = %p, w = %p: dw and db need their own buffers",
                        dw, db, w);
-    if (!workspace_ && workspace_bytes)
-        return sl_fail(SL_ERR_INVALID_ARG, "sl_layernorm_bwd: workspace is NULL with %zu bytes", workspace_bytes);
-    if (workspace_ && workspace_bytes < sl_layernorm_bwd_ws(rows, cols))
-        return sl_fail(SL_ERR_INVALID_ARG,
-                       "sl_layernorm_bwd: a workspace of %zu bytes; %zu needed (sl_layernorm_bwd_workspace)",
-                       workspace_bytes, sl_layernorm_bwd_ws(rows, cols));
+    sl_status st = sl_norm_ws_check("sl_layernorm_bwd", workspace_, workspace_bytes, sl_layernorm_bwd_ws(rows, cols));
+    if (st != SL_OK)
+        return st;
     const sl_shape s = sl_shape_2d(rows, cols);
     void *const ptrs[] = {(void *)x, (void *)dy, (void *)w, (void *)mean, (void *)rstd, dx, dw, db};
     const unsigned f = w_dtype == SL_F32 && dtype != SL_F32
