@@ -10,6 +10,18 @@
 #   run(kind="nvidia-h200", carry=[".wt/norms", ".deps"],
 #       command="cd .wt/norms && ln -sfn ../../.deps .deps && bash bench/norms_h200.sh")
 #
+# Issue 32's second session adds layernorm, layernorm_bwd and add_rmsnorm
+# (stages lntests, lnrun, lnmemcheck, and rmscheck: rmsnorm's register rungs
+# again after their kernels moved to common/norm_fwd.cuh / norm_bwd.cuh):
+#
+#   run(kind="nvidia-h200", carry=[".wt/norms2", ".deps"],
+#       command="cd .wt/norms2 && ln -sfn ../../.deps .deps && \
+#                STAGES='build tests lntests lnrun rmscheck lnmemcheck' bash bench/norms_h200.sh")
+#
+# (at most 8 files come back from $OUT: those stages write norms-h200.log,
+# norms-build.log, norms-test-gpu.log, ln-test-gpu.log, ln.json, ln-bwd.json,
+# arms.json and ln-memcheck.log).
+#
 # STAGES (default "build tests softmax run naive memcheck dtypes") picks stages; results
 # go straight to $OUT, so they come back even if the call is cut short.
 set -uo pipefail
@@ -35,10 +47,10 @@ if on build; then
     cmake -S . -B $BUILD -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON -DSL_PTXAS_VERBOSE=ON $PREFIX_ARGS \
         > "$W/norms-build.log" 2>&1 || { echo "cmake failed"; tail -30 "$W/norms-build.log"; exit 1; }
     cmake --build $BUILD -j 16 --target streamlab_cli test_gpu_rmsnorm test_rmsnorm_cpu test_gpu_softmax \
-        test_softmax_cpu >> "$W/norms-build.log" 2>&1 || { echo "build failed"; grep -E "error" "$W/norms-build.log" | head -30; exit 1; }
+        test_softmax_cpu test_gpu_layernorm test_layernorm_cpu >> "$W/norms-build.log" 2>&1 || { echo "build failed"; grep -E "error" "$W/norms-build.log" | head -30; exit 1; }
     echo "ptxas, the norms' register rungs (registers, spills):"
-    grep -A2 -E "rms_regs|rmsb_regs" "$W/norms-build.log" | grep -oE "Used [0-9]+ registers|[0-9]+ bytes spill stores" \
-        | sort | uniq -c | sort -rn | head -12
+    grep -A2 -E "norm_fwd_regs|norm_bwd_regs" "$W/norms-build.log" | grep -oE "Used [0-9]+ registers|[0-9]+ bytes spill stores" \
+        | sort | uniq -c | sort -rn | head -16
 fi
 if on tests; then
     stage "tests"
@@ -82,5 +94,37 @@ if on dtypes; then
         --trials 10 --warmup 2 --json "$W/fwd-f16f32.json" --quiet 2>&1 | tail -14
     $SL run --op rmsnorm_bwd --dtype f32 --shape 32768x4096,32768x65536 --variants copy,regs,regs_pf,sl_rmsnorm_bwd \
         --trials 10 --warmup 2 --json "$W/bwd-f32.json" --quiet 2>&1 | tail -8
+fi
+if on lntests; then
+    stage "layernorm, layernorm_bwd, add_rmsnorm tests"
+    timeout 300 $BUILD/tests/test_gpu_layernorm > "$W/ln-test-gpu.log" 2>&1; echo "test_gpu_layernorm exit: $?"
+    grep -E "FAIL|passed|failed|largest" "$W/ln-test-gpu.log" | tail -8
+    timeout 60 $BUILD/tests/test_layernorm_cpu 2>&1 | tail -2; echo "test_layernorm_cpu exit: ${PIPESTATUS[0]}"
+fi
+LNBIG=${LNBIG:-$BIG}
+if on lnrun; then
+    stage "layernorm bf16, M = 32768"
+    $SL run --op layernorm --dtype bf16 --shape $LNBIG --variants copy,regs,regs_pf,regs_1k,sl_layernorm_fwd --trials 20 \
+        --warmup 3 --json "$W/ln.json" 2>&1 | tail -40
+    stage "layernorm_bwd bf16, M = 32768"
+    $SL run --op layernorm_bwd --dtype bf16 --shape $LNBIG --variants copy,regs,sl_layernorm_bwd --trials 20 \
+        --warmup 3 --json "$W/ln-bwd.json" 2>&1 | tail -30
+    stage "add_rmsnorm bf16, M = 32768, and decode"
+    $SL run --op add_rmsnorm --dtype bf16 --shape $LNBIG,1x4096,16x4096,64x4096 --variants copy,regs,sl_add_rmsnorm_fwd \
+        --trials 20 --warmup 3 --json "$W/arms.json" 2>&1 | tail -40
+fi
+if on rmscheck; then
+    stage "rmsnorm / rmsnorm_bwd bf16 after the kernels' move (regs rungs; first session's numbers to compare)"
+    $SL run --op rmsnorm --dtype bf16 --shape 32768x1024,32768x8192,32768x32768,32768x65536 \
+        --variants copy,regs,regs_pf,regs_1k,sl_rmsnorm_fwd --trials 10 --warmup 2 2>&1 | grep -E "^32768|copy|regs|sl_" | tail -24
+    $SL run --op rmsnorm_bwd --dtype bf16 --shape 32768x1024,32768x8192,32768x32768,32768x65536 \
+        --variants copy,regs,regs_pf,sl_rmsnorm_bwd --trials 10 --warmup 2 2>&1 | grep -E "^32768|copy|regs|sl_" | tail -24
+fi
+if on lnmemcheck && command -v compute-sanitizer >/dev/null; then
+    stage "memcheck (layernorm)"
+    SL_NORM_QUICK=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 $BUILD/tests/test_gpu_layernorm \
+        > "$W/ln-memcheck.log" 2>&1
+    echo "memcheck test_gpu_layernorm exit: $?"
+    grep -E "ERROR SUMMARY|FAILED|passed|failed" "$W/ln-memcheck.log" | tail -4
 fi
 stage "done"

@@ -157,7 +157,7 @@ def case(torch, op: str, dt, M: int, N: int, seed: int) -> Tuple[Dict[str, Any],
         elif op == "add_rmsnorm":
             r = rnd(M, N, scale=2.0)
             nbytes = 4 * M * N * s + N * sw + 4 * M
-            sides["streamlab"] = lambda: _no_sl("the fused add + RMSNorm (issue 32: not built yet)")
+            sides["streamlab"] = lambda: (lambda: sl.add_rms_norm_forward(x, r, w, EPS)[:2])
 
             def eager(a, rr, ww):
                 h = a + rr
@@ -169,7 +169,7 @@ def case(torch, op: str, dt, M: int, N: int, seed: int) -> Tuple[Dict[str, Any],
             sides["quack"] = lambda: (lambda q=_mod("quack.rmsnorm"): q.rmsnorm_fwd(x, w, residual=r, eps=EPS)[:2])
         elif op == "layernorm":
             nbytes = 2 * M * N * s + 2 * N * sw + 8 * M
-            sides["streamlab"] = lambda: _no_sl("LayerNorm (issue 32: not built yet)")
+            sides["streamlab"] = lambda: (lambda: sl.layer_norm(x, (N,), w, b, EPS))
             sides["torch"] = lambda: (lambda: F.layer_norm(x, (N,), w, b, EPS))
             f = compiled(lambda a, ww, bb: F.layer_norm(a, (N,), ww, bb, EPS))
             sides["compile"] = lambda: (lambda: f(x, w, b))
@@ -188,7 +188,7 @@ def case(torch, op: str, dt, M: int, N: int, seed: int) -> Tuple[Dict[str, Any],
                 sides["quack"] = lambda: _quack_rms_bwd(torch, x, w, dy)
             else:
                 nbytes = 3 * M * N * s + 3 * N * sw + 8 * M
-                sides["streamlab"] = lambda: _no_sl("LayerNorm's backward (issue 32: not built yet)")
+                sides["streamlab"] = lambda: _sl_ln_bwd(sl, x, w, b, dy)
                 sides["torch"] = grad_of(lambda: F.layer_norm(xg, (N,), wg, bg, EPS), [xg, wg, bg], dy)
                 f = compiled(lambda a, ww, bb: F.layer_norm(a, (N,), ww, bb, EPS))
                 sides["compile"] = grad_of(lambda: f(xg, wg, bg), [xg, wg, bg], dy)
@@ -274,6 +274,15 @@ def _sl_rms_bwd(sl, x, w, dy):
     _, rstd = sl.rms_norm_forward(x, w, EPS)
     dx, dw = sl.rms_norm_backward(dy, x, w, rstd)
     return lambda: sl.rms_norm_backward(dy, x, w, rstd, grad_input=dx, grad_weight=dw)
+
+
+def _sl_ln_bwd(sl, x, w, b, dy):
+    """streamlab's LayerNorm backward alone (dx, dw, db): mean and rstd from one forward
+    outside the timed call, the outputs allocated once (the partials use the context's
+    workspace, grown on this first call, outside any capture)."""
+    _, mean, rstd = sl.layer_norm_forward(x, w, b, EPS)
+    dx, dw, db = sl.layer_norm_backward(dy, x, w, mean, rstd)
+    return lambda: sl.layer_norm_backward(dy, x, w, mean, rstd, grad_input=dx, grad_weight=dw, grad_bias=db)
 
 
 def _liger(mod: str, cls: str):

@@ -114,6 +114,7 @@ static void t_fill(sl_dtype dt, void *p, size_t rows, size_t cols, size_t ld, ui
     }
 }
 
+#ifndef SL_NORM_CHECK_SHARED_ONLY
 /* ---- the fp64 oracle ---------------------------------------------------------- */
 static double t_rstd(sl_dtype dt, const void *x, size_t r, size_t cols, size_t ld, float eps)
 {
@@ -124,6 +125,8 @@ static double t_rstd(sl_dtype dt, const void *x, size_t r, size_t cols, size_t l
     }
     return 1.0 / sqrt(ss / (double)cols + (double)eps);
 }
+
+#endif
 
 /* |got - want| <= rel u |want| + abs + ulp16(want); two NaNs match. Counts
  * the failures of a bound 256 times tighter in tight_fail. */
@@ -195,6 +198,9 @@ typedef struct ncase {
 } ncase;
 
 static const float T_EPS = 1e-6f;
+static const sl_dtype t_dts[] = {SL_F32, SL_BF16, SL_F16};
+
+#ifndef SL_NORM_CHECK_SHARED_ONLY /* layernorm_check.h takes the helpers above only */
 
 /* The forward: v (a rung of ctx's backend) or, v NULL, sl_rmsnorm_fwd. */
 static void t_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c)
@@ -433,7 +439,6 @@ out:
 }
 
 /* ---- the cases ---------------------------------------------------------------- */
-static const sl_dtype t_dts[] = {SL_F32, SL_BF16, SL_F16};
 
 /* Every case for one runner (v NULL: the public functions). big: include
  * the long rows (the clusters; slow on the CPU's serial rung). */
@@ -548,5 +553,7 @@ static int t_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
     CHECK(tight_fail > 0, "no element fails a tolerance 256 times tighter: the check would be vacuous");
     return check_exit(name);
 }
+
+#endif /* SL_NORM_CHECK_SHARED_ONLY */
 
 #endif /* SL_TEST_NORM_CHECK_H */

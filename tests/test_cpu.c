@@ -399,6 +399,7 @@ static void test_tables(void)
          * libraries (torch, Liger-Kernel, quack), timed beside streamlab's
          * Python functions in one process (bench/row_peers.py), not from C. */
         CHECK(peers >= 1 || strcmp(op->name, "stencil") == 0 || strncmp(op->name, "rmsnorm", 7) == 0 ||
+                  strncmp(op->name, "layernorm", 9) == 0 || strcmp(op->name, "add_rmsnorm") == 0 ||
                   strcmp(op->name, "softmax_bwd") == 0 || strncmp(op->name, "xent", 4) == 0,
               "%s: a peer", op->name);
         sl_shape one = sl_shape_1d(1000);

@@ -156,6 +156,67 @@ def rms_norm_backward(grad_output: Array, input: Array, weight: Array, rstd: Arr
     return _call("rms_norm_backward", grad_output, input, weight, rstd, grad_input, grad_weight)
 
 
+def layer_norm_forward(input: Array, weight: Array, bias: Array, eps: float = 1e-5, *,
+                       out: Optional[Array] = None, mean: Optional[Array] = None,
+                       rstd: Optional[Array] = None) -> Tuple[Array, Array, Array]:
+    """LayerNorm over the last dimension (sl_layernorm_fwd): out = (input - mean) * rstd * weight
+    + bias, mean and rstd = 1 / sqrt(biased variance + eps) per row (f32, kept for the backward).
+    input f32, bf16, f16; weight and bias (last dim,) of input's dtype or f32 (both the same).
+    Returns (out, mean, rstd)."""
+    return _call("layer_norm_forward", input, weight, bias, eps, out, mean, rstd)
+
+
+def _affine_default(input: Array, value: float, like: Optional[Array]) -> Array:
+    """A (last dim,) weight of ones or bias of zeros for layer_norm's None, in the library of
+    input (torch or NumPy), in like's dtype where given, else input's."""
+    n = input.shape[-1]
+    ref = like if like is not None else input
+    if _torch_ops is not None and isinstance(input, _torch_ops.torch.Tensor):
+        return _torch_ops.torch.full((n,), value, dtype=ref.dtype, device=input.device)
+    import numpy as np
+    if isinstance(input, np.ndarray):
+        return np.full((n,), value, dtype=ref.dtype)
+    raise ValueError("streamlab.layer_norm: give weight and bias for a %s input (no library to allocate them)"
+                     % type(input).__name__)
+
+
+def layer_norm(input: Array, normalized_shape: Sequence[int], weight: Optional[Array] = None,
+               bias: Optional[Array] = None, eps: float = 1e-5, *, out: Optional[Array] = None) -> Array:
+    """torch.nn.functional.layer_norm over the last dimension (sl_layernorm_fwd); weight None
+    means ones and bias None zeros (allocated per call, as torch's eager op does not need to);
+    the per-row mean and rstd are computed and dropped (layer_norm_forward keeps them). With
+    torch tensors that require grad, autograd records it (layer_norm_backward)."""
+    if tuple(normalized_shape) != tuple(input.shape[-1:]):
+        raise ValueError("streamlab.layer_norm: normalized_shape must be the last dimension %s, got %s"
+                         % (tuple(input.shape[-1:]), tuple(normalized_shape)))
+    if weight is None:
+        weight = _affine_default(input, 1.0, bias)
+    if bias is None:
+        bias = _affine_default(input, 0.0, weight)
+    return layer_norm_forward(input, weight, bias, eps, out=out)[0]
+
+
+def layer_norm_backward(grad_output: Array, input: Array, weight: Array, mean: Array, rstd: Array, *,
+                        grad_input: Optional[Array] = None, grad_weight: Optional[Array] = None,
+                        grad_bias: Optional[Array] = None) -> Tuple[Array, Array, Array]:
+    """The gradient of layer_norm_forward (sl_layernorm_bwd): (grad_input, grad_weight, grad_bias),
+    the last two summed over rows in a fixed order (deterministic), in weight's dtype. The
+    partials use the context's workspace (grown on first use: call once before a CUDA graph
+    capture)."""
+    return _call("layer_norm_backward", grad_output, input, weight, mean, rstd, grad_input, grad_weight,
+                 grad_bias)
+
+
+def add_rms_norm_forward(input: Array, residual: Array, weight: Array, eps: float = 1e-6, *,
+                         out: Optional[Array] = None, residual_out: Optional[Array] = None,
+                         rstd: Optional[Array] = None) -> Tuple[Array, Array, Array]:
+    """The residual add fused with RMSNorm (sl_add_rmsnorm_fwd): residual_out = input + residual
+    (rounded to the dtype), out = rms_norm(residual_out) * weight, rstd per row (f32). Returns
+    (out, residual_out, rstd). residual_out may be input or residual (in place); out may be
+    input or residual, not residual_out. Forward only (no autograd)."""
+    return _call("add_rms_norm_forward", input, residual, weight, eps, out, residual_out, rstd)
+
+
 def _reduction(reduction: str) -> int:
     if reduction not in _REDUCTIONS:
         raise ValueError("streamlab.cross_entropy: reduction must be 'none', 'mean' or 'sum', got %r" % (reduction,))
@@ -213,5 +274,6 @@ FUNCTIONS = {name: globals()[name] for name in _S}
 
 __all__ = ["copy", "scale", "add", "triad", "dot", "nstream", "axpy", "softmax", "transpose", "gemm",
            "softmax_backward", "rms_norm_forward", "rms_norm", "rms_norm_backward", "cross_entropy_forward",
-           "cross_entropy", "cross_entropy_forward_backward", "cross_entropy_backward",
+           "cross_entropy", "cross_entropy_forward_backward", "cross_entropy_backward", "layer_norm_forward",
+           "layer_norm", "layer_norm_backward", "add_rms_norm_forward",
            "matmul", "stencil2d", "StreamlabError", "BACKENDS"]

@@ -113,7 +113,7 @@ for _spec in OPS:
 # Each backward calls the registered backward op, so it works in eager mode, under
 # torch.compile and in CUDA graphs alike. Outputs that are statistics (rmsnorm's rstd,
 # cross-entropy's lse) are treated as constants: their incoming gradient is ignored.
-AUTOGRAD = ("softmax", "rms_norm_forward", "cross_entropy_forward")
+AUTOGRAD = ("softmax", "rms_norm_forward", "cross_entropy_forward", "layer_norm_forward")
 
 
 def _softmax_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
@@ -136,6 +136,17 @@ def _rms_bwd(ctx: Any, grad_y: torch.Tensor, _grad_rstd: Any):
     return dx, dw, None
 
 
+def _ln_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
+    x, w, _b, _eps = inputs
+    ctx.save_for_backward(x, w, output[1], output[2])
+
+
+def _ln_bwd(ctx: Any, grad_y: torch.Tensor, _grad_mean: Any, _grad_rstd: Any):
+    x, w, mean, rstd = ctx.saved_tensors
+    dx, dw, db = torch.ops.streamlab.layer_norm_backward(grad_y.contiguous(), x, w, mean, rstd)
+    return dx, dw, db, None
+
+
 def _xent_setup(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     x, t, ignore_index, smoothing, reduction = inputs
     ctx.save_for_backward(x, t, output[1])
@@ -155,6 +166,7 @@ def _xent_bwd(ctx: Any, grad_loss: torch.Tensor, _grad_lse: Any):
 
 torch.library.register_autograd("streamlab::softmax", _softmax_bwd, setup_context=_softmax_setup, lib=_LIB)
 torch.library.register_autograd("streamlab::rms_norm_forward", _rms_bwd, setup_context=_rms_setup, lib=_LIB)
+torch.library.register_autograd("streamlab::layer_norm_forward", _ln_bwd, setup_context=_ln_setup, lib=_LIB)
 torch.library.register_autograd("streamlab::cross_entropy_forward", _xent_bwd, setup_context=_xent_setup,
                                 lib=_LIB)
 

@@ -67,6 +67,25 @@ def test_rms_norm_grad(dev):
 
 
 @pytest.mark.parametrize("dev", DEVICES)
+def test_layer_norm_grad(dev):
+    g = gen(dev, 6)
+    N = 257
+    x64 = 2 + randn(g, dev, 6, N, scale=3.0)
+    w64, b64, up = 1 + 0.1 * randn(g, dev, N), 0.3 * randn(g, dev, N), randn(g, dev, 6, N)
+    x, w, b = x64.float().requires_grad_(), w64.float().requires_grad_(), b64.float().requires_grad_()
+    y = sl.layer_norm(x, (N,), w, b, 1e-5)
+    (y * up.float()).sum().backward()
+    _, mean, rstd = sl.layer_norm_forward(x.detach(), w.detach(), b.detach(), 1e-5)
+    dx, dw, db = sl.layer_norm_backward(up.float(), x.detach(), w.detach(), mean, rstd)
+    assert torch.equal(x.grad, dx) and torch.equal(w.grad, dw) and torch.equal(b.grad, db)
+    xr, wr, br = x64.clone().requires_grad_(), w64.clone().requires_grad_(), b64.clone().requires_grad_()
+    (torch.nn.functional.layer_norm(xr, (N,), wr, br, 1e-5) * up).sum().backward()
+    close(x.grad, xr.grad)
+    close(w.grad, wr.grad)
+    close(b.grad, br.grad)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("smoothing", [0.0, 0.1])
 def test_cross_entropy_grad(dev, reduction, smoothing):
@@ -96,6 +115,8 @@ def test_opcheck_autograd(dev):
     torch.library.opcheck(torch.ops.streamlab.softmax.default, (x,))
     torch.library.opcheck(torch.ops.streamlab.rms_norm_forward.default, (x, w, 1e-6))
     torch.library.opcheck(torch.ops.streamlab.cross_entropy_forward.default, (x, t, -100, 0.0, 1))
+    b = (0.1 * randn(g, dev, 130)).float().requires_grad_()
+    torch.library.opcheck(torch.ops.streamlab.layer_norm_forward.default, (x, w, b, 1e-5))
 
 
 @pytest.mark.parametrize("dev", DEVICES)
@@ -105,7 +126,7 @@ def test_compile_forward_backward(dev):
     w = (1 + 0.1 * randn(g, dev, 128)).float()
 
     def f(a):
-        return sl.softmax(sl.rms_norm(a, (128,), w) * 3.0).square().sum()
+        return sl.softmax(sl.layer_norm(sl.rms_norm(a, (128,), w) * 3.0, (128,), w, None)).square().sum()
 
     xa = x64.float().requires_grad_()
     f(xa).backward()

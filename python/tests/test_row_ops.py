@@ -155,6 +155,134 @@ def test_rms_norm_bounds_can_fail():
         sl.rms_norm_forward(x, w.astype(np.float16))
 
 
+# ---- LayerNorm and the fused add + RMSNorm (issue 32, second session) -------------------------
+def ln_ref(x, w, b, eps):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + np.float64(np.float32(eps)))
+    return (x - mean) * rstd * w + b, mean[..., 0], rstd[..., 0]
+
+
+def ln_tol(x, w, want, mean, rstd, dt):
+    """layernorm/api.h: 64 x 2^-24 relative plus 2 (60 |x - mean| + 107 mean|x|) u rstd |w| (the
+    largest over the matrix), plus one ulp of a 16-bit dtype."""
+    if not x.size:
+        return 0 * want
+    A = np.abs(x).mean(axis=-1, keepdims=True)
+    a = np.max(2 * (60 * np.abs(x - mean[..., None]) + 107 * A) * U * rstd[..., None] * np.abs(w))
+    return 64 * U * np.abs(want) + a + ulp16(dt, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("wdt", ["same", "f32"])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (5, 1023), (2, 3, 129)])
+def test_layer_norm(backend, dt, wdt, shape):
+    skip_unless(backend, dt)
+    w_dt = dt if wdt == "same" else "f32"
+    x = make(backend, 3 + RNG.standard_normal(shape) * 4, dt)  # a mean away from 0
+    w = make(backend, 1 + 0.2 * RNG.standard_normal(shape[-1]), w_dt)
+    b = make(backend, 0.5 * RNG.standard_normal(shape[-1]), w_dt)
+    y, mean, rstd = sl.layer_norm_forward(x, w, b, 1e-5)
+    sync(backend)
+    want, wm, wr = ln_ref(f64(x), f64(w), f64(b), 1e-5)
+    within(y, want, ln_tol(f64(x), f64(w), want, wm, wr, dt))
+    within(mean, wm, 64 * U * np.abs(wm) + 2 * 107 * U * np.abs(f64(x)).mean(axis=-1))
+    within(rstd, wr, 64 * U * wr)
+    y2 = sl.layer_norm(x, (shape[-1],), w, b, 1e-5)
+    sync(backend)
+    assert np.array_equal(f64(y2), f64(y))
+    with pytest.raises(ValueError, match="normalized_shape"):
+        sl.layer_norm(x, (shape[-1] + 1,), w, b)
+    if backend in ("numpy", "torch-cpu", "torch-cuda"):  # weight None = ones, bias None = zeros
+        y3 = sl.layer_norm(x, (shape[-1],), None, None, 1e-5)
+        sync(backend)
+        want3, _, _ = ln_ref(f64(x), 1.0, 0.0, 1e-5)
+        within(y3, want3, ln_tol(f64(x), np.ones(shape[-1]), want3, wm, wr, dt))
+
+
+def ln_bwd_ref(dy, x, w, mean, rstd):
+    cols = x.shape[-1]
+    r, m = rstd[..., None], mean[..., None]
+    xh = (x - m) * r
+    g = w * dy
+    c1 = g.mean(axis=-1, keepdims=True)
+    c2 = (g * xh).mean(axis=-1, keepdims=True)
+    dx = r * (g - c1 - xh * c2)
+    dw = (dy * xh).reshape(-1, cols).sum(axis=0)
+    db = dy.reshape(-1, cols).sum(axis=0)
+    return dx, dw, db, xh, g
+
+
+def ln_bwd_tol(dy, x, w, mean, rstd, dt):
+    """layernorm_bwd/api.h: 16 x 2^-24 relative plus 2 u rstd (3 |g| + 142 mean|g| + 146 |xh|
+    mean|g xh|) for dx, 560 u sum_r |dy xh| for dw, 550 u sum_r |dy| for db (the largest over
+    the matrix), plus one ulp of a 16-bit dtype."""
+    dx, dw, db, xh, g = ln_bwd_ref(dy, x, w, mean, rstd)
+    cols = x.shape[-1]
+    r = rstd[..., None]
+    sx = np.max(2 * U * r * (3 * np.abs(g) + 142 * np.abs(g).mean(axis=-1, keepdims=True) +
+                             146 * np.abs(xh) * np.abs(g * xh).mean(axis=-1, keepdims=True))) if x.size else 0
+    sw = np.max(560 * U * np.abs(dy * xh).reshape(-1, cols).sum(axis=0)) if x.size else 0
+    sb = np.max(550 * U * np.abs(dy).reshape(-1, cols).sum(axis=0)) if x.size else 0
+    return (dx, dw, db), (16 * U * np.abs(dx) + sx + ulp16(dt, dx), 16 * U * np.abs(dw) + sw + ulp16(dt, dw),
+                          16 * U * np.abs(db) + sb + ulp16(dt, db))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (37, 1023), (2, 3, 129)])
+def test_layer_norm_backward(backend, dt, shape):
+    skip_unless(backend, dt)
+    x = make(backend, 2 + RNG.standard_normal(shape) * 4, dt)
+    w = make(backend, 1 + 0.2 * RNG.standard_normal(shape[-1]), dt)
+    b = make(backend, 0.5 * RNG.standard_normal(shape[-1]), dt)
+    dy = make(backend, RNG.standard_normal(shape), dt)
+    _, mean, rstd = sl.layer_norm_forward(x, w, b, 1e-5)
+    dx, dw, db = sl.layer_norm_backward(dy, x, w, mean, rstd)
+    sync(backend)
+    wants, tols = ln_bwd_tol(f64(dy), f64(x), f64(w), f64(mean), f64(rstd), dt)
+    for got, want, tol in zip((dx, dw, db), wants, tols):
+        within(got, want, tol)
+    dx2, dw2, db2 = sl.layer_norm_backward(dy, x, w, mean, rstd)
+    sync(backend)
+    assert np.array_equal(f64(dw2), f64(dw)) and np.array_equal(f64(db2), f64(db)), "dw, db deterministic"
+
+
+def test_layer_norm_bounds_can_fail():
+    x = (RNG.standard_normal((9, 257)) * 4).astype(np.float32)
+    w = (1 + 0.2 * RNG.standard_normal(257)).astype(np.float32)
+    b = (0.5 * RNG.standard_normal(257)).astype(np.float32)
+    want, wm, wr = ln_ref(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), 1e-5)
+    tol = ln_tol(x.astype(np.float64), w.astype(np.float64), want, wm, wr, "f32")
+    y, _, _ = sl.layer_norm_forward(x, w, b, 1e-5)
+    within(y, want, tol)
+    with pytest.raises(AssertionError):  # the bound 256 times tighter fails on this very result
+        within(y, want, tol / 256)
+    with pytest.raises(ValueError, match="dtype"):
+        sl.layer_norm_forward(x, w.astype(np.float16), b.astype(np.float16))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (5, 1023), (2, 3, 129)])
+def test_add_rms_norm(backend, dt, shape):
+    skip_unless(backend, dt)
+    x = make(backend, RNG.standard_normal(shape) * 4, dt)
+    res = make(backend, RNG.standard_normal(shape) * 4, dt)
+    w = make(backend, 1 + 0.2 * RNG.standard_normal(shape[-1]), dt)
+    y, h, rstd = sl.add_rms_norm_forward(x, res, w, 1e-6)
+    sync(backend)
+    # h: the sum rounded once into dt, bit for bit: torch / NumPy's own add of the same values
+    hs = x + res
+    assert np.array_equal(f64(h), f64(hs))
+    want, want_rstd = rms_ref(f64(h), f64(w), 1e-6)
+    within(y, want, rms_tol(want, dt))
+    within(rstd, want_rstd, 64 * U * want_rstd)
+    with pytest.raises(ValueError):  # residual_out = out
+        sl.add_rms_norm_forward(x, res, w, 1e-6, out=h, residual_out=h)
+
+
 # ---- cross-entropy -----------------------------------------------------------------------------
 def xent_ref(x, t, ignore, eps, reduction):
     """torch's definition, in float64: loss per row, lse, and the gradient of the reduced loss."""

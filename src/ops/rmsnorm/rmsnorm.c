@@ -143,6 +143,11 @@ static const sl_variant variants[] = {
                   "thread (blocks of 128-512, clusters of 512)",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_regs_pf), .static_partition = true,
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 4},
+    {.name = "regs_1k", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs with rows of 257-8192 vectors in one block of 1024 threads (2-8 vectors a thread), no "
+                  "cluster (issue 32, second session)",
+     .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_regs_1k), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 4},
     {.name = "sl_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_rmsnorm_fwd(): regs where x and y share their 16-byte offset and the row fits (regs_pf "
                   "for rows of 2049-4096 vectors), else block",

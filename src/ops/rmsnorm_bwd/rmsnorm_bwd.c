@@ -283,6 +283,16 @@ const sl_op_desc sl_op_rmsnorm_bwd = {
     .ref_whole = true,
 };
 
+sl_status sl_norm_ws_check(const char *fn, const void *workspace, size_t workspace_bytes, size_t need)
+{
+    if (!workspace && workspace_bytes)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: workspace is NULL with %zu bytes", fn, workspace_bytes);
+    if (workspace && workspace_bytes < need)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: a workspace of %zu bytes; %zu needed (%s_workspace)", fn,
+                       workspace_bytes, need, fn);
+    return SL_OK;
+}
+
 size_t sl_rmsnorm_bwd_workspace(size_t rows, size_t cols)
 {
     return sl_norm_dw_workspace(rows, cols);
@@ -297,11 +307,9 @@ sl_status sl_rmsnorm_bwd(sl_ctx *ctx, sl_dtype dtype, sl_dtype w_dtype, size_t r
                        sl_dtype_name(w_dtype), sl_dtype_name(dtype));
     if (dw && dw == w && cols)
         return sl_fail(SL_ERR_OVERLAP, "sl_rmsnorm_bwd: dw = w = %p: dw needs its own buffer", dw);
-    if (!workspace && workspace_bytes)
-        return sl_fail(SL_ERR_INVALID_ARG, "sl_rmsnorm_bwd: workspace is NULL with %zu bytes", workspace_bytes);
-    if (workspace && workspace_bytes < sl_norm_dw_workspace(rows, cols))
-        return sl_fail(SL_ERR_INVALID_ARG, "sl_rmsnorm_bwd: a workspace of %zu bytes; %zu needed (sl_rmsnorm_bwd_workspace)",
-                       workspace_bytes, sl_norm_dw_workspace(rows, cols));
+    sl_status st = sl_norm_ws_check("sl_rmsnorm_bwd", workspace, workspace_bytes, sl_norm_dw_workspace(rows, cols));
+    if (st != SL_OK)
+        return st;
     const sl_shape s = sl_shape_2d(rows, cols);
     void *const ptrs[] = {(void *)x, (void *)dy, (void *)w, (void *)rstd, dx, dw};
     const unsigned f = w_dtype == SL_F32 && dtype != SL_F32 ? (1u << SL_RMSB_W) | (1u << SL_RMSB_DW) : 0u;

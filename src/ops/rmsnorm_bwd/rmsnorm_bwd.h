@@ -24,6 +24,11 @@ enum { SL_RMSB_X = 0, SL_RMSB_DY = 1, SL_RMSB_W = 2, SL_RMSB_RSTD = 3, SL_RMSB_D
 uint64_t sl_norm_dw_partials(uint64_t rows, uint64_t cols);
 size_t sl_norm_dw_workspace(uint64_t rows, uint64_t cols);
 
+/* A norm backward's public workspace rules: NULL with a size, or a buffer
+ * below need bytes, is SL_ERR_INVALID_ARG (fn: the public function, whose
+ * size query is fn_workspace). */
+sl_status sl_norm_ws_check(const char *fn, const void *workspace, size_t workspace_bytes, size_t need);
+
 sl_status sl_cuda_rmsnorm_bwd_naive(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_block(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a);

@@ -34,18 +34,15 @@ extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     rms_cfg c;
-    const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
-    const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
-    const uint64_t o = (ld * es) % 16 == 0 ? ((uintptr_t)a->buf[SL_RMS_X] & 15u) / es : ve - 1; /* as rms_regs_fits */
-    const uint64_t nvv = (o + a->shape.cols + ve - 1) / ve;
-    if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && rms_regs_fits(a, true, &c))
+    const uint64_t nvv = norm_fwd_nvv(a, SL_RMS_X); /* as rms_regs_fits */
+    if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && rms_regs_fits(a, NORM_FWD_PF, &c))
         return rms_regs_launch(a, &c);
-    if (rms_regs_fits(a, false, &c))
+    if (rms_regs_fits(a, NORM_FWD_REGS, &c))
         return rms_regs_launch(a, &c);
     return sl_cuda_rmsnorm_block(a);
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_regs(const sl_args *a)
 {
-    return rms_regs_rung(a, false, "regs");
+    return rms_regs_rung(a, NORM_FWD_REGS, "regs");
 }

@@ -21,5 +21,5 @@
 
 extern "C" sl_status sl_cuda_rmsnorm_regs_pf(const sl_args *a)
 {
-    return rms_regs_rung(a, true, "regs_pf");
+    return rms_regs_rung(a, NORM_FWD_PF, "regs_pf");
 }

@@ -1,0 +1,98 @@
+/*
+ * add_rmsnorm's CUDA rungs: block (2, the fallback: any alignment, any
+ * length) and regs (3, the norms' register kernel in MODE NORM_ADD_RMS),
+ * and the API's choice.
+ *
+ * Expectation (regs): rmsnorm's regs with a second input stream: per
+ * thread VPT x 2 loads of 16 bytes in flight before the first use (x and
+ * res), h and y stored; the bytes are 2 reads + 2 writes per element
+ * against rmsnorm's 1 + 1, and the reduction's latency is amortised over
+ * twice the bytes, so at or above rmsnorm's fraction of the copy (0.87-
+ * 0.97 at M = 32768 bf16, first H200 session).
+ */
+#include "add_rmsnorm.h"
+#include "norm_fwd.cuh"
+
+enum { AB = 256 };
+
+static norm_fwd_geo arms_geo_of(const sl_args *a)
+{
+    norm_fwd_geo g = {a->buf[SL_ARMS_X], a->buf[SL_ARMS_W], NULL, a->buf[SL_ARMS_Y], NULL,
+                      (float *)a->buf[SL_ARMS_RSTD], a->shape.rows, a->shape.cols,
+                      a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], a->buf[SL_ARMS_RES],
+                      a->buf[SL_ARMS_H]};
+    return g;
+}
+
+/* Rung 2: a block per row; h stored and its squares summed (compensated),
+ * then y from h read back by the thread that wrote it. */
+template <int DT, int WT> static __global__ void __launch_bounds__(AB) arms_block(norm_fwd_geo g)
+{
+    __shared__ float red[AB / 32];
+    for (uint64_t r = blockIdx.x; r < g.rows; r += gridDim.x) {
+        const void *x = smx_row<DT>(g.x, r, g.ld), *res = smx_row<DT>(g.res, r, g.ld);
+        void *h = smx_row<DT>(g.h, r, g.ld), *y = smx_row<DT>(g.y, r, g.ld);
+        smx_kahan ss = {0.0f, 0.0f};
+        for (uint64_t j = threadIdx.x; j < g.cols; j += AB) {
+            smx_st<DT>(h, j, smx_ld<DT>(x, j) + smx_ld<DT>(res, j));
+            const float v = smx_ld<DT>(h, j);
+            ss.add(v * v);
+        }
+        const float rstd = rsqrtf(smx_block<AB, smx_sum_op>(ss.s, red) / (float)g.cols + g.eps);
+        for (uint64_t j = threadIdx.x; j < g.cols; j += AB)
+            smx_st<DT>(y, j, smx_ld<DT>(h, j) * rstd * smx_ld<WT>(g.w, j));
+        if (threadIdx.x == 0)
+            g.rstd[r] = rstd;
+    }
+}
+
+template <int DT, int WT> struct arms_block_run {
+    static sl_status run(const sl_args *a)
+    {
+        arms_block<DT, WT><<<smx_row_grid(a->shape.rows), AB, 0, (cudaStream_t)a->stream>>>(arms_geo_of(a));
+        SL_CUDA_LAUNCHED();
+        return SL_OK;
+    }
+};
+
+extern "C" sl_status sl_cuda_add_rmsnorm_block(const sl_args *a)
+{
+    sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "block");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    return NORM_DISPATCH(a->dtype, norm_wdtype(a, SL_ARMS_W), arms_block_run, a);
+}
+
+/* x, res, h and y at one offset modulo 16 bytes, and the row fits. */
+static bool arms_fits(const sl_args *a, norm_fwd_cfg *c)
+{
+    const uintptr_t ux = (uintptr_t)a->buf[SL_ARMS_X];
+    if (((ux ^ (uintptr_t)a->buf[SL_ARMS_RES]) | (ux ^ (uintptr_t)a->buf[SL_ARMS_H])) & 15u)
+        return false;
+    return norm_fwd_fits<NORM_ADD_RMS>(a, SL_ARMS_X, SL_ARMS_Y, SL_ARMS_W, NORM_FWD_REGS, c);
+}
+
+extern "C" sl_status sl_cuda_add_rmsnorm_regs(const sl_args *a)
+{
+    sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "regs");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    norm_fwd_cfg c;
+    if (!arms_fits(a, &c))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "add_rmsnorm regs: x, res, h and y at different offsets modulo 16 bytes, or a row of %llu "
+                       "elements beyond a cluster's registers: the block rung runs it",
+                       (unsigned long long)a->shape.cols);
+    return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
+}
+
+extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
+{
+    sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "sl_add_rmsnorm_fwd");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    norm_fwd_cfg c;
+    if (arms_fits(a, &c))
+        return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
+    return sl_cuda_add_rmsnorm_block(a);
+}

@@ -1,0 +1,331 @@
+/*
+ * norm_fwd.cuh - the register kernel of the norms' forwards (issue 32),
+ * one template for rmsnorm (MODE NORM_RMS) and layernorm (NORM_LN): the
+ * row's 16-byte vectors held raw in registers and read once, the team per
+ * row (a warp, a block, a cluster of blocks: norm.cuh) picked from the
+ * row's length, optionally persistent with the next row prefetched (PF).
+ * Moved here from rmsnorm's regs.cuh (the RMS path unchanged, operation
+ * for operation) so that layernorm runs the same machinery; each mode adds
+ * only its statistics:
+ *   NORM_RMS: ss = sum x^2 (fmaf, at most 64 terms a thread in order, then
+ *             the team's fixed tree), rstd = rsqrtf(ss / N + eps),
+ *             y = (x rstd) w;
+ *   NORM_LN:  s = sum x (the same order), mean = s / N; then from the
+ *             registers (no second read) q = sum (x - mean)^2 over the
+ *             row's columns only, rstd = rsqrtf(q / N + eps),
+ *             y = fmaf((x - mean) rstd, w, b); mean and rstd kept per row;
+ *   NORM_ADD_RMS: h = x + res rounded into the dtype and stored (the next
+ *             block's residual), then NORM_RMS of h (the stored, rounded
+ *             values: what an unfused add then rmsnorm computes); res
+ *             read into registers beside x, h packed over x's vectors.
+ * The two-pass variance (from the registers) avoids the cancellation of
+ * E[x^2] - mean^2 where |mean| >> std.
+ */
+#ifndef SL_NORM_FWD_CUH
+#define SL_NORM_FWD_CUH
+
+#include "norm.cuh"
+
+enum { NORM_RMS = 0, NORM_LN = 1, NORM_ADD_RMS = 2 };
+
+/* One launch: x, w (b: NORM_LN), y, the per-row statistics (mean:
+ * NORM_LN), rows x cols with row stride ld, eps. */
+struct norm_fwd_geo {
+    const void *x, *w, *b;
+    void *y;
+    float *mean, *rstd;
+    uint64_t rows, cols, ld;
+    float eps;
+    const void *res; /* NORM_ADD_RMS: the residual, and h = x + res (written) */
+    void *h;
+};
+
+/* f[0..VE) rounded into a raw 16-byte vector of DT. */
+template <int DT> static __device__ __forceinline__ uint4 norm_pack(const float *f)
+{
+    typedef typename sl_dt<DT>::raw R;
+    union {
+        uint4 u;
+        R r[NORM_VE(DT)];
+    } b;
+#pragma unroll
+    for (int k = 0; k < NORM_VE(DT); k++)
+        b.r[k] = sl_dt<DT>::store(f[k]);
+    return b.u;
+}
+
+/* Columns of virtual vector vi present in the row: all VE (interior) or
+ * the mask's count; m[k] whether column k is in the row. */
+template <int DT>
+static __device__ __forceinline__ bool norm_interior(uint32_t o, uint64_t n, uint64_t nvv, uint64_t vi)
+{
+    const int64_t c0 = (int64_t)(vi * NORM_VE(DT)) - (int64_t)o;
+    return vi < nvv && c0 >= 0 && (uint64_t)c0 + NORM_VE(DT) <= n;
+}
+
+template <int DT>
+static __device__ __forceinline__ bool norm_incol(uint32_t o, uint64_t n, uint64_t nvv, uint64_t vi, int k)
+{
+    const int64_t c = (int64_t)(vi * NORM_VE(DT) + k) - (int64_t)o;
+    return vi < nvv && c >= 0 && (uint64_t)c < n;
+}
+
+template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF, int MODE>
+static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) norm_fwd_regs(norm_fwd_geo g)
+{
+    const int VE = NORM_VE(DT);
+    const unsigned T = TEAM == 32 ? 32u : (unsigned)(BLOCK * CL); /* threads per team */
+    __shared__ float red[BLOCK / 32];
+    __shared__ float cl;
+    const unsigned tl = TEAM == 32 ? (threadIdx.x & 31u) : norm_cl_rank<CL>() * BLOCK + threadIdx.x;
+    const uint64_t team = TEAM == 32 ? (uint64_t)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5) : blockIdx.x / CL;
+    const uint64_t nteams = TEAM == 32 ? (uint64_t)gridDim.x * (BLOCK / 32) : gridDim.x / CL;
+    const smx_geo sg = {g.x, g.y, g.rows, g.cols, g.ld};
+    uint4 nx[VPT]; /* PF: the next row's vectors, loaded while this row is reduced */
+    if (PF && team < g.rows) {
+        const smx_rowv w = smx_rowv_of<DT>(sg, team);
+        norm_ldrow<DT, VPT>(w.x0, w.o, w.n, w.nvv, tl, T, nx);
+    }
+    for (uint64_t r = team; r < g.rows; r += nteams) {
+        const smx_rowv w = smx_rowv_of<DT>(sg, r);
+        uint4 v[VPT];
+        if (PF) {
+#pragma unroll
+            for (int i = 0; i < VPT; i++)
+                v[i] = nx[i];
+            const uint64_t rn = r + nteams;
+            if (rn < g.rows) {
+                const smx_rowv wn = smx_rowv_of<DT>(sg, rn);
+                norm_ldrow<DT, VPT>(wn.x0, wn.o, wn.n, wn.nvv, tl, T, nx);
+            }
+        } else {
+            norm_ldrow<DT, VPT>(w.x0, w.o, w.n, w.nvv, tl, T, v);
+        }
+        if (MODE == NORM_ADD_RMS) { /* h = x + res, rounded, stored, and kept in v */
+            const uint64_t mis = (uint64_t)w.o * sizeof(typename sl_dt<DT>::raw);
+            const char *r0 = (const char *)smx_row<DT>(g.res, r, g.ld) - mis;
+            char *h0 = (char *)smx_row<DT>(g.h, r, g.ld) - mis;
+            uint4 rv[VPT];
+            norm_ldrow<DT, VPT>(r0, w.o, w.n, w.nvv, tl, T, rv);
+#pragma unroll
+            for (int i = 0; i < VPT; i++) {
+                float f[VE];
+#pragma unroll
+                for (int k = 0; k < VE; k++)
+                    f[k] = norm_el<DT>(v[i], k) + norm_el<DT>(rv[i], k);
+                v[i] = norm_pack<DT>(f);
+                const uint64_t vi = tl + (uint64_t)i * T;
+                if (vi < w.nvv) {
+#pragma unroll
+                    for (int k = 0; k < VE; k++)
+                        f[k] = norm_el<DT>(v[i], k);
+                    norm_stv<DT>(h0, w.o, w.n, vi, f);
+                }
+            }
+        }
+        float mu = 0.0f, rstd;
+        if (MODE == NORM_LN) {
+            float s = 0.0f; /* VPT x VE <= 64 terms in order (SL_NORM_SEQ); masked columns hold 0 */
+#pragma unroll
+            for (int i = 0; i < VPT; i++)
+#pragma unroll
+                for (int k = 0; k < VE; k++)
+                    s += norm_el<DT>(v[i], k);
+            mu = norm_team_sum<BLOCK, TEAM, CL>(s, red, &cl) / (float)g.cols;
+            float q = 0.0f;
+#pragma unroll
+            for (int i = 0; i < VPT; i++) {
+                const uint64_t vi = tl + (uint64_t)i * T;
+                const bool full = norm_interior<DT>(w.o, w.n, w.nvv, vi);
+#pragma unroll
+                for (int k = 0; k < VE; k++) {
+                    const float d = norm_el<DT>(v[i], k) - mu;
+                    if (full || norm_incol<DT>(w.o, w.n, w.nvv, vi, k))
+                        q = fmaf(d, d, q);
+                }
+            }
+            q = norm_team_sum<BLOCK, TEAM, CL>(q, red, &cl);
+            rstd = rsqrtf(q / (float)g.cols + g.eps);
+            if (tl == 0)
+                g.mean[r] = mu;
+        } else {
+            float ss = 0.0f; /* VPT x VE <= 64 terms in order (SL_NORM_SEQ) */
+#pragma unroll
+            for (int i = 0; i < VPT; i++)
+#pragma unroll
+                for (int k = 0; k < VE; k++) {
+                    const float e = norm_el<DT>(v[i], k);
+                    ss = fmaf(e, e, ss);
+                }
+            ss = norm_team_sum<BLOCK, TEAM, CL>(ss, red, &cl);
+            rstd = rsqrtf(ss / (float)g.cols + g.eps);
+        }
+        if (tl == 0)
+            g.rstd[r] = rstd;
+        const bool wv = norm_wvec<WT>(g.w, w.o);
+        const bool bv = MODE == NORM_LN && norm_wvec<WT>(g.b, w.o);
+#pragma unroll
+        for (int i = 0; i < VPT; i++) {
+            const uint64_t vi = tl + (uint64_t)i * T;
+            if (vi >= w.nvv)
+                break;
+            float wf[VE], f[VE];
+            norm_ldw<DT, WT>(g.w, wv, w.o, w.n, vi, wf);
+            if (MODE == NORM_LN) {
+                float bf[VE];
+                norm_ldw<DT, WT>(g.b, bv, w.o, w.n, vi, bf);
+#pragma unroll
+                for (int k = 0; k < VE; k++)
+                    f[k] = fmaf((norm_el<DT>(v[i], k) - mu) * rstd, wf[k], bf[k]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < VE; k++)
+                    f[k] = norm_el<DT>(v[i], k) * rstd * wf[k];
+            }
+            norm_stv<DT>(w.y0, w.o, w.n, vi, f);
+        }
+    }
+}
+
+/* The register rungs' kinds: regs, regs_pf (persistent, the next row
+ * prefetched), regs_1k (rows of 257-8192 vectors in one block of 1024
+ * threads, no cluster; shorter rows as regs). */
+enum { NORM_FWD_REGS = 0, NORM_FWD_PF = 1, NORM_FWD_1K = 2 };
+
+/* A configuration: the kernel, its block, its cluster, and its team. */
+struct norm_fwd_cfg {
+    const void *fn;
+    unsigned block, cl;
+    bool warp, pf;
+};
+
+/* The register rungs hold a row in a cluster of at most 8 blocks of 256
+ * threads, 8 vectors of 16 bytes each (rmsnorm.h's SL_RMSNORM_REGS_MAX_VECS). */
+#define NORM_FWD_MAX_VECS ((uint64_t)8 * 256 * 8)
+
+#define NORM_FK(B, T, C, V, P) (const void *)norm_fwd_regs<DT, WT, B, T, C, V, P, MODE>
+template <int MODE> struct norm_fwd_pick_m {
+    template <int DT, int WT> struct at {
+        /* regs: the smallest team holding nvv vectors; false beyond a
+         * cluster of 8. regs_pf (pf): persistent, the next row prefetched,
+         * and at least 4 vectors a thread (blocks of 128-512, clusters of
+         * 512). */
+        static bool run(uint64_t nvv, int kind, norm_fwd_cfg *c)
+        {
+            const bool pf = kind == NORM_FWD_PF;
+            if (kind == NORM_FWD_1K && nvv > 256) { /* one block of 1024 per row, no cluster */
+                c->block = 1024;
+                c->cl = 1;
+                c->warp = false;
+                c->pf = false;
+                if (nvv <= 2048)
+                    c->fn = NORM_FK(1024, 0, 1, 2, false);
+                else if (nvv <= 4096)
+                    c->fn = NORM_FK(1024, 0, 1, 4, false);
+                else if (nvv <= 8192)
+                    c->fn = NORM_FK(1024, 0, 1, 8, false);
+                else
+                    return false;
+                return true;
+            }
+            c->block = 256;
+            c->cl = 1;
+            c->warp = true;
+            c->pf = pf;
+            if (pf && MODE == NORM_ADD_RMS) /* not offered: x and res both prefetched would double the registers */
+                return false;
+            if (nvv <= 32)
+                c->fn = pf ? NORM_FK(256, 32, 1, 1, true) : NORM_FK(256, 32, 1, 1, false);
+            else if (nvv <= 64)
+                c->fn = pf ? NORM_FK(256, 32, 1, 2, true) : NORM_FK(256, 32, 1, 2, false);
+            else if (nvv <= 128)
+                c->fn = pf ? NORM_FK(256, 32, 1, 4, true) : NORM_FK(256, 32, 1, 4, false);
+            else if (nvv <= 256)
+                c->fn = pf ? NORM_FK(256, 32, 1, 8, true) : NORM_FK(256, 32, 1, 8, false);
+            else if (pf) {
+                c->warp = false;
+                if (nvv <= 512)
+                    c->fn = NORM_FK(128, 0, 1, 4, true), c->block = 128;
+                else if (nvv <= 1024)
+                    c->fn = NORM_FK(256, 0, 1, 4, true);
+                else if (nvv <= 2048)
+                    c->fn = NORM_FK(256, 0, 1, 8, true);
+                else if (nvv <= 4096)
+                    c->fn = NORM_FK(512, 0, 1, 8, true), c->block = 512;
+                else if (nvv <= 8192)
+                    c->fn = NORM_FK(512, 0, 2, 8, true), c->block = 512, c->cl = 2;
+                else if (nvv <= NORM_FWD_MAX_VECS)
+                    c->fn = NORM_FK(512, 0, 4, 8, true), c->block = 512, c->cl = 4;
+                else
+                    return false;
+            } else {
+                c->warp = false;
+                if (nvv <= 512)
+                    c->fn = NORM_FK(256, 0, 1, 2, false);
+                else if (nvv <= 1024)
+                    c->fn = NORM_FK(256, 0, 1, 4, false);
+                else if (nvv <= 2048)
+                    c->fn = NORM_FK(256, 0, 1, 8, false);
+                else if (nvv <= 4096)
+                    c->fn = NORM_FK(256, 0, 2, 8, false), c->cl = 2;
+                else if (nvv <= 8192)
+                    c->fn = NORM_FK(256, 0, 4, 8, false), c->cl = 4;
+                else if (nvv <= NORM_FWD_MAX_VECS)
+                    c->fn = NORM_FK(256, 0, 8, 8, false), c->cl = 8;
+                else
+                    return false;
+            }
+            return true;
+        }
+    };
+};
+#undef NORM_FK
+
+/* The vectors of a row for the launch (every row at one offset: that
+ * offset; else the worst, ve - 1), x at buffer ix. */
+static inline uint64_t norm_fwd_nvv(const sl_args *a, int ix)
+{
+    const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
+    const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
+    const uint64_t o = (ld * es) % 16 == 0 ? ((uintptr_t)a->buf[ix] & 15u) / es : ve - 1;
+    return (o + a->shape.cols + ve - 1) / ve;
+}
+
+/* Whether the launch fits (x at buffer ix, y at iy, w at iw): x and y at
+ * one offset modulo 16 bytes, the row within a cluster's registers
+ * (clusters on sm_90+ only). */
+template <int MODE> static bool norm_fwd_fits(const sl_args *a, int ix, int iy, int iw, int pf, norm_fwd_cfg *c)
+{
+    const uintptr_t ux = (uintptr_t)a->buf[ix], uy = (uintptr_t)a->buf[iy];
+    if ((ux ^ uy) & 15u)
+        return false;
+    const uint64_t nvv = norm_fwd_nvv(a, ix);
+    const sl_dtype wt = norm_wdtype(a, iw);
+#define NORM_FWD_AT(DT, WT) norm_fwd_pick_m<MODE>::template at<DT, WT>
+    bool ok;
+    if (a->dtype == SL_F32)
+        ok = NORM_FWD_AT(SL_F32, SL_F32)::run(nvv, pf, c);
+    else if (a->dtype == SL_BF16)
+        ok = wt == SL_F32 ? NORM_FWD_AT(SL_BF16, SL_F32)::run(nvv, pf, c) : NORM_FWD_AT(SL_BF16, SL_BF16)::run(nvv, pf, c);
+    else
+        ok = wt == SL_F32 ? NORM_FWD_AT(SL_F16, SL_F32)::run(nvv, pf, c) : NORM_FWD_AT(SL_F16, SL_F16)::run(nvv, pf, c);
+#undef NORM_FWD_AT
+    return ok && (c->cl == 1 || norm_clusters());
+}
+
+static inline sl_status norm_fwd_launch(norm_fwd_geo g, const norm_fwd_cfg *c, void *stream)
+{
+    const uint64_t cap = 0x7fffffffu / c->cl * c->cl;
+    uint64_t blocks = c->warp ? (g.rows + c->block / 32 - 1) / (c->block / 32) : g.rows * c->cl;
+    if (c->pf) { /* persistent: what the SMs hold at once */
+        int nb = 0;
+        SL_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, c->fn, (int)c->block, 0));
+        const uint64_t resident = (uint64_t)(nb > 0 ? nb : 1) * (uint64_t)norm_sms() / c->cl * c->cl;
+        blocks = blocks < resident ? blocks : resident;
+    }
+    blocks = blocks > cap ? cap : blocks;
+    void *params[] = {&g};
+    return norm_launch(c->fn, (unsigned)blocks, c->block, c->cl, params, stream);
+}
+
+#endif /* SL_NORM_FWD_CUH */

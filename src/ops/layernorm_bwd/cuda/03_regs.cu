@@ -1,0 +1,70 @@
+/*
+ * layernorm backward rung 3 (regs) and the API: the norms' backward
+ * register kernel (common/norm_bwd.cuh) in MODE NORM_LN. Per row, two team
+ * sums (sum g and sum g xh) where rmsnorm has one; per thread two partial
+ * accumulators (dw and db) across the rows its team owns, written as two
+ * partial rows (the workspace's two halves) and finished in fp64 in order
+ * (rmsnorm_bwd's dw.cu): deterministic. No prefetching rung yet: regs_pf
+ * keeps rmsnorm's partials in shared memory, and two of them (dw, db) at
+ * rmsnorm_bwd's 256 x 4 x 8 slots exceed a block's 48 KiB static limit.
+ *
+ * Expectation: rmsnorm_bwd's regs measured 0.74-0.86 of the copy at N <=
+ * 8192 bf16 and 0.45-0.60 with clusters (first H200 session); the second
+ * reduction and the second set of accumulators (32 more registers a
+ * thread at 4 vectors of 8) cost occupancy: a few percent below rmsnorm's
+ * regs, ~0.7-0.8 of the copy at N <= 8192.
+ */
+#include "layernorm_bwd.h"
+#include "norm_bwd.cuh"
+
+static sl_status lnb_launch(const sl_args *a, const norm_bwd_cfg *c, uint32_t o)
+{
+    const uint64_t rows = a->shape.rows, cols = a->shape.cols, Pm = sl_norm_dw_partials(rows, cols);
+    const uint64_t P = norm_bwd_partials(c, rows, cols);
+    if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || P > Pm || P * c->cl > 0x7fffffffu)
+        return sl_fail(SL_ERR_INVALID_ARG, "layernorm_bwd regs: workspace of %zu bytes for %llu partials of %llu",
+                       a->workspace_bytes, (unsigned long long)P, (unsigned long long)cols);
+    norm_bwd_geo g = {a->buf[SL_LNB_X], a->buf[SL_LNB_DY], a->buf[SL_LNB_W], (const float *)a->buf[SL_LNB_MEAN],
+                      (const float *)a->buf[SL_LNB_RSTD], a->buf[SL_LNB_DX], (float *)a->workspace,
+                      (float *)a->workspace + Pm * cols, rows, cols, a->shape.ld ? a->shape.ld : cols, o};
+    void *params[] = {&g};
+    sl_status st = norm_launch(c->fn, (unsigned)(P * c->cl), c->block, c->cl, params, a->stream);
+    const sl_dtype wt = norm_wdtype(a, SL_LNB_W);
+    if (st == SL_OK)
+        st = sl_cuda_norm_dw_finish(g.part, P, cols, a->buf[SL_LNB_DW], wt, a->stream);
+    if (st == SL_OK)
+        st = sl_cuda_norm_dw_finish(g.partb, P, cols, a->buf[SL_LNB_DB], wt, a->stream);
+    return st;
+}
+
+static bool lnb_fits(const sl_args *a, norm_bwd_cfg *c, uint32_t *o)
+{
+    return norm_bwd_fits<NORM_LN>(a, SL_LNB_X, SL_LNB_DY, SL_LNB_DX, SL_LNB_W, false, c, o);
+}
+
+extern "C" sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a)
+{
+    sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", "regs");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    norm_bwd_cfg c;
+    uint32_t o;
+    if (!lnb_fits(a, &c, &o))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "layernorm_bwd regs: x, dy and dx at different offsets modulo 16 bytes, rows at different "
+                       "offsets, or a row of %llu elements beyond a cluster's registers: the block rung runs it",
+                       (unsigned long long)a->shape.cols);
+    return lnb_launch(a, &c, o);
+}
+
+extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
+{
+    sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", "sl_layernorm_bwd");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    norm_bwd_cfg c;
+    uint32_t o;
+    if (lnb_fits(a, &c, &o))
+        return lnb_launch(a, &c, o);
+    return sl_cuda_layernorm_bwd_block(a);
+}

@@ -1,0 +1,41 @@
+/*
+ * layernorm_bwd.h - the layernorm backward op (issue 32): its buffers, its
+ * workspace (the dw and db partials) and its launchers. C11 and CUDA C.
+ *
+ * Buffers, in the descriptor's order: x, dy (IN, rows x cols), w (IN,
+ * cols), mean, rstd (IN, rows, f32: the forward's), dx (OUT, rows x cols),
+ * dw, db (OUT, cols, w's dtype).
+ */
+#ifndef SL_OP_LAYERNORM_BWD_H
+#define SL_OP_LAYERNORM_BWD_H
+
+#include "rmsnorm_bwd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    SL_LNB_X = 0,
+    SL_LNB_DY = 1,
+    SL_LNB_W = 2,
+    SL_LNB_MEAN = 3,
+    SL_LNB_RSTD = 4,
+    SL_LNB_DX = 5,
+    SL_LNB_DW = 6,
+    SL_LNB_DB = 7
+};
+
+/* The workspace: the dw partials (sl_norm_dw_partials(rows, cols) rows of
+ * cols f32), then as many db partials. */
+size_t sl_layernorm_bwd_ws(uint64_t rows, uint64_t cols);
+
+sl_status sl_cuda_layernorm_bwd_block(const sl_args *a);
+sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a);
+sl_status sl_cuda_layernorm_bwd_api(const sl_args *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SL_OP_LAYERNORM_BWD_H */
