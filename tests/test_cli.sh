@@ -178,7 +178,7 @@ expect 0 "status: complete" -- run --device cpu --op triad,dot --dtype f64 --siz
 # The backward row ops in f16: their inputs sit where real data does (y a
 # probability, rstd near 1 / rms(x): sl_buf_desc.scale_log2), so the fp64
 # reference no longer overflows f16 and every row is checked.
-expect 0 "status: complete" -- run --device cpu --op rmsnorm_bwd,softmax_bwd --dtype f16 --shape 64x1024,3x1000 \
+expect 0 "status: complete" -- run --device cpu --op rmsnorm_bwd,layernorm_bwd,softmax_bwd --dtype f16 --shape 64x1024,3x1000 \
     --trials 2 --warmup 1
 
 if [ $fails -ne 0 ]; then

@@ -268,7 +268,7 @@ const sl_op_desc sl_op_layernorm_bwd = {
              {"dy", SL_ROLE_IN, false, false},
              {"w", SL_ROLE_IN, false, false},
              {"mean", SL_ROLE_IN, false, SL_BUF_F32},
-             {"rstd", SL_ROLE_IN, false, SL_BUF_F32},
+             {"rstd", SL_ROLE_IN, false, SL_BUF_F32, -12}, /* [2^-20, 2^-4): 1 / std(x) (op.h) */
              {"dx", SL_ROLE_OUT, false, false},
              {"dw", SL_ROLE_OUT, false, false},
              {"db", SL_ROLE_OUT, false, false}},
