@@ -3,8 +3,8 @@
 # call, for when the device budget allows no full `bench/h200.sh` run:
 #   1. build (sm_90, warnings as errors) the CLI, the shared library and the
 #      GPU tests named in TESTS, on 16 cores;
-#   2. those GPU tests through ctest (STREAMLAB_TEST_QUICK=1 where a test
-#      honours it), plus the CLI's run of the new row ops at small shapes;
+#   2. those GPU tests through ctest, whole, plus the CLI's run of the new
+#      row ops at small shapes;
 #   3. the Python package's pytest suite on the GPU (torch CUDA, CuPy), run
 #      from the source tree against the library just built
 #      (STREAMLAB_LIBRARY; no `pip install`, so the ctypes binding: the
@@ -18,8 +18,9 @@
 #                 against torch) into $OUT/py_bench.json;
 #   TIMING="args" after the tests, `streamlab run args` with its JSON and
 #                 Markdown into $OUT/timing.{json,md} (a rung's measurement
-#                 in the same call that checks it);
-#   MEMCHECK_S    each memcheck's time limit (50 s); CTEST_S the GPU tests' (90 s);
+#                 in the same call that checks it); TIMING2 a second one;
+#   MEMCHECK_S    each memcheck's time limit (50 s); CTEST_S the GPU tests' (90 s),
+#                 CTEST_J how many at once (1); PYTEST_S pytest's (150 s);
 #   ROW_OPS       the ops of the small `streamlab run` check (the row ops);
 #   PEERS="ops"   last, bench/row_peers.py --ops "ops" (needs the peers staged:
 #                 ../shared/peers/README.md, source .peers2/activate.sh first)
@@ -38,7 +39,9 @@ trap 'tar czf "$OUT/verify-out.tgz" -C "$W" . 2>/dev/null' EXIT
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 TESTS=${TESTS:-"test_gpu_rmsnorm test_gpu_softmax_bwd test_gpu_xent test_gpu_softmax test_gpu_bits test_gpu_graph test_gpu_transpose test_api_only"}
 MEMCHECK=${MEMCHECK:-"test_gpu_rmsnorm test_gpu_softmax_bwd test_gpu_xent"}
-export STREAMLAB_TEST_QUICK=1 PYTHONUNBUFFERED=1
+export PYTHONUNBUFFERED=1
+# the quick sizes under memcheck only; ctest runs every test whole
+QUICK_ENV="STREAMLAB_TEST_QUICK=1 SL_NORM_QUICK=1 SL_XENT_QUICK=1 SL_SOFTMAX_QUICK=1"
 
 stage "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,ecc.mode.current --format=csv,noheader
@@ -60,7 +63,7 @@ echo "build exit $rc"
 
 stage "GPU tests"
 pattern=$(echo $TESTS | sed 's/ /|/g')
-timeout ${CTEST_S:-90} ctest --test-dir $B -R "^($pattern)\$" --output-on-failure > "$W/ctest.log" 2>&1
+timeout ${CTEST_S:-90} ctest -j ${CTEST_J:-1} --test-dir $B -R "^($pattern)\$" --output-on-failure > "$W/ctest.log" 2>&1
 echo "ctest exit $?"
 grep -E "Test +#|tests passed|tests failed" "$W/ctest.log"
 
@@ -70,41 +73,47 @@ timeout 40 $B/streamlab run --op ${ROW_OPS:-rmsnorm,rmsnorm_bwd,softmax_bwd,xent
 echo "run exit $?"
 tail -3 "$W/run.txt"
 
-if [ -n "${TIMING:-}" ]; then
-    stage "timing: streamlab run $TIMING"
-    timeout 150 $B/streamlab run $TIMING --json "$OUT/timing.json" --md "$OUT/timing.md" > "$W/timing.txt" 2>&1
-    echo "timing exit $?"
-    grep -vE "^ +[a-z]" "$W/timing.txt" | tail -40
-fi
+for tv in TIMING TIMING2; do
+    [ -n "${!tv:-}" ] || continue
+    stage "timing: streamlab run ${!tv}"
+    f=$(echo $tv | tr A-Z a-z)
+    timeout 150 $B/streamlab run ${!tv} --json "$OUT/$f.json" --md "$OUT/$f.md" > "$W/$f.txt" 2>&1
+    echo "$tv exit $?"
+    grep -vE "^ +[a-z]" "$W/$f.txt" | tail -40
+done
 
+# pytest in the background while memcheck runs (both light on the GPU;
+# memcheck is CPU-bound): their output is printed after both end.
 if [ "$PY" = install ]; then
-stage "pytest (GPU), the installed package"
-wait $pip_pid; echo "pip install exit $?"; grep -E "streamlab:|Successfully installed" "$W/pip.log" | head -5
-(cd /tmp && python3 -c 'import streamlab; print("installed:", streamlab.LIB_PATH, streamlab.BACKENDS, streamlab.BINDING)')
-timeout 150 python3 -m pytest -q -rs -p no:cacheprovider python/tests -k "not bench" > "$W/pytest.txt" 2>&1
-echo "pytest exit $?"
-grep -E "passed|failed|^FAILED|^ERROR" "$W/pytest.txt" | tail -12
+    stage "pytest (GPU), the installed package, in the background"
+    wait $pip_pid; echo "pip install exit $?"; grep -E "streamlab:|Successfully installed" "$W/pip.log" | head -5
+    (cd /tmp && python3 -c 'import streamlab; print("installed:", streamlab.LIB_PATH, streamlab.BACKENDS, streamlab.BINDING)')
+    timeout ${PYTEST_S:-150} python3 -m pytest -q -rs -p no:cacheprovider python/tests -k "not bench" > "$W/pytest.txt" 2>&1 &
+    py_pid=$!
 else
-stage "pytest (GPU), from a copy of the source tree against $B/libstreamlab.so"
-# The package learns its library's backends from _build_info.py, which the
-# SL_PYTHON install writes; without it (STREAMLAB_LIBRARY alone) it says
-# "unknown" and the CUDA tests skip (they did in the first run of this
-# script, 2026-11-26). So: a copy of python/ with that file.
-rm -rf "$B/py" && cp -r python "$B/py"  # inside the checkout: test_table.py reads src/ops/ops.def
-printf 'BACKENDS = "cuda,cpu"\nVERSION = "verify"\n' > "$B/py/streamlab/_build_info.py"
-STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$B/py timeout 100 \
-    python3 -m pytest -q -rs -p no:cacheprovider "$B/py/tests" -k "not bench" > "$W/pytest.txt" 2>&1
-echo "pytest exit $?"
-grep -E "passed|failed|^FAILED|^ERROR" "$W/pytest.txt" | tail -12
-export STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$B/py  # for the stages below
+    stage "pytest (GPU), a copy of the source tree against $B/libstreamlab.so, in the background"
+    # The package learns its library's backends from _build_info.py, which the
+    # SL_PYTHON install writes; without it (STREAMLAB_LIBRARY alone) it says
+    # "unknown" and the CUDA tests skip (they did in the first run of this
+    # script, 2026-11-26). So: a copy of python/ with that file.
+    rm -rf "$B/py" && cp -r python "$B/py"  # inside the checkout: test_table.py reads src/ops/ops.def
+    printf 'BACKENDS = "cuda,cpu"\nVERSION = "verify"\n' > "$B/py/streamlab/_build_info.py"
+    export STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$B/py  # also for the stages below
+    timeout ${PYTEST_S:-150} python3 -m pytest -q -rs -p no:cacheprovider "$B/py/tests" -k "not bench" \
+        > "$W/pytest.txt" 2>&1 &
+    py_pid=$!
 fi
 
 for t in $MEMCHECK; do
     stage "memcheck $t"
-    timeout ${MEMCHECK_S:-50} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$t > "$W/memcheck-$t.log" 2>&1
+    env $QUICK_ENV timeout ${MEMCHECK_S:-50} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$t > "$W/memcheck-$t.log" 2>&1
     echo "memcheck $t exit: $?"
     grep -E "ERROR SUMMARY|LEAK SUMMARY" "$W/memcheck-$t.log" | tail -2
 done
+stage "pytest's result"
+wait $py_pid
+echo "pytest exit $?"
+grep -E "passed|failed|^FAILED|^ERROR" "$W/pytest.txt" | tail -12
 if [ "${OVERHEAD:-0}" = 1 ]; then
     stage "per-call overhead (bench/py_bench.py --overhead-only)"
     timeout 120 python3 bench/py_bench.py --overhead-only "$OUT/py_bench.json"
