@@ -96,10 +96,14 @@ else
     # SL_PYTHON install writes; without it (STREAMLAB_LIBRARY alone) it says
     # "unknown" and the CUDA tests skip (they did in the first run of this
     # script, 2026-11-26). So: a copy of python/ with that file.
-    rm -rf "$B/py" && cp -r python "$B/py"  # inside the checkout: test_table.py reads src/ops/ops.def
-    printf 'BACKENDS = "cuda,cpu"\nVERSION = "verify"\n' > "$B/py/streamlab/_build_info.py"
-    export STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$B/py  # also for the stages below
-    timeout ${PYTEST_S:-150} python3 -m pytest -q -rs -p no:cacheprovider "$B/py/tests" -k "not bench" \
+    # The copy sits at the checkout's top level, as python/ does: test_table.py
+    # reads ../../src/ops/ops.def from its own folder (in build-verify/py it
+    # found nothing: two failures in the 2026-11-26 second-session call).
+    P=.verify-py
+    rm -rf "$P" && cp -r python "$P"
+    printf 'BACKENDS = "cuda,cpu"\nVERSION = "verify"\n' > "$P/streamlab/_build_info.py"
+    export STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$P  # also for the stages below
+    timeout ${PYTEST_S:-150} python3 -m pytest -q -rs -p no:cacheprovider "$P/tests" -k "not bench" \
         > "$W/pytest.txt" 2>&1 &
     py_pid=$!
 fi
