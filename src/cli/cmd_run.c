@@ -615,7 +615,7 @@ int cmd_run(int argc, char **argv)
         return EXIT_RUN_FAILED;
     }
     int nsweeps = 0, steps = 0;
-    const cli_sweep_opts sweep_opts = {have_scalar, scalar, variants_arg, warmup, trials, cold, timer, seed};
+    const cli_sweep_opts sweep_opts = cli_run_sweep_opts(&ro, seed);
     for (int g = 0; g < ndev; g++) {
         for (int o = 0; o < nops; o++) {
             for (int d = 0; d < ndtypes; d++) {

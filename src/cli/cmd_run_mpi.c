@@ -491,136 +491,45 @@ static void on_row_solo(void *user, sl_result *r)
 /* ---- options -------------------------------------------------------------------- */
 
 typedef struct mopts {
-    const char *op_arg, *sizes_arg, *dtype_arg, *variants_arg, *device_arg, *json_path, *md_path;
-    int trials, warmup, cold, quiet, oversub, solo, dist_dot; /* solo: 2 all, 1 first, 0 none */
-    double scalar;
-    int have_scalar;
-    sl_timer timer;
-    uint64_t seed;
-    int have_seed;
+    cli_run_opts c; /* the options every mode of run takes (cli.h) */
+    int oversub, solo, dist_dot; /* solo: 2 all, 1 first, 0 none */
     double timeout;
+    const cli_run_mode *mode;
 } mopts;
 
-static int usage_err(const sl_mpi *m, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static int usage_err(const sl_mpi *m, const char *fmt, ...)
-{
-    if (m->rank == 0) {
-        va_list ap;
-        fprintf(stderr, "streamlab run (MPI mode): ");
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fprintf(stderr, "\nTry 'streamlab run --help' (under mpirun).\n");
-    }
-    return EXIT_USAGE;
-}
+/* MPI mode's own options, beside the shared ones. */
+enum { O_OVERSUB = CLI_RUN_OPT_MODE, O_SOLO, O_NODOT, O_TIMEOUT, O_CSV };
+static const struct option mpi_opts[] = {
+    {"csv", required_argument, 0, O_CSV},          {"oversubscribe-gpu", no_argument, 0, O_OVERSUB},
+    {"solo", required_argument, 0, O_SOLO},        {"no-dist-dot", no_argument, 0, O_NODOT},
+    {"mpi-timeout", required_argument, 0, O_TIMEOUT}, {0, 0, 0, 0}};
 
-static int parse_opts(const sl_mpi *m, int argc, char **argv, mopts *o)
+static int mpi_option(void *user, int c, const char *arg)
 {
-    enum { O_SIZES = 256, O_VARIANTS, O_TRIALS, O_WARMUP, O_DEVICE, O_COLD, O_OP, O_DTYPE, O_SEED, O_JSON, O_MD,
-           O_QUIET, O_SCALAR, O_TIMER, O_OVERSUB, O_SOLO, O_NODOT, O_TIMEOUT, O_CSV };
-    static const struct option opts[] = {
-        {"sizes", required_argument, 0, O_SIZES},   {"variants", required_argument, 0, O_VARIANTS},
-        {"trials", required_argument, 0, O_TRIALS}, {"warmup", required_argument, 0, O_WARMUP},
-        {"device", required_argument, 0, O_DEVICE}, {"devices", required_argument, 0, O_DEVICE},
-        {"cold", no_argument, 0, O_COLD},           {"op", required_argument, 0, O_OP},
-        {"dtype", required_argument, 0, O_DTYPE},   {"seed", required_argument, 0, O_SEED},
-        {"json", required_argument, 0, O_JSON},     {"md", required_argument, 0, O_MD},
-        {"csv", required_argument, 0, O_CSV},       {"quiet", no_argument, 0, O_QUIET},
-        {"scalar", required_argument, 0, O_SCALAR}, {"alpha", required_argument, 0, O_SCALAR},
-        {"timer", required_argument, 0, O_TIMER},   {"oversubscribe-gpu", no_argument, 0, O_OVERSUB},
-        {"solo", required_argument, 0, O_SOLO},     {"no-dist-dot", no_argument, 0, O_NODOT},
-        {"mpi-timeout", required_argument, 0, O_TIMEOUT}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    *o = (mopts){.op_arg = "add", .sizes_arg = "10M,100M,200M", .dtype_arg = "f32", .device_arg = "local",
-                 .trials = 10, .warmup = 5, .solo = 2, .dist_dot = 1, .timer = SL_TIMER_EVENT, .timeout = 600};
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-        case O_SIZES: o->sizes_arg = optarg; break;
-        case O_VARIANTS: o->variants_arg = optarg; break;
-        case 'n':
-        case O_TRIALS:
-            if (cli_parse_int(optarg, 1, SL_MPI_KEEP, &o->trials))
-                return usage_err(m, "--trials wants an integer from 1 to 1024 under MPI, not '%s'", optarg);
-            break;
-        case O_WARMUP:
-            if (cli_parse_int(optarg, 0, 1000000, &o->warmup))
-                return usage_err(m, "--warmup wants an integer from 0 to 1000000, not '%s'", optarg);
-            break;
-        case 'd':
-        case O_DEVICE: o->device_arg = optarg; break;
-        case O_COLD: o->cold = 1; break;
-        case 'o':
-        case O_OP: o->op_arg = optarg; break;
-        case O_DTYPE: o->dtype_arg = optarg; break;
-        case O_JSON: o->json_path = optarg; break;
-        case O_MD: o->md_path = optarg; break;
-        case O_CSV: return usage_err(m, "--csv %s: MPI mode writes --json and --md", optarg);
-        case O_QUIET: o->quiet = 1; break;
-        case O_OVERSUB: o->oversub = 1; break;
-        case O_NODOT: o->dist_dot = 0; break;
-        case O_SOLO:
-            if (strcmp(optarg, "all") == 0)
-                o->solo = 2;
-            else if (strcmp(optarg, "first") == 0)
-                o->solo = 1;
-            else if (strcmp(optarg, "none") == 0)
-                o->solo = 0;
-            else
-                return usage_err(m, "--solo wants all, first or none, not '%s'", optarg);
-            break;
-        case O_TIMEOUT: {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (!*optarg || *end || !(t >= 1 && t <= 86400))
-                return usage_err(m, "--mpi-timeout wants seconds from 1 to 86400, not '%s'", optarg);
-            o->timeout = t;
-            break;
-        }
-        case O_SCALAR: {
-            char *end;
-            double a = strtod(optarg, &end);
-            if (!*optarg || *end || !(a == a) || a > 3.4e38 || a < -3.4e38)
-                return usage_err(m, "--scalar wants a finite number, not '%s'", optarg);
-            o->scalar = a;
-            o->have_scalar = 1;
-            break;
-        }
-        case O_TIMER:
-            if (strcmp(optarg, "event") == 0)
-                o->timer = SL_TIMER_EVENT;
-            else if (strcmp(optarg, "wall") == 0)
-                o->timer = SL_TIMER_WALL;
-            else
-                return usage_err(m, "--timer wants event or wall, not '%s'", optarg);
-            break;
-        case O_SEED: {
-            char *end;
-            errno = 0;
-            o->seed = strtoull(optarg, &end, 0);
-            if (!*optarg || *end || errno || optarg[0] == '-')
-                return usage_err(m, "--seed wants an integer from 0 to 2^64-1, not '%s'", optarg);
-            o->have_seed = 1;
-            break;
-        }
-        case 'h':
-            if (m->rank == 0)
-                help(stdout);
-            return -1;
-        case ':': return usage_err(m, "option '%s' needs a value", argv[optind - 1]);
-        default: return usage_err(m, "unknown option '%s' (MPI mode: see --help)", argv[optind - 1]);
-        }
+    mopts *o = user;
+    switch (c) {
+    case O_CSV: return cli_run_usage(o->mode, "--csv %s: MPI mode writes --json and --md", arg);
+    case O_OVERSUB: o->oversub = 1; break;
+    case O_NODOT: o->dist_dot = 0; break;
+    case O_SOLO:
+        if (strcmp(arg, "all") == 0)
+            o->solo = 2;
+        else if (strcmp(arg, "first") == 0)
+            o->solo = 1;
+        else if (strcmp(arg, "none") == 0)
+            o->solo = 0;
+        else
+            return cli_run_usage(o->mode, "--solo wants all, first or none, not '%s'", arg);
+        break;
+    case O_TIMEOUT: {
+        char *end;
+        double t = strtod(arg, &end);
+        if (!*arg || *end || !(t >= 1 && t <= 86400))
+            return cli_run_usage(o->mode, "--mpi-timeout wants seconds from 1 to 86400, not '%s'", arg);
+        o->timeout = t;
+        break;
     }
-    if (optind < argc)
-        return usage_err(m, "unexpected argument '%s'", argv[optind]);
+    }
     return 0;
 }
 
@@ -631,7 +540,7 @@ static int pick_device(const sl_mpi *m, const mopts *o, int *dev, char *note, si
 {
     note[0] = 0;
     const int ngpu = sl_mpi_gpu_count();
-    if (strcmp(o->device_arg, "local") == 0) {
+    if (strcmp(o->c.device_arg, "local") == 0) {
         if (ngpu == 0) {
             *dev = SL_DEVICE_CPU;
             snprintf(note, len, "no GPU on this node: CPU ranks");
@@ -647,20 +556,20 @@ static int pick_device(const sl_mpi *m, const mopts *o, int *dev, char *note, si
             snprintf(note, len, "more ranks on a node than GPUs each rank sees: checking that no GPU is shared");
         return 0;
     }
-    if (strcmp(o->device_arg, "cpu") == 0) {
+    if (strcmp(o->c.device_arg, "cpu") == 0) {
         *dev = SL_DEVICE_CPU;
         return 0;
     }
     /* A list: entry local_rank. */
     char list[256];
-    snprintf(list, sizeof list, "%s", o->device_arg);
+    snprintf(list, sizeof list, "%s", o->c.device_arg);
     int ids[64], n = 0;
     char *save = NULL;
     for (char *tok = strtok_r(list, ",", &save); tok && n < 64; tok = strtok_r(NULL, ",", &save)) {
         if (cli_parse_device(tok, &ids[n]) || ids[n] == SL_DEVICE_AUTO) {
             if (m->rank == 0)
                 fprintf(stderr, "streamlab run: --device under MPI wants local, cpu, or a list of CUDA indices "
-                                "and/or cpu (entry i for local rank i), not '%s'\n", o->device_arg);
+                                "and/or cpu (entry i for local rank i), not '%s'\n", o->c.device_arg);
             return EXIT_USAGE;
         }
         n++;
@@ -669,7 +578,7 @@ static int pick_device(const sl_mpi *m, const mopts *o, int *dev, char *note, si
         fprintf(stderr,
                 "streamlab run: rank %d (host %s): --device %s names %d device%s, but this is local rank %d of %d "
                 "(entry i serves local rank i; --oversubscribe-gpu reuses the list)\n",
-                m->rank, m->host, o->device_arg, n, n == 1 ? "" : "s", m->local_rank, m->local_size);
+                m->rank, m->host, o->c.device_arg, n, n == 1 ? "" : "s", m->local_rank, m->local_size);
         return EXIT_USAGE;
     }
     *dev = ids[m->local_rank % n];
@@ -833,58 +742,64 @@ typedef struct msweep {
 
 
 /* --op, --dtype: lists of known names. */
-static int parse_names(const sl_mpi *m, const mopts *o, const sl_op_desc **ops, int *nops, sl_dtype *dts, int *ndt)
+static int parse_names(const cli_run_mode *mode, const mopts *o, const sl_op_desc **ops, int *nops, sl_dtype *dts, int *ndt)
 {
     char buf[256];
     char *save = NULL;
     *nops = 0;
     /* MPI mode sweeps element counts (--sizes): the 1-D ops. `all` means
      * every 1-D op; a 2-D op named alone is refused with the reason. */
-    if (strcmp(o->op_arg, "all") == 0) {
+    if (strcmp(o->c.op_arg, "all") == 0) {
         for (int i = 0; i < sl_op_count(); i++)
             if (sl_op_at(i)->rank == 1)
                 ops[(*nops)++] = sl_op_at(i);
     } else {
-        snprintf(buf, sizeof buf, "%s", o->op_arg);
+        snprintf(buf, sizeof buf, "%s", o->c.op_arg);
         for (char *t = strtok_r(buf, ",", &save); t && *nops < SL_OP_COUNT; t = strtok_r(NULL, ",", &save)) {
             if (!(ops[*nops] = sl_op_find(t)))
-                return usage_err(m, "--op '%s' is not implemented", t);
+                return cli_run_usage(mode, "--op '%s' is not implemented", t);
             if (ops[*nops]->rank != 1)
-                return usage_err(m, "--op %s: MPI mode runs the 1-D ops (element counts per rank); %s is 2-D", t, t);
+                return cli_run_usage(mode, "--op %s: MPI mode runs the 1-D ops (element counts per rank); %s is 2-D", t, t);
             (*nops)++;
         }
     }
     *ndt = 0;
-    snprintf(buf, sizeof buf, "%s", o->dtype_arg);
+    snprintf(buf, sizeof buf, "%s", o->c.dtype_arg);
     save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t && *ndt < SL_DTYPE_COUNT; t = strtok_r(NULL, ",", &save)) {
         int d = sl_dtype_from_name(t);
         if (d < 0)
-            return usage_err(m, "--dtype '%s' is not one of %s", t, sl_dtype_all_names());
+            return cli_run_usage(mode, "--dtype '%s' is not one of %s", t, sl_dtype_all_names());
         dts[(*ndt)++] = (sl_dtype)d;
     }
     if (*nops == 0 || *ndt == 0)
-        return usage_err(m, "--op and --dtype want at least one name");
+        return cli_run_usage(mode, "--op and --dtype want at least one name");
     return 0;
 }
 
 static int run(sl_mpi *m, int argc, char **argv)
 {
-    mopts o;
-    int rc = parse_opts(m, argc, argv, &o);
+    mopts o = {.solo = 2, .dist_dot = 1, .timeout = 600};
+    const cli_run_mode mode = {.who = "run (MPI mode)", .hint_note = " (under mpirun)",
+                               .unknown_note = " (MPI mode: see --help)", .trials_note = " under MPI",
+                               .default_device = "local", .max_trials = SL_MPI_KEEP, .scalar_as_spelled = 0,
+                               .speak = m->rank == 0, .help = help, .extra = mpi_opts, .option = mpi_option,
+                               .user = &o};
+    o.mode = &mode;
+    int rc = cli_run_parse(&mode, argc, argv, &o.c);
     if (rc)
-        return rc < 0 ? 0 : rc;
+        return rc == CLI_RUN_HELP ? 0 : rc;
     m->timeout_s = o.timeout;
     const sl_op_desc *ops[SL_OP_COUNT];
     sl_dtype dts[SL_DTYPE_COUNT];
     int nops = 0, ndt = 0;
-    if ((rc = parse_names(m, &o, ops, &nops, dts, &ndt)) != 0)
+    if ((rc = parse_names(&mode, &o, ops, &nops, dts, &ndt)) != 0)
         return rc;
     uint64_t sizes[MAX_SIZES];
     char why[256];
-    const int nsizes = sl_parse_count_list(o.sizes_arg, sizes, MAX_SIZES, why, sizeof why);
+    const int nsizes = sl_parse_count_list(o.c.sizes_arg, sizes, MAX_SIZES, why, sizeof why);
     if (nsizes < 0)
-        return usage_err(m, "--sizes: %s", why);
+        return cli_run_usage(&mode, "--sizes: %s", why);
     sl_shape shapes[MAX_SIZES];
     for (int i = 0; i < nsizes; i++)
         shapes[i] = sl_shape_1d(sizes[i]);
@@ -914,18 +829,18 @@ static int run(sl_mpi *m, int argc, char **argv)
         sl_ctx_destroy(ctx);
         return rc;
     }
-    if (m->rank == 0 && note[0] && !o.quiet)
+    if (m->rank == 0 && note[0] && !o.c.quiet)
         fprintf(stderr, "streamlab run: %s\n", note);
     /* --variants: every name a variant of one of the ops on this backend. */
-    if (o.variants_arg && strcmp(o.variants_arg, "all") != 0) {
+    if (o.c.variants_arg && strcmp(o.c.variants_arg, "all") != 0) {
         char list[512], *save = NULL;
-        snprintf(list, sizeof list, "%s", o.variants_arg);
+        snprintf(list, sizeof list, "%s", o.c.variants_arg);
         for (char *t = strtok_r(list, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
             int found = 0;
             for (int i = 0; i < nops && !found; i++)
                 found = sl_variant_find(ops[i], ctx->info.backend, t) != NULL;
             if (!found)
-                rc = usage_err(m, "--variants: '%s' is no variant of these ops on the %s backend (streamlab list)", t,
+                rc = cli_run_usage(&mode, "--variants: '%s' is no variant of these ops on the %s backend (streamlab list)", t,
                                ctx->info.backend == SL_BACKEND_CUDA ? "cuda" : "cpu");
         }
         if (rc) {
@@ -935,7 +850,7 @@ static int run(sl_mpi *m, int argc, char **argv)
     }
 
     /* The seed: rank 0's, for everyone (recorded). */
-    uint64_t seed = o.have_seed ? o.seed : sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+    uint64_t seed = cli_run_seed(&o.c);
     MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, m->rows);
 
     mrun R;
@@ -944,17 +859,17 @@ static int run(sl_mpi *m, int argc, char **argv)
     R.ctx = ctx;
     R.first_failed = -1;
     R.seed = seed;
-    R.trials = o.trials;
-    R.warmup = o.warmup;
-    R.cold = o.cold;
-    R.timer = o.timer;
+    R.trials = o.c.trials;
+    R.warmup = o.c.warmup;
+    R.cold = o.c.cold;
+    R.timer = o.c.timer;
     R.status = "running";
-    R.quiet = o.quiet;
+    R.quiet = o.c.quiet;
     iso_now(R.started, sizeof R.started);
     {
-        size_t u = (size_t)snprintf(R.cmdline, sizeof R.cmdline, "mpirun -np %d streamlab", m->size);
-        for (int i = 0; i < argc && u < sizeof R.cmdline; i++)
-            u += (size_t)snprintf(R.cmdline + u, sizeof R.cmdline - u, " %s", argv[i]);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "mpirun -np %d streamlab", m->size);
+        cli_run_cmdline(prefix, argc, argv, R.cmdline, sizeof R.cmdline);
         char lib[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
         MPI_Get_library_version(lib, &len);
@@ -968,8 +883,7 @@ static int run(sl_mpi *m, int argc, char **argv)
     m->abort_user = &R;
 
     /* The sweeps. */
-    const cli_sweep_opts sweep_opts = {o.have_scalar, o.scalar, o.variants_arg, o.warmup, o.trials, o.cold, o.timer,
-                                       seed};
+    const cli_sweep_opts sweep_opts = cli_run_sweep_opts(&o.c, seed);
     msweep *sw = calloc((size_t)nops * (size_t)ndt, sizeof *sw);
     int nsw = 0;
     rc = sw ? 0 : EXIT_RUN_FAILED;
@@ -992,7 +906,7 @@ static int run(sl_mpi *m, int argc, char **argv)
             c->sync_user = m;
         }
     if (nsw == 0 && rc == 0) {
-        rc = usage_err(m, "no op offers --dtype %s", o.dtype_arg);
+        rc = cli_run_usage(&mode, "no op offers --dtype %s", o.c.dtype_arg);
         goto out;
     }
     /* Every size must fit on every rank before the first row. */
@@ -1010,14 +924,14 @@ static int run(sl_mpi *m, int argc, char **argv)
     /* The files, on rank 0; every rank learns whether they opened. */
     int bad = 0;
     if (m->rank == 0) {
-        if (o.json_path && sl_output_open(&R.json, o.json_path, JSON_MARK) != SL_OK)
+        if (o.c.json_path && sl_output_open(&R.json, o.c.json_path, JSON_MARK) != SL_OK)
             bad = 1;
         else
-            R.has_json = o.json_path != NULL;
-        if (!bad && o.md_path && sl_output_open(&R.md, o.md_path, MD_MARK) != SL_OK)
+            R.has_json = o.c.json_path != NULL;
+        if (!bad && o.c.md_path && sl_output_open(&R.md, o.c.md_path, MD_MARK) != SL_OK)
             bad = 1;
         else
-            R.has_md = o.md_path != NULL;
+            R.has_md = o.c.md_path != NULL;
         if (bad)
             fprintf(stderr, "streamlab run: %s\n", sl_last_error());
     }
@@ -1025,7 +939,7 @@ static int run(sl_mpi *m, int argc, char **argv)
         rc = EXIT_USAGE;
         goto out;
     }
-    if (m->rank == 0 && !o.quiet) {
+    if (m->rank == 0 && !o.c.quiet) {
         char d[192];
         printf("streamlab run under MPI: %d ranks on %d node%s; rank 0: %s; %s\n", m->size, m->nnodes,
                m->nnodes == 1 ? "" : "s", device_desc(ctx, d, sizeof d), R.mpi_lib);
@@ -1166,7 +1080,7 @@ static int run(sl_mpi *m, int argc, char **argv)
             for (int j = 0; j < nsizes; j++) {
                 sl_mpi_dot_result *x = &R.dots[R.ndots];
                 R.dot_dtypes[R.ndots++] = dts[d];
-                st = sl_mpi_dist_dot(m, ctx, dts[d], sizes[j], seed, o.warmup, o.trials, x);
+                st = sl_mpi_dist_dot(m, ctx, dts[d], sizes[j], seed, o.c.warmup, o.c.trials, x);
                 if (st != SL_OK) {
                     if (!R.failure[0])
                         snprintf(R.failure, sizeof R.failure, "distributed dot %s n=%llu: %s", sl_dtype_name(dts[d]),
@@ -1184,7 +1098,7 @@ static int run(sl_mpi *m, int argc, char **argv)
     /* The table (rank 0). */
     if (m->rank == 0) {
         FILE *f = stdout;
-        if (!o.quiet) {
+        if (!o.c.quiet) {
             fprintf(f, "\n%-7s %-5s %-9s %-12s %27s %7s %10s %10s %8s\n", "op", "dtype", "n/rank", "variant",
                     "per-rank GB/s min/med/max", "spread", "aggregate", "single", "agg/Kx1");
             for (int i = 0; i < R.nrows; i++) {
@@ -1232,8 +1146,8 @@ static int run(sl_mpi *m, int argc, char **argv)
         R.status = "failed";
         if (m->rank == 0)
             fprintf(stderr, "streamlab run: error: %s; every rank stopped after that row%s%s\n",
-                    R.failure[0] ? R.failure : "a rank failed", o.json_path || o.md_path ? "; rows finished are in " : "",
-                    o.json_path ? o.json_path : o.md_path ? o.md_path : "");
+                    R.failure[0] ? R.failure : "a rank failed", o.c.json_path || o.c.md_path ? "; rows finished are in " : "",
+                    o.c.json_path ? o.c.json_path : o.c.md_path ? o.c.md_path : "");
         rc = EXIT_RUN_FAILED;
     } else if (interrupted) {
         R.status = "interrupted";
