@@ -35,6 +35,7 @@ if(SL_HAVE_MPI)
     target_compile_definitions(streamlab_mpi PRIVATE SL_HAVE_CUDA=1)
     target_link_libraries(streamlab_mpi PRIVATE CUDA::cudart_static)
   endif()
+  target_sources(streamlab_cli PRIVATE src/cli/run_mpi_files.c) # the MPI mode's files and table
   target_link_libraries(streamlab_cli PRIVATE streamlab_mpi)
   target_compile_definitions(streamlab_cli PRIVATE SL_HAVE_MPI=1 SL_GIT_DESCRIBE="${SL_GIT_DESCRIBE}")
 else()

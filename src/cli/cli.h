@@ -80,4 +80,66 @@ void cli_sweep_config(sl_run_config *c, const sl_op_desc *op, sl_dtype dtype, sl
                       const sl_shape *shapes, int nshapes, const cli_sweep_opts *o, const sl_variant **chosen,
                       int max);
 
+/* ---- `streamlab run`, shared by its two modes (run_common.c) ---- */
+
+#define CLI_RUN_DEFAULT_SIZES "10M,100M,200M"
+
+/* The options every mode of `run` takes (the defaults in brackets): -o/--op
+ * [add], -s/--sizes [CLI_RUN_DEFAULT_SIZES], --dtype [f32], --variants,
+ * -d/--device(s) [the mode's], -n/--trials [10], --warmup [5], --cold,
+ * --seed [from the clock], --scalar/--alpha, --timer [event], --json, --md,
+ * --quiet, -h/--help. */
+typedef struct cli_run_opts {
+    const char *op_arg, *sizes_arg, *dtype_arg, *variants_arg, *device_arg, *json_path, *md_path;
+    int have_sizes, trials, warmup, cold, quiet, have_scalar, have_seed;
+    double scalar;
+    sl_timer timer;
+    uint64_t seed;
+} cli_run_opts;
+
+struct option;
+
+/* What differs between the modes: the words of their messages, who speaks
+ * (under MPI only rank 0), and their own options (codes from
+ * CLI_RUN_OPT_MODE), handled by option(user, code, value), which returns 0
+ * or the exit code with the message printed. */
+enum { CLI_RUN_OPT_MODE = 512, CLI_RUN_HELP = -1 };
+typedef struct cli_run_mode {
+    const char *who;            /* "streamlab WHO: message" */
+    const char *hint_note;      /* after "Try 'streamlab run --help'" */
+    const char *unknown_note;   /* after "unknown option '--x'" */
+    const char *trials_note;    /* after "--trials wants an integer from 1 to MAX" */
+    const char *default_device; /* --device when not given */
+    int max_trials;
+    int scalar_as_spelled; /* a bad value names --alpha or --scalar as given (else --scalar) */
+    int speak;             /* this process prints help and usage errors */
+    void (*help)(FILE *);
+    const struct option *extra; /* the mode's own options, ended by a zero entry */
+    int (*option)(void *user, int code, const char *value);
+    void *user;
+} cli_run_mode;
+
+/* Print "streamlab WHO: message" and the hint to stderr (when mode->speak);
+ * return 2. */
+int cli_run_usage(const cli_run_mode *mode, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Read argv (argv[0] is the command's name) into o: the shared options here,
+ * the mode's through mode->option, in the order given. Returns 0,
+ * CLI_RUN_HELP after --help (help printed), or the exit code of a usage
+ * error (message printed). */
+int cli_run_parse(const cli_run_mode *mode, int argc, char **argv, cli_run_opts *o);
+
+/* The command line for the results files: prefix, then every argument. */
+void cli_run_cmdline(const char *prefix, int argc, char **argv, char *buf, size_t len);
+
+/* --seed, or one from the clock and the process id. */
+uint64_t cli_run_seed(const cli_run_opts *o);
+
+/* The sweep options of o (cli_sweep_config) with the seed in use. */
+cli_sweep_opts cli_run_sweep_opts(const cli_run_opts *o, uint64_t seed);
+
 #endif /* SL_CLI_H */

@@ -19,7 +19,6 @@
 #include "rng.h"
 #include "sizes.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,7 +31,7 @@
 #define MAX_VARIANTS 64
 #define MAX_DEVICES 16
 #define NBACKENDS 2 /* SL_BACKEND_CPU, SL_BACKEND_CUDA */
-#define DEFAULT_SIZES "10M,100M,200M"
+#define DEFAULT_SIZES CLI_RUN_DEFAULT_SIZES
 #define DEFAULT_OP "add"
 
 static void help(FILE *f)
@@ -164,15 +163,6 @@ static void run_note_rates(const sl_hw *hw, char *note, size_t len)
         snprintf(note + used, len - used, "; warning: %s", hw->profile_warning);
     }
 }
-
-/* The command line, for the results files. */
-static void join_args(int argc, char **argv, char *buf, size_t len)
-{
-    size_t used = (size_t)snprintf(buf, len, "streamlab");
-    for (int i = 0; i < argc && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
-}
-
 
 /* --variants: no empty item, and every name a variant of at least one
  * selected op on at least one of the backends in use. */
@@ -364,137 +354,89 @@ static void close_devices(run_device *devs, int ndev, bool faulted)
     }
 }
 
+/* The options of a run in one process, beside the shared ones (cli.h). */
+enum { OPT_CSV = CLI_RUN_OPT_MODE, OPT_PROFILE, OPT_PROFILE_FORCE, OPT_COUNTERS, OPT_OFFSET, OPT_SHAPE, OPT_REPROBE,
+       OPT_STDREL, OPT_MAX_TIME, OPT_INCLUDE_TRANSFER };
+static const struct option one_opts[] = {
+    {"csv", required_argument, 0, OPT_CSV},         {"profile", required_argument, 0, OPT_PROFILE},
+    {"profile-force", no_argument, 0, OPT_PROFILE_FORCE}, {"counters", no_argument, 0, OPT_COUNTERS},
+    {"offset", required_argument, 0, OPT_OFFSET},   {"shape", required_argument, 0, OPT_SHAPE},
+    {"stdrel", required_argument, 0, OPT_STDREL},   {"max-time", required_argument, 0, OPT_MAX_TIME},
+    {"include-transfer", no_argument, 0, OPT_INCLUDE_TRANSFER},
+    {"reprobe", no_argument, 0, OPT_REPROBE},
+    {0, 0, 0, 0}};
+
+typedef struct one_run_opts {
+    const char *shape_arg, *profile_arg, *csv_path;
+    int profile_force, reprobe, counters, offset;
+    double stdrel, max_time; /* --stdrel (a fraction here), --max-time (s; -1: not given) */
+    bool include_transfer;
+} one_run_opts;
+
+static int one_option(void *user, int c, const char *arg)
+{
+    one_run_opts *x = user;
+    switch (c) {
+    case OPT_SHAPE: x->shape_arg = arg; break;
+    case OPT_CSV: x->csv_path = arg; break;
+    case OPT_COUNTERS: x->counters = 1; break;
+    case OPT_OFFSET:
+        if (cli_parse_int(arg, 0, 1 << 20, &x->offset))
+            return cli_usage_error("run", "--offset wants an element count from 0 to 1048576, not '%s'", arg);
+        break;
+    case OPT_STDREL:
+    case OPT_MAX_TIME: {
+        char *end;
+        double v = strtod(arg, &end);
+        const bool is_rel = c == OPT_STDREL;
+        if (!*arg || *end || !(v > 0) || v > (is_rel ? 100.0 : 3600.0))
+            return cli_usage_error("run", "%s wants a number above 0 and at most %s, not '%s'",
+                                   is_rel ? "--stdrel" : "--max-time", is_rel ? "100 (percent)" : "3600 (seconds)", arg);
+        if (is_rel)
+            x->stdrel = v / 100.0;
+        else
+            x->max_time = v;
+        break;
+    }
+    case OPT_INCLUDE_TRANSFER: x->include_transfer = true; break;
+    case OPT_PROFILE: x->profile_arg = arg; break;
+    case OPT_PROFILE_FORCE: x->profile_force = 1; break;
+    case OPT_REPROBE: x->reprobe = 1; break;
+    }
+    return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     /* Started by mpirun or srun: one rank per device (mpi_run.h). */
     if (cli_mpi_launched(NULL, 0))
         return cmd_run_mpi(argc, argv);
-    enum { OPT_SIZES = 256, OPT_VARIANTS, OPT_TRIALS, OPT_WARMUP, OPT_DEVICE, OPT_COLD, OPT_OP, OPT_DTYPE, OPT_SEED,
-           OPT_CSV, OPT_JSON, OPT_MD, OPT_QUIET, OPT_PROFILE, OPT_PROFILE_FORCE, OPT_SCALAR, OPT_COUNTERS, OPT_OFFSET,
-           OPT_TIMER, OPT_SHAPE, OPT_REPROBE, OPT_STDREL, OPT_MAX_TIME, OPT_INCLUDE_TRANSFER };
-    static const struct option opts[] = {
-        {"sizes", required_argument, 0, OPT_SIZES},   {"variants", required_argument, 0, OPT_VARIANTS},
-        {"trials", required_argument, 0, OPT_TRIALS}, {"warmup", required_argument, 0, OPT_WARMUP},
-        {"device", required_argument, 0, OPT_DEVICE}, {"devices", required_argument, 0, OPT_DEVICE},
-        {"cold", no_argument, 0, OPT_COLD},           {"op", required_argument, 0, OPT_OP},
-        {"dtype", required_argument, 0, OPT_DTYPE},   {"seed", required_argument, 0, OPT_SEED},
-        {"csv", required_argument, 0, OPT_CSV},       {"json", required_argument, 0, OPT_JSON},
-        {"md", required_argument, 0, OPT_MD},         {"quiet", no_argument, 0, OPT_QUIET},
-        {"profile", required_argument, 0, OPT_PROFILE}, {"profile-force", no_argument, 0, OPT_PROFILE_FORCE},
-        {"alpha", required_argument, 0, OPT_SCALAR},  {"scalar", required_argument, 0, OPT_SCALAR},
-        {"counters", no_argument, 0, OPT_COUNTERS},   {"offset", required_argument, 0, OPT_OFFSET},
-        {"timer", required_argument, 0, OPT_TIMER},   {"shape", required_argument, 0, OPT_SHAPE},
-        {"stdrel", required_argument, 0, OPT_STDREL}, {"max-time", required_argument, 0, OPT_MAX_TIME},
-        {"include-transfer", no_argument, 0, OPT_INCLUDE_TRANSFER},
-        {"help", no_argument, 0, 'h'},
-        {"reprobe", no_argument, 0, OPT_REPROBE},
-        {0, 0, 0, 0}};
+
+    one_run_opts x = {.max_time = -1.0};
+    const cli_run_mode mode = {.who = "run", .hint_note = "", .unknown_note = "", .trials_note = "",
+                               .default_device = "auto", .max_trials = 1000000, .scalar_as_spelled = 1, .speak = 1,
+                               .help = help, .extra = one_opts, .option = one_option, .user = &x};
+    cli_run_opts ro;
+    int prc = cli_run_parse(&mode, argc, argv, &ro);
+    if (prc)
+        return prc == CLI_RUN_HELP ? 0 : prc;
+    if (x.profile_force && !x.profile_arg)
+        return cli_usage_error("run", "--profile-force goes with --profile FILE");
 
     char cmdline[2048];
-    join_args(argc, argv, cmdline, sizeof cmdline);
-    const char *sizes_arg = DEFAULT_SIZES, *shape_arg = NULL, *variants_arg = NULL, *profile_arg = NULL, *dtype_arg = "f32",
-               *op_arg = DEFAULT_OP, *device_arg = "auto";
-    double scalar = 0.0;
-    int have_scalar = 0, profile_force = 0, have_sizes = 0, reprobe = 0;
-    int trials = 10, warmup = 5, cold = 0, quiet = 0, counters = 0, offset = 0;
-    sl_timer timer = SL_TIMER_EVENT;
-    double stdrel = 0.0, max_time = -1.0; /* --stdrel (a fraction here), --max-time (s; -1: not given) */
-    bool include_transfer = false;
-    uint64_t seed = sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
-    sl_report_opts ropts = {0};
+    cli_run_cmdline("streamlab", argc, argv, cmdline, sizeof cmdline);
+    const char *const sizes_arg = ro.sizes_arg, *const shape_arg = x.shape_arg, *const variants_arg = ro.variants_arg,
+                      *const profile_arg = x.profile_arg, *const dtype_arg = ro.dtype_arg, *const op_arg = ro.op_arg,
+                      *const device_arg = ro.device_arg;
+    const double scalar = ro.scalar, stdrel = x.stdrel, max_time = x.max_time;
+    const int have_scalar = ro.have_scalar, profile_force = x.profile_force, have_sizes = ro.have_sizes,
+              reprobe = x.reprobe, trials = ro.trials, warmup = ro.warmup, cold = ro.cold, quiet = ro.quiet,
+              counters = x.counters, offset = x.offset;
+    const sl_timer timer = ro.timer;
+    const bool include_transfer = x.include_transfer;
+    const uint64_t seed = cli_run_seed(&ro);
+    sl_report_opts ropts = {.csv_path = x.csv_path, .json_path = ro.json_path, .md_path = ro.md_path};
     char why[256];
-
-    opterr = 0;
-    optind = 1;
-    int c, li = -1;
-    while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, &li)) != -1) {
-        switch (c) {
-        case 's':
-        case OPT_SIZES:
-            sizes_arg = optarg;
-            have_sizes = 1;
-            break;
-        case OPT_SHAPE: shape_arg = optarg; break;
-        case OPT_VARIANTS: variants_arg = optarg; break;
-        case 'n':
-        case OPT_TRIALS:
-            if (cli_parse_int(optarg, 1, 1000000, &trials))
-                return cli_usage_error("run", "--trials wants an integer from 1 to 1000000, not '%s'", optarg);
-            break;
-        case OPT_WARMUP:
-            if (cli_parse_int(optarg, 0, 1000000, &warmup))
-                return cli_usage_error("run", "--warmup wants an integer from 0 to 1000000, not '%s'", optarg);
-            break;
-        case 'd':
-        case OPT_DEVICE: device_arg = optarg; break;
-        case OPT_COLD: cold = 1; break;
-        case 'o':
-        case OPT_OP: op_arg = optarg; break;
-        case OPT_DTYPE: dtype_arg = optarg; break;
-        case OPT_SCALAR: {
-            char *end;
-            double a = strtod(optarg, &end);
-            if (!*optarg || *end || !(a == a) || a > 3.4e38 || a < -3.4e38)
-                /* the flag as spelled (--scalar or --alpha), whether its value
-                 * came as the next argument or after '=' */
-                return cli_usage_error("run", "--%s wants a finite number, not '%s'", opts[li].name, optarg);
-            scalar = a;
-            have_scalar = 1;
-            break;
-        }
-        case OPT_TIMER:
-            if (strcmp(optarg, "event") == 0)
-                timer = SL_TIMER_EVENT;
-            else if (strcmp(optarg, "wall") == 0)
-                timer = SL_TIMER_WALL;
-            else
-                return cli_usage_error("run", "--timer wants event or wall, not '%s'", optarg);
-            break;
-        case OPT_SEED: {
-            char *end;
-            errno = 0;
-            seed = strtoull(optarg, &end, 0);
-            if (!*optarg || *end || errno || optarg[0] == '-')
-                return cli_usage_error("run", "--seed wants an integer from 0 to 2^64-1, not '%s'", optarg);
-            break;
-        }
-        case OPT_CSV: ropts.csv_path = optarg; break;
-        case OPT_JSON: ropts.json_path = optarg; break;
-        case OPT_MD: ropts.md_path = optarg; break;
-        case OPT_QUIET: quiet = 1; break;
-        case OPT_COUNTERS: counters = 1; break;
-        case OPT_OFFSET:
-            if (cli_parse_int(optarg, 0, 1 << 20, &offset))
-                return cli_usage_error("run", "--offset wants an element count from 0 to 1048576, not '%s'", optarg);
-            break;
-        case OPT_STDREL:
-        case OPT_MAX_TIME: {
-            char *end;
-            double x = strtod(optarg, &end);
-            const bool is_rel = c == OPT_STDREL;
-            if (!*optarg || *end || !(x > 0) || x > (is_rel ? 100.0 : 3600.0))
-                return cli_usage_error("run", "%s wants a number above 0 and at most %s, not '%s'",
-                                       is_rel ? "--stdrel" : "--max-time", is_rel ? "100 (percent)" : "3600 (seconds)",
-                                       optarg);
-            if (is_rel)
-                stdrel = x / 100.0;
-            else
-                max_time = x;
-            break;
-        }
-        case OPT_INCLUDE_TRANSFER: include_transfer = true; break;
-        case OPT_PROFILE: profile_arg = optarg; break;
-        case OPT_PROFILE_FORCE: profile_force = 1; break;
-        case OPT_REPROBE: reprobe = 1; break;
-        case 'h': help(stdout); return 0;
-        case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
-    if (profile_force && !profile_arg)
-        return cli_usage_error("run", "--profile-force goes with --profile FILE");
 
     const sl_op_desc *ops[SL_OP_COUNT];
     int nops = parse_ops(op_arg, ops);
@@ -673,7 +615,7 @@ int cmd_run(int argc, char **argv)
         return EXIT_RUN_FAILED;
     }
     int nsweeps = 0, steps = 0;
-    const cli_sweep_opts sweep_opts = {have_scalar, scalar, variants_arg, warmup, trials, cold, timer, seed};
+    const cli_sweep_opts sweep_opts = cli_run_sweep_opts(&ro, seed);
     for (int g = 0; g < ndev; g++) {
         for (int o = 0; o < nops; o++) {
             for (int d = 0; d < ndtypes; d++) {

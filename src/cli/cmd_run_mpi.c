@@ -10,6 +10,12 @@
  * failing row on any rank stops every rank after that row; the files keep
  * what finished. With --op dot, the distributed dot (MPI_Allreduce of the
  * partials) follows. Everything MPI lives in src/lab/mpi/.
+ *
+ * This file is the rank logic: the device of each rank, the barrier-
+ * synchronised trials, each rank's rows gathered to rank 0, the aggregate
+ * and single-rank figures, the distributed dot. The options it shares with
+ * the one-process run are read in run_common.c; rank 0's files and table
+ * are written by run_mpi_files.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -60,25 +66,16 @@ int cmd_run_mpi(int argc, char **argv)
 #include "internal.h"
 #include "mpi_lab.h"
 #include "record.h"
-#include "rng.h"
+#include "run_mpi_files.h"
 #include "sizes.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <time.h>
 #include <unistd.h>
-
-#ifndef SL_GIT_DESCRIBE
-#define SL_GIT_DESCRIBE "unknown"
-#endif
 
 #define MAX_SIZES 64
 #define MAX_VARIANTS 64
-#define JSON_MARK "\"streamlab.mpirun/"
-#define MD_MARK "# streamlab mpirun"
 
 static void help(FILE *f)
 {
@@ -116,282 +113,6 @@ static void help(FILE *f)
             SL_MPI_KEEP);
 }
 
-/* ---- the state of the run ------------------------------------------------------- */
-
-typedef struct mrow {
-    const sl_op_desc *op;
-    const sl_variant *v;
-    sl_dtype dtype;
-    uint64_t n;
-    sl_mpi_row *ranks; /* K (rank 0 only) */
-    sl_mpi_agg agg;
-    bool agg_ok;
-    double *solo;      /* K: each rank's GB/s alone, -1 not measured */
-    double solo_gbs;   /* median of the measured ones, -1 none */
-    double eff;        /* agg / (K x solo_gbs), -1 unknown */
-    int failed_rank;   /* -1: none */
-    char message[700];
-} mrow;
-
-typedef struct mrun {
-    sl_mpi *m;
-    sl_ctx *ctx;
-    mrow *rows;
-    int nrows, cap;
-    int row_in_sweep, sweep_first; /* the solo phase's position */
-    bool solo_phase;
-    int solo_rank;
-    double *solo_local; /* this rank's solo GB/s per row (-1 not run) */
-    int *solo_status;
-    int first_failed;   /* -1 */
-    char failure[900];
-    /* files (rank 0) */
-    sl_output json, md;
-    bool has_json, has_md;
-    const char *json_path, *md_path;
-    cJSON *ranks_json;  /* every rank's device record */
-    char cmdline[2048], started[32], mpi_lib[256], transport_note[256];
-    uint64_t seed;
-    int trials, warmup;
-    bool cold;
-    sl_timer timer;
-    const char *status;
-    sl_mpi_dot_result *dots;
-    sl_dtype *dot_dtypes;
-    int ndots;
-    bool quiet;
-} mrun;
-
-static void iso_now(char *buf, size_t len)
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static void num_or_null(cJSON *o, const char *k, double v)
-{
-    if (v < 0 || v != v)
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, v);
-}
-
-/* ---- files (rank 0) -------------------------------------------------------------- */
-
-static cJSON *row_json(const mrun *R, const mrow *w)
-{
-    const int K = R->m->size;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "op", w->op->name);
-    cJSON_AddStringToObject(o, "variant", w->v->name);
-    cJSON_AddStringToObject(o, "kind", sl_kind_name(w->v->kind));
-    cJSON_AddStringToObject(o, "dtype", sl_dtype_name(w->dtype));
-    cJSON_AddNumberToObject(o, "n_per_rank", (double)w->n);
-    cJSON_AddNumberToObject(o, "ranks", K);
-    cJSON_AddStringToObject(o, "status", w->failed_rank >= 0 ? "failed" : w->agg_ok ? "ok" : "skipped");
-    if (w->failed_rank >= 0) {
-        cJSON_AddNumberToObject(o, "failed_rank", w->failed_rank);
-        cJSON_AddStringToObject(o, "failed_host", R->m->hosts[w->failed_rank]);
-    }
-    if (w->message[0])
-        cJSON_AddStringToObject(o, "message", w->message);
-    if (w->agg_ok) {
-        cJSON *g = cJSON_AddObjectToObject(o, "per_rank_gbs");
-        cJSON_AddNumberToObject(g, "min", w->agg.min_gbs);
-        cJSON_AddNumberToObject(g, "median", w->agg.med_gbs);
-        cJSON_AddNumberToObject(g, "max", w->agg.max_gbs);
-        cJSON_AddNumberToObject(g, "spread", w->agg.spread);
-        cJSON_AddNumberToObject(o, "aggregate_gbs", w->agg.agg_gbs);
-        cJSON_AddNumberToObject(o, "aggregate_best_gbs", w->agg.agg_best);
-        cJSON_AddNumberToObject(o, "aggregate_time_ms", w->agg.agg_time_ms);
-        cJSON_AddNumberToObject(o, "slowest_rank", w->agg.slowest_rank);
-        cJSON_AddNumberToObject(o, "trials", w->agg.trials);
-    }
-    num_or_null(o, "single_rank_gbs", w->solo_gbs);
-    num_or_null(o, "aggregate_over_k_single", w->eff);
-    cJSON *per = cJSON_AddArrayToObject(o, "per_rank");
-    for (int r = 0; r < K && w->ranks; r++) {
-        const sl_mpi_row *x = &w->ranks[r];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddNumberToObject(e, "rank", r);
-        cJSON_AddStringToObject(e, "host", R->m->hosts[r]);
-        cJSON_AddStringToObject(e, "status", x->status == SL_OK ? "ok" : sl_status_string((sl_status)x->status));
-        if (x->message[0])
-            cJSON_AddStringToObject(e, "message", x->message);
-        cJSON_AddNumberToObject(e, "bytes", x->bytes);
-        cJSON_AddNumberToObject(e, "gbs", x->gbs);
-        cJSON_AddNumberToObject(e, "gbs_best", x->gbs_best);
-        cJSON_AddNumberToObject(e, "min_ms", x->min_ms);
-        cJSON_AddNumberToObject(e, "median_ms", x->median_ms);
-        cJSON_AddNumberToObject(e, "max_ms", x->max_ms);
-        cJSON_AddNumberToObject(e, "trials", x->trials);
-        cJSON_AddBoolToObject(e, "check_before_ok", x->check_before_ok);
-        cJSON_AddBoolToObject(e, "check_after_ok", x->check_after_ok);
-        num_or_null(e, "single_rank_gbs", w->solo ? w->solo[r] : -1);
-        cJSON *t = cJSON_AddArrayToObject(e, "times_ms");
-        for (int i = 0; i < x->kept; i++)
-            cJSON_AddItemToArray(t, cJSON_CreateNumber(x->times_ms[i]));
-        cJSON_AddItemToArray(per, e);
-    }
-    return o;
-}
-
-static cJSON *dot_json(const mrun *R, int i)
-{
-    const sl_mpi_dot_result *d = &R->dots[i];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "dtype", sl_dtype_name(R->dot_dtypes[i]));
-    cJSON_AddNumberToObject(o, "n_per_rank", (double)d->n_per_rank);
-    cJSON_AddNumberToObject(o, "ranks", d->ranks);
-    cJSON_AddStringToObject(o, "transport", sl_mpi_transport_name(d->transport));
-    cJSON_AddStringToObject(o, "transport_reason", d->transport_why);
-    cJSON_AddStringToObject(o, "status", d->ok ? "ok" : "failed");
-    if (d->message[0])
-        cJSON_AddStringToObject(o, "message", d->message);
-    cJSON_AddNumberToObject(o, "trials", d->trials);
-    cJSON_AddNumberToObject(o, "local_ms", d->local_ms);
-    cJSON_AddNumberToObject(o, "allreduce_ms", d->allreduce_ms);
-    cJSON_AddNumberToObject(o, "total_ms", d->total_ms);
-    cJSON_AddNumberToObject(o, "local_ms_min", d->local_ms_min);
-    cJSON_AddNumberToObject(o, "total_ms_min", d->total_ms_min);
-    cJSON_AddNumberToObject(o, "bytes_per_rank", d->bytes_per_rank);
-    num_or_null(o, "local_gbs_per_rank", d->local_ms > 0 ? d->bytes_per_rank / (d->local_ms * 1e6) : -1);
-    num_or_null(o, "aggregate_gbs_local", d->local_ms > 0 ? d->ranks * d->bytes_per_rank / (d->local_ms * 1e6) : -1);
-    num_or_null(o, "aggregate_gbs_with_allreduce",
-                d->total_ms > 0 ? d->ranks * d->bytes_per_rank / (d->total_ms * 1e6) : -1);
-    cJSON_AddNumberToObject(o, "result", d->got);
-    cJSON_AddNumberToObject(o, "reference", d->ref);
-    cJSON_AddNumberToObject(o, "abs_error", d->err);
-    cJSON_AddNumberToObject(o, "bound", d->tol);
-    cJSON_AddNumberToObject(o, "sum_abs_products", d->sum_abs);
-    return o;
-}
-
-/* Append to a text of cap bytes; past the end, nothing more is written. */
-static void md_add(char *t, size_t cap, size_t *u, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static void md_add(char *t, size_t cap, size_t *u, const char *fmt, ...)
-{
-    if (*u >= cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(t + *u, cap - *u, fmt, ap);
-    va_end(ap);
-    *u += n > 0 ? (size_t)n : 0;
-}
-
-static void write_files(mrun *R, bool final)
-{
-    if (R->m->rank != 0)
-        return;
-    if (R->has_json && (R->json.kind == SL_OUT_REGULAR || final)) {
-        cJSON *root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "schema", "streamlab.mpirun/1");
-        cJSON_AddStringToObject(root, "status", R->status);
-        if (R->failure[0])
-            cJSON_AddStringToObject(root, "error", R->failure);
-        cJSON_AddStringToObject(root, "command_line", R->cmdline);
-        cJSON_AddStringToObject(root, "streamlab_version", SL_GIT_DESCRIBE);
-        cJSON_AddStringToObject(root, "started", R->started);
-        cJSON_AddStringToObject(root, "mpi_library", R->mpi_lib);
-        cJSON_AddNumberToObject(root, "ranks", R->m->size);
-        cJSON_AddNumberToObject(root, "nodes", R->m->nnodes);
-        char seed[32];
-        snprintf(seed, sizeof seed, "%llu", (unsigned long long)R->seed);
-        cJSON_AddStringToObject(root, "seed", seed);
-        cJSON_AddNumberToObject(root, "trials", R->trials);
-        cJSON_AddNumberToObject(root, "warmup", R->warmup);
-        cJSON_AddBoolToObject(root, "cold", R->cold);
-        cJSON_AddStringToObject(root, "timer", R->timer == SL_TIMER_WALL ? "wall" : "event");
-        cJSON_AddStringToObject(root, "trial_start",
-                                "every timed trial starts after an MPI_Iallreduce(MIN) of every rank's status "
-                                "(a barrier carrying the status)");
-        cJSON_AddStringToObject(root, "aggregate_definition",
-                                "per trial: sum of every rank's bytes / the slowest rank's time of that trial; "
-                                "median over trials (HPCC EP-STREAM system figure)");
-        cJSON_AddStringToObject(root, "single_rank_definition",
-                                "each rank timed alone with the others idle at a barrier, same job; median "
-                                "across ranks of each rank's median-time GB/s");
-        cJSON_AddItemReferenceToObject(root, "rank_devices", R->ranks_json);
-        cJSON *rows = cJSON_AddArrayToObject(root, "rows");
-        for (int i = 0; i < R->nrows; i++)
-            cJSON_AddItemToArray(rows, row_json(R, &R->rows[i]));
-        cJSON *dots = cJSON_AddArrayToObject(root, "distributed_dot");
-        for (int i = 0; i < R->ndots; i++)
-            cJSON_AddItemToArray(dots, dot_json(R, i));
-        char *text = cJSON_Print(root);
-        if (!text || sl_output_replace(&R->json, text) != SL_OK)
-            fprintf(stderr, "streamlab run: %s\n", sl_last_error());
-        free(text);
-        cJSON_Delete(root);
-    }
-    if (R->has_md && (R->md.kind == SL_OUT_REGULAR || final)) {
-        size_t cap = 16384 + (size_t)(R->nrows + R->ndots) * 1024 + (size_t)R->m->size * 512;
-        char *t = malloc(cap);
-        if (!t)
-            return;
-        size_t u = 0;
-#define P(...) md_add(t, cap, &u, __VA_ARGS__)
-        P(MD_MARK " (%d ranks on %d node%s)\n\n", R->m->size, R->m->nnodes, R->m->nnodes == 1 ? "" : "s");
-        P("`%s`\n\nstatus: %s%s%s; streamlab %s; %s; seed %llu; %d trials after %d warm-up launches%s; "
-          "timer %s\n\n",
-          R->cmdline, R->status, R->failure[0] ? ": " : "", R->failure, SL_GIT_DESCRIBE, R->mpi_lib,
-          (unsigned long long)R->seed, R->trials, R->warmup, R->cold ? ", L2 flushed" : "",
-          R->timer == SL_TIMER_WALL ? "wall" : "event");
-        P("| op | dtype | n / rank | variant | per-rank GB/s min | median | max | spread | aggregate GB/s | "
-          "single-rank GB/s | aggregate / (K x single) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (int i = 0; i < R->nrows; i++) {
-            const mrow *w = &R->rows[i];
-            char n_s[32];
-            sl_format_count(w->n, n_s, sizeof n_s);
-            if (!w->agg_ok) {
-                P("| %s | %s | %s | %s | %s |||||||\n", w->op->name, sl_dtype_name(w->dtype), n_s, w->v->name,
-                  w->failed_rank >= 0 ? "FAILED" : "skipped");
-                continue;
-            }
-            P("| %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f%% | %.1f | ", w->op->name, sl_dtype_name(w->dtype), n_s,
-              w->v->name, w->agg.min_gbs, w->agg.med_gbs, w->agg.max_gbs, 100 * w->agg.spread, w->agg.agg_gbs);
-            if (w->solo_gbs > 0)
-                P("%.1f | %.3f |\n", w->solo_gbs, w->eff);
-            else
-                P("- | - |\n");
-        }
-        if (R->ndots) {
-            P("\nDistributed dot (MPI_Allreduce of the partials; times: median over trials of the slowest rank's)\n\n"
-              "| dtype | n / rank | local ms | all-reduce ms | total ms | GB/s local (all ranks) | GB/s with "
-              "all-reduce | transport | check |\n|---|---|---|---|---|---|---|---|---|\n");
-            for (int i = 0; i < R->ndots; i++) {
-                const sl_mpi_dot_result *d = &R->dots[i];
-                char n_s[32];
-                sl_format_count(d->n_per_rank, n_s, sizeof n_s);
-                P("| %s | %s | %.4f | %.4f | %.4f | %.1f | %.1f | %s | %s (error %.2g, bound %.2g) |\n",
-                  sl_dtype_name(R->dot_dtypes[i]), n_s, d->local_ms, d->allreduce_ms, d->total_ms,
-                  d->local_ms > 0 ? d->ranks * d->bytes_per_rank / (d->local_ms * 1e6) : 0,
-                  d->total_ms > 0 ? d->ranks * d->bytes_per_rank / (d->total_ms * 1e6) : 0,
-                  sl_mpi_transport_name(d->transport), d->ok ? "ok" : "FAILED", d->err, d->tol);
-            }
-        }
-        P("\nRanks:\n\n| rank | host | local rank | device |\n|---|---|---|---|\n");
-        for (int r = 0; r < R->m->size; r++) {
-            cJSON *e = cJSON_GetArrayItem(R->ranks_json, r);
-            cJSON *lr = cJSON_GetObjectItem(e, "local_rank"), *dv = cJSON_GetObjectItem(e, "device");
-            cJSON *nm = dv ? cJSON_GetObjectItem(dv, "name") : NULL, *key = cJSON_GetObjectItem(e, "device_key");
-            P("| %d | %s | %d | %s (%s) |\n", r, R->m->hosts[r], lr ? lr->valueint : -1,
-              nm && cJSON_IsString(nm) ? nm->valuestring : "?", key && cJSON_IsString(key) ? key->valuestring : "?");
-        }
-#undef P
-        if (sl_output_replace(&R->md, t) != SL_OK)
-            fprintf(stderr, "streamlab run: %s\n", sl_last_error());
-        free(t);
-    }
-}
-
 static void on_abort(void *user)
 {
     mrun *R = user;
@@ -400,7 +121,7 @@ static void on_abort(void *user)
     R->status = "failed";
     snprintf(R->failure, sizeof R->failure, "a rank stopped answering at %s (timeout %.0f s): MPI_Abort",
              R->m->doing ? R->m->doing : "?", R->m->timeout_s);
-    write_files(R, true);
+    mrun_write_files(R, true);
 }
 
 /* ---- rows ---------------------------------------------------------------------- */
@@ -474,7 +195,7 @@ static void on_row_together(void *user, sl_result *r)
                 break;
             }
     }
-    write_files(R, false);
+    mrun_write_files(R, false);
 }
 
 /* The solo phase: only the rank timing alone calls this. */
@@ -491,136 +212,45 @@ static void on_row_solo(void *user, sl_result *r)
 /* ---- options -------------------------------------------------------------------- */
 
 typedef struct mopts {
-    const char *op_arg, *sizes_arg, *dtype_arg, *variants_arg, *device_arg, *json_path, *md_path;
-    int trials, warmup, cold, quiet, oversub, solo, dist_dot; /* solo: 2 all, 1 first, 0 none */
-    double scalar;
-    int have_scalar;
-    sl_timer timer;
-    uint64_t seed;
-    int have_seed;
+    cli_run_opts c; /* the options every mode of run takes (cli.h) */
+    int oversub, solo, dist_dot; /* solo: 2 all, 1 first, 0 none */
     double timeout;
+    const cli_run_mode *mode;
 } mopts;
 
-static int usage_err(const sl_mpi *m, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static int usage_err(const sl_mpi *m, const char *fmt, ...)
-{
-    if (m->rank == 0) {
-        va_list ap;
-        fprintf(stderr, "streamlab run (MPI mode): ");
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fprintf(stderr, "\nTry 'streamlab run --help' (under mpirun).\n");
-    }
-    return EXIT_USAGE;
-}
+/* MPI mode's own options, beside the shared ones. */
+enum { O_OVERSUB = CLI_RUN_OPT_MODE, O_SOLO, O_NODOT, O_TIMEOUT, O_CSV };
+static const struct option mpi_opts[] = {
+    {"csv", required_argument, 0, O_CSV},          {"oversubscribe-gpu", no_argument, 0, O_OVERSUB},
+    {"solo", required_argument, 0, O_SOLO},        {"no-dist-dot", no_argument, 0, O_NODOT},
+    {"mpi-timeout", required_argument, 0, O_TIMEOUT}, {0, 0, 0, 0}};
 
-static int parse_opts(const sl_mpi *m, int argc, char **argv, mopts *o)
+static int mpi_option(void *user, int c, const char *arg)
 {
-    enum { O_SIZES = 256, O_VARIANTS, O_TRIALS, O_WARMUP, O_DEVICE, O_COLD, O_OP, O_DTYPE, O_SEED, O_JSON, O_MD,
-           O_QUIET, O_SCALAR, O_TIMER, O_OVERSUB, O_SOLO, O_NODOT, O_TIMEOUT, O_CSV };
-    static const struct option opts[] = {
-        {"sizes", required_argument, 0, O_SIZES},   {"variants", required_argument, 0, O_VARIANTS},
-        {"trials", required_argument, 0, O_TRIALS}, {"warmup", required_argument, 0, O_WARMUP},
-        {"device", required_argument, 0, O_DEVICE}, {"devices", required_argument, 0, O_DEVICE},
-        {"cold", no_argument, 0, O_COLD},           {"op", required_argument, 0, O_OP},
-        {"dtype", required_argument, 0, O_DTYPE},   {"seed", required_argument, 0, O_SEED},
-        {"json", required_argument, 0, O_JSON},     {"md", required_argument, 0, O_MD},
-        {"csv", required_argument, 0, O_CSV},       {"quiet", no_argument, 0, O_QUIET},
-        {"scalar", required_argument, 0, O_SCALAR}, {"alpha", required_argument, 0, O_SCALAR},
-        {"timer", required_argument, 0, O_TIMER},   {"oversubscribe-gpu", no_argument, 0, O_OVERSUB},
-        {"solo", required_argument, 0, O_SOLO},     {"no-dist-dot", no_argument, 0, O_NODOT},
-        {"mpi-timeout", required_argument, 0, O_TIMEOUT}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    *o = (mopts){.op_arg = "add", .sizes_arg = "10M,100M,200M", .dtype_arg = "f32", .device_arg = "local",
-                 .trials = 10, .warmup = 5, .solo = 2, .dist_dot = 1, .timer = SL_TIMER_EVENT, .timeout = 600};
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":hs:d:n:o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-        case O_SIZES: o->sizes_arg = optarg; break;
-        case O_VARIANTS: o->variants_arg = optarg; break;
-        case 'n':
-        case O_TRIALS:
-            if (cli_parse_int(optarg, 1, SL_MPI_KEEP, &o->trials))
-                return usage_err(m, "--trials wants an integer from 1 to 1024 under MPI, not '%s'", optarg);
-            break;
-        case O_WARMUP:
-            if (cli_parse_int(optarg, 0, 1000000, &o->warmup))
-                return usage_err(m, "--warmup wants an integer from 0 to 1000000, not '%s'", optarg);
-            break;
-        case 'd':
-        case O_DEVICE: o->device_arg = optarg; break;
-        case O_COLD: o->cold = 1; break;
-        case 'o':
-        case O_OP: o->op_arg = optarg; break;
-        case O_DTYPE: o->dtype_arg = optarg; break;
-        case O_JSON: o->json_path = optarg; break;
-        case O_MD: o->md_path = optarg; break;
-        case O_CSV: return usage_err(m, "--csv %s: MPI mode writes --json and --md", optarg);
-        case O_QUIET: o->quiet = 1; break;
-        case O_OVERSUB: o->oversub = 1; break;
-        case O_NODOT: o->dist_dot = 0; break;
-        case O_SOLO:
-            if (strcmp(optarg, "all") == 0)
-                o->solo = 2;
-            else if (strcmp(optarg, "first") == 0)
-                o->solo = 1;
-            else if (strcmp(optarg, "none") == 0)
-                o->solo = 0;
-            else
-                return usage_err(m, "--solo wants all, first or none, not '%s'", optarg);
-            break;
-        case O_TIMEOUT: {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (!*optarg || *end || !(t >= 1 && t <= 86400))
-                return usage_err(m, "--mpi-timeout wants seconds from 1 to 86400, not '%s'", optarg);
-            o->timeout = t;
-            break;
-        }
-        case O_SCALAR: {
-            char *end;
-            double a = strtod(optarg, &end);
-            if (!*optarg || *end || !(a == a) || a > 3.4e38 || a < -3.4e38)
-                return usage_err(m, "--scalar wants a finite number, not '%s'", optarg);
-            o->scalar = a;
-            o->have_scalar = 1;
-            break;
-        }
-        case O_TIMER:
-            if (strcmp(optarg, "event") == 0)
-                o->timer = SL_TIMER_EVENT;
-            else if (strcmp(optarg, "wall") == 0)
-                o->timer = SL_TIMER_WALL;
-            else
-                return usage_err(m, "--timer wants event or wall, not '%s'", optarg);
-            break;
-        case O_SEED: {
-            char *end;
-            errno = 0;
-            o->seed = strtoull(optarg, &end, 0);
-            if (!*optarg || *end || errno || optarg[0] == '-')
-                return usage_err(m, "--seed wants an integer from 0 to 2^64-1, not '%s'", optarg);
-            o->have_seed = 1;
-            break;
-        }
-        case 'h':
-            if (m->rank == 0)
-                help(stdout);
-            return -1;
-        case ':': return usage_err(m, "option '%s' needs a value", argv[optind - 1]);
-        default: return usage_err(m, "unknown option '%s' (MPI mode: see --help)", argv[optind - 1]);
-        }
+    mopts *o = user;
+    switch (c) {
+    case O_CSV: return cli_run_usage(o->mode, "--csv %s: MPI mode writes --json and --md", arg);
+    case O_OVERSUB: o->oversub = 1; break;
+    case O_NODOT: o->dist_dot = 0; break;
+    case O_SOLO:
+        if (strcmp(arg, "all") == 0)
+            o->solo = 2;
+        else if (strcmp(arg, "first") == 0)
+            o->solo = 1;
+        else if (strcmp(arg, "none") == 0)
+            o->solo = 0;
+        else
+            return cli_run_usage(o->mode, "--solo wants all, first or none, not '%s'", arg);
+        break;
+    case O_TIMEOUT: {
+        char *end;
+        double t = strtod(arg, &end);
+        if (!*arg || *end || !(t >= 1 && t <= 86400))
+            return cli_run_usage(o->mode, "--mpi-timeout wants seconds from 1 to 86400, not '%s'", arg);
+        o->timeout = t;
+        break;
     }
-    if (optind < argc)
-        return usage_err(m, "unexpected argument '%s'", argv[optind]);
+    }
     return 0;
 }
 
@@ -631,7 +261,7 @@ static int pick_device(const sl_mpi *m, const mopts *o, int *dev, char *note, si
 {
     note[0] = 0;
     const int ngpu = sl_mpi_gpu_count();
-    if (strcmp(o->device_arg, "local") == 0) {
+    if (strcmp(o->c.device_arg, "local") == 0) {
         if (ngpu == 0) {
             *dev = SL_DEVICE_CPU;
             snprintf(note, len, "no GPU on this node: CPU ranks");
@@ -647,20 +277,20 @@ static int pick_device(const sl_mpi *m, const mopts *o, int *dev, char *note, si
             snprintf(note, len, "more ranks on a node than GPUs each rank sees: checking that no GPU is shared");
         return 0;
     }
-    if (strcmp(o->device_arg, "cpu") == 0) {
+    if (strcmp(o->c.device_arg, "cpu") == 0) {
         *dev = SL_DEVICE_CPU;
         return 0;
     }
     /* A list: entry local_rank. */
     char list[256];
-    snprintf(list, sizeof list, "%s", o->device_arg);
+    snprintf(list, sizeof list, "%s", o->c.device_arg);
     int ids[64], n = 0;
     char *save = NULL;
     for (char *tok = strtok_r(list, ",", &save); tok && n < 64; tok = strtok_r(NULL, ",", &save)) {
         if (cli_parse_device(tok, &ids[n]) || ids[n] == SL_DEVICE_AUTO) {
             if (m->rank == 0)
                 fprintf(stderr, "streamlab run: --device under MPI wants local, cpu, or a list of CUDA indices "
-                                "and/or cpu (entry i for local rank i), not '%s'\n", o->device_arg);
+                                "and/or cpu (entry i for local rank i), not '%s'\n", o->c.device_arg);
             return EXIT_USAGE;
         }
         n++;
@@ -669,7 +299,7 @@ static int pick_device(const sl_mpi *m, const mopts *o, int *dev, char *note, si
         fprintf(stderr,
                 "streamlab run: rank %d (host %s): --device %s names %d device%s, but this is local rank %d of %d "
                 "(entry i serves local rank i; --oversubscribe-gpu reuses the list)\n",
-                m->rank, m->host, o->device_arg, n, n == 1 ? "" : "s", m->local_rank, m->local_size);
+                m->rank, m->host, o->c.device_arg, n, n == 1 ? "" : "s", m->local_rank, m->local_size);
         return EXIT_USAGE;
     }
     *dev = ids[m->local_rank % n];
@@ -833,58 +463,64 @@ typedef struct msweep {
 
 
 /* --op, --dtype: lists of known names. */
-static int parse_names(const sl_mpi *m, const mopts *o, const sl_op_desc **ops, int *nops, sl_dtype *dts, int *ndt)
+static int parse_names(const cli_run_mode *mode, const mopts *o, const sl_op_desc **ops, int *nops, sl_dtype *dts, int *ndt)
 {
     char buf[256];
     char *save = NULL;
     *nops = 0;
     /* MPI mode sweeps element counts (--sizes): the 1-D ops. `all` means
      * every 1-D op; a 2-D op named alone is refused with the reason. */
-    if (strcmp(o->op_arg, "all") == 0) {
+    if (strcmp(o->c.op_arg, "all") == 0) {
         for (int i = 0; i < sl_op_count(); i++)
             if (sl_op_at(i)->rank == 1)
                 ops[(*nops)++] = sl_op_at(i);
     } else {
-        snprintf(buf, sizeof buf, "%s", o->op_arg);
+        snprintf(buf, sizeof buf, "%s", o->c.op_arg);
         for (char *t = strtok_r(buf, ",", &save); t && *nops < SL_OP_COUNT; t = strtok_r(NULL, ",", &save)) {
             if (!(ops[*nops] = sl_op_find(t)))
-                return usage_err(m, "--op '%s' is not implemented", t);
+                return cli_run_usage(mode, "--op '%s' is not implemented", t);
             if (ops[*nops]->rank != 1)
-                return usage_err(m, "--op %s: MPI mode runs the 1-D ops (element counts per rank); %s is 2-D", t, t);
+                return cli_run_usage(mode, "--op %s: MPI mode runs the 1-D ops (element counts per rank); %s is 2-D", t, t);
             (*nops)++;
         }
     }
     *ndt = 0;
-    snprintf(buf, sizeof buf, "%s", o->dtype_arg);
+    snprintf(buf, sizeof buf, "%s", o->c.dtype_arg);
     save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t && *ndt < SL_DTYPE_COUNT; t = strtok_r(NULL, ",", &save)) {
         int d = sl_dtype_from_name(t);
         if (d < 0)
-            return usage_err(m, "--dtype '%s' is not one of %s", t, sl_dtype_all_names());
+            return cli_run_usage(mode, "--dtype '%s' is not one of %s", t, sl_dtype_all_names());
         dts[(*ndt)++] = (sl_dtype)d;
     }
     if (*nops == 0 || *ndt == 0)
-        return usage_err(m, "--op and --dtype want at least one name");
+        return cli_run_usage(mode, "--op and --dtype want at least one name");
     return 0;
 }
 
 static int run(sl_mpi *m, int argc, char **argv)
 {
-    mopts o;
-    int rc = parse_opts(m, argc, argv, &o);
+    mopts o = {.solo = 2, .dist_dot = 1, .timeout = 600};
+    const cli_run_mode mode = {.who = "run (MPI mode)", .hint_note = " (under mpirun)",
+                               .unknown_note = " (MPI mode: see --help)", .trials_note = " under MPI",
+                               .default_device = "local", .max_trials = SL_MPI_KEEP, .scalar_as_spelled = 0,
+                               .speak = m->rank == 0, .help = help, .extra = mpi_opts, .option = mpi_option,
+                               .user = &o};
+    o.mode = &mode;
+    int rc = cli_run_parse(&mode, argc, argv, &o.c);
     if (rc)
-        return rc < 0 ? 0 : rc;
+        return rc == CLI_RUN_HELP ? 0 : rc;
     m->timeout_s = o.timeout;
     const sl_op_desc *ops[SL_OP_COUNT];
     sl_dtype dts[SL_DTYPE_COUNT];
     int nops = 0, ndt = 0;
-    if ((rc = parse_names(m, &o, ops, &nops, dts, &ndt)) != 0)
+    if ((rc = parse_names(&mode, &o, ops, &nops, dts, &ndt)) != 0)
         return rc;
     uint64_t sizes[MAX_SIZES];
     char why[256];
-    const int nsizes = sl_parse_count_list(o.sizes_arg, sizes, MAX_SIZES, why, sizeof why);
+    const int nsizes = sl_parse_count_list(o.c.sizes_arg, sizes, MAX_SIZES, why, sizeof why);
     if (nsizes < 0)
-        return usage_err(m, "--sizes: %s", why);
+        return cli_run_usage(&mode, "--sizes: %s", why);
     sl_shape shapes[MAX_SIZES];
     for (int i = 0; i < nsizes; i++)
         shapes[i] = sl_shape_1d(sizes[i]);
@@ -914,18 +550,18 @@ static int run(sl_mpi *m, int argc, char **argv)
         sl_ctx_destroy(ctx);
         return rc;
     }
-    if (m->rank == 0 && note[0] && !o.quiet)
+    if (m->rank == 0 && note[0] && !o.c.quiet)
         fprintf(stderr, "streamlab run: %s\n", note);
     /* --variants: every name a variant of one of the ops on this backend. */
-    if (o.variants_arg && strcmp(o.variants_arg, "all") != 0) {
+    if (o.c.variants_arg && strcmp(o.c.variants_arg, "all") != 0) {
         char list[512], *save = NULL;
-        snprintf(list, sizeof list, "%s", o.variants_arg);
+        snprintf(list, sizeof list, "%s", o.c.variants_arg);
         for (char *t = strtok_r(list, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
             int found = 0;
             for (int i = 0; i < nops && !found; i++)
                 found = sl_variant_find(ops[i], ctx->info.backend, t) != NULL;
             if (!found)
-                rc = usage_err(m, "--variants: '%s' is no variant of these ops on the %s backend (streamlab list)", t,
+                rc = cli_run_usage(&mode, "--variants: '%s' is no variant of these ops on the %s backend (streamlab list)", t,
                                ctx->info.backend == SL_BACKEND_CUDA ? "cuda" : "cpu");
         }
         if (rc) {
@@ -935,7 +571,7 @@ static int run(sl_mpi *m, int argc, char **argv)
     }
 
     /* The seed: rank 0's, for everyone (recorded). */
-    uint64_t seed = o.have_seed ? o.seed : sl_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+    uint64_t seed = cli_run_seed(&o.c);
     MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, m->rows);
 
     mrun R;
@@ -944,17 +580,17 @@ static int run(sl_mpi *m, int argc, char **argv)
     R.ctx = ctx;
     R.first_failed = -1;
     R.seed = seed;
-    R.trials = o.trials;
-    R.warmup = o.warmup;
-    R.cold = o.cold;
-    R.timer = o.timer;
+    R.trials = o.c.trials;
+    R.warmup = o.c.warmup;
+    R.cold = o.c.cold;
+    R.timer = o.c.timer;
     R.status = "running";
-    R.quiet = o.quiet;
-    iso_now(R.started, sizeof R.started);
+    R.quiet = o.c.quiet;
+    mrun_now(R.started, sizeof R.started);
     {
-        size_t u = (size_t)snprintf(R.cmdline, sizeof R.cmdline, "mpirun -np %d streamlab", m->size);
-        for (int i = 0; i < argc && u < sizeof R.cmdline; i++)
-            u += (size_t)snprintf(R.cmdline + u, sizeof R.cmdline - u, " %s", argv[i]);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "mpirun -np %d streamlab", m->size);
+        cli_run_cmdline(prefix, argc, argv, R.cmdline, sizeof R.cmdline);
         char lib[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
         MPI_Get_library_version(lib, &len);
@@ -968,8 +604,7 @@ static int run(sl_mpi *m, int argc, char **argv)
     m->abort_user = &R;
 
     /* The sweeps. */
-    const cli_sweep_opts sweep_opts = {o.have_scalar, o.scalar, o.variants_arg, o.warmup, o.trials, o.cold, o.timer,
-                                       seed};
+    const cli_sweep_opts sweep_opts = cli_run_sweep_opts(&o.c, seed);
     msweep *sw = calloc((size_t)nops * (size_t)ndt, sizeof *sw);
     int nsw = 0;
     rc = sw ? 0 : EXIT_RUN_FAILED;
@@ -992,7 +627,7 @@ static int run(sl_mpi *m, int argc, char **argv)
             c->sync_user = m;
         }
     if (nsw == 0 && rc == 0) {
-        rc = usage_err(m, "no op offers --dtype %s", o.dtype_arg);
+        rc = cli_run_usage(&mode, "no op offers --dtype %s", o.c.dtype_arg);
         goto out;
     }
     /* Every size must fit on every rank before the first row. */
@@ -1008,30 +643,18 @@ static int run(sl_mpi *m, int argc, char **argv)
         goto out;
     }
     /* The files, on rank 0; every rank learns whether they opened. */
-    int bad = 0;
-    if (m->rank == 0) {
-        if (o.json_path && sl_output_open(&R.json, o.json_path, JSON_MARK) != SL_OK)
-            bad = 1;
-        else
-            R.has_json = o.json_path != NULL;
-        if (!bad && o.md_path && sl_output_open(&R.md, o.md_path, MD_MARK) != SL_OK)
-            bad = 1;
-        else
-            R.has_md = o.md_path != NULL;
-        if (bad)
-            fprintf(stderr, "streamlab run: %s\n", sl_last_error());
-    }
+    const int bad = m->rank == 0 ? mrun_open_files(&R, o.c.json_path, o.c.md_path) : 0;
     if (sl_mpi_all_max(m, bad)) {
         rc = EXIT_USAGE;
         goto out;
     }
-    if (m->rank == 0 && !o.quiet) {
+    if (m->rank == 0 && !o.c.quiet) {
         char d[192];
         printf("streamlab run under MPI: %d ranks on %d node%s; rank 0: %s; %s\n", m->size, m->nnodes,
                m->nnodes == 1 ? "" : "s", device_desc(ctx, d, sizeof d), R.mpi_lib);
         fflush(stdout);
     }
-    write_files(&R, false);
+    mrun_write_files(&R, false);
 
     sl_interrupt_install();
 
@@ -1148,7 +771,7 @@ static int run(sl_mpi *m, int argc, char **argv)
         free(all);
         free(sts);
         R.first_failed = sl_mpi_all_max(m, R.first_failed);
-        write_files(&R, false);
+        mrun_write_files(&R, false);
     }
 
     /* Phase 3: the distributed dot. */
@@ -1166,14 +789,14 @@ static int run(sl_mpi *m, int argc, char **argv)
             for (int j = 0; j < nsizes; j++) {
                 sl_mpi_dot_result *x = &R.dots[R.ndots];
                 R.dot_dtypes[R.ndots++] = dts[d];
-                st = sl_mpi_dist_dot(m, ctx, dts[d], sizes[j], seed, o.warmup, o.trials, x);
+                st = sl_mpi_dist_dot(m, ctx, dts[d], sizes[j], seed, o.c.warmup, o.c.trials, x);
                 if (st != SL_OK) {
                     if (!R.failure[0])
                         snprintf(R.failure, sizeof R.failure, "distributed dot %s n=%llu: %s", sl_dtype_name(dts[d]),
                                  (unsigned long long)sizes[j], x->message);
                     R.first_failed = m->rank;
                 }
-                write_files(&R, false);
+                mrun_write_files(&R, false);
                 if ((dot_failed = sl_mpi_all_max(m, st != SL_OK)) != 0)
                     break;
             }
@@ -1182,58 +805,17 @@ static int run(sl_mpi *m, int argc, char **argv)
     }
 
     /* The table (rank 0). */
-    if (m->rank == 0) {
-        FILE *f = stdout;
-        if (!o.quiet) {
-            fprintf(f, "\n%-7s %-5s %-9s %-12s %27s %7s %10s %10s %8s\n", "op", "dtype", "n/rank", "variant",
-                    "per-rank GB/s min/med/max", "spread", "aggregate", "single", "agg/Kx1");
-            for (int i = 0; i < R.nrows; i++) {
-                const mrow *w = &R.rows[i];
-                char n_s[32], a[64];
-                sl_format_count(w->n, n_s, sizeof n_s);
-                if (!w->agg_ok) {
-                    fprintf(f, "%-7s %-5s %-9s %-12s %s\n", w->op->name, sl_dtype_name(w->dtype), n_s, w->v->name,
-                            w->failed_rank >= 0 ? "FAILED (see below)" : w->message[0] ? w->message : "skipped");
-                    continue;
-                }
-                snprintf(a, sizeof a, "%.1f / %.1f / %.1f", w->agg.min_gbs, w->agg.med_gbs, w->agg.max_gbs);
-                fprintf(f, "%-7s %-5s %-9s %-12s %27s %6.1f%% %10.1f ", w->op->name, sl_dtype_name(w->dtype), n_s,
-                        w->v->name, a, 100 * w->agg.spread, w->agg.agg_gbs);
-                if (w->solo_gbs > 0)
-                    fprintf(f, "%10.1f %8.3f\n", w->solo_gbs, w->eff);
-                else
-                    fprintf(f, "%10s %8s\n", "-", "-");
-            }
-            if (R.ndots) {
-                fprintf(f, "\ndistributed dot (%d ranks; median of the slowest rank's times):\n%-5s %-9s %10s %12s "
-                           "%10s %12s %14s  %s\n",
-                        m->size, "dtype", "n/rank", "local ms", "allreduce ms", "total ms", "GB/s local",
-                        "GB/s with red.", "check");
-                for (int i = 0; i < R.ndots; i++) {
-                    const sl_mpi_dot_result *d = &R.dots[i];
-                    char n_s[32];
-                    sl_format_count(d->n_per_rank, n_s, sizeof n_s);
-                    fprintf(f, "%-5s %-9s %10.4f %12.4f %10.4f %12.1f %14.1f  %s (|error| %.3g %s %.3g)\n",
-                            sl_dtype_name(R.dot_dtypes[i]), n_s, d->local_ms, d->allreduce_ms, d->total_ms,
-                            d->local_ms > 0 ? d->ranks * d->bytes_per_rank / (d->local_ms * 1e6) : 0,
-                            d->total_ms > 0 ? d->ranks * d->bytes_per_rank / (d->total_ms * 1e6) : 0,
-                            d->ok ? "ok" : "FAILED", d->err, d->err <= d->tol ? "<=" : ">", d->tol);
-                }
-                fprintf(f, "all-reduce transport: %s (rank 0: %s)\n", sl_mpi_transport_name(R.dots[0].transport),
-                        R.dots[0].transport_why);
-            }
-            fprintf(f, "aggregate: every rank's bytes / the slowest rank's time, per trial (median); single: each "
-                       "rank alone with the others idle (median across ranks)\n");
-        }
-        fflush(f);
-    }
+    if (m->rank == 0 && !o.c.quiet)
+        mrun_print_table(&R, stdout);
+    if (m->rank == 0)
+        fflush(stdout);
     rc = 0;
     if (R.first_failed >= 0) {
         R.status = "failed";
         if (m->rank == 0)
             fprintf(stderr, "streamlab run: error: %s; every rank stopped after that row%s%s\n",
-                    R.failure[0] ? R.failure : "a rank failed", o.json_path || o.md_path ? "; rows finished are in " : "",
-                    o.json_path ? o.json_path : o.md_path ? o.md_path : "");
+                    R.failure[0] ? R.failure : "a rank failed", o.c.json_path || o.c.md_path ? "; rows finished are in " : "",
+                    o.c.json_path ? o.c.json_path : o.c.md_path ? o.c.md_path : "");
         rc = EXIT_RUN_FAILED;
     } else if (interrupted) {
         R.status = "interrupted";
@@ -1241,14 +823,11 @@ static int run(sl_mpi *m, int argc, char **argv)
     } else {
         R.status = "complete";
     }
-    write_files(&R, true);
+    mrun_write_files(&R, true);
 out:
     m->on_abort = NULL;
     if (m->rank == 0) {
-        if (R.has_json)
-            sl_output_close(&R.json);
-        if (R.has_md)
-            sl_output_close(&R.md);
+        mrun_close_files(&R);
         for (int i = 0; i < R.nrows; i++) {
             free(R.rows[i].ranks);
             free(R.rows[i].solo);
