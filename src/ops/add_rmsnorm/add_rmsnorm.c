@@ -82,17 +82,13 @@ static void cpu_row(const sl_args *a, uint64_t r)
 
 static sl_status cpu_serial(const sl_args *a)
 {
-    for (uint64_t r = 0; r < a->shape.rows; r++)
-        cpu_row(a, r);
+    sl_cpu_rows(a, cpu_row, false);
     return SL_OK;
 }
 
 static sl_status cpu_omp(const sl_args *a)
 {
-    const long long rows = (long long)a->shape.rows;
-#pragma omp parallel for schedule(static)
-    for (long long r = 0; r < rows; r++)
-        cpu_row(a, (uint64_t)r);
+    sl_cpu_rows(a, cpu_row, true);
     return SL_OK;
 }
 

@@ -61,6 +61,12 @@ void sl_ew_reference(sl_ref_args *a, int nin, int nscalars, const sl_ew_ref_fn *
  * first touch use). Call inside a parallel region. */
 void sl_cpu_share_elems(size_t n, size_t es, size_t *lo, size_t *hi);
 
+/* The CPU rungs of a row op: row(a, r) for every row r of a->shape, in
+ * order (parallel = false) or split across OpenMP threads by
+ * schedule(static) (parallel = true). */
+typedef void sl_cpu_row_fn(const sl_args *a, uint64_t r);
+void sl_cpu_rows(const sl_args *a, sl_cpu_row_fn *row, bool parallel);
+
 /* Define PREFIX##_serial and PREFIX##_omp (sl_launch_fn), the CPU rungs of
  * an elementwise op with NIN inputs: out = EF32 in fp32 and out = EF64 in
  * fp64, expressions in x[0..NIN) and s[0..) (the scalars; float in EF32).

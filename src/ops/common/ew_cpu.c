@@ -34,6 +34,14 @@ void sl_ew_bind(const sl_args *x, const void **in, int nin, void **out)
     }
 }
 
+void sl_cpu_rows(const sl_args *a, sl_cpu_row_fn *row, bool parallel)
+{
+    const long long rows = (long long)a->shape.rows;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (long long r = 0; r < rows; r++)
+        row(a, (uint64_t)r);
+}
+
 void sl_cpu_share_elems(size_t n, size_t es, size_t *lo, size_t *hi)
 {
     size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();

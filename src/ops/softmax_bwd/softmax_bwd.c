@@ -102,21 +102,17 @@ static sl_status cpu_check(const sl_args *a)
 static sl_status cpu_serial(const sl_args *a)
 {
     sl_status st = cpu_check(a);
-    for (uint64_t r = 0; st == SL_OK && r < a->shape.rows; r++)
-        cpu_row(a, r);
+    if (st == SL_OK)
+        sl_cpu_rows(a, cpu_row, false);
     return st;
 }
 
 static sl_status cpu_omp(const sl_args *a)
 {
     sl_status st = cpu_check(a);
-    if (st != SL_OK)
-        return st;
-    const long long rows = (long long)a->shape.rows;
-#pragma omp parallel for schedule(static)
-    for (long long r = 0; r < rows; r++)
-        cpu_row(a, (uint64_t)r);
-    return SL_OK;
+    if (st == SL_OK)
+        sl_cpu_rows(a, cpu_row, true);
+    return st;
 }
 
 /* ---- what each rung moves through DRAM (the model's bytes) --------------------
