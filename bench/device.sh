@@ -62,6 +62,7 @@ train|streamlab train beside the torch MLP on Fashion-MNIST (carry .data)|bench/
 norms|rmsnorm and its backward at the LLM shapes|bench/norms_h200.sh
 xent|softmax backward, cross-entropy forward and fused forward + backward|bench/xent_h200.sh
 python|the Python package: pip install, pytest on the GPU, overheads, streamlab.bench|bench/py_h200.sh
+peers|the row ops beside torch, torch.compile, Liger-Kernel and quack (stage the peers first: ../shared/peers/README.md)|bench/row_peers_h200.sh
 verify|a merged tree in one short call: the GPU tests, the row ops, pytest, memcheck|bench/verify_h200.sh
 smem|the shared-memory probes, the transpose model and counters|bench/smem_probe_h200.sh
 report|a run with the full record, CPU vs GPU, and streamlab report|bench/report.sh
