@@ -36,8 +36,8 @@ Bytes (the compulsory traffic, the same count for every side; s = element size):
     python3 bench/row_peers.py --list
 
 Needs torch with CUDA and the streamlab package (pip install .); exits 2 without.
-Staging Liger and quack: ../shared/peers/README.md (two device calls). Written on
-2026-11-26 when the session's device time was spent: not yet run on a GPU.
+Staging Liger and quack: ../shared/peers/README.md (two device calls); on the device,
+bench/row_peers_h200.sh builds the library and runs this script in groups.
 """
 from __future__ import annotations
 
@@ -113,9 +113,10 @@ def case(torch, op: str, dt, M: int, N: int, seed: int) -> Tuple[Dict[str, Any],
         return torch.compile(fn, dynamic=False)
 
     def grad_of(fwd: Callable[[], Any], inputs: List[Any], dy):
-        """Backward alone in a graph: the forward once outside, then autograd.grad captured."""
+        """Backward alone in a graph: the forward once outside (on a side stream, see
+        _forward_on_side_stream), then autograd.grad captured."""
         def make():
-            y = fwd()
+            y = _forward_on_side_stream(torch, fwd)
             return lambda: torch.autograd.grad(y, inputs, dy, retain_graph=True)
         return make
 
@@ -225,9 +226,10 @@ def case(torch, op: str, dt, M: int, N: int, seed: int) -> Tuple[Dict[str, Any],
         dloss = torch.ones((M,), device=dev, dtype=torch.float32)
         sides["streamlab"] = lambda: _sl_xent_bwd(sl, x, t, dloss)
         xg = x.clone().requires_grad_()
-        sides["torch"] = lambda: _grad_only(torch, F.cross_entropy(xg, t, reduction="none"), xg, dloss)
+        sides["torch"] = lambda: _grad_only(torch, _forward_on_side_stream(
+            torch, lambda: F.cross_entropy(xg, t, reduction="none")), xg, dloss)
         f = compiled(lambda a, tt: F.cross_entropy(a, tt, reduction="none"))
-        sides["compile"] = lambda: _grad_only(torch, f(xg, t), xg, dloss)
+        sides["compile"] = lambda: _grad_only(torch, _forward_on_side_stream(torch, lambda: f(xg, t)), xg, dloss)
         sides["quack"] = lambda: _quack_xent_bwd(torch, x, t, dloss)
         return {"x": x}, nbytes, sides
     raise ValueError("unknown op %r" % op)
@@ -239,6 +241,21 @@ def _sl_xent_bwd(sl, x, t, dloss):
     _, lse = sl.cross_entropy_forward(x, t, reduction="none")
     dx = sl.cross_entropy_backward(dloss, x, t, lse, reduction="none")
     return lambda: sl.cross_entropy_backward(dloss, x, t, lse, reduction="none", grad_input=dx)
+
+
+def _forward_on_side_stream(torch, fwd: Callable[[], Any]):
+    """fwd() run on a fresh non-default stream. Autograd runs each backward op on
+    the stream its forward op ran on, joined to the caller's stream by events.
+    Forward ops that ran on the legacy default stream put the backward there,
+    and the legacy stream cannot join a graph capture ("operation failed due to
+    a previous error during capture": the first device run, 2026-11-26); a side
+    stream joins it through those events."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = fwd()
+    torch.cuda.current_stream().wait_stream(s)
+    return y
 
 
 def _grad_only(torch, loss, xg, dloss):
@@ -301,7 +318,7 @@ def _liger_softmax_bwd(torch, x, dy, N):
         raise Unavailable("Liger refuses rows longer than 65536")
     L = _liger("softmax", "LigerSoftmaxFunction")
     xg = x.clone().requires_grad_()
-    y = L.apply(xg)
+    y = _forward_on_side_stream(torch, lambda: L.apply(xg))
     return lambda: torch.autograd.grad(y, [xg], dy, retain_graph=True)
 
 

@@ -50,7 +50,7 @@ printf 'BACKENDS = "cuda,cpu"\nVERSION = "peers"\n' > "$P/streamlab/_build_info.
 export STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$P${PYTHONPATH:+:$PYTHONPATH}
 
 fail=0
-IFS=';' read -ra groups <<<"$PLAN"
+IFS=';' read -ra groups <<<"$(tr '\n' ' ' <<<"$PLAN")"  # one line: read stops at a newline
 for g in "${groups[@]}"; do
     read -r name ops shapes secs <<<"$g"
     [ -n "${name:-}" ] || continue
