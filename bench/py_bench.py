@@ -8,7 +8,10 @@
    and the layers beneath: streamlab.add through ctypes instead of
    streamlab._fastcall, the registered op (torch.ops.streamlab.add_out,
    through the dispatcher), the bare sl_add call with its arguments prepared
-   (through _fastcall and through ctypes), and an empty Python call.
+   (through _fastcall and through ctypes), and an empty Python call. Then,
+   for the add and softmax cases, the host time per call alone and the GPU
+   time per call alone (graph replay), since back-to-back calls run at the
+   slower of the two.
 2. Kernel time: streamlab.bench (graph replay) vs the same C call timed from
    C in a CUDA graph (bench/py_graph_c.c, same calls per graph and
    replays), softmax f32 4096 x 2^15 and add f32 2^28, 3 rounds alternated.
@@ -37,6 +40,32 @@ def per_call(fn, n=10_000):
         fn()
     torch.cuda.synchronize()
     return (time.perf_counter() - t) / n * 1e6
+
+
+def host_per_call(fn, n=200, rounds=20):
+    """Host time per call alone: n calls after a synchronize, timed until the
+    last returns (n is below the launch queue's depth, so the GPU does not
+    hold the host back), the median of `rounds`, us."""
+    out = []
+    for _ in range(rounds):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        out.append((time.perf_counter() - t) / n * 1e6)
+    torch.cuda.synchronize()
+    return statistics.median(out)
+
+
+def split_host_gpu(cases):
+    """For the softmax and add cases: host time per call (host_per_call) and GPU
+    time per call (a CUDA graph of 100 calls, replayed: no launch cost), us. The
+    wall time of back-to-back calls is about the larger of the two."""
+    out = {}
+    for k, f in cases.items():
+        g = slb.time_callable(f, calls=100, reps=10)["median"] * 1e6
+        out[k] = {"host_us": host_per_call(f), "gpu_us": g}
+    return out
 
 
 def overhead():
@@ -79,8 +108,11 @@ def overhead():
     res = {k: statistics.median(v) for k, v in rounds.items()}
     res["ratio add"] = res["streamlab.add(x, y, out=z)"] / res["torch.add(x, y, out=z)"]
     res["ratio softmax"] = res["streamlab.softmax(x) 128x1024"] / res["torch.softmax(x, -1) 128x1024"]
+    split = split_host_gpu({k: cases[k] for k in ("streamlab.add(x, y, out=z)", "torch.add(x, y, out=z)",
+                                                  "streamlab.softmax(x, out=y) 128x1024",
+                                                  "streamlab.softmax(x) 128x1024", "torch.softmax(x, -1) 128x1024")})
     del spec
-    return res, rounds
+    return res, rounds, split
 
 
 def agreement(cbin):
@@ -114,20 +146,23 @@ def main():
     cbin, path = sys.argv[1], sys.argv[2]
     print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, "streamlab", sl.BACKENDS,
           "binding", sl.BINDING)
-    res, rounds = overhead()
+    res, rounds, split = overhead()
     print("\n## Per-call wall time (us), 10^4 back-to-back calls, median of 5 rounds")
     for k, v in res.items():
         print("  %-42s %8.3f" % (k, v))
+    print("\n## Host time and GPU time per call (us): host = 200 calls after a sync; GPU = graph replay")
+    for k, v in split.items():
+        print("  %-42s host %7.3f  GPU %7.3f" % (k, v["host_us"], v["gpu_us"]))
     if cbin == "--overhead-only":
-        json.dump({"overhead_us": res, "overhead_rounds": rounds, "device": torch.cuda.get_device_name(),
-                   "torch": torch.__version__}, open(path, "w"), indent=1)
+        json.dump({"overhead_us": res, "overhead_rounds": rounds, "host_gpu_us": split,
+                   "device": torch.cuda.get_device_name(), "torch": torch.__version__}, open(path, "w"), indent=1)
         return
     ag = agreement(cbin)
     print("\n## Kernel time: streamlab.bench vs C, CUDA graph of 10 calls, 20 replays (us per call)")
     for k, v in ag.items():
         print("  %-8s python %s  C %s  python/C %.4f" % (k, ["%.2f" % t for t in v["python"]],
                                                           ["%.2f" % t for t in v["c"]], v["python / c"]))
-    json.dump({"overhead_us": res, "overhead_rounds": rounds, "kernel_time": ag,
+    json.dump({"overhead_us": res, "overhead_rounds": rounds, "host_gpu_us": split, "kernel_time": ag,
                "device": torch.cuda.get_device_name(), "torch": torch.__version__}, open(path, "w"), indent=1)
 
 

@@ -9,6 +9,7 @@ import pytest
 import streamlab as sl
 from conftest import HAVE_CUDA, WHY_NO_CUDA, requires_cuda, requires_torch
 from streamlab import _table
+from test_ops import softmax_ref, softmax_tol
 
 torch = pytest.importorskip("torch", reason="torch is not installed")
 
@@ -201,15 +202,72 @@ def test_compiled_reduce_overhead_graph():
     torch.testing.assert_close(got, f(x), rtol=0, atol=0)
 
 
-@pytest.mark.skipif(not HAVE_CUDA or torch.cuda.device_count() < 2,
-                    reason=WHY_NO_CUDA if not HAVE_CUDA else "one GPU only")
+def _softmax_close(y, x):
+    """y = softmax(x) within the library's f32 tolerance (test_ops.softmax_tol), against fp64."""
+    x64 = x.double().cpu().numpy()
+    want = softmax_ref(x64)
+    err = np.abs(y.double().cpu().numpy() - want)
+    assert (err <= softmax_tol(want, "f32", x64)).all(), float(err.max())
+
+
+two_gpus = pytest.mark.skipif(not HAVE_CUDA or torch.cuda.device_count() < 2,
+                              reason=WHY_NO_CUDA if not HAVE_CUDA else "one GPU only")
+
+
+@two_gpus
 def test_second_device():
-    """cuda:1 runs on device 1's context (created once, kept)."""
-    a = torch.randn(1 << 16, device="cuda:1")
+    """cuda:1 runs on device 1's context (created once, kept), whatever device is current,
+    and leaves the current device as it found it."""
+    torch.cuda.set_device(0)
+    a = torch.randn(1 << 16, device="cuda:1") * 20
     b = sl.scale(a, 3.0)
     assert b.device == a.device
     assert torch.equal(b, a * 3.0)
-    assert 1 in sl._lib._contexts  # device 1's own context, kept
+    assert torch.cuda.current_device() == 0
+    ctx1 = sl._lib._contexts[1]  # device 1's own context
+    x = torch.randn(300, 5000, device="cuda:1") * 8
+    _softmax_close(sl.softmax(x), x)
+    assert sl._lib._contexts[1] is ctx1  # kept, not re-created
+    assert torch.cuda.current_device() == 0
+
+
+@two_gpus
+def test_second_device_interleaved_and_streams():
+    """Calls alternating between the devices, each on a non-default stream of its own
+    device, and a CUDA graph captured on device 1."""
+    xs = [torch.randn(1 << 20, device="cuda:%d" % d) * 20 for d in (0, 1)]
+    ys = [torch.randn(1 << 20, device="cuda:%d" % d) * 20 for d in (0, 1)]
+    outs = [torch.empty_like(x) for x in xs]
+    streams = [torch.cuda.Stream(device=d) for d in (0, 1)]
+    for _ in range(3):
+        for d in (0, 1):
+            with torch.cuda.device(d), torch.cuda.stream(streams[d]):
+                sl.add(xs[d], ys[d], out=outs[d])
+    for d in (0, 1):
+        streams[d].synchronize()
+        assert torch.equal(outs[d], xs[d] + ys[d]), d
+    with torch.cuda.device(1):
+        x = torch.randn(64, 4096, device="cuda:1") * 8
+        y = torch.empty_like(x)
+        g = torch.cuda.CUDAGraph()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s), torch.cuda.graph(g, stream=s):
+            sl.softmax(x, out=y)
+        x.mul_(0.5)  # the replay reads the new values
+        g.replay()
+        torch.cuda.synchronize(1)
+        _softmax_close(y, x)
+
+
+@two_gpus
+def test_second_device_mixed_devices_refused():
+    a = torch.randn(1000, device="cuda:0")
+    b = torch.randn(1000, device="cuda:1")
+    with pytest.raises(ValueError, match="cuda:1|device"):
+        sl.add(a, b)
+    with pytest.raises(ValueError, match="device"):
+        sl.add(a, a, out=torch.empty(1000, device="cuda:1"))
 
 
 @requires_cuda
