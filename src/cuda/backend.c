@@ -136,7 +136,27 @@ static void cuda_env_sample(sl_ctx *ctx, sl_env_sample *out)
     sl_nvml_env(s->nvml, out);
 }
 
+static sl_status cuda_init_on(sl_ctx *ctx, int dev);
+
+/* The caller's current device is left as it was (the contract of every
+ * public call, cuda_bind): a context for device 1 made while device 0 is
+ * current leaves device 0 current (found on two H100s, 2026-11-26: torch's
+ * current device became 1 after streamlab's first call on cuda:1). */
 sl_status sl_cuda_ctx_init(sl_ctx *ctx, int dev)
+{
+    int prev = -1;
+    if (cudaGetDevice(&prev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        prev = -1;
+    }
+    sl_status st = cuda_init_on(ctx, dev);
+    int cur = -1;
+    if (prev >= 0 && cudaGetDevice(&cur) == cudaSuccess && cur != prev)
+        cudaSetDevice(prev);
+    return st;
+}
+
+static sl_status cuda_init_on(sl_ctx *ctx, int dev)
 {
     int count = 0;
     char why[160] = "";
