@@ -92,7 +92,11 @@ def axpy(input: Array, other: Array, alpha: float) -> Array:
 def softmax(input: Array, dim: int = -1, *, out: Optional[Array] = None) -> Array:
     """Softmax over the last dimension (sl_softmax; dim must be the last one), in fp32,
     within 9.5e-7 relative of fp64 (+1 ulp for bf16 / f16). f32, bf16, f16. out may be input."""
-    nd = len(input.shape)
+    shape = getattr(input, "shape", None)
+    if shape is None:
+        raise TypeError("streamlab.softmax: input must be a torch.Tensor, a NumPy array or an object with "
+                        "__dlpack__, got %s" % type(input).__name__)
+    nd = len(shape)
     if dim not in (-1, nd - 1):
         raise ValueError("streamlab.softmax: only the last dimension (dim=-1) is offered, got dim=%d" % dim)
     return _call("softmax", input, out)
@@ -137,14 +141,36 @@ def rms_norm_forward(input: Array, weight: Array, eps: float = 1e-6, *, out: Opt
     return _call("rms_norm_forward", input, weight, eps, out, rstd)
 
 
-def rms_norm(input: Array, normalized_shape: Sequence[int], weight: Array, eps: float = 1e-6, *,
-             out: Optional[Array] = None) -> Array:
-    """torch.nn.functional.rms_norm over the last dimension (sl_rmsnorm_fwd); the per-row
-    rstd is computed and dropped (rms_norm_forward keeps it)."""
-    if tuple(normalized_shape) != tuple(input.shape[-1:]):
-        raise ValueError("streamlab.rms_norm: normalized_shape must be the last dimension %s, got %s"
-                         % (tuple(input.shape[-1:]), tuple(normalized_shape)))
+def rms_norm(input: Array, normalized_shape: Sequence[int], weight: Optional[Array] = None,
+             eps: Optional[float] = None, *, out: Optional[Array] = None) -> Array:
+    """torch.nn.functional.rms_norm over the last dimension (sl_rmsnorm_fwd), with its
+    defaults: weight None means ones (allocated per call), eps None the machine epsilon of
+    input's dtype (torch.finfo(input.dtype).eps). The per-row rstd is computed and dropped
+    (rms_norm_forward keeps it)."""
+    _check_last_dim("rms_norm", input, normalized_shape)
+    if weight is None:
+        weight = _affine_default(input, 1.0, None)
+    if eps is None:
+        eps = _finfo_eps(input)
     return rms_norm_forward(input, weight, eps, out=out)[0]
+
+
+def _check_last_dim(fn: str, input: Array, normalized_shape: Sequence[int]) -> None:
+    shape = getattr(input, "shape", None)
+    if shape is None:
+        raise TypeError("streamlab.%s: input must be a torch.Tensor, a NumPy array or an object with "
+                        "__dlpack__, got %s" % (fn, type(input).__name__))
+    if tuple(normalized_shape) != tuple(shape[-1:]):
+        raise ValueError("streamlab.%s: normalized_shape must be the last dimension %s, got %s"
+                         % (fn, tuple(shape[-1:]), tuple(normalized_shape)))
+
+
+def _finfo_eps(input: Array) -> float:
+    """The machine epsilon of input's dtype (torch's default eps for rms_norm)."""
+    if _torch_ops is not None and isinstance(input, _torch_ops.torch.Tensor):
+        return float(_torch_ops.torch.finfo(input.dtype).eps)
+    import numpy as np
+    return float(np.finfo(input.dtype).eps)
 
 
 def rms_norm_backward(grad_output: Array, input: Array, weight: Array, rstd: Array, *,
@@ -167,7 +193,7 @@ def layer_norm_forward(input: Array, weight: Array, bias: Array, eps: float = 1e
 
 
 def _affine_default(input: Array, value: float, like: Optional[Array]) -> Array:
-    """A (last dim,) weight of ones or bias of zeros for layer_norm's None, in the library of
+    """A (last dim,) weight of ones or bias of zeros for a norm's None, in the library of
     input (torch or NumPy), in like's dtype where given, else input's."""
     n = input.shape[-1]
     ref = like if like is not None else input
@@ -176,7 +202,7 @@ def _affine_default(input: Array, value: float, like: Optional[Array]) -> Array:
     import numpy as np
     if isinstance(input, np.ndarray):
         return np.full((n,), value, dtype=ref.dtype)
-    raise ValueError("streamlab.layer_norm: give weight and bias for a %s input (no library to allocate them)"
+    raise ValueError("streamlab: give the weight (and bias) for a %s input (no library to allocate them)"
                      % type(input).__name__)
 
 
@@ -186,9 +212,7 @@ def layer_norm(input: Array, normalized_shape: Sequence[int], weight: Optional[A
     means ones and bias None zeros (allocated per call, as torch's eager op does not need to);
     the per-row mean and rstd are computed and dropped (layer_norm_forward keeps them). With
     torch tensors that require grad, autograd records it (layer_norm_backward)."""
-    if tuple(normalized_shape) != tuple(input.shape[-1:]):
-        raise ValueError("streamlab.layer_norm: normalized_shape must be the last dimension %s, got %s"
-                         % (tuple(input.shape[-1:]), tuple(normalized_shape)))
+    _check_last_dim("layer_norm", input, normalized_shape)
     if weight is None:
         weight = _affine_default(input, 1.0, bias)
     if bias is None:

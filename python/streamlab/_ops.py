@@ -19,6 +19,8 @@ docs/python.md says how to add an op.
 """
 from __future__ import annotations
 
+import ctypes
+import numbers
 import os
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -265,6 +267,10 @@ def run(spec: OpSpec, values: Sequence[Any]):
     args = dict(zip(spec.params, values))
     if spec.check is not None:
         spec.check(args)
+    for kind, key in plan:
+        v = args.get(key) if kind == _SCALAR else 0
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError("streamlab.%s: %s must be a real number, got %s" % (spec.name, key, type(v).__name__))
     first = args[spec.bufs[0].py]
     is_torch = torch is not None and isinstance(first, torch.Tensor)
     ptrs: Dict[str, int] = {}
@@ -342,7 +348,10 @@ def run(spec: OpSpec, values: Sequence[Any]):
             cargs.append(0 if vdts[key] == "i32" else 1)
         else:
             cargs.append(spec.fixed[key])
-    st = _BOUND[spec.name](*cargs)
+    try:
+        st = _BOUND[spec.name](*cargs)
+    except ctypes.ArgumentError as e:  # a scalar of the right kind but out of the C type's range
+        raise TypeError("streamlab.%s: %s" % (spec.name, e)) from None
     if st != 0:
         raise_status(st, "streamlab.%s (%s)" % (spec.name, spec.cfunc))
     rets = spec.returns or tuple(b.py for b in spec.bufs if b.role == "out") or \
@@ -436,7 +445,9 @@ def _gen_fast(spec: OpSpec) -> Callable:
         else:
             cargs.append({_PTR: "%s.data_ptr()" % key, _SCALAR: key, _CTX: "ctx", _DTYPE: "code",
                           _STREAM: "(_stream(dev) if dev >= 0 else None)", _FIXED: "_fixed[%r]" % key}[kind_])
-    lines.append(ind + "st = _fn(%s)" % ", ".join(cargs))
+    # a scalar of the wrong type: ctypes raises ArgumentError, _fastcall TypeError; run() says which
+    lines.append(ind + "try: st = _fn(%s)" % ", ".join(cargs))
+    lines.append(ind + "except _ARGERR: %s" % slow)
     lines.append(ind + "if st != 0: _raise(st, %r)" % ("streamlab.%s (%s)" % (spec.name, spec.cfunc)))
     rets = spec.returns or tuple(b.py for b in bufs if b.role == "out") or tuple(b.py for b in bufs if b.role == "inout")
     lines.append(ind + "return %s" % (rets[0] if len(rets) == 1 else "(%s,)" % ", ".join(rets)))
@@ -448,7 +459,8 @@ def _gen_fast(spec: OpSpec) -> Callable:
     dts = {k: DTYPE_CODE[v] for k, v in TORCH_DTYPES.items() if spec.dtypes is None or v in spec.dtypes}
     ns = {"_T": torch.Tensor, "_DT": dts, "_shapes": spec.shapes, "_empty_like": torch.empty_like,
           "_run": run, "_spec": spec, "_CTXS": _lib._contexts, "_context": context, "_stream": _arrays.torch_stream,
-          "_fn": _BOUND[spec.name], "_raise": raise_status, "_fixed": spec.fixed}
+          "_fn": _BOUND[spec.name], "_raise": raise_status, "_fixed": spec.fixed,
+          "_ARGERR": (ctypes.ArgumentError, TypeError)}
     exec(compile(src, "<streamlab %s fast path>" % spec.name, "exec"), ns)
     fast = ns["fast"]
     fast.__source__ = src  # type: ignore[attr-defined]

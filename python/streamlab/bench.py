@@ -319,11 +319,116 @@ def _cases(torch, op: str, dtype: str):
             "streamlab.stencil2d": lambda: sl.stencil2d(x, r, out=y),
             "torch conv2d": lambda: torch.nn.functional.conv2d(x4, w, padding=r)},
             2 * x.numel() * es, None, "torch conv2d")
-    raise SystemExit("streamlab.bench: unknown op %r (one of %s)" % (op, ", ".join(sorted(_OPS_CLI))))
+    op = _ALIASES.get(op, op)
+    if op in _ROW_OPS:
+        return _row_case(torch, sl, op, dtype, dt, es, rnd)
+    raise SystemExit("streamlab.bench: unknown op %r (one of %s)" % (op, ", ".join(_OPS_CLI)))
 
 
+def _forward_on_side_stream(torch, fwd: Callable[[], Any]) -> Any:
+    """fwd() on a fresh non-default stream. Autograd runs each backward op on the
+    stream of its forward op; a forward left on the legacy default stream puts the
+    backward there, and that stream cannot join a graph capture. A side stream
+    joins the capture through autograd's events."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = fwd()
+    torch.cuda.current_stream().wait_stream(s)
+    return y
+
+
+def _row_case(torch, sl, op: str, dtype: str, dt, es: int, rnd):
+    """The row ops (issues 32 and 33) beside torch at the LLM shapes: the norms at
+    32768 x 4096, the softmax backward at 4096 x 2^15, cross-entropy at 16384 x 32768.
+    A backward's torch side is autograd.grad of a forward run once outside the
+    timed calls; streamlab's is the public backward with its outputs given."""
+    F = torch.nn.functional
+    eps = 1e-6
+    if op == "softmax_backward":
+        m, n = 4096, 1 << 15
+        x = rnd(m, n, scale=4.0)
+        y = torch.softmax(x.float(), -1).to(dt)
+        dy, dx = rnd(m, n, scale=1.0), torch.empty_like(x)
+        return ("softmax_backward %s %dx%d" % (dtype, m, n),
+                {"streamlab.softmax_backward": lambda: sl.softmax_backward(dy, y, out=dx),
+                 "torch._softmax_backward_data": lambda: torch._softmax_backward_data(dy, y, -1, dt)},
+                3 * m * n * es, None, "torch._softmax_backward_data")
+    if op.startswith("cross_entropy"):
+        m, v = 16384, 32768
+        x = rnd(m, v, scale=4.0)  # logits over about +-16
+        t = torch.randint(0, v, (m,), device="cuda", generator=torch.Generator(device="cuda").manual_seed(33))
+        if op == "cross_entropy_forward":
+            return ("cross_entropy (loss per row) %s %dx%d" % (dtype, m, v),
+                    {"streamlab.cross_entropy": lambda: sl.cross_entropy(x, t, reduction="none"),
+                     "F.cross_entropy": lambda: F.cross_entropy(x, t, reduction="none")},
+                    m * v * es + 16 * m, None, "F.cross_entropy")
+        xg = x.clone().requires_grad_()
+        if op == "cross_entropy_forward_backward":
+            xw = x.clone()  # streamlab writes the gradient over these logits, every call
+            return ("cross_entropy forward + backward (gradient in place) %s %dx%d" % (dtype, m, v),
+                    {"streamlab.cross_entropy_forward_backward":
+                        lambda: sl.cross_entropy_forward_backward(xw, t, inplace=True),
+                     "F.cross_entropy + autograd.grad": lambda: torch.autograd.grad(F.cross_entropy(xg, t), [xg])},
+                    2 * m * v * es + 16 * m, None, "F.cross_entropy + autograd.grad")
+        _, lse = sl.cross_entropy_forward(x, t, reduction="none")
+        dloss = torch.ones(m, device="cuda")
+        dx = torch.empty_like(x)
+        loss = _forward_on_side_stream(torch, lambda: F.cross_entropy(xg, t, reduction="none"))
+        return ("cross_entropy backward (from the saved logsumexp) %s %dx%d" % (dtype, m, v),
+                {"streamlab.cross_entropy_backward": lambda: sl.cross_entropy_backward(
+                    dloss, x, t, lse, reduction="none", grad_input=dx),
+                 "autograd.grad of F.cross_entropy": lambda: torch.autograd.grad(loss, [xg], dloss, retain_graph=True)},
+                2 * m * v * es + 16 * m, None, "autograd.grad of F.cross_entropy")
+    m, n = 32768, 4096
+    x, r = rnd(m, n, scale=2.0), rnd(m, n, scale=2.0)
+    w = (1.0 + 0.1 * torch.randn(n, device="cuda")).to(dt)
+    b = (0.1 * torch.randn(n, device="cuda")).to(dt)
+    y = torch.empty_like(x)
+    title = "%s %s %dx%d" % (op, dtype, m, n)
+    if op == "rms_norm_forward":
+        return (title, {"streamlab.rms_norm": lambda: sl.rms_norm(x, (n,), w, eps, out=y),
+                        "F.rms_norm": lambda: F.rms_norm(x, (n,), w, eps)},
+                2 * m * n * es + n * es + 4 * m, None, "F.rms_norm")
+    if op == "layer_norm_forward":
+        return (title, {"streamlab.layer_norm": lambda: sl.layer_norm(x, (n,), w, b, eps, out=y),
+                        "F.layer_norm": lambda: F.layer_norm(x, (n,), w, b, eps)},
+                2 * m * n * es + 2 * n * es + 8 * m, None, "F.layer_norm")
+    if op == "add_rms_norm_forward":
+        h = torch.empty_like(x)
+        return (title, {"streamlab.add_rms_norm_forward": lambda: sl.add_rms_norm_forward(x, r, w, eps, out=y,
+                                                                                          residual_out=h),
+                        "x + r, F.rms_norm": lambda: F.rms_norm(x + r, (n,), w, eps)},
+                4 * m * n * es + n * es + 4 * m, None, "x + r, F.rms_norm")
+    dy = rnd(m, n, scale=1.0)
+    xg, wg, bg = x.clone().requires_grad_(), w.clone().requires_grad_(), b.clone().requires_grad_()
+    if op == "rms_norm_backward":
+        _, rstd = sl.rms_norm_forward(x, w, eps)
+        dx, dw = sl.rms_norm_backward(dy, x, w, rstd)  # grows the context's workspace outside any capture
+        out = _forward_on_side_stream(torch, lambda: F.rms_norm(xg, (n,), wg, eps))
+        return (title, {"streamlab.rms_norm_backward": lambda: sl.rms_norm_backward(dy, x, w, rstd, grad_input=dx,
+                                                                                      grad_weight=dw),
+                        "autograd.grad of F.rms_norm": lambda: torch.autograd.grad(out, [xg, wg], dy,
+                                                                                   retain_graph=True)},
+                3 * m * n * es + 2 * n * es + 4 * m, None, "autograd.grad of F.rms_norm")
+    _, mean, rstd = sl.layer_norm_forward(x, w, b, eps)
+    dx, dw, db = sl.layer_norm_backward(dy, x, w, mean, rstd)
+    out = _forward_on_side_stream(torch, lambda: F.layer_norm(xg, (n,), wg, bg, eps))
+    return (title, {"streamlab.layer_norm_backward": lambda: sl.layer_norm_backward(
+                        dy, x, w, mean, rstd, grad_input=dx, grad_weight=dw, grad_bias=db),
+                    "autograd.grad of F.layer_norm": lambda: torch.autograd.grad(out, [xg, wg, bg], dy,
+                                                                                 retain_graph=True)},
+            3 * m * n * es + 3 * n * es + 8 * m, None, "autograd.grad of F.layer_norm")
+
+
+# The row ops by their table names (streamlab._table.SPECS), and the names users type.
+_ROW_OPS = ("softmax_backward", "rms_norm_forward", "rms_norm_backward", "layer_norm_forward", "layer_norm_backward",
+            "add_rms_norm_forward", "cross_entropy_forward", "cross_entropy_forward_backward",
+            "cross_entropy_backward")
+_ALIASES = {"rms_norm": "rms_norm_forward", "layer_norm": "layer_norm_forward", "add_rms_norm": "add_rms_norm_forward",
+            "cross_entropy": "cross_entropy_forward"}
 _OPS_CLI = ("copy", "scale", "add", "triad", "dot", "nstream", "axpy", "softmax", "transpose", "matmul", "gemm",
-            "stencil2d")
+            "stencil2d") + _ROW_OPS + tuple(_ALIASES)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -331,8 +436,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m streamlab.bench",
                                 description="Time an op's streamlab function beside its torch equivalent "
                                             "(CUDA-graph replay, %% of a copy kernel's bandwidth).")
-    p.add_argument("op", choices=_OPS_CLI)
-    p.add_argument("--dtype", default="f32", choices=("f32", "f64", "f16", "bf16"))
+    p.add_argument("op", choices=_OPS_CLI, metavar="OP", help="one of: %s" % ", ".join(_OPS_CLI))
+    p.add_argument("--dtype", default="f32", choices=("f32", "f64", "f16", "bf16"),
+                   help="element type (default f32; the row ops take f32, bf16, f16)")
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     a = p.parse_args(argv)

@@ -17,6 +17,25 @@ def test_format_table():
     assert md[0] == "| name | us | min_us | GB/s | %copy | xb |" and md[3].startswith("| b | 1.00 |")
 
 
+def test_cli_covers_every_op():
+    """python -m streamlab.bench OP takes every op of the binding table (streamlab._table.SPECS),
+    so that an op added later cannot be left out of it."""
+    from streamlab import _table
+    assert set(_table.SPECS) <= set(slb._OPS_CLI), set(_table.SPECS) - set(slb._OPS_CLI)
+    with pytest.raises(SystemExit) as e:
+        slb.main(["no_such_op"])
+    assert e.value.code == 2
+
+
+@requires_cuda
+@pytest.mark.parametrize("op", [o for o in slb._OPS_CLI if o in slb._ROW_OPS])
+def test_cli_row_ops(op, capsys):
+    """Each row op's bench case runs (bf16, 3 timed replays) and prints both sides."""
+    assert slb.main([op, "--dtype", "bf16", "--reps", "3", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("| streamlab.") == 1 and out.count("\n| ") >= 3, out
+
+
 @pytest.mark.skipif(torch is None or HAVE_CUDA, reason="needs torch without a usable GPU")
 def test_cli_without_gpu_says_so(capsys):
     assert slb.main(["add"]) == 1

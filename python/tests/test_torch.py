@@ -295,3 +295,32 @@ def test_stencil_refuses_other_dtypes(dev):
         x = torch.randn(16, 16, device=dev).to(dt)
         with pytest.raises(ValueError, match="f32"):
             sl.stencil2d(x, 1)
+
+
+@requires_torch
+def test_bad_types_raise_type_error():
+    """Not an array, or a scalar that is not a number: TypeError with the function's name
+    (the first device run's hostile pass found AttributeError and ctypes.ArgumentError)."""
+    x = torch.randn(4, 8)
+    for f, what in ((lambda: sl.softmax([1.0, 2.0]), "softmax"), (lambda: sl.softmax(None), "softmax"),
+                    (lambda: sl.rms_norm([1.0], (1,)), "rms_norm"), (lambda: sl.layer_norm("x", (1,)), "layer_norm"),
+                    (lambda: sl.scale(x, "2"), "scale"), (lambda: sl.scale(x, None), "scale"),
+                    (lambda: sl.axpy(x, x.clone(), [2.0]), "axpy")):
+        with pytest.raises(TypeError, match="streamlab.%s" % what):
+            f()
+
+
+@requires_torch
+@pytest.mark.parametrize("dt", [torch.float32, torch.bfloat16] if torch is not None else [])
+def test_rms_norm_defaults_are_torchs(dt):
+    """rms_norm(x, shape) with weight and eps omitted: torch's defaults (no weight, eps =
+    finfo(dtype).eps), compared in fp64 within the documented tolerance (api.h: 64 x 2^-24
+    relative, plus one ulp of a 16-bit dtype)."""
+    x = (torch.randn(6, 300) * 3).to(dt)
+    got = sl.rms_norm(x, (300,))
+    x64 = x.double()
+    eps = torch.finfo(dt).eps
+    want = x64 * torch.rsqrt(x64.square().mean(-1, keepdim=True) + eps)
+    unit = 2.0**-24 if dt == torch.float32 else 2.0**-8
+    assert ((got.double() - want).abs() <= (64 * 2.0**-24 + 2 * unit) * want.abs() + 1e-30).all()
+    assert not torch.equal(got, sl.rms_norm(x, (300,), None, 1.0))  # eps does reach the kernel
