@@ -197,4 +197,10 @@ struct sbwd_cfg {
 bool sl_cuda_softmax_bwd_regs_fits(const sl_args *a, sbwd_cfg *c);
 sl_status sl_cuda_softmax_bwd_regs_run(const sl_args *a, const sbwd_cfg *c);
 
+/* 04_bulk.cu: whether y, dy and dx fit the bulk rung (16-byte aligned,
+ * rows of whole vectors, at most 8 x 36 KiB of each input a row, sm_90),
+ * and running it (a checked, rows and cols > 0). */
+bool sl_cuda_softmax_bwd_bulk_fits(const sl_args *a);
+sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a);
+
 #endif /* SL_OP_SOFTMAX_BWD_CUH */

@@ -357,6 +357,12 @@ static const sl_variant variants[] = {
                   "2-8 blocks merging (max, sum, sum x) through distributed shared memory",
      .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_regs), .attrs = SL_CUDA_FN(sl_cuda_xent_regs_attrs),
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 8},
+    {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "fused: the row staged in shared memory by bulk copies (cp.async.bulk), read once from DRAM, three "
+                  "passes over shared memory (max, sum of exp, gradient), the gradient written once; chunks of <= 72 "
+                  "KiB, a cluster of 1-8 blocks of 512 a row, three blocks an SM",
+     .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_bulk), .attrs = SL_CUDA_FN(sl_cuda_xent_bulk_attrs),
+     .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 12},
     {.name = "split", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "unfused: the forward kernel (online logsumexp, one read: loss, lse), then the backward from the "
                   "saved lse (sl_cross_entropy_bwd's kernel: a second read, dx written)",

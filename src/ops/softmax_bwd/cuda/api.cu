@@ -21,5 +21,7 @@ extern "C" sl_status sl_cuda_softmax_bwd_api(const sl_args *a)
     sbwd_cfg c;
     if (a->dtype == SL_F32 && sl_cuda_softmax_bwd_regs_fits(a, &c))
         return sl_cuda_softmax_bwd_regs_run(a, &c);
+    if (sl_cuda_softmax_bwd_bulk_fits(a))
+        return sl_cuda_softmax_bwd_bulk_run(a);
     return sl_cuda_softmax_bwd_vec(a);
 }

@@ -61,24 +61,6 @@ template <int DT> static __device__ __forceinline__ uint4 xent_loadraw(const sbw
     return make_uint4(q[0], q[1], q[2], q[3]);
 }
 
-/* A block's sum or max of v over its blockDim.x threads (a multiple of
- * 32, at most 1024, known at run time): warp butterflies, one value a
- * warp in red, every thread folding them in warp order. red: 32 floats,
- * free on entry and on return. */
-template <class OP> static __device__ __forceinline__ float xent_block(float v, float *red)
-{
-    v = smx_warp<OP>(v);
-    const unsigned nw = blockDim.x >> 5;
-    if ((threadIdx.x & 31) == 0)
-        red[threadIdx.x >> 5] = v;
-    __syncthreads();
-    v = red[0];
-    for (unsigned w = 1; w < nw; w++)
-        v = OP::apply(v, red[w]);
-    __syncthreads();
-    return v;
-}
-
 /* WARP: a warp per row (TPR = 32, 4 or 1 rows a block); else a block
  * (blockDim.x threads, any multiple of 32 up to 1024) or a cluster of C
  * blocks per row. Registers capped at 64 (1024 threads an SM). */
