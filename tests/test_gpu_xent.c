@@ -100,7 +100,7 @@ static int x_case(sl_ctx *ctx, const sl_op_desc *op, const sl_variant *v, sl_dty
     }
     if (st == SL_OK)
         st = cudaDeviceSynchronize() == cudaSuccess ? SL_OK : SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && (strcmp(v->name, "regs") == 0 || strcmp(v->name, "bulk") == 0))
+    if (st == SL_ERR_UNSUPPORTED && v && (strcmp(v->name, "regs") == 0 || strncmp(v->name, "bulk", 4) == 0))
         goto out; /* beyond a cluster's registers or shared memory, or x and dx at different offsets */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st == SL_ERR_CUDA_FAULT) {

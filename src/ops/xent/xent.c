@@ -363,6 +363,13 @@ static const sl_variant variants[] = {
                   "KiB, a cluster of 1-8 blocks of 512 a row, three blocks an SM",
      .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_bulk), .attrs = SL_CUDA_FN(sl_cuda_xent_bulk_attrs),
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 12},
+    {.name = "bulk_pk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .technique = "EXPERIMENT: bulk, packed max",
+     .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_bulk_pk), .loads_in_flight = 8,
+     .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 12},
+    {.name = "bulk_pk8", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "EXPERIMENT: bulk, packed max, 32 KiB chunks, 4 blocks an SM", .source = "ours (issue 33)",
+     .launch = SL_CUDA_FN(sl_cuda_xent_bulk_pk8), .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64,
+     .insts_per_elem = 12},
     {.name = "split", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "unfused: the forward kernel (online logsumexp, one read: loss, lse), then the backward from the "
                   "saved lse (sl_cross_entropy_bwd's kernel: a second read, dx written)",

@@ -48,8 +48,21 @@ enum {
     XK_PIECE = 1024 /* vectors a bulk copy: 16 KiB */
 };
 
-template <int DT>
-static __global__ void __launch_bounds__(XK_BLOCK, 3) xent_bulk(xent_geo g, uint32_t nvec, uint32_t cv, unsigned C)
+/* The running max m of a thread's 16-bit elements as a packed pair
+ * (max.bf16x2 / max.f16x2: one instruction a word, no unpacking; a NaN
+ * element is skipped as fmaxf skips it), widened at the end. */
+template <int DT> static __device__ __forceinline__ uint32_t xk_pmax(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    if (DT == SL_BF16)
+        asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    else
+        asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+template <int DT, bool PK, int MINB>
+static __global__ void __launch_bounds__(XK_BLOCK, MINB) xent_bulk(xent_geo g, uint32_t nvec, uint32_t cv, unsigned C)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     typedef typename sl_dt<DT>::raw R;
@@ -76,12 +89,25 @@ static __global__ void __launch_bounds__(XK_BLOCK, 3) xent_bulk(xent_geo g, uint
 
     /* pass 1: max (and the sum of the logits, for smoothing) */
     float m = -CUDART_INF_F, sx = 0.0f;
+    if (PK && sizeof(R) == 2) {
+        const uint32_t n2 = (uint32_t)sl_dt<DT>::store(-CUDART_INF_F) * 0x10001u;
+        uint32_t pm = n2;
 #pragma unroll 4
-    for (uint32_t j = threadIdx.x; j < cnt; j += XK_BLOCK) {
+        for (uint32_t j = threadIdx.x; j < cnt; j += XK_BLOCK) {
+            const uint4 u = xs[j];
+            pm = xk_pmax<DT>(xk_pmax<DT>(pm, u.x), xk_pmax<DT>(u.y, xk_pmax<DT>(u.z, u.w)));
+        }
+        const uint4 pv = make_uint4(pm, n2, n2, n2);
+        m = fmaxf(sbwd_el<DT>(pv, 0), sbwd_el<DT>(pv, 1));
+    }
+#pragma unroll 4
+    for (uint32_t j = threadIdx.x; j < cnt && !(PK && sizeof(R) == 2 && g.eps == 0.0f); j += XK_BLOCK) {
         const uint4 u = xs[j];
+        if (!(PK && sizeof(R) == 2)) {
 #pragma unroll
-        for (int k = 0; k < VE; k++)
-            m = fmaxf(m, sbwd_el<DT>(u, k));
+            for (int k = 0; k < VE; k++)
+                m = fmaxf(m, sbwd_el<DT>(u, k));
+        }
         if (g.eps != 0.0f) {
 #pragma unroll
             for (int k = 0; k < VE; k++)
@@ -175,15 +201,26 @@ static __global__ void __launch_bounds__(XK_BLOCK, 3) xent_bulk(xent_geo g, uint
 #endif
 }
 
-static const void *xk_fn(sl_dtype dt)
+template <bool PK, int MINB> static const void *xk_fn_t(sl_dtype dt)
 {
-    return dt == SL_F32    ? (const void *)xent_bulk<SL_F32>
-           : dt == SL_BF16 ? (const void *)xent_bulk<SL_BF16>
-                           : (const void *)xent_bulk<SL_F16>;
+    return dt == SL_F32    ? (const void *)xent_bulk<SL_F32, PK, MINB>
+           : dt == SL_BF16 ? (const void *)xent_bulk<SL_BF16, PK, MINB>
+                           : (const void *)xent_bulk<SL_F16, PK, MINB>;
 }
 
-/* The chunking of a's rows: false where the rung does not apply. */
-static bool xk_plan(const sl_xent_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
+/* EXPERIMENT (working tree only): form 0 = 3 passes, 1 = packed max, 2 = packed max and 32 KiB chunks */
+static const void *xk_fn_f(sl_dtype dt, int form)
+{
+    return form == 0 ? xk_fn_t<false, 3>(dt) : form == 1 ? xk_fn_t<true, 3>(dt) : xk_fn_t<true, 4>(dt);
+}
+static const void *xk_fn(sl_dtype dt)
+{
+    return xk_fn_f(dt, 0);
+}
+
+/* The chunking of a's rows into chunks of at most maxv vectors: false
+ * where the rung does not apply. */
+static bool xk_plan(const sl_xent_args *a, uint32_t maxv, unsigned *C, uint32_t *nvec, uint32_t *cv)
 {
     if (!a->dx || !sl_cuda_row_clusters())
         return false;
@@ -192,10 +229,10 @@ static bool xk_plan(const sl_xent_args *a, unsigned *C, uint32_t *nvec, uint32_t
         return false;
     const uint64_t nv = a->cols * es / 16;
     unsigned c = 1;
-    while (c < 8 && (nv + c - 1) / c > XK_MAXV)
+    while (c < 8 && (nv + c - 1) / c > maxv)
         c *= 2;
     const uint64_t per = (nv + c - 1) / c;
-    if (per > XK_MAXV || a->rows * c > 0x7fffffffu)
+    if (per > maxv || a->rows * c > 0x7fffffffu)
         return false;
     *C = c;
     *nvec = (uint32_t)nv;
@@ -203,43 +240,47 @@ static bool xk_plan(const sl_xent_args *a, unsigned *C, uint32_t *nvec, uint32_t
     return true;
 }
 
-/* Once per device and dtype: allow the kernel XK_MAXV x 16 bytes of
+/* Once per device, form and dtype: allow the kernel XK_MAXV x 16 bytes of
  * dynamic shared memory (above the default 48 KiB). */
-static sl_status xk_prepare(sl_dtype dt)
+static sl_status xk_prepare(sl_dtype dt, int form)
 {
-    static int ready[SL_MAX_DEVICES][3];
+    static int ready[SL_MAX_DEVICES][3][3];
     int dev = 0;
     SL_CUDA_TRY(cudaGetDevice(&dev));
     const int di = dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2;
-    if (dev >= 0 && dev < SL_MAX_DEVICES && __atomic_load_n(&ready[dev][di], __ATOMIC_RELAXED))
+    if (dev >= 0 && dev < SL_MAX_DEVICES && __atomic_load_n(&ready[dev][form][di], __ATOMIC_RELAXED))
         return SL_OK;
-    SL_CUDA_TRY(cudaFuncSetAttribute(xk_fn(dt), cudaFuncAttributeMaxDynamicSharedMemorySize, XK_MAXV * 16));
+    SL_CUDA_TRY(cudaFuncSetAttribute(xk_fn_f(dt, form), cudaFuncAttributeMaxDynamicSharedMemorySize, XK_MAXV * 16));
     if (dev >= 0 && dev < SL_MAX_DEVICES)
-        __atomic_store_n(&ready[dev][di], 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&ready[dev][form][di], 1, __ATOMIC_RELAXED);
     return SL_OK;
+}
+
+static uint32_t xk_maxv(int form)
+{
+    return form == 2 ? 2048u : (uint32_t)XK_MAXV;
 }
 
 bool sl_cuda_xent_bulk_fits(const sl_xent_args *a)
 {
     unsigned c;
     uint32_t nv, cv;
-    return xk_plan(a, &c, &nv, &cv);
+    return xk_plan(a, XK_MAXV, &c, &nv, &cv);
 }
 
-sl_status sl_cuda_xent_bulk_run(const sl_xent_args *a)
+static sl_status xk_run(const sl_xent_args *a, int form)
 {
     sl_status st = sl_xent_check(a, "cross-entropy bulk");
     if (st != SL_OK || a->rows == 0)
         return st;
     unsigned C;
     uint32_t nvec, cv;
-    if (!xk_plan(a, &C, &nvec, &cv))
+    if (!xk_plan(a, xk_maxv(form), &C, &nvec, &cv))
         return sl_fail(SL_ERR_UNSUPPORTED,
                        "bulk stages a row in shared memory by bulk copies (sm_90): it needs logits and dx 16-byte "
                        "aligned, rows a multiple of 16 bytes and at most %u bytes (%llu columns of %zu bytes)",
-                       8u * XK_MAXV * 16u, (unsigned long long)a->cols, sl_dtype_size(a->dtype));
-    const void *fn = xk_fn(a->dtype);
-    st = xk_prepare(a->dtype);
+                       8u * xk_maxv(form) * 16u, (unsigned long long)a->cols, sl_dtype_size(a->dtype));
+    st = xk_prepare(a->dtype, form);
     if (st != SL_OK)
         return st;
     xent_geo g = xent_geo_of(a);
@@ -258,19 +299,36 @@ sl_status sl_cuda_xent_bulk_run(const sl_xent_args *a)
         cfg.attrs = attr;
         cfg.numAttrs = 1;
     }
-    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn, params));
+    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, xk_fn_f(a->dtype, form), params));
     SL_CUDA_LAUNCHED();
     return SL_OK;
+}
+
+sl_status sl_cuda_xent_bulk_run(const sl_xent_args *a)
+{
+    return xk_run(a, 0);
 }
 
 extern "C" sl_status sl_cuda_xent_bulk(const sl_args *a)
 {
     const sl_xent_args x = sl_xent_from(a, 1);
-    return sl_cuda_xent_bulk_run(&x);
+    return xk_run(&x, 0);
+}
+
+extern "C" sl_status sl_cuda_xent_bulk_pk(const sl_args *a)
+{
+    const sl_xent_args x = sl_xent_from(a, 1);
+    return xk_run(&x, 1);
+}
+
+extern "C" sl_status sl_cuda_xent_bulk_pk8(const sl_args *a)
+{
+    const sl_xent_args x = sl_xent_from(a, 1);
+    return xk_run(&x, 2);
 }
 
 extern "C" sl_status sl_cuda_xent_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out)
 {
-    sl_status st = xk_prepare(dt);
+    sl_status st = xk_prepare(dt, 0);
     return st != SL_OK ? st : sl_cuda_kernel_attrs(xk_fn(dt), XK_BLOCK, (size_t)XK_MAXV * 16, out);
 }
