@@ -303,8 +303,9 @@ extern "C" sl_status sl_cuda_xent_regs_attrs(sl_dtype dt, sl_kernel_attrs *out)
     return sl_cuda_kernel_attrs(xg_fn<false>(dt), 256, 0, out);
 }
 
-/* The fused kernel the public function runs: regs for rows of up to 2^15
- * columns where they fit, else twopass. The fourth H200 run (docs/ladder.md,
+/* Where the bulk rung does not fit (sl_cuda_xent_fused_run, 03_bwd.cu
+ * takes it first), the public function runs regs for rows of up to 2^15
+ * columns where they fit, else twopass / split. The fourth H200 run (docs/ladder.md,
  * "cross-entropy") measured regs ahead at V = 32000 and 32768 (0.57-0.58
  * of the copy against 0.45) and behind or level beyond (50304: 0.44
  * against 0.45; 151936: 0.31 against 0.43; 262144: 0.36 against 0.44;

@@ -6,8 +6,9 @@
  * most 72 KiB (the fewest that fit), one block of 512 threads a chunk, the
  * C blocks of a row one thread block cluster. Thread 0 issues the chunk's
  * loads (16 KiB a copy) on one mbarrier; the block then makes three passes
- * over shared memory: the chunk's max, its sum of exp(x - m_b) (and, with
- * smoothing, of x), then the gradient, stored from registers with 16-byte
+ * over shared memory: the chunk's max (16-bit storage: on packed pairs,
+ * max.bf16x2 / max.f16x2, one instruction a word), its sum of
+ * exp(x - m_b) (and, with smoothing, of x), then the gradient, stored from registers with 16-byte
  * st.global. A cluster's blocks exchange (max, sum, sum x, target logit)
  * once through distributed shared memory and merge them as the online
  * normaliser does (thread 0 reads the C slots, the block gets the result
@@ -34,6 +35,12 @@
  * a row; about 12 instructions and 2 MUFU.EX2 an element, 0.2 and 0.28 ms
  * of issue at 16384 x 32000 bf16 on 132 SMs against ~0.7 ms of copy:
  * DRAM-bound, ~0.9-0.95 of the copy kernel at 16384 x {32000, 131072}.
+ * Measured (H100, bf16, bandwidth / the copy kernel's in one process;
+ * docs/ladder.md, "The bulk rungs"): 1.05 at 16384 x 32000 (one block a
+ * row), 0.93 at 16384 x 131072 (clusters of 4; the packed max added 1%
+ * there), against 0.73 for the unfused pair the public function ran
+ * before. 32 KiB chunks (4 blocks an SM, clusters of 8) measured 0.89
+ * and 0.87.
  */
 #include "bulk_copy.cuh"
 #include "xent.cuh"
@@ -61,8 +68,8 @@ template <int DT> static __device__ __forceinline__ uint32_t xk_pmax(uint32_t a,
     return r;
 }
 
-template <int DT, bool PK, int MINB>
-static __global__ void __launch_bounds__(XK_BLOCK, MINB) xent_bulk(xent_geo g, uint32_t nvec, uint32_t cv, unsigned C)
+template <int DT>
+static __global__ void __launch_bounds__(XK_BLOCK, 3) xent_bulk(xent_geo g, uint32_t nvec, uint32_t cv, unsigned C)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     typedef typename sl_dt<DT>::raw R;
@@ -89,7 +96,7 @@ static __global__ void __launch_bounds__(XK_BLOCK, MINB) xent_bulk(xent_geo g, u
 
     /* pass 1: max (and the sum of the logits, for smoothing) */
     float m = -CUDART_INF_F, sx = 0.0f;
-    if (PK && sizeof(R) == 2) {
+    if (sizeof(R) == 2) {
         const uint32_t n2 = (uint32_t)sl_dt<DT>::store(-CUDART_INF_F) * 0x10001u;
         uint32_t pm = n2;
 #pragma unroll 4
@@ -101,9 +108,9 @@ static __global__ void __launch_bounds__(XK_BLOCK, MINB) xent_bulk(xent_geo g, u
         m = fmaxf(sbwd_el<DT>(pv, 0), sbwd_el<DT>(pv, 1));
     }
 #pragma unroll 4
-    for (uint32_t j = threadIdx.x; j < cnt && !(PK && sizeof(R) == 2 && g.eps == 0.0f); j += XK_BLOCK) {
+    for (uint32_t j = threadIdx.x; j < cnt && !(sizeof(R) == 2 && g.eps == 0.0f); j += XK_BLOCK) {
         const uint4 u = xs[j];
-        if (!(PK && sizeof(R) == 2)) {
+        if (sizeof(R) == 4) {
 #pragma unroll
             for (int k = 0; k < VE; k++)
                 m = fmaxf(m, sbwd_el<DT>(u, k));
@@ -201,26 +208,16 @@ static __global__ void __launch_bounds__(XK_BLOCK, MINB) xent_bulk(xent_geo g, u
 #endif
 }
 
-template <bool PK, int MINB> static const void *xk_fn_t(sl_dtype dt)
-{
-    return dt == SL_F32    ? (const void *)xent_bulk<SL_F32, PK, MINB>
-           : dt == SL_BF16 ? (const void *)xent_bulk<SL_BF16, PK, MINB>
-                           : (const void *)xent_bulk<SL_F16, PK, MINB>;
-}
-
-/* EXPERIMENT (working tree only): form 0 = 3 passes, 1 = packed max, 2 = packed max and 32 KiB chunks */
-static const void *xk_fn_f(sl_dtype dt, int form)
-{
-    return form == 0 ? xk_fn_t<false, 3>(dt) : form == 1 ? xk_fn_t<true, 3>(dt) : xk_fn_t<true, 4>(dt);
-}
 static const void *xk_fn(sl_dtype dt)
 {
-    return xk_fn_f(dt, 0);
+    return dt == SL_F32    ? (const void *)xent_bulk<SL_F32>
+           : dt == SL_BF16 ? (const void *)xent_bulk<SL_BF16>
+                           : (const void *)xent_bulk<SL_F16>;
 }
 
-/* The chunking of a's rows into chunks of at most maxv vectors: false
- * where the rung does not apply. */
-static bool xk_plan(const sl_xent_args *a, uint32_t maxv, unsigned *C, uint32_t *nvec, uint32_t *cv)
+/* The chunking of a's rows into C chunks of at most XK_MAXV vectors:
+ * false where the rung does not apply. */
+static bool xk_plan(const sl_xent_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
 {
     if (!a->dx || !sl_cuda_row_clusters())
         return false;
@@ -229,10 +226,10 @@ static bool xk_plan(const sl_xent_args *a, uint32_t maxv, unsigned *C, uint32_t 
         return false;
     const uint64_t nv = a->cols * es / 16;
     unsigned c = 1;
-    while (c < 8 && (nv + c - 1) / c > maxv)
+    while (c < 8 && (nv + c - 1) / c > XK_MAXV)
         c *= 2;
     const uint64_t per = (nv + c - 1) / c;
-    if (per > maxv || a->rows * c > 0x7fffffffu)
+    if (per > XK_MAXV || a->rows * c > 0x7fffffffu)
         return false;
     *C = c;
     *nvec = (uint32_t)nv;
@@ -240,47 +237,42 @@ static bool xk_plan(const sl_xent_args *a, uint32_t maxv, unsigned *C, uint32_t 
     return true;
 }
 
-/* Once per device, form and dtype: allow the kernel XK_MAXV x 16 bytes of
+/* Once per device and dtype: allow the kernel XK_MAXV x 16 bytes of
  * dynamic shared memory (above the default 48 KiB). */
-static sl_status xk_prepare(sl_dtype dt, int form)
+static sl_status xk_prepare(sl_dtype dt)
 {
-    static int ready[SL_MAX_DEVICES][3][3];
+    static int ready[SL_MAX_DEVICES][3];
     int dev = 0;
     SL_CUDA_TRY(cudaGetDevice(&dev));
     const int di = dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2;
-    if (dev >= 0 && dev < SL_MAX_DEVICES && __atomic_load_n(&ready[dev][form][di], __ATOMIC_RELAXED))
+    if (dev >= 0 && dev < SL_MAX_DEVICES && __atomic_load_n(&ready[dev][di], __ATOMIC_RELAXED))
         return SL_OK;
-    SL_CUDA_TRY(cudaFuncSetAttribute(xk_fn_f(dt, form), cudaFuncAttributeMaxDynamicSharedMemorySize, XK_MAXV * 16));
+    SL_CUDA_TRY(cudaFuncSetAttribute(xk_fn(dt), cudaFuncAttributeMaxDynamicSharedMemorySize, XK_MAXV * 16));
     if (dev >= 0 && dev < SL_MAX_DEVICES)
-        __atomic_store_n(&ready[dev][form][di], 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&ready[dev][di], 1, __ATOMIC_RELAXED);
     return SL_OK;
-}
-
-static uint32_t xk_maxv(int form)
-{
-    return form == 2 ? 2048u : (uint32_t)XK_MAXV;
 }
 
 bool sl_cuda_xent_bulk_fits(const sl_xent_args *a)
 {
     unsigned c;
     uint32_t nv, cv;
-    return xk_plan(a, XK_MAXV, &c, &nv, &cv);
+    return xk_plan(a, &c, &nv, &cv);
 }
 
-static sl_status xk_run(const sl_xent_args *a, int form)
+sl_status sl_cuda_xent_bulk_run(const sl_xent_args *a)
 {
     sl_status st = sl_xent_check(a, "cross-entropy bulk");
     if (st != SL_OK || a->rows == 0)
         return st;
     unsigned C;
     uint32_t nvec, cv;
-    if (!xk_plan(a, xk_maxv(form), &C, &nvec, &cv))
+    if (!xk_plan(a, &C, &nvec, &cv))
         return sl_fail(SL_ERR_UNSUPPORTED,
                        "bulk stages a row in shared memory by bulk copies (sm_90): it needs logits and dx 16-byte "
                        "aligned, rows a multiple of 16 bytes and at most %u bytes (%llu columns of %zu bytes)",
-                       8u * xk_maxv(form) * 16u, (unsigned long long)a->cols, sl_dtype_size(a->dtype));
-    st = xk_prepare(a->dtype, form);
+                       8u * XK_MAXV * 16u, (unsigned long long)a->cols, sl_dtype_size(a->dtype));
+    st = xk_prepare(a->dtype);
     if (st != SL_OK)
         return st;
     xent_geo g = xent_geo_of(a);
@@ -299,36 +291,19 @@ static sl_status xk_run(const sl_xent_args *a, int form)
         cfg.attrs = attr;
         cfg.numAttrs = 1;
     }
-    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, xk_fn_f(a->dtype, form), params));
+    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, xk_fn(a->dtype), params));
     SL_CUDA_LAUNCHED();
     return SL_OK;
-}
-
-sl_status sl_cuda_xent_bulk_run(const sl_xent_args *a)
-{
-    return xk_run(a, 0);
 }
 
 extern "C" sl_status sl_cuda_xent_bulk(const sl_args *a)
 {
     const sl_xent_args x = sl_xent_from(a, 1);
-    return xk_run(&x, 0);
-}
-
-extern "C" sl_status sl_cuda_xent_bulk_pk(const sl_args *a)
-{
-    const sl_xent_args x = sl_xent_from(a, 1);
-    return xk_run(&x, 1);
-}
-
-extern "C" sl_status sl_cuda_xent_bulk_pk8(const sl_args *a)
-{
-    const sl_xent_args x = sl_xent_from(a, 1);
-    return xk_run(&x, 2);
+    return sl_cuda_xent_bulk_run(&x);
 }
 
 extern "C" sl_status sl_cuda_xent_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out)
 {
-    sl_status st = xk_prepare(dt, 0);
+    sl_status st = xk_prepare(dt);
     return st != SL_OK ? st : sl_cuda_kernel_attrs(xk_fn(dt), XK_BLOCK, (size_t)XK_MAXV * 16, out);
 }
