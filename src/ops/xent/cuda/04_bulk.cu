@@ -225,32 +225,16 @@ static bool xk_plan(const sl_xent_args *a, unsigned *C, uint32_t *nvec, uint32_t
     if (((uintptr_t)a->x & 15u) || ((uintptr_t)a->dx & 15u) || (a->ld * es) % 16 || (a->cols * es) % 16)
         return false;
     const uint64_t nv = a->cols * es / 16;
-    unsigned c = 1;
-    while (c < 8 && (nv + c - 1) / c > XK_MAXV)
-        c *= 2;
-    const uint64_t per = (nv + c - 1) / c;
-    if (per > XK_MAXV || a->rows * c > 0x7fffffffu)
-        return false;
-    *C = c;
     *nvec = (uint32_t)nv;
-    *cv = (uint32_t)per;
-    return true;
+    return sl_cuda_row_chunks(nv, XK_MAXV, a->rows, C, cv);
 }
 
 /* Once per device and dtype: allow the kernel XK_MAXV x 16 bytes of
  * dynamic shared memory (above the default 48 KiB). */
 static sl_status xk_prepare(sl_dtype dt)
 {
-    static int ready[SL_MAX_DEVICES][3];
-    int dev = 0;
-    SL_CUDA_TRY(cudaGetDevice(&dev));
-    const int di = dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2;
-    if (dev >= 0 && dev < SL_MAX_DEVICES && __atomic_load_n(&ready[dev][di], __ATOMIC_RELAXED))
-        return SL_OK;
-    SL_CUDA_TRY(cudaFuncSetAttribute(xk_fn(dt), cudaFuncAttributeMaxDynamicSharedMemorySize, XK_MAXV * 16));
-    if (dev >= 0 && dev < SL_MAX_DEVICES)
-        __atomic_store_n(&ready[dev][di], 1, __ATOMIC_RELAXED);
-    return SL_OK;
+    static int ready[3][SL_MAX_DEVICES];
+    return sl_cuda_row_smem_allow(xk_fn(dt), XK_MAXV * 16, ready[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
 }
 
 bool sl_cuda_xent_bulk_fits(const sl_xent_args *a)
@@ -277,23 +261,7 @@ sl_status sl_cuda_xent_bulk_run(const sl_xent_args *a)
         return st;
     xent_geo g = xent_geo_of(a);
     void *params[] = {&g, &nvec, &cv, &C};
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(a->rows * C));
-    cfg.blockDim = dim3(XK_BLOCK);
-    cfg.dynamicSmemBytes = (size_t)cv * 16;
-    cfg.stream = (cudaStream_t)a->stream;
-    cudaLaunchAttribute attr[1] = {};
-    if (C > 1) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = C;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-    }
-    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, xk_fn(a->dtype), params));
-    SL_CUDA_LAUNCHED();
-    return SL_OK;
+    return sl_cuda_row_launch_smem(xk_fn(a->dtype), a->rows * C, XK_BLOCK, C, (size_t)cv * 16, params, a->stream);
 }
 
 extern "C" sl_status sl_cuda_xent_bulk(const sl_args *a)
