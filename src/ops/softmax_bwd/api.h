@@ -30,12 +30,14 @@
  * Alignment: each pointer aligned to its element; y, dy and dx at one
  * offset modulo 16 bytes take the 16-byte-load kernels, others a scalar
  * path.
- * Kernel (CUDA): f32 rows of up to 2^17 elements (less the
- * misalignment) are held in registers and y and dy read once (a warp, a
- * block or a cluster of up to 8 blocks per row; clusters need sm_90);
- * bf16 / f16 rows, and longer f32 rows, are read twice by a block per row
- * (the second read mostly from L2), which measured faster for 16-bit
- * storage (docs/ladder.md). Deterministic run to run.
+ * Kernel (CUDA): y and dy are read once where the row fits on chip:
+ * f32 rows of up to 2^17 elements (less the misalignment) in registers (a
+ * warp, a block or a cluster of up to 8 blocks per row); on sm_90, bf16 /
+ * f16 rows (and f32 rows beyond the registers) of whole 16-byte vectors
+ * with y, dy and dx 16-byte aligned, up to 8 x 36 KiB of each input, in
+ * shared memory (bulk copies; a cluster of up to 8 blocks per row). Other
+ * rows are read twice by a block per row (the second read mostly from
+ * L2). docs/ladder.md has the measurements. Deterministic run to run.
  * Workspace: none. Memory, stream, errors: the contract above (streamlab.h);
  * rows x cols overflowing size_t is SL_ERR_INVALID_ARG.
  * Source: issue 33; the softmax ladder of seed 002 (docs/ladder.md,

@@ -187,6 +187,17 @@ static inline bool sbwd_aligned(const sl_args *a)
 int sl_cuda_row_sms(void);
 bool sl_cuda_row_clusters(void);
 sl_status sl_cuda_row_launch(const void *fn, uint64_t blocks, int block, unsigned C, void **params, void *stream);
+/* The same with smem bytes of dynamic shared memory a block. */
+sl_status sl_cuda_row_launch_smem(const void *fn, uint64_t blocks, int block, unsigned C, size_t smem, void **params,
+                                  void *stream);
+/* What the bulk rungs of softmax_bwd and xent share (04_bulk.cu): let fn
+ * use `bytes` of dynamic shared memory (above the default 48 KiB), once
+ * per device (ready: SL_MAX_DEVICES flags, the caller's, zero at first);
+ * and a row of nv 16-byte vectors cut into the fewest C of 1, 2, 4, 8
+ * chunks of at most maxv vectors (cv each, the last fewer): false when 8
+ * do not suffice or rows x C blocks pass 2^31 - 1. */
+sl_status sl_cuda_row_smem_allow(const void *fn, int bytes, int *ready);
+bool sl_cuda_row_chunks(uint64_t nv, uint64_t maxv, uint64_t rows, unsigned *C, uint32_t *cv);
 
 /* 03_regs.cu: whether the launch fits the register rung, and running it. */
 struct sbwd_cfg {
@@ -196,5 +207,11 @@ struct sbwd_cfg {
 };
 bool sl_cuda_softmax_bwd_regs_fits(const sl_args *a, sbwd_cfg *c);
 sl_status sl_cuda_softmax_bwd_regs_run(const sl_args *a, const sbwd_cfg *c);
+
+/* 04_bulk.cu: whether y, dy and dx fit the bulk rung (16-byte aligned,
+ * rows of whole vectors, at most 8 x 36 KiB of each input a row, sm_90),
+ * and running it (a checked, rows and cols > 0). */
+bool sl_cuda_softmax_bwd_bulk_fits(const sl_args *a);
+sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a);
 
 #endif /* SL_OP_SOFTMAX_BWD_CUH */

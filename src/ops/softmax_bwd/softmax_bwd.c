@@ -158,8 +158,15 @@ static const sl_variant variants[] = {
      .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_softmax_bwd_regs),
      .attrs = SL_CUDA_FN(sl_cuda_softmax_bwd_regs_attrs), SBWD_GPU_SUM, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .insts_per_elem = 4},
+    {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "row of y and dy staged in shared memory by bulk copies (cp.async.bulk), read once: chunks of <= 2 x "
+                  "36 KiB, a cluster of 1-8 blocks of 512 a row adding their sums through distributed shared memory",
+     .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_softmax_bwd_bulk),
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_bwd_bulk_attrs), SBWD_GPU_SUM, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 4},
     {.name = "sl_softmax_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_softmax_bwd(): f32 regs where the row fits a cluster's registers, else (and 16-bit) vec",
+     .technique = "public sl_softmax_bwd(): bf16 / f16 bulk where the row fits, f32 regs where the row fits a "
+                  "cluster's registers, then bulk; else vec",
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_softmax_bwd_api), SBWD_GPU_SUM, .loads_in_flight = 8,
      .access_bytes = 16, .elems_per_thread = 16, .insts_per_elem = 4},
     SL_EW_CEILING_CPU,

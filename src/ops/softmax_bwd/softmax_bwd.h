@@ -27,6 +27,7 @@ extern "C" {
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_twopass)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_vec)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_regs)
+SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_bulk)
 sl_status sl_cuda_softmax_bwd_api(const sl_args *x);
 
 /* The copy-kernel ceiling (cuda/copy_kernel.cu): the op's first input

@@ -41,8 +41,8 @@ typedef enum sl_reduction {
  * the gradient within (16 + L + 4 S) 2^-24 relative plus (16 + L) 2^-24
  * absolute (plus one ulp of a 16-bit dtype), L = ceil(log2 V) + 1, S the
  * largest |max|, |lse| or |target logit| of a row (at least 1); bf16 / f16
- * rows longer than 2^15 (the gradient computed from the f32 lse, see
- * Kernel) add sl_cross_entropy_bwd's (2 S + 8) 2^-24 p term, p the
+ * rows longer than 2^15 that the bulk kernel does not take (the gradient
+ * computed from the f32 lse, see Kernel) add sl_cross_entropy_bwd's (2 S + 8) 2^-24 p term, p the
  * element's probability (the target's p - (1 - eps) cancels near 1); the sums
  * of MEAN and SUM add their own rounding (an f32 sum over rows). A NaN
  * logit makes its row's loss, lse and gradient NaN; an infinite one, the
@@ -72,10 +72,14 @@ typedef enum sl_reduction {
  * the context's workspace (sl_ctx-owned, grown once, never allocated in
  * a call that fits it), so calls on one context must not run
  * concurrently on different streams.
- * Kernel (CUDA): rows of up to 2^15 columns are held in registers, the
- * logits read once and the gradient written once (a warp, a block or a
- * thread block cluster of up to 8 blocks per row: sm_90); longer rows are
- * read twice: in bf16 / f16 by two kernels (the forward's online
+ * Kernel (CUDA): on sm_90, rows of whole 16-byte vectors (V a multiple
+ * of 8 in bf16 / f16, of 4 in f32) with logits and dlogits 16-byte
+ * aligned, up to 8 x 72 KiB a row (2^18 + 2^15 columns in bf16 / f16,
+ * 2^17 + 2^14 in f32), are staged in shared memory by bulk copies (a
+ * thread block cluster of up to 8 blocks per row), the logits read once
+ * and the gradient written once; else rows of up to 2^15 columns are held
+ * in registers (a warp, a block or a cluster of up to 8 blocks per row),
+ * also read once; longer rows are read twice: in bf16 / f16 by two kernels (the forward's online
  * logsumexp writing lse, then sl_cross_entropy_bwd's kernel from it), in
  * f32 by one block of 128 threads a row (the online logsumexp, then the
  * gradient pass), which measured faster there (docs/ladder.md). MEAN adds

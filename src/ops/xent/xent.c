@@ -357,14 +357,20 @@ static const sl_variant variants[] = {
                   "2-8 blocks merging (max, sum, sum x) through distributed shared memory",
      .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_regs), .attrs = SL_CUDA_FN(sl_cuda_xent_regs_attrs),
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 8},
+    {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "fused: the row staged in shared memory by bulk copies (cp.async.bulk), read once from DRAM, three "
+                  "passes over shared memory (max, sum of exp, gradient), the gradient written once; chunks of <= 72 "
+                  "KiB, a cluster of 1-8 blocks of 512 a row, three blocks an SM",
+     .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_bulk), .attrs = SL_CUDA_FN(sl_cuda_xent_bulk_attrs),
+     .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 12},
     {.name = "split", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "unfused: the forward kernel (online logsumexp, one read: loss, lse), then the backward from the "
                   "saved lse (sl_cross_entropy_bwd's kernel: a second read, dx written)",
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_xent_split), .attrs = SL_CUDA_FN(sl_cuda_xent_bwd_attrs),
      .moved = moved_split, .loads_in_flight = 4, .access_bytes = 16, .elems_per_thread = 16, .insts_per_elem = 9},
     {.name = "sl_cross_entropy_fwd_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "the public function's kernels: regs for rows of up to 2^15 columns, else split (bf16, f16) or "
-                  "twopass (f32)",
+     .technique = "the public function's kernels: bulk where the row fits (sm_90, 16-byte aligned rows of <= 8 x "
+                  "72 KiB), else regs for rows of up to 2^15 columns, else split (bf16, f16) or twopass (f32)",
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_xent_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 8},
     {.name = "copy", .backend = SL_BACKEND_CPU, .kind = SL_KIND_CEILING, .copy = true,

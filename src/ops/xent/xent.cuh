@@ -183,4 +183,22 @@ template <int DT> static __device__ __forceinline__ void xent_stfull(char *p, co
     *(uint4 *)p = b.u;
 }
 
+/* A block's sum or max of v over its blockDim.x threads (a multiple of
+ * 32, at most 1024, known at run time): warp butterflies, one value a
+ * warp in red, every thread folding them in warp order. red: 32 floats,
+ * free on entry and on return. */
+template <class OP> static __device__ __forceinline__ float xent_block(float v, float *red)
+{
+    v = smx_warp<OP>(v);
+    const unsigned nw = blockDim.x >> 5;
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = red[0];
+    for (unsigned w = 1; w < nw; w++)
+        v = OP::apply(v, red[w]);
+    __syncthreads();
+    return v;
+}
+
 #endif /* SL_OP_XENT_CUH */

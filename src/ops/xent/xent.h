@@ -89,6 +89,11 @@ bool sl_cuda_xent_regs_fits(const sl_xent_args *x);
 /* Whether the public function runs the register rung (else two-pass). */
 bool sl_cuda_xent_fused_pick_regs(const sl_xent_args *x);
 sl_status sl_cuda_xent_regs_run(const sl_xent_args *x);
+/* The bulk rung (cuda/04_bulk.cu): the row staged in shared memory by
+ * bulk copies, a cluster of up to 8 blocks a row; fits: 16-byte aligned
+ * logits, dx and rows, at most 8 x 72 KiB a row, sm_90. */
+bool sl_cuda_xent_bulk_fits(const sl_xent_args *x);
+sl_status sl_cuda_xent_bulk_run(const sl_xent_args *x);
 /* The public fused choice: regs, else the unfused pair (16-bit) or
  * twopass (f32) (cuda/03_bwd.cu). */
 sl_status sl_cuda_xent_fused_run(const sl_xent_args *x);
@@ -109,6 +114,8 @@ sl_status sl_cuda_xent_bwd_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_xent_fwd_api(const sl_args *a);
 sl_status sl_cuda_xent_twopass_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_xent_regs_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_xent_bulk(const sl_args *a);
+sl_status sl_cuda_xent_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out);
 /* The copy-kernel ceiling (src/ops/softmax_bwd/cuda/copy_kernel.cu). */
 sl_status sl_cuda_ceiling_copy_kernel(const sl_args *x);
 

@@ -151,9 +151,16 @@ bool sl_cuda_row_clusters(void)
 
 sl_status sl_cuda_row_launch(const void *fn, uint64_t blocks, int block, unsigned C, void **params, void *stream)
 {
+    return sl_cuda_row_launch_smem(fn, blocks, block, C, 0, params, stream);
+}
+
+sl_status sl_cuda_row_launch_smem(const void *fn, uint64_t blocks, int block, unsigned C, size_t smem, void **params,
+                                  void *stream)
+{
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)blocks);
     cfg.blockDim = dim3((unsigned)block);
+    cfg.dynamicSmemBytes = smem;
     cfg.stream = (cudaStream_t)stream;
     cudaLaunchAttribute attr[1] = {};
     if (C > 1) {
@@ -167,6 +174,31 @@ sl_status sl_cuda_row_launch(const void *fn, uint64_t blocks, int block, unsigne
     SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn, params));
     SL_CUDA_LAUNCHED();
     return SL_OK;
+}
+
+sl_status sl_cuda_row_smem_allow(const void *fn, int bytes, int *ready)
+{
+    int dev = 0;
+    SL_CUDA_TRY(cudaGetDevice(&dev));
+    if (dev >= 0 && dev < SL_MAX_DEVICES && __atomic_load_n(&ready[dev], __ATOMIC_RELAXED))
+        return SL_OK;
+    SL_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    if (dev >= 0 && dev < SL_MAX_DEVICES)
+        __atomic_store_n(&ready[dev], 1, __ATOMIC_RELAXED);
+    return SL_OK;
+}
+
+bool sl_cuda_row_chunks(uint64_t nv, uint64_t maxv, uint64_t rows, unsigned *C, uint32_t *cv)
+{
+    unsigned c = 1;
+    while (c < 8 && (nv + c - 1) / c > maxv)
+        c *= 2;
+    const uint64_t per = (nv + c - 1) / c;
+    if (per > maxv || rows * c > 0x7fffffffu)
+        return false;
+    *C = c;
+    *cv = (uint32_t)per;
+    return true;
 }
 
 /* The team for rows of `need` element slots a row (the row's vectors,

@@ -61,24 +61,6 @@ template <int DT> static __device__ __forceinline__ uint4 xent_loadraw(const sbw
     return make_uint4(q[0], q[1], q[2], q[3]);
 }
 
-/* A block's sum or max of v over its blockDim.x threads (a multiple of
- * 32, at most 1024, known at run time): warp butterflies, one value a
- * warp in red, every thread folding them in warp order. red: 32 floats,
- * free on entry and on return. */
-template <class OP> static __device__ __forceinline__ float xent_block(float v, float *red)
-{
-    v = smx_warp<OP>(v);
-    const unsigned nw = blockDim.x >> 5;
-    if ((threadIdx.x & 31) == 0)
-        red[threadIdx.x >> 5] = v;
-    __syncthreads();
-    v = red[0];
-    for (unsigned w = 1; w < nw; w++)
-        v = OP::apply(v, red[w]);
-    __syncthreads();
-    return v;
-}
-
 /* WARP: a warp per row (TPR = 32, 4 or 1 rows a block); else a block
  * (blockDim.x threads, any multiple of 32 up to 1024) or a cluster of C
  * blocks per row. Registers capped at 64 (1024 threads an SM). */
@@ -321,8 +303,9 @@ extern "C" sl_status sl_cuda_xent_regs_attrs(sl_dtype dt, sl_kernel_attrs *out)
     return sl_cuda_kernel_attrs(xg_fn<false>(dt), 256, 0, out);
 }
 
-/* The fused kernel the public function runs: regs for rows of up to 2^15
- * columns where they fit, else twopass. The fourth H200 run (docs/ladder.md,
+/* Where the bulk rung does not fit (sl_cuda_xent_fused_run, 03_bwd.cu
+ * takes it first), the public function runs regs for rows of up to 2^15
+ * columns where they fit, else twopass / split. The fourth H200 run (docs/ladder.md,
  * "cross-entropy") measured regs ahead at V = 32000 and 32768 (0.57-0.58
  * of the copy against 0.45) and behind or level beyond (50304: 0.44
  * against 0.45; 151936: 0.31 against 0.43; 262144: 0.36 against 0.44;

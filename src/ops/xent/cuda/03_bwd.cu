@@ -177,13 +177,17 @@ extern "C" sl_status sl_cuda_xent_split(const sl_args *a)
 }
 
 /* The fused op's public choice (sl_cross_entropy_fwd_bwd and the
- * descriptor's api row): the register rung up to 2^15 columns; beyond, in
+ * descriptor's api row): the bulk rung wherever it fits (16-byte aligned
+ * rows of at most 8 x 72 KiB, sm_90; 04_bulk.cu); else the register rung
+ * up to 2^15 columns; beyond, in
  * bf16 / f16, the unfused pair (the forward kernel, then the backward from
  * its lse: two streaming reads and a write), which measured 1.32x the
  * two-pass rung's speed at 4096 x 2^17 and 4096 x 2^18 bf16 (H200,
  * docs/ladder.md); f32 keeps the two-pass rung (not measured). */
 sl_status sl_cuda_xent_fused_run(const sl_xent_args *a)
 {
+    if (sl_cuda_xent_bulk_fits(a))
+        return sl_cuda_xent_bulk_run(a);
     if (sl_cuda_xent_fused_pick_regs(a))
         return sl_cuda_xent_regs_run(a);
     if (a->dtype == SL_F32 || !a->dx)

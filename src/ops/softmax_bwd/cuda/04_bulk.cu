@@ -1,0 +1,174 @@
+/*
+ * softmax backward rung 4 (ours): the row's y and dy staged in shared
+ * memory by the bulk-copy engine (cp.async.bulk, sm_90; bulk_copy.cuh),
+ * read once from DRAM. A row is cut into C = 1, 2, 4 or 8 equal chunks of
+ * at most 36 KiB of y and 36 KiB of dy (the fewest that fit), one block of
+ * 512 threads a chunk, the C blocks of a row one thread block cluster.
+ * Thread 0 issues the chunk's loads (16 KiB a copy) on one mbarrier; the
+ * block forms its share of s = sum y dy from shared memory, the cluster's
+ * blocks exchange their sums once through distributed shared memory
+ * (thread 0 adds the C sums in rank order: the same bits in every block),
+ * and a second pass writes dx = y (dy - s) with 16-byte st.global. Safe in
+ * place (dx = dy or dx = y): a block writes only its own chunk, after all
+ * of it has landed.
+ *
+ * Change from rung 3 (regs): regs held 16 elements of y and of dy a thread
+ * in registers, so that at 2^17 columns a row took 8 blocks of 1024
+ * threads, one block an SM, and an SM's load, barrier and store phases
+ * ran one after the other (bf16 0.64-0.67 of the copy, docs/ladder.md).
+ * Here the data costs no registers: an SM holds three blocks (3 x 72 KiB,
+ * 3 x 512 threads), each in its own phase.
+ * Limits: y, dy and dx 16-byte aligned, rows a whole number of 16-byte
+ * vectors (cols x size and ld x size multiples of 16), at most 8 x 36 KiB
+ * of each input a row (2^17 + 2^14 bf16 columns, 2^16 + 2^13 f32), sm_90;
+ * else SL_ERR_UNSUPPORTED.
+ * Expectation (written before the first run): the op's bytes (3 N x size
+ * a row) at about the copy's bandwidth: ~0.95-1.0 of the copy kernel at
+ * 16384 x 2^17 and 4096 x 2^15 bf16.
+ */
+#include "bulk_copy.cuh"
+#include "sbwd.cuh"
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+enum {
+    SK_BLOCK = 512,
+    SK_MAXV = 2304, /* 16-byte vectors of each input a chunk: 2 x 36 KiB, three blocks an SM */
+    SK_PIECE = 1024 /* vectors a bulk copy: 16 KiB */
+};
+
+template <int DT>
+static __global__ void __launch_bounds__(SK_BLOCK, 3) sbwd_bulk(sbwd_geo g, uint32_t nvec, uint32_t cv, unsigned C)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    typedef typename sl_dt<DT>::raw R;
+    const int VE = smx_vec<DT>::VE;
+    extern __shared__ __align__(128) uint4 sm[]; /* y in [0, cv), dy in [cv, 2 cv) */
+    __shared__ float red[32];
+    __shared__ float cl, fin;
+    __shared__ __align__(8) uint64_t bar;
+    const uint64_t row = blockIdx.x / C;
+    const uint32_t rank = blockIdx.x % C, v0 = rank * cv;
+    const uint32_t cnt = v0 < nvec ? min(cv, nvec - v0) : 0u;
+    const uint64_t off = row * g.ld * sizeof(R) + 16 * (uint64_t)v0;
+    if (threadIdx.x == 0) {
+        mbar_init(&bar, 1);
+        mbar_arrive_expect(&bar, 2u * cnt * 16u);
+        for (uint32_t p = 0; p < cnt; p += SK_PIECE) {
+            const uint32_t b = 16u * min((uint32_t)SK_PIECE, cnt - p);
+            bulk_load(sm + p, (const char *)g.y + off + 16 * (uint64_t)p, b, &bar);
+            bulk_load(sm + cv + p, (const char *)g.g + off + 16 * (uint64_t)p, b, &bar);
+        }
+    }
+    __syncthreads(); /* the barrier is initialised before anyone waits on it */
+    mbar_wait(&bar, 0);
+    float s = 0.0f;
+#pragma unroll 4
+    for (uint32_t j = threadIdx.x; j < cnt; j += SK_BLOCK)
+        s += sbwd_dot<DT>(sm[j], sm[cv + j]);
+    s = smx_block<SK_BLOCK, smx_sum_op>(s, red);
+    if (C > 1) {
+        cg::cluster_group clg = cg::this_cluster();
+        if (threadIdx.x == 0)
+            cl = s;
+        clg.sync();
+        if (threadIdx.x == 0) {
+            float t = 0.0f;
+            for (unsigned q = 0; q < C; q++)
+                t += *clg.map_shared_rank(&cl, q);
+            fin = t;
+        }
+        __syncthreads();
+        /* done reading the others' sums; waited on before exit */
+        asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+        s = fin;
+    }
+    char *dr = (char *)g.d + off;
+#pragma unroll 4
+    for (uint32_t j = threadIdx.x; j < cnt; j += SK_BLOCK) {
+        const uint4 y = sm[j], d = sm[cv + j];
+        float f[VE];
+#pragma unroll
+        for (int k = 0; k < VE; k++)
+            f[k] = sbwd_el<DT>(y, k) * (sbwd_el<DT>(d, k) - s);
+        *(uint4 *)(dr + 16 * (uint64_t)j) = sbwd_pack<DT>(f);
+    }
+    if (C > 1)
+        asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+    /* the launcher runs this rung only on sm_90 and later */
+    (void)g, (void)nvec, (void)cv, (void)C;
+    __trap();
+#endif
+}
+
+static const void *sk_fn(sl_dtype dt)
+{
+    return dt == SL_F32    ? (const void *)sbwd_bulk<SL_F32>
+           : dt == SL_BF16 ? (const void *)sbwd_bulk<SL_BF16>
+                           : (const void *)sbwd_bulk<SL_F16>;
+}
+
+/* The chunking of a's rows: false where the rung does not apply. */
+static bool sk_plan(const sl_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
+{
+    if (!sl_cuda_row_clusters())
+        return false;
+    const uint64_t es = sl_dtype_size(a->dtype), ld = a->shape.ld ? a->shape.ld : a->shape.cols;
+    const uintptr_t any = (uintptr_t)a->buf[0] | (uintptr_t)a->buf[1] | (uintptr_t)a->buf[2];
+    if ((any & 15u) || (ld * es) % 16 || (a->shape.cols * es) % 16)
+        return false;
+    const uint64_t nv = a->shape.cols * es / 16;
+    *nvec = (uint32_t)nv;
+    return sl_cuda_row_chunks(nv, SK_MAXV, a->shape.rows, C, cv);
+}
+
+/* Once per device and dtype: allow 2 x SK_MAXV x 16 bytes of dynamic
+ * shared memory (above the default 48 KiB). */
+static sl_status sk_prepare(sl_dtype dt)
+{
+    static int ready[3][SL_MAX_DEVICES];
+    return sl_cuda_row_smem_allow(sk_fn(dt), 2 * SK_MAXV * 16, ready[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
+}
+
+bool sl_cuda_softmax_bwd_bulk_fits(const sl_args *a)
+{
+    unsigned c;
+    uint32_t nv, cv;
+    return sk_plan(a, &c, &nv, &cv);
+}
+
+/* a checked by the caller (sbwd_check), rows and cols > 0. */
+sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a)
+{
+    unsigned C;
+    uint32_t nvec, cv;
+    if (!sk_plan(a, &C, &nvec, &cv))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "bulk stages a row in shared memory by bulk copies (sm_90): it needs y, dy and dx 16-byte "
+                       "aligned, rows a multiple of 16 bytes and at most %u bytes of each (%llu columns of %zu bytes)",
+                       8u * SK_MAXV * 16u, (unsigned long long)a->shape.cols, sl_dtype_size(a->dtype));
+    sl_status st = sk_prepare(a->dtype);
+    if (st != SL_OK)
+        return st;
+    sbwd_geo g = sbwd_geo_of(a);
+    void *params[] = {&g, &nvec, &cv, &C};
+    return sl_cuda_row_launch_smem(sk_fn(a->dtype), a->shape.rows * C, SK_BLOCK, C, (size_t)cv * 32, params,
+                                   a->stream);
+}
+
+extern "C" sl_status sl_cuda_softmax_bwd_bulk(const sl_args *a)
+{
+    sl_status st = sbwd_check(a, "bulk");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    return sl_cuda_softmax_bwd_bulk_run(a);
+}
+
+extern "C" sl_status sl_cuda_softmax_bwd_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out)
+{
+    sl_status st = sk_prepare(dt);
+    return st != SL_OK ? st : sl_cuda_kernel_attrs(sk_fn(dt), SK_BLOCK, (size_t)2 * SK_MAXV * 16, out);
+}
