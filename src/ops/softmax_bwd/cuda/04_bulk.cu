@@ -39,8 +39,17 @@ enum {
     SK_PIECE = 1024 /* vectors a bulk copy: 16 KiB */
 };
 
+/* Three 512-thread blocks an SM on sm_90 (2048 threads); the other
+ * architectures this file is compiled for (the kernel body is sm_90 only)
+ * get no bound: sm_75 runs 1024 threads an SM and ptxas refuses 1536. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define BULK_MIN_BLOCKS 3
+#else
+#define BULK_MIN_BLOCKS 1
+#endif
+
 template <int DT>
-static __global__ void __launch_bounds__(SK_BLOCK, 3) sbwd_bulk(sbwd_geo g, uint32_t nvec, uint32_t cv, unsigned C)
+static __global__ void __launch_bounds__(SK_BLOCK, BULK_MIN_BLOCKS) sbwd_bulk(sbwd_geo g, uint32_t nvec, uint32_t cv, unsigned C)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     typedef typename sl_dt<DT>::raw R;

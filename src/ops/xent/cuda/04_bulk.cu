@@ -68,8 +68,17 @@ template <int DT> static __device__ __forceinline__ uint32_t xk_pmax(uint32_t a,
     return r;
 }
 
+/* Three 512-thread blocks an SM on sm_90 (2048 threads); the other
+ * architectures this file is compiled for (the kernel body is sm_90 only)
+ * get no bound: sm_75 runs 1024 threads an SM and ptxas refuses 1536. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define BULK_MIN_BLOCKS 3
+#else
+#define BULK_MIN_BLOCKS 1
+#endif
+
 template <int DT>
-static __global__ void __launch_bounds__(XK_BLOCK, 3) xent_bulk(xent_geo g, uint32_t nvec, uint32_t cv, unsigned C)
+static __global__ void __launch_bounds__(XK_BLOCK, BULK_MIN_BLOCKS) xent_bulk(xent_geo g, uint32_t nvec, uint32_t cv, unsigned C)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     typedef typename sl_dt<DT>::raw R;
