@@ -177,8 +177,10 @@ def rms_norm_backward(grad_output: Array, input: Array, weight: Array, rstd: Arr
                       grad_input: Optional[Array] = None, grad_weight: Optional[Array] = None
                       ) -> Tuple[Array, Array]:
     """The gradient of rms_norm_forward (sl_rmsnorm_bwd): (grad_input, grad_weight), grad_weight
-    summed over rows in a fixed order (deterministic), in weight's dtype. The dw partials use
-    the context's workspace (grown on first use: call once before a CUDA graph capture)."""
+    summed over rows in a fixed order (deterministic), in weight's dtype. The dw partials: on
+    CUDA torch tensors a scratch buffer from torch's allocator on the current stream
+    (sl_rmsnorm_bwd_workspace bytes; safe on any stream and under graph capture), elsewhere
+    the context's workspace."""
     return _call("rms_norm_backward", grad_output, input, weight, rstd, grad_input, grad_weight)
 
 
@@ -225,8 +227,8 @@ def layer_norm_backward(grad_output: Array, input: Array, weight: Array, mean: A
                         grad_bias: Optional[Array] = None) -> Tuple[Array, Array, Array]:
     """The gradient of layer_norm_forward (sl_layernorm_bwd): (grad_input, grad_weight, grad_bias),
     the last two summed over rows in a fixed order (deterministic), in weight's dtype. The
-    partials use the context's workspace (grown on first use: call once before a CUDA graph
-    capture)."""
+    partials: on CUDA torch tensors a scratch buffer from torch's allocator on the current
+    stream (sl_layernorm_bwd_workspace bytes), elsewhere the context's workspace."""
     return _call("layer_norm_backward", grad_output, input, weight, mean, rstd, grad_input, grad_weight,
                  grad_bias)
 

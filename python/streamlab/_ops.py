@@ -53,6 +53,9 @@ class OpSpec(NamedTuple):
     dtypes: Optional[Tuple[str, ...]] = None  # checked here only for C functions without a dtype parameter
     check: Optional[Callable[[Dict[str, Any]], None]] = None  # extra argument checks, before any work
     op: str = ""                 # the ops.def name, when it differs from `name`
+    workspace: str = ""          # the C size query (rows, cols) of the scratch its `workspace` parameter takes:
+    # on CUDA torch tensors, a buffer of that size from torch's allocator on the call's stream, so that calls
+    # on several streams never share scratch (NULL, the context's own buffer, elsewhere)
 
 
 def _prod(s: Shape) -> int:
@@ -141,7 +144,19 @@ _PLANS: Dict[str, List[Tuple[int, str]]] = {}
 _DECLS: Optional[Dict[str, List[Tuple[str, str]]]] = None
 
 # How each C parameter is filled: kind codes of _plan.
-_CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM, _BUFDT, _IDXT = range(9)
+_CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM, _BUFDT, _IDXT, _WS, _WSB = range(11)
+_WS_QUERY: Dict[str, Any] = {}
+
+
+def _workspace_query(name: str):
+    f = _WS_QUERY.get(name)
+    if f is None:
+        from ._lib import LIB
+        f = getattr(LIB, name)
+        f.restype = ctypes.c_size_t
+        f.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
+        _WS_QUERY[name] = f
+    return f
 
 
 def _shapes_of(spec: OpSpec, shapes: Dict[str, Shape], args: Dict[str, Any]):
@@ -181,6 +196,10 @@ def _plan(spec: OpSpec) -> List[Tuple[int, str]]:
             plan.append((_IDXT, bufs[pname[:-5] + "s"]))  # target_type: targets' index width
         elif pname == "stream":
             plan.append((_STREAM, ""))
+        elif pname == "workspace" and spec.workspace:
+            plan.append((_WS, ""))
+        elif pname == "workspace_bytes" and spec.workspace:
+            plan.append((_WSB, ""))
         elif pname in bufs:
             plan.append((_PTR, bufs[pname]))
         elif pname in spec.scalars:
@@ -328,9 +347,18 @@ def run(spec: OpSpec, values: Sequence[Any]):
     stream = None
     if dev != SL_DEVICE_CPU and is_torch:
         stream = _arrays.torch_stream(dev)
+    ws_ptr, ws_bytes, ws = None, 0, None
+    if spec.workspace and is_torch and dev != SL_DEVICE_CPU:
+        ws_bytes = _workspace_query(spec.workspace)(dims["rows"], dims["cols"])
+        ws = torch.empty((ws_bytes,), dtype=torch.uint8, device=first.device)  # kept until the call returns
+        ws_ptr = ws.data_ptr()
     cargs = []
     for kind, key in plan:
-        if kind == _PTR:
+        if kind == _WS:
+            cargs.append(ws_ptr)
+        elif kind == _WSB:
+            cargs.append(ws_bytes)
+        elif kind == _PTR:
             cargs.append(ptrs[key])
         elif kind == _DIM:
             cargs.append(dims[key])
@@ -392,7 +420,7 @@ def _gen_fast(spec: OpSpec) -> Callable:
     plan = _PLANS.get(spec.name) or _plan(spec)
     params = list(spec.params)
     bufs = list(spec.bufs)
-    if any(b.dtype is not None for b in bufs) or torch is None:
+    if any(b.dtype is not None for b in bufs) or torch is None or spec.workspace:
         return lambda *vals: run(spec, vals)
     p0 = bufs[0].py
     inline = getattr(spec.shapes, "inline", None)

@@ -96,8 +96,7 @@ OPS: List[OpSpec] = [
             Buf("rstd", "rstd", "in", "f32"), Buf("dx", "grad_input", "out"),
             Buf("dw", "grad_weight", "out", "like:weight")),
            rows("grad_output", vectors={"weight": "cols", "rstd": "rows", "grad_weight": "cols"}),
-           fixed={"workspace": None, "workspace_bytes": 0}, returns=("grad_input", "grad_weight"),
-           op="rmsnorm_bwd"),
+           workspace="sl_rmsnorm_bwd_workspace", returns=("grad_input", "grad_weight"), op="rmsnorm_bwd"),
     # issue 32: LayerNorm forward (y, mean, rstd) and backward (dx, dw, db); the fused
     # residual add + RMSNorm forward (y, h = input + residual, rstd)
     OpSpec("layer_norm_forward", "sl_layernorm_fwd", ("input", "weight", "bias", "eps", "out", "mean", "rstd"),
@@ -112,7 +111,7 @@ OPS: List[OpSpec] = [
             Buf("dw", "grad_weight", "out", "like:weight"), Buf("db", "grad_bias", "out", "like:weight")),
            rows("grad_output", vectors={"weight": "cols", "mean": "rows", "rstd": "rows", "grad_weight": "cols",
                                         "grad_bias": "cols"}),
-           fixed={"workspace": None, "workspace_bytes": 0}, returns=("grad_input", "grad_weight", "grad_bias"),
+           workspace="sl_layernorm_bwd_workspace", returns=("grad_input", "grad_weight", "grad_bias"),
            op="layernorm_bwd"),
     OpSpec("add_rms_norm_forward", "sl_add_rmsnorm_fwd",
            ("input", "residual", "weight", "eps", "out", "residual_out", "rstd"),

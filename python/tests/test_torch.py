@@ -324,3 +324,35 @@ def test_rms_norm_defaults_are_torchs(dt):
     unit = 2.0**-24 if dt == torch.float32 else 2.0**-8
     assert ((got.double() - want).abs() <= (64 * 2.0**-24 + 2 * unit) * want.abs() + 1e-30).all()
     assert not torch.equal(got, sl.rms_norm(x, (300,), None, 1.0))  # eps does reach the kernel
+
+
+@requires_cuda
+def test_norm_backwards_on_two_streams():
+    """rms_norm_backward and layer_norm_backward on two streams at once give the bits they
+    give alone (dw / db are deterministic): each call's partials are in its own buffer from
+    torch's allocator, not in the context's one workspace."""
+    g = torch.Generator(device="cuda").manual_seed(32)
+    M, N = 8192, 2048
+    cases = []
+    for _ in range(2):
+        x = torch.randn(M, N, device="cuda", generator=g) * 3
+        dy = torch.randn(M, N, device="cuda", generator=g)
+        w = 1 + 0.1 * torch.randn(N, device="cuda", generator=g)
+        b = 0.1 * torch.randn(N, device="cuda", generator=g)
+        _, rstd = sl.rms_norm_forward(x, w, 1e-6)
+        _, mean, lrstd = sl.layer_norm_forward(x, w, b, 1e-5)
+        cases.append((x, dy, w, rstd, mean, lrstd))
+    alone = [(sl.rms_norm_backward(dy, x, w, rstd), sl.layer_norm_backward(dy, x, w, mean, lrstd))
+             for x, dy, w, rstd, mean, lrstd in cases]
+    torch.cuda.synchronize()
+    streams = [torch.cuda.Stream() for _ in cases]
+    for _ in range(4):
+        got = []
+        for s, (x, dy, w, rstd, mean, lrstd) in zip(streams, cases):
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                got.append((sl.rms_norm_backward(dy, x, w, rstd), sl.layer_norm_backward(dy, x, w, mean, lrstd)))
+        torch.cuda.synchronize()
+        for (r1, l1), (r2, l2) in zip(got, alone):
+            for a, b in zip(r1 + l1, r2 + l2):
+                assert torch.equal(a, b)
