@@ -72,7 +72,7 @@ static double t_ulp16(sl_dtype dt, double v)
 }
 
 /* ---- inputs ------------------------------------------------------------------- */
-enum { K_RAND = 0, K_ZERO, K_HUGE, K_NAN, K_WIDE };
+enum { K_RAND = 0, K_ZERO, K_HUGE, K_NAN, K_WIDE, K_MEAN };
 
 static uint64_t t_rng(uint64_t *s)
 {
@@ -85,7 +85,10 @@ static uint64_t t_rng(uint64_t *s)
 
 /* A value as activations have them: sign random, magnitude 2^[-6, 4.3)
  * (up to ~20); K_WIDE spans 2^[-12, 8); K_HUGE rows ~2^40 (f32, bf16) or
- * ~2^13 (f16). */
+ * ~2^13 (f16); K_MEAN rows a large mean and a small spread (layernorm's
+ * cancellation case, |mean| / std ~ 1800 in f32, ~220 in f16, ~28 in
+ * bf16, whose 8-bit significand keeps no finer spread): 2^12 (f32), 2^9
+ * (f16) or 2^6 (bf16) plus a uniform value in [-4, 4). */
 static double t_val(uint64_t *s, int kind, sl_dtype dt)
 {
     const uint64_t r = t_rng(s);
@@ -96,6 +99,8 @@ static double t_val(uint64_t *s, int kind, sl_dtype dt)
         return sg * ldexp(1.0 + u, dt == SL_F16 ? 13 : 40);
     if (kind == K_WIDE)
         return sg * exp2(-12.0 + 20.0 * u);
+    if (kind == K_MEAN)
+        return ldexp(1.0, dt == SL_F32 ? 12 : dt == SL_F16 ? 9 : 6) + 8.0 * u - 4.0;
     return sg * exp2(-6.0 + 10.3 * u);
 }
 
