@@ -165,8 +165,10 @@ template <int TEAM, int CL> static __device__ __forceinline__ void norm_lean_arr
 template <int TEAM, int CL> static __device__ __forceinline__ void norm_lean_leave(bool owed)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (TEAM != 32 && CL > 1 && owed)
+    if (TEAM != 32 && CL > 1 && owed) {
+        __syncwarp(); /* .aligned: the warp's threads together, after the store loop's branches */
         asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    }
 #else
     (void)owed;
 #endif
