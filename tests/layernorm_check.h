@@ -114,7 +114,7 @@ static void ln_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, c
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
+    if (st == SL_ERR_UNSUPPORTED && v && t_fwd_regs_rung(v->name))
         goto out; /* regs refuses x and y at different offsets, or rows beyond a cluster */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK)
@@ -125,9 +125,9 @@ static void ln_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, c
          * the kernels are held to, which the two-pass variance meets. */
         float s1 = 0.0f, s2 = 0.0f;
         for (size_t j = 0; j < N; j++) {
-            const float v = (float)t_dec(dt, X.p, j);
-            s1 += v;
-            s2 += v * v;
+            const float xj = (float)t_dec(dt, X.p, j);
+            s1 += xj;
+            s2 += xj * xj;
         }
         const float m1 = s1 / (float)N, naive = 1.0f / sqrtf(s2 / (float)N - m1 * m1 + LN_EPS);
         CHECK(!(fabs((double)naive - st_[0].rstd) <= 64.0 * 0x1p-24 * st_[0].rstd + arstd), /* NaN: outside */
@@ -239,7 +239,7 @@ static void arms_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt,
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
+    if (st == SL_ERR_UNSUPPORTED && v && t_fwd_regs_rung(v->name))
         goto out;
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK)

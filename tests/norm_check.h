@@ -71,6 +71,14 @@ static double t_ulp16(sl_dtype dt, double v)
     return ldexp(1.0, ee - p + 1);
 }
 
+/* A forward register rung (regs, regs_pf, regs_1k, lean, lean4): it may
+ * refuse x and y at different 16-byte offsets, or a row beyond a cluster's
+ * registers (SL_ERR_UNSUPPORTED; the API then runs the block rung). */
+static inline int t_fwd_regs_rung(const char *name)
+{
+    return strncmp(name, "regs", 4) == 0 || strncmp(name, "lean", 4) == 0;
+}
+
 /* ---- inputs ------------------------------------------------------------------- */
 enum { K_RAND = 0, K_ZERO, K_HUGE, K_NAN, K_WIDE, K_MEAN };
 
@@ -246,7 +254,7 @@ static void t_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, co
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
+    if (st == SL_ERR_UNSUPPORTED && v && t_fwd_regs_rung(v->name))
         goto out_w; /* regs refuses x and y at different offsets, or rows beyond a cluster */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK || !want || !wr)

@@ -179,7 +179,8 @@ static const sl_variant variants[] = {
      .elems_per_thread = 32, .insts_per_elem = 6},
     {.name = "sl_layernorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_fwd(): where x and y share their 16-byte offset and the row fits, regs for "
-                  "the warp teams (up to 256 vectors), lean4 beyond; else block",
+                  "the warp teams (up to 256 vectors), lean4 up to 4096 vectors at >= 4 rows a SM, lean "
+                  "otherwise; else block",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 6},
     SL_EW_CEILING_CPU,

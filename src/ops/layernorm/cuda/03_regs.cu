@@ -25,9 +25,12 @@ extern "C" sl_status sl_cuda_layernorm_regs_pf(const sl_args *a)
     return ln_rung(a, NORM_FWD_PF, "regs_pf");
 }
 
-/* For the API: the warp teams (up to 256 vectors) regs; longer rows lean4
- * (05_lean4.cu: one block barrier a team sum, 4 vectors a thread, 64
- * registers without spills, 1024 threads a SM); else the block rung. */
+/* For the API (H100, bf16, docs/ladder.md, third session): the warp teams
+ * (up to 256 vectors) regs; rows of 257-4096 vectors lean4 (05_lean4.cu:
+ * 0.91 of the copy at 32768 x 4096 against lean's 0.82 and regs' 0.75)
+ * where the rows fill the SMs (at least 4 a SM), else lean (64 x 4096:
+ * lean 0.64, lean4 0.49); longer rows lean (8192 x 65536: 0.60 against
+ * lean4's clusters of 512 at 0.51); else the block rung. */
 extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
 {
     sl_status st = sl_norm_check(a, SL_LN_W, "layernorm", "sl_layernorm_fwd");
@@ -35,7 +38,10 @@ extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
         return st;
     norm_fwd_cfg c;
     const uint64_t nvv = norm_fwd_nvv(a, SL_LN_X);
-    if (ln_fits(a, nvv > 256 ? NORM_FWD_LEAN4 : NORM_FWD_REGS, &c))
+    const int kind = nvv <= 256                                                 ? NORM_FWD_REGS
+                     : nvv <= 4096 && a->shape.rows >= 4 * (uint64_t)norm_sms() ? NORM_FWD_LEAN4
+                                                                               : NORM_FWD_LEAN;
+    if (ln_fits(a, kind, &c))
         return ln_regs_launch(a, &c);
     return sl_cuda_layernorm_block(a);
 }
