@@ -20,6 +20,11 @@
  * ~3.2 TB/s copy. Expectation: half the barriers and 1.5x the blocks a SM:
  * from 0.75 to ~0.90-0.95 of the copy at N = 4096; at 65536 (a cluster of
  * 4 blocks of 256, 8 vectors, spilling) from 0.38 to ~0.5.
+ *
+ * Measured (one H100, bench/results/h100-norms-fwd-2026-11-26c.md): 0.818
+ * at 32768 x 4096 (regs 0.748; lean4 0.910), 0.599 at 8192 x 65536 (regs
+ * 0.377; 80 registers, 4 bytes spilled), 0.65 at 64 x 4096 (unchanged).
+ * The API's pick at 65536 and at few rows.
  */
 #include "ln_regs.cuh"
 

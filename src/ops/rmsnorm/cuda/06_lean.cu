@@ -23,6 +23,11 @@
  * blocks: 48 KiB in flight), N = 65536 from 0.88 to ~0.95 (four blocks,
  * the store phase freed from the second cluster barrier), if the 64-
  * register cap does not spill (ptxas -v).
+ *
+ * Measured (one H100, bench/results/h100-norms-fwd-2026-11-26c.md, beside
+ * the copy in one process): 0.990 at 32768 x 4096 (regs 0.960), 0.931 at
+ * 8192 x 65536 (regs 0.884; 61 registers, no spills), 0.80 at 64 x 4096
+ * (unchanged). The API's pick beyond the warp teams.
  */
 #include "regs.cuh"
 

@@ -15,6 +15,10 @@
  * Expectation: the same floors as lean; at N = 4096 one row per block of
  * 128 (8 blocks a SM, 64 KiB in flight): about lean's; at N = 65536 within
  * a few % of lean, better for layernorm and the fused add (no spills).
+ *
+ * Measured (one H100, bench/results/h100-norms-fwd-2026-11-26c.md): 0.985
+ * at 32768 x 4096, but 0.796 at 8192 x 65536 (lean 0.931): a cluster of
+ * blocks of 512, two a SM, waits longer than lean's four of 256.
  */
 #include "regs.cuh"
 
