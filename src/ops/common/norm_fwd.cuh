@@ -131,6 +131,7 @@ static __device__ __forceinline__ float norm_lean_sum(float v, float *red2, floa
         float *cl = cl2 + (j & 1u);
         if (threadIdx.x == 0)
             *cl = v;
+        __syncwarp(); /* .aligned below: the warp together again after thread 0's store */
         if (owed)
             asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
         asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
