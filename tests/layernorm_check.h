@@ -114,11 +114,26 @@ static void ln_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, c
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
+    if (st == SL_ERR_UNSUPPORTED && v && t_fwd_regs_rung(v->name))
         goto out; /* regs refuses x and y at different offsets, or rows beyond a cluster */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK)
         goto out;
+    if (c->kinds[0] == K_MEAN && dt == SL_F32 && N >= 1024) {
+        /* The case has teeth: rstd from the one-pass f32 formula
+         * E[x^2] - mean^2 (sums in f32, in order) falls outside the bound
+         * the kernels are held to, which the two-pass variance meets. */
+        float s1 = 0.0f, s2 = 0.0f;
+        for (size_t j = 0; j < N; j++) {
+            const float xj = (float)t_dec(dt, X.p, j);
+            s1 += xj;
+            s2 += xj * xj;
+        }
+        const float m1 = s1 / (float)N, naive = 1.0f / sqrtf(s2 / (float)N - m1 * m1 + LN_EPS);
+        CHECK(!(fabs((double)naive - st_[0].rstd) <= 64.0 * 0x1p-24 * st_[0].rstd + arstd), /* NaN: outside */
+              "%s: the one-pass f32 variance passes the rstd bound (%.9g against %.9g): the case has no teeth", what,
+              (double)naive, st_[0].rstd);
+    }
     int bad = 0;
     for (size_t r = 0; r < R && bad < 5; r++) {
         float g;
@@ -224,7 +239,7 @@ static void arms_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt,
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
+    if (st == SL_ERR_UNSUPPORTED && v && t_fwd_regs_rung(v->name))
         goto out;
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK)
@@ -515,6 +530,19 @@ static void ln_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, cons
                 if (run_a)
                     arms_fwd(ctx, va, dt, wt, &cs[i]);
             }
+    }
+    /* the forward's cancellation case: a large mean, a small spread (the
+     * two-pass variance; a warp, a block and a cluster per row) */
+    static const ncase mc[] = {
+        {5, 2048, 0, 0, 0, {K_MEAN, K_RAND}, 2},
+        {9, 4096, 1, 1, 0, {K_MEAN}, 1},
+        {2, 65536, 0, 0, 0, {K_MEAN}, 1},
+    };
+    for (size_t i = 0; run_f && i < sizeof mc / sizeof mc[0]; i++) {
+        if ((!big && mc[i].cols > 10000) || (t_quick && mc[i].cols > 32768))
+            continue;
+        for (int d = 0; d < (t_quick ? 2 : 3); d++)
+            ln_fwd(ctx, vf, t_dts[d], t_dts[d], &mc[i]);
     }
     static const ncase fc[] = {{3, 5, 0, 0, 0, {K_RAND}, 1}, {4, 33, 0, 0, 0, {K_RAND}, 1},
                                {2, 300, 1, 1, 0, {K_RAND}, 1}};

@@ -71,8 +71,16 @@ static double t_ulp16(sl_dtype dt, double v)
     return ldexp(1.0, ee - p + 1);
 }
 
+/* A forward register rung (regs, regs_pf, regs_1k, lean, lean4): it may
+ * refuse x and y at different 16-byte offsets, or a row beyond a cluster's
+ * registers (SL_ERR_UNSUPPORTED; the API then runs the block rung). */
+static inline int t_fwd_regs_rung(const char *name)
+{
+    return strncmp(name, "regs", 4) == 0 || strncmp(name, "lean", 4) == 0;
+}
+
 /* ---- inputs ------------------------------------------------------------------- */
-enum { K_RAND = 0, K_ZERO, K_HUGE, K_NAN, K_WIDE };
+enum { K_RAND = 0, K_ZERO, K_HUGE, K_NAN, K_WIDE, K_MEAN };
 
 static uint64_t t_rng(uint64_t *s)
 {
@@ -85,7 +93,10 @@ static uint64_t t_rng(uint64_t *s)
 
 /* A value as activations have them: sign random, magnitude 2^[-6, 4.3)
  * (up to ~20); K_WIDE spans 2^[-12, 8); K_HUGE rows ~2^40 (f32, bf16) or
- * ~2^13 (f16). */
+ * ~2^13 (f16); K_MEAN rows a large mean and a small spread (layernorm's
+ * cancellation case, |mean| / std ~ 1800 in f32, ~220 in f16, ~28 in
+ * bf16, whose 8-bit significand keeps no finer spread): 2^12 (f32), 2^9
+ * (f16) or 2^6 (bf16) plus a uniform value in [-4, 4). */
 static double t_val(uint64_t *s, int kind, sl_dtype dt)
 {
     const uint64_t r = t_rng(s);
@@ -96,6 +107,8 @@ static double t_val(uint64_t *s, int kind, sl_dtype dt)
         return sg * ldexp(1.0 + u, dt == SL_F16 ? 13 : 40);
     if (kind == K_WIDE)
         return sg * exp2(-12.0 + 20.0 * u);
+    if (kind == K_MEAN)
+        return ldexp(1.0, dt == SL_F32 ? 12 : dt == SL_F16 ? 9 : 6) + 8.0 * u - 4.0;
     return sg * exp2(-6.0 + 10.3 * u);
 }
 
@@ -241,7 +254,7 @@ static void t_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, co
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
+    if (st == SL_ERR_UNSUPPORTED && v && t_fwd_regs_rung(v->name))
         goto out_w; /* regs refuses x and y at different offsets, or rows beyond a cluster */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK || !want || !wr)

@@ -126,9 +126,19 @@ static const sl_variant variants[] = {
                   "registers, h packed over x's vectors and stored, rmsnorm of h; warp / block / cluster per row",
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_regs), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
+    {.name = "lean", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs' teams with one block barrier a team sum (one cluster barrier a row, a deferred wait) and "
+                  "a register cap for occupancy (issue 32, third session)",
+     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_lean), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 5},
+    {.name = "lean4", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "lean's team sums with 4 vectors of x and of res a thread beyond the warp teams: a block of "
+                  "128-1024 per row, then clusters of 4-8 blocks of 512 (issue 32, third session)",
+     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_lean4), .loads_in_flight = 4, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 5},
     {.name = "sl_add_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_add_rmsnorm_fwd(): regs where x, res, h, y share one 16-byte offset and the row fits, "
-                  "else block",
+     .technique = "public sl_add_rmsnorm_fwd(): where x, res, h, y share one 16-byte offset and the row fits, regs "
+                  "up to 256 vectors, lean up to 4096, lean4 beyond; else block",
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
     SL_EW_CEILING_CPU,

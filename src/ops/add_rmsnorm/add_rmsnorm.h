@@ -20,6 +20,8 @@ enum { SL_ARMS_X = 0, SL_ARMS_RES = 1, SL_ARMS_W = 2, SL_ARMS_H = 3, SL_ARMS_Y =
 
 sl_status sl_cuda_add_rmsnorm_block(const sl_args *a);
 sl_status sl_cuda_add_rmsnorm_regs(const sl_args *a);
+sl_status sl_cuda_add_rmsnorm_lean(const sl_args *a);
+sl_status sl_cuda_add_rmsnorm_lean4(const sl_args *a);
 sl_status sl_cuda_add_rmsnorm_api(const sl_args *a);
 
 #ifdef __cplusplus

@@ -54,6 +54,35 @@ template <int DT> static __device__ __forceinline__ uint4 norm_pack(const float 
     return b.u;
 }
 
+/* Element k of a raw vector widened to f32 (norm.cuh's norm_el) where the
+ * compiler cannot reuse an earlier widening (FRESH: the lean rungs, in
+ * the loops after a team sum): the widened row (VPT x VE floats, 64 at 8
+ * vectors of bf16) would otherwise stay live across the sums beside the
+ * raw vectors, which is what spilled regs at 8 vectors (ptxas -v: 80
+ * registers, 72-270 bytes of spills a thread in layernorm). One
+ * instruction a element (bf16: a shift or a mask, f16: cvt), exact: the
+ * same values as norm_el. */
+template <int DT, bool FRESH> static __device__ __forceinline__ float norm_elx(const uint4 &u, int k)
+{
+    if (!FRESH || DT == SL_F32)
+        return norm_el<DT>(u, k);
+    const uint32_t word = k < 2 ? u.x : k < 4 ? u.y : k < 6 ? u.z : u.w;
+    uint32_t r;
+    if (DT == SL_BF16) {
+        if (k & 1)
+            asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(r) : "r"(word));
+        else
+            asm volatile("shl.b32 %0, %1, 16;" : "=r"(r) : "r"(word));
+        return __uint_as_float(r);
+    }
+    float f;
+    if (k & 1)
+        asm volatile("{ .reg .b16 l, h; mov.b32 {l, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(word));
+    else
+        asm volatile("{ .reg .b16 l, h; mov.b32 {l, h}, %1; cvt.f32.f16 %0, l; }" : "=f"(f) : "r"(word));
+    return f;
+}
+
 /* Columns of virtual vector vi present in the row: all VE (interior) or
  * the mask's count; m[k] whether column k is in the row. */
 template <int DT>
@@ -70,13 +99,94 @@ static __device__ __forceinline__ bool norm_incol(uint32_t o, uint64_t n, uint64
     return vi < nvv && c >= 0 && (uint64_t)c < n;
 }
 
-template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF, int MODE>
-static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) norm_fwd_regs(norm_fwd_geo g)
+/* LEAN team sums (the lean rungs): reduction j of a launch (j counts a
+ * team's reductions, row after row) uses slot j & 1 of red (2 x BLOCK / 32
+ * floats) and of cl (2 floats), and no barrier follows the reads. Reduction
+ * j + 2 writes slot j & 1 only after the barrier of reduction j + 1, which
+ * no thread passes before every thread has read slot j: so one block barrier
+ * a reduction (smx_block has two). With a cluster, one full cluster barrier
+ * a reduction (the block's sum in its slot, barrier.cluster arrive.release +
+ * wait.acquire, the ranks' slots read in rank order), then after the row's
+ * last reads an arrive only (owed = true), whose wait comes before the next
+ * arrive or at the kernel's end: a block's shared memory outlives the other
+ * blocks' reads, and its stores do not wait for them (the softmax's regs
+ * rung does the same). Sums in the same order as norm_team_sum: the same
+ * bits. */
+template <int BLOCK, int TEAM, int CL>
+static __device__ __forceinline__ float norm_lean_sum(float v, float *red2, float *cl2, unsigned &j, bool &owed)
+{
+    if (TEAM == 32)
+        return smx_warp<smx_sum_op>(v);
+    float *red = red2 + (j & 1u) * (BLOCK / 32);
+    v = smx_warp<smx_sum_op>(v);
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = red[0];
+#pragma unroll
+    for (int w = 1; w < BLOCK / 32; w++)
+        v += red[w];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (CL > 1) {
+        float *cl = cl2 + (j & 1u);
+        if (threadIdx.x == 0)
+            *cl = v;
+        __syncwarp(); /* .aligned below: the warp together again after thread 0's store */
+        if (owed)
+            asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+        asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+        asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+        cooperative_groups::cluster_group g = cooperative_groups::this_cluster();
+        v = 0.0f;
+#pragma unroll
+        for (int r = 0; r < CL; r++)
+            v += *g.map_shared_rank(cl, r);
+        owed = false;
+    }
+#else
+    (void)cl2, (void)owed;
+#endif
+    j++;
+    return v;
+}
+
+/* After a row's last cluster reads (LEAN): arrive; the wait is owed. */
+template <int TEAM, int CL> static __device__ __forceinline__ void norm_lean_arrive(bool &owed)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (TEAM != 32 && CL > 1) {
+        asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+        owed = true;
+    }
+#else
+    (void)owed;
+#endif
+}
+
+template <int TEAM, int CL> static __device__ __forceinline__ void norm_lean_leave(bool owed)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (TEAM != 32 && CL > 1 && owed) {
+        __syncwarp(); /* .aligned: the warp's threads together, after the store loop's branches */
+        asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    }
+#else
+    (void)owed;
+#endif
+}
+
+/* MINB: the launch bound's minimum blocks per SM (65536 / (BLOCK MINB)
+ * registers a thread at most). LEAN: the lean team sums above (else
+ * norm_team_sum: two block barriers and two cluster barriers a sum). */
+template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF, int MODE, int MINB, bool LEAN>
+static __global__ void __launch_bounds__(BLOCK, MINB) norm_fwd_regs(norm_fwd_geo g)
 {
     const int VE = NORM_VE(DT);
     const unsigned T = TEAM == 32 ? 32u : (unsigned)(BLOCK * CL); /* threads per team */
-    __shared__ float red[BLOCK / 32];
-    __shared__ float cl;
+    __shared__ float red[LEAN ? 2 * (BLOCK / 32) : BLOCK / 32];
+    __shared__ float cl[LEAN ? 2 : 1];
+    unsigned nred = 0; /* LEAN: the team's reductions so far */
+    bool owed = false; /* LEAN: a cluster arrive without its wait */
     const unsigned tl = TEAM == 32 ? (threadIdx.x & 31u) : norm_cl_rank<CL>() * BLOCK + threadIdx.x;
     const uint64_t team = TEAM == 32 ? (uint64_t)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5) : blockIdx.x / CL;
     const uint64_t nteams = TEAM == 32 ? (uint64_t)gridDim.x * (BLOCK / 32) : gridDim.x / CL;
@@ -131,7 +241,9 @@ static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) n
 #pragma unroll
                 for (int k = 0; k < VE; k++)
                     s += norm_el<DT>(v[i], k);
-            mu = norm_team_sum<BLOCK, TEAM, CL>(s, red, &cl) / (float)g.cols;
+            mu = (LEAN ? norm_lean_sum<BLOCK, TEAM, CL>(s, red, cl, nred, owed)
+                       : norm_team_sum<BLOCK, TEAM, CL>(s, red, cl)) /
+                 (float)g.cols;
             float q = 0.0f;
 #pragma unroll
             for (int i = 0; i < VPT; i++) {
@@ -139,12 +251,12 @@ static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) n
                 const bool full = norm_interior<DT>(w.o, w.n, w.nvv, vi);
 #pragma unroll
                 for (int k = 0; k < VE; k++) {
-                    const float d = norm_el<DT>(v[i], k) - mu;
+                    const float d = norm_elx<DT, LEAN>(v[i], k) - mu;
                     if (full || norm_incol<DT>(w.o, w.n, w.nvv, vi, k))
                         q = fmaf(d, d, q);
                 }
             }
-            q = norm_team_sum<BLOCK, TEAM, CL>(q, red, &cl);
+            q = LEAN ? norm_lean_sum<BLOCK, TEAM, CL>(q, red, cl, nred, owed) : norm_team_sum<BLOCK, TEAM, CL>(q, red, cl);
             rstd = rsqrtf(q / (float)g.cols + g.eps);
             if (tl == 0)
                 g.mean[r] = mu;
@@ -157,9 +269,12 @@ static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) n
                     const float e = norm_el<DT>(v[i], k);
                     ss = fmaf(e, e, ss);
                 }
-            ss = norm_team_sum<BLOCK, TEAM, CL>(ss, red, &cl);
+            ss = LEAN ? norm_lean_sum<BLOCK, TEAM, CL>(ss, red, cl, nred, owed)
+                      : norm_team_sum<BLOCK, TEAM, CL>(ss, red, cl);
             rstd = rsqrtf(ss / (float)g.cols + g.eps);
         }
+        if (LEAN)
+            norm_lean_arrive<TEAM, CL>(owed);
         if (tl == 0)
             g.rstd[r] = rstd;
         const bool wv = norm_wvec<WT>(g.w, w.o);
@@ -176,21 +291,26 @@ static __global__ void __launch_bounds__(BLOCK, PF ? 1 : BLOCK == 256 ? 3 : 1) n
                 norm_ldw<DT, WT>(g.b, bv, w.o, w.n, vi, bf);
 #pragma unroll
                 for (int k = 0; k < VE; k++)
-                    f[k] = fmaf((norm_el<DT>(v[i], k) - mu) * rstd, wf[k], bf[k]);
+                    f[k] = fmaf((norm_elx<DT, LEAN>(v[i], k) - mu) * rstd, wf[k], bf[k]);
             } else {
 #pragma unroll
                 for (int k = 0; k < VE; k++)
-                    f[k] = norm_el<DT>(v[i], k) * rstd * wf[k];
+                    f[k] = norm_elx<DT, LEAN>(v[i], k) * rstd * wf[k];
             }
             norm_stv<DT>(w.y0, w.o, w.n, vi, f);
         }
     }
+    if (LEAN)
+        norm_lean_leave<TEAM, CL>(owed);
 }
 
 /* The register rungs' kinds: regs, regs_pf (persistent, the next row
  * prefetched), regs_1k (rows of 257-8192 vectors in one block of 1024
- * threads, no cluster; shorter rows as regs). */
-enum { NORM_FWD_REGS = 0, NORM_FWD_PF = 1, NORM_FWD_1K = 2 };
+ * threads, no cluster; shorter rows as regs), lean (regs' teams with the
+ * lean team sums and a register cap for occupancy), lean4 (the lean sums
+ * with 4 vectors a thread beyond the warp teams: blocks of 128-1024,
+ * clusters of 512). */
+enum { NORM_FWD_REGS = 0, NORM_FWD_PF = 1, NORM_FWD_1K = 2, NORM_FWD_LEAN = 3, NORM_FWD_LEAN4 = 4 };
 
 /* A configuration: the kernel, its block, its cluster, and its team. */
 struct norm_fwd_cfg {
@@ -203,7 +323,8 @@ struct norm_fwd_cfg {
  * threads, 8 vectors of 16 bytes each (rmsnorm.h's SL_RMSNORM_REGS_MAX_VECS). */
 #define NORM_FWD_MAX_VECS ((uint64_t)8 * 256 * 8)
 
-#define NORM_FK(B, T, C, V, P) (const void *)norm_fwd_regs<DT, WT, B, T, C, V, P, MODE>
+#define NORM_FK(B, T, C, V, P) (const void *)norm_fwd_regs<DT, WT, B, T, C, V, P, MODE, (P) ? 1 : (B) == 256 ? 3 : 1, false>
+#define NORM_FL(B, C, V, M) (const void *)norm_fwd_regs<DT, WT, B, 0, C, V, false, MODE, M, true>
 template <int MODE> struct norm_fwd_pick_m {
     template <int DT, int WT> struct at {
         /* regs: the smallest team holding nvv vectors; false beyond a
@@ -213,6 +334,8 @@ template <int MODE> struct norm_fwd_pick_m {
         static bool run(uint64_t nvv, int kind, norm_fwd_cfg *c)
         {
             const bool pf = kind == NORM_FWD_PF;
+            if ((kind == NORM_FWD_LEAN || kind == NORM_FWD_LEAN4) && nvv > 256)
+                return lean(nvv, kind == NORM_FWD_LEAN4, c);
             if (kind == NORM_FWD_1K && nvv > 256) { /* one block of 1024 per row, no cluster */
                 c->block = 1024;
                 c->cl = 1;
@@ -277,9 +400,62 @@ template <int MODE> struct norm_fwd_pick_m {
             }
             return true;
         }
+
+        /* lean (v4 false): regs' block and cluster teams (256 threads,
+         * 2-8 vectors a thread; a block of 512 at 2049-4096 vectors), the
+         * register cap set for occupancy where ptxas -v shows no spills
+         * (sm_90, nvcc 13.0, bf16): at 2 vectors 6 blocks of 256 a SM (5
+         * for layernorm), at 4 vectors 4, at 8 vectors 4 (layernorm 3, the
+         * fused add 2: it holds x and res). lean4 (v4 true): 4 vectors a
+         * thread, a block of 128-1024 threads (up to 4096 vectors), then
+         * clusters of 4 or 8 blocks of 512; 1024 threads a SM (64
+         * registers). */
+        static bool lean(uint64_t nvv, bool v4, norm_fwd_cfg *c)
+        {
+            const int M2 = MODE == NORM_LN ? 5 : 6;
+            const int M8 = MODE == NORM_RMS ? 4 : MODE == NORM_LN ? 3 : 2;
+            c->cl = 1;
+            c->warp = false;
+            c->pf = false;
+            if (v4) {
+                c->block = 128;
+                if (nvv <= 512)
+                    c->fn = NORM_FL(128, 1, 4, 8);
+                else if (nvv <= 1024)
+                    c->fn = NORM_FL(256, 1, 4, 4), c->block = 256;
+                else if (nvv <= 2048)
+                    c->fn = NORM_FL(512, 1, 4, 2), c->block = 512;
+                else if (nvv <= 4096)
+                    c->fn = NORM_FL(1024, 1, 4, 1), c->block = 1024;
+                else if (nvv <= 8192)
+                    c->fn = NORM_FL(512, 4, 4, 2), c->block = 512, c->cl = 4;
+                else if (nvv <= 8 * 512 * 4)
+                    c->fn = NORM_FL(512, 8, 4, 2), c->block = 512, c->cl = 8;
+                else
+                    return false;
+                return true;
+            }
+            c->block = 256;
+            if (nvv <= 512)
+                c->fn = NORM_FL(256, 1, 2, M2);
+            else if (nvv <= 1024)
+                c->fn = NORM_FL(256, 1, 4, 4);
+            else if (nvv <= 2048)
+                c->fn = NORM_FL(256, 1, 8, M8);
+            else if (nvv <= 4096)
+                c->fn = NORM_FL(512, 1, 8, M8 == 4 ? 2 : 1), c->block = 512;
+            else if (nvv <= 8192)
+                c->fn = NORM_FL(256, 4, 8, M8), c->cl = 4;
+            else if (nvv <= NORM_FWD_MAX_VECS)
+                c->fn = NORM_FL(256, 8, 8, M8), c->cl = 8;
+            else
+                return false;
+            return true;
+        }
     };
 };
 #undef NORM_FK
+#undef NORM_FL
 
 /* The vectors of a row for the launch (every row at one offset: that
  * offset; else the worst, ve - 1), x at buffer ix. */

@@ -167,9 +167,20 @@ static const sl_variant variants[] = {
      .technique = "regs with rows of 257-8192 vectors in one block of 1024 threads, no cluster",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_regs_1k), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 6},
+    {.name = "lean", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs' teams with one block barrier a team sum (two a row; with a cluster two cluster barriers "
+                  "and a deferred wait) and a register cap for occupancy (issue 32, third session)",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_lean), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 6},
+    {.name = "lean4", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "lean's team sums with 4 vectors a thread beyond the warp teams: a block of 128-1024 per row, "
+                  "then clusters of 4-8 blocks of 512; 64 registers (issue 32, third session)",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_lean4), .loads_in_flight = 4, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 6},
     {.name = "sl_layernorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_layernorm_fwd(): regs where x and y share their 16-byte offset and the row fits "
-                  "(regs_pf for rows of 2049-4096 vectors, as rmsnorm), else block",
+     .technique = "public sl_layernorm_fwd(): where x and y share their 16-byte offset and the row fits, regs for "
+                  "the warp teams (up to 256 vectors), lean4 up to 4096 vectors at >= 4 rows a SM, lean "
+                  "otherwise; else block",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 6},
     SL_EW_CEILING_CPU,

@@ -22,6 +22,8 @@ sl_status sl_cuda_layernorm_block(const sl_args *a);
 sl_status sl_cuda_layernorm_regs(const sl_args *a);
 sl_status sl_cuda_layernorm_regs_pf(const sl_args *a);
 sl_status sl_cuda_layernorm_regs_1k(const sl_args *a);
+sl_status sl_cuda_layernorm_lean(const sl_args *a);
+sl_status sl_cuda_layernorm_lean4(const sl_args *a);
 sl_status sl_cuda_layernorm_api(const sl_args *a);
 
 #ifdef __cplusplus

@@ -144,9 +144,21 @@ static const sl_variant variants[] = {
                   "cluster (issue 32, second session)",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_regs_1k), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 4},
+    {.name = "lean", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs' teams with one block barrier a team sum (one cluster barrier a row, the cluster's last "
+                  "wait deferred to the exit) and a register cap for occupancy (6 blocks of 256 a SM at 2 vectors "
+                  "a thread, 4 at 4-8) (issue 32, third session)",
+     .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_lean), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 4},
+    {.name = "lean4", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "lean's team sums with 4 vectors a thread beyond the warp teams: a block of 128-1024 per row, "
+                  "then clusters of 4-8 blocks of 512; 64 registers (issue 32, third session)",
+     .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_lean4), .loads_in_flight = 4, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 4},
     {.name = "sl_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_rmsnorm_fwd(): regs where x and y share their 16-byte offset and the row fits (regs_pf "
-                  "for rows of 2049-4096 vectors), else block",
+     .technique = "public sl_rmsnorm_fwd(): where x and y share their 16-byte offset and the row fits, regs for the "
+                  "warp teams (up to 256 vectors), regs_pf for 2049-4096 vectors at >= 1024 rows, lean otherwise; "
+                  "else block",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 4},
     SL_EW_CEILING_CPU,

@@ -63,36 +63,65 @@ extern "C" sl_status sl_cuda_add_rmsnorm_block(const sl_args *a)
     return NORM_DISPATCH(a->dtype, norm_wdtype(a, SL_ARMS_W), arms_block_run, a);
 }
 
-/* x, res, h and y at one offset modulo 16 bytes, and the row fits. */
-static bool arms_fits(const sl_args *a, norm_fwd_cfg *c)
+/* x, res, h and y at one offset modulo 16 bytes, and the row fits (kind:
+ * NORM_FWD_REGS, NORM_FWD_LEAN or NORM_FWD_LEAN4). */
+static bool arms_fits(const sl_args *a, int kind, norm_fwd_cfg *c)
 {
     const uintptr_t ux = (uintptr_t)a->buf[SL_ARMS_X];
     if (((ux ^ (uintptr_t)a->buf[SL_ARMS_RES]) | (ux ^ (uintptr_t)a->buf[SL_ARMS_H])) & 15u)
         return false;
-    return norm_fwd_fits<NORM_ADD_RMS>(a, SL_ARMS_X, SL_ARMS_Y, SL_ARMS_W, NORM_FWD_REGS, c);
+    return norm_fwd_fits<NORM_ADD_RMS>(a, SL_ARMS_X, SL_ARMS_Y, SL_ARMS_W, kind, c);
+}
+
+static sl_status arms_rung(const sl_args *a, int kind, const char *who)
+{
+    sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", who);
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    norm_fwd_cfg c;
+    if (!arms_fits(a, kind, &c))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "add_rmsnorm %s: x, res, h and y at different offsets modulo 16 bytes, or a row of %llu "
+                       "elements beyond a cluster's registers: the block rung runs it",
+                       who, (unsigned long long)a->shape.cols);
+    return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
 }
 
 extern "C" sl_status sl_cuda_add_rmsnorm_regs(const sl_args *a)
 {
-    sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "regs");
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    norm_fwd_cfg c;
-    if (!arms_fits(a, &c))
-        return sl_fail(SL_ERR_UNSUPPORTED,
-                       "add_rmsnorm regs: x, res, h and y at different offsets modulo 16 bytes, or a row of %llu "
-                       "elements beyond a cluster's registers: the block rung runs it",
-                       (unsigned long long)a->shape.cols);
-    return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
+    return arms_rung(a, NORM_FWD_REGS, "regs");
 }
 
+/* Rungs 4 and 5 (lean, lean4): rmsnorm's (rmsnorm/cuda/06_lean.cu,
+ * 07_lean4.cu) in MODE NORM_ADD_RMS. lean's 8 vectors a thread hold x and
+ * res (64 registers of row) under a cap of 2 blocks of 256 a SM; lean4
+ * holds 4 of each. Expectation: at N = 4096 bf16 (0.98 of the copy with
+ * regs, H100) no change beyond noise; at N = 65536 (regs: a cluster of 4,
+ * 80 registers, 112 bytes spilled a thread; 0.75) lean4's cluster of 4
+ * blocks of 512 without spills: ~0.9. Measured (one H100,
+ * bench/results/h100-norms-fwd-2026-11-26c.md): 1.007 / 1.004 at 32768 x
+ * 4096 (regs 1.007); 0.851 / 0.950 at 8192 x 65536 (regs 0.759). */
+extern "C" sl_status sl_cuda_add_rmsnorm_lean(const sl_args *a)
+{
+    return arms_rung(a, NORM_FWD_LEAN, "lean");
+}
+
+extern "C" sl_status sl_cuda_add_rmsnorm_lean4(const sl_args *a)
+{
+    return arms_rung(a, NORM_FWD_LEAN4, "lean4");
+}
+
+/* For the API: the warp teams (up to 256 vectors) regs; lean up to 4096
+ * vectors (x and res: 2-8 vectors of each a thread); longer rows lean4 (a
+ * cluster of blocks of 512, 4 vectors of each, no spills); else block. */
 extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
 {
     sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "sl_add_rmsnorm_fwd");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     norm_fwd_cfg c;
-    if (arms_fits(a, &c))
+    const uint64_t nvv = norm_fwd_nvv(a, SL_ARMS_X);
+    if (arms_fits(a, nvv <= 256 ? NORM_FWD_REGS : nvv <= 4096 ? NORM_FWD_LEAN : NORM_FWD_LEAN4, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
     return sl_cuda_add_rmsnorm_block(a);
 }

@@ -13,35 +13,7 @@
  * rmsnorm's fraction of the copy, the bytes being the same but for the
  * mean (4 bytes a row).
  */
-#include "layernorm.h"
-#include "norm_fwd.cuh"
-
-static sl_status ln_regs_launch(const sl_args *a, const norm_fwd_cfg *c)
-{
-    const norm_fwd_geo g = {a->buf[SL_LN_X], a->buf[SL_LN_W], a->buf[SL_LN_B], a->buf[SL_LN_Y],
-                            (float *)a->buf[SL_LN_MEAN], (float *)a->buf[SL_LN_RSTD], a->shape.rows, a->shape.cols,
-                            a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], NULL, NULL};
-    return norm_fwd_launch(g, c, a->stream);
-}
-
-static bool ln_fits(const sl_args *a, int pf, norm_fwd_cfg *c)
-{
-    return norm_fwd_fits<NORM_LN>(a, SL_LN_X, SL_LN_Y, SL_LN_W, pf, c);
-}
-
-static sl_status ln_rung(const sl_args *a, int pf, const char *who)
-{
-    sl_status st = sl_norm_check(a, SL_LN_W, "layernorm", who);
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    norm_fwd_cfg c;
-    if (!ln_fits(a, pf, &c))
-        return sl_fail(SL_ERR_UNSUPPORTED,
-                       "layernorm %s: x and y at different offsets modulo 16 bytes, or a row of %llu elements beyond "
-                       "a cluster's registers (or no clusters before sm_90): the block rung runs it",
-                       who, (unsigned long long)a->shape.cols);
-    return ln_regs_launch(a, &c);
-}
+#include "ln_regs.cuh"
 
 extern "C" sl_status sl_cuda_layernorm_regs(const sl_args *a)
 {
@@ -53,9 +25,12 @@ extern "C" sl_status sl_cuda_layernorm_regs_pf(const sl_args *a)
     return ln_rung(a, NORM_FWD_PF, "regs_pf");
 }
 
-/* For the API: rmsnorm's choice (03_regs.cu there), not yet measured for
- * layernorm on its own: regs_pf for rows of 2049-4096 vectors at 1024
- * rows and more, regs where it fits, else the block rung. */
+/* For the API (H100, bf16, docs/ladder.md, third session): the warp teams
+ * (up to 256 vectors) regs; rows of 257-4096 vectors lean4 (05_lean4.cu:
+ * 0.91 of the copy at 32768 x 4096 against lean's 0.82 and regs' 0.75)
+ * where the rows fill the SMs (at least 4 a SM), else lean (64 x 4096:
+ * lean 0.64, lean4 0.49); longer rows lean (8192 x 65536: 0.60 against
+ * lean4's clusters of 512 at 0.51); else the block rung. */
 extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
 {
     sl_status st = sl_norm_check(a, SL_LN_W, "layernorm", "sl_layernorm_fwd");
@@ -63,9 +38,10 @@ extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
         return st;
     norm_fwd_cfg c;
     const uint64_t nvv = norm_fwd_nvv(a, SL_LN_X);
-    if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && ln_fits(a, NORM_FWD_PF, &c))
-        return ln_regs_launch(a, &c);
-    if (ln_fits(a, NORM_FWD_REGS, &c))
+    const int kind = nvv <= 256                                                 ? NORM_FWD_REGS
+                     : nvv <= 4096 && a->shape.rows >= 4 * (uint64_t)norm_sms() ? NORM_FWD_LEAN4
+                                                                               : NORM_FWD_LEAN;
+    if (ln_fits(a, kind, &c))
         return ln_regs_launch(a, &c);
     return sl_cuda_layernorm_block(a);
 }

@@ -24,10 +24,12 @@
  */
 #include "regs.cuh"
 
-/* For the API: the register rung where it fits, else the block rung; rows
- * of 2049-4096 vectors (bf16 / f16 N = 32768) take regs_pf's block of 512
- * (second H200 call, bf16: 0.904 of the copy against regs' cluster of 2 at
- * 0.806; elsewhere regs_pf was slower: docs/ladder.md). */
+/* For the API: rows of 2049-4096 vectors (bf16 / f16 N = 32768) at 1024
+ * rows and more take regs_pf's block of 512 (second H200 call, bf16: 0.904
+ * of the copy against regs' cluster of 2 at 0.806; elsewhere regs_pf was
+ * slower: docs/ladder.md); the warp teams (up to 256 vectors) regs; longer
+ * rows lean (06_lean.cu: the same teams, fewer barriers, more blocks a
+ * SM); else the block rung. */
 extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
 {
     sl_status st = sl_norm_check(a, SL_RMS_W, "rmsnorm", "sl_rmsnorm_fwd");
@@ -37,7 +39,7 @@ extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
     const uint64_t nvv = norm_fwd_nvv(a, SL_RMS_X); /* as rms_regs_fits */
     if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && rms_regs_fits(a, NORM_FWD_PF, &c))
         return rms_regs_launch(a, &c);
-    if (rms_regs_fits(a, NORM_FWD_REGS, &c))
+    if (rms_regs_fits(a, nvv > 256 ? NORM_FWD_LEAN : NORM_FWD_REGS, &c))
         return rms_regs_launch(a, &c);
     return sl_cuda_rmsnorm_block(a);
 }
