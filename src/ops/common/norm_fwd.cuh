@@ -175,11 +175,27 @@ template <int TEAM, int CL> static __device__ __forceinline__ void norm_lean_lea
 #endif
 }
 
+/* Resident threads per SM of the architecture being compiled (CUDA C++
+ * Programming Guide, "Compute Capabilities"): 1024 on sm_75, 2048 on
+ * sm_80, sm_90 and sm_100, 1536 on the others built here (sm_86, sm_89,
+ * sm_120). ptxas refuses (a warning, an error under -Werror) a launch
+ * bound asking for more blocks than that, so MINB is capped per
+ * architecture; the host picks the tuned value on sm_90. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000
+#define NORM_SM_THREADS 2048
+#elif __CUDA_ARCH__ == 750
+#define NORM_SM_THREADS 1024
+#else
+#define NORM_SM_THREADS 1536
+#endif
+#define NORM_MINB(BLOCK, MINB) ((MINB) * (BLOCK) <= NORM_SM_THREADS ? (MINB) : NORM_SM_THREADS / (BLOCK))
+
 /* MINB: the launch bound's minimum blocks per SM (65536 / (BLOCK MINB)
- * registers a thread at most). LEAN: the lean team sums above (else
- * norm_team_sum: two block barriers and two cluster barriers a sum). */
+ * registers a thread at most; capped by NORM_MINB). LEAN: the lean team
+ * sums above (else norm_team_sum: two block barriers and two cluster
+ * barriers a sum). */
 template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF, int MODE, int MINB, bool LEAN>
-static __global__ void __launch_bounds__(BLOCK, MINB) norm_fwd_regs(norm_fwd_geo g)
+static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd_regs(norm_fwd_geo g)
 {
     const int VE = NORM_VE(DT);
     const unsigned T = TEAM == 32 ? 32u : (unsigned)(BLOCK * CL); /* threads per team */
