@@ -232,6 +232,12 @@ static const sl_variant variants[] = {
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_regs), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .insts_per_elem = 9},
+    {.name = "regs_pf", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs with the next row's x and dy loaded before this row's two reductions, dw and db partials in "
+                  "shared memory (float4 slots), 4 vectors a thread (blocks of 64-256, clusters of 2-8)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_regs_pf), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .smem_bytes_per_elem = 8, .insts_per_elem = 10},
     {.name = "sl_layernorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_bwd(): regs where x, dy, dx share one offset for every row and the row fits, "
                   "else block",

@@ -20,41 +20,48 @@
 static sl_status lnb_launch(const sl_args *a, const norm_bwd_cfg *c, uint32_t o)
 {
     const uint64_t rows = a->shape.rows, cols = a->shape.cols, Pm = sl_norm_dw_partials(rows, cols);
-    const uint64_t P = norm_bwd_partials(c, rows, cols);
-    if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || P > Pm || P * c->cl > 0x7fffffffu)
+    const norm_bwd_grid gr = norm_bwd_grid_of(c, rows, cols);
+    if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || gr.P > Pm)
         return sl_fail(SL_ERR_INVALID_ARG, "layernorm_bwd regs: workspace of %zu bytes for %llu partials of %llu",
-                       a->workspace_bytes, (unsigned long long)P, (unsigned long long)cols);
+                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)cols);
     norm_bwd_geo g = {a->buf[SL_LNB_X], a->buf[SL_LNB_DY], a->buf[SL_LNB_W], (const float *)a->buf[SL_LNB_MEAN],
                       (const float *)a->buf[SL_LNB_RSTD], a->buf[SL_LNB_DX], (float *)a->workspace,
                       (float *)a->workspace + Pm * cols, rows, cols, a->shape.ld ? a->shape.ld : cols, o};
-    void *params[] = {&g};
-    sl_status st = norm_launch(c->fn, (unsigned)(P * c->cl), c->block, c->cl, params, a->stream);
-    const sl_dtype wt = norm_wdtype(a, SL_LNB_W);
-    if (st == SL_OK)
-        st = sl_cuda_norm_dw_finish(g.part, P, cols, a->buf[SL_LNB_DW], wt, a->stream);
-    if (st == SL_OK)
-        st = sl_cuda_norm_dw_finish(g.partb, P, cols, a->buf[SL_LNB_DB], wt, a->stream);
-    return st;
+    sl_status st = norm_bwd_launch(c, &gr, &g, a->stream);
+    if (st != SL_OK)
+        return st;
+    return sl_cuda_norm_dwdb_finish(g.part, g.partb, gr.P, cols, a->buf[SL_LNB_DW], a->buf[SL_LNB_DB],
+                                    norm_wdtype(a, SL_LNB_W), a->stream);
 }
 
-static bool lnb_fits(const sl_args *a, norm_bwd_cfg *c, uint32_t *o)
+static bool lnb_fits(const sl_args *a, bool pf, norm_bwd_cfg *c, uint32_t *o)
 {
-    return norm_bwd_fits<NORM_LN>(a, SL_LNB_X, SL_LNB_DY, SL_LNB_DX, SL_LNB_W, false, c, o);
+    return norm_bwd_fits<NORM_LN>(a, SL_LNB_X, SL_LNB_DY, SL_LNB_DX, SL_LNB_W, pf, c, o);
 }
 
-extern "C" sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a)
+static sl_status lnb_rung(const sl_args *a, bool pf, const char *who)
 {
-    sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", "regs");
+    sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     norm_bwd_cfg c;
     uint32_t o;
-    if (!lnb_fits(a, &c, &o))
+    if (!lnb_fits(a, pf, &c, &o))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "layernorm_bwd regs: x, dy and dx at different offsets modulo 16 bytes, rows at different "
+                       "layernorm_bwd %s: x, dy and dx at different offsets modulo 16 bytes, rows at different "
                        "offsets, or a row of %llu elements beyond a cluster's registers: the block rung runs it",
-                       (unsigned long long)a->shape.cols);
+                       who, (unsigned long long)a->shape.cols);
     return lnb_launch(a, &c, o);
+}
+
+extern "C" sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a)
+{
+    return lnb_rung(a, false, "regs");
+}
+
+extern "C" sl_status sl_cuda_layernorm_bwd_regs_pf(const sl_args *a)
+{
+    return lnb_rung(a, true, "regs_pf");
 }
 
 extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
@@ -64,7 +71,7 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
         return st;
     norm_bwd_cfg c;
     uint32_t o;
-    if (lnb_fits(a, &c, &o))
+    if (lnb_fits(a, false, &c, &o))
         return lnb_launch(a, &c, o);
     return sl_cuda_layernorm_bwd_block(a);
 }

@@ -50,15 +50,14 @@ static sl_status rmsb_launch(const sl_args *a, const rmsb_cfg *c, uint32_t o)
 {
     const rmsb_geo r = rmsb_geo_of(a, o);
     norm_bwd_geo g = {r.x, r.dy, r.w, NULL, r.rstd, r.dx, r.part, NULL, r.rows, r.cols, r.ld, o};
-    const uint64_t P = norm_bwd_partials(c, g.rows, g.cols);
-    if (a->workspace_bytes < P * g.cols * sizeof(float) || P * c->cl > 0x7fffffffu)
+    const norm_bwd_grid gr = norm_bwd_grid_of(c, g.rows, g.cols);
+    if (a->workspace_bytes < gr.P * g.cols * sizeof(float))
         return sl_fail(SL_ERR_INVALID_ARG, "rmsnorm_bwd regs: workspace of %zu bytes for %llu dw partials of %llu",
-                       a->workspace_bytes, (unsigned long long)P, (unsigned long long)g.cols);
-    void *params[] = {&g};
-    sl_status st = norm_launch(c->fn, (unsigned)(P * c->cl), c->block, c->cl, params, a->stream);
+                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)g.cols);
+    sl_status st = norm_bwd_launch(c, &gr, &g, a->stream);
     if (st != SL_OK)
         return st;
-    return sl_cuda_norm_dw_finish(g.part, P, g.cols, a->buf[SL_RMSB_DW], norm_wdtype(a, SL_RMSB_W), a->stream);
+    return sl_cuda_norm_dw_finish(g.part, gr.P, g.cols, a->buf[SL_RMSB_DW], norm_wdtype(a, SL_RMSB_W), a->stream);
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
