@@ -22,6 +22,8 @@
 #include "norm_fwd.cuh"
 #include "rmsnorm_bwd.h" /* sl_norm_dw_partials, SL_NORM_DW_ROWS */
 
+#include <mutex>
+
 struct norm_bwd_geo {
     const void *x, *dy, *w;
     const float *mean, *rstd; /* mean: NORM_LN */
@@ -31,7 +33,16 @@ struct norm_bwd_geo {
     uint32_t o; /* every row's offset in elements from its 16-byte boundary */
 };
 
-/* regs_pf's partial sums live in dynamic shared memory as float4 slots,
+/* The kernel's three forms (template parameter PF): regs (the partial sums
+ * in registers), regs_pf (the next row prefetched, the partials in shared
+ * memory) and regs_sm (the partials in shared memory, no prefetch: ~64
+ * registers a thread, so 4 blocks of 256 a SM hold 4 rows in flight where
+ * regs holds 2). Resident blocks asked of ptxas: 1024 threads a SM for
+ * regs_sm (64 registers), else 2 of 256 or 4 of <= 128 (128 registers). */
+enum { NORM_BWD_REGS = 0, NORM_BWD_PF = 1, NORM_BWD_SM = 2 };
+#define NORM_BWD_MINB(BLOCK, PF) ((PF) == NORM_BWD_SM ? 768 / (BLOCK) : (BLOCK) <= 128 ? 4 : (BLOCK) <= 256 ? 2 : 1)
+
+/* regs_pf's and regs_sm's partial sums live in dynamic shared memory as float4 slots,
  * slot-major (slot (s, i, q) of thread t at [slot x BLOCK + t]): a warp's
  * 16-byte accesses cover 512 contiguous bytes (no bank conflicts), and one
  * LDS.128 / STS.128 pair updates four columns. */
@@ -41,19 +52,19 @@ struct norm_bwd_geo {
  * them for the next round. A block of warp teams adds its warps' sums in
  * warp order (shared memory); a block or cluster team's threads write
  * their own columns. Called by every thread of the block. */
-template <int DT, int BLOCK, int TEAM, int VPT, bool PF, int NA>
+template <int DT, int BLOCK, int TEAM, int VPT, bool SA, int NA>
 static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, float (&acc)[NA][VPT][NORM_VE(DT)],
                                                       float4 *sacc, uint64_t pr, unsigned tl, unsigned T, uint64_t nvv)
 {
     const int VE = NORM_VE(DT);
-    __shared__ float comb[TEAM == 32 && !PF ? 32 * VPT * VE : 1];
+    __shared__ float comb[TEAM == 32 && !SA ? 32 * VPT * VE : 1];
     const float *sf = (const float *)sacc;
 #pragma unroll
     for (int s = 0; s < NA; s++) {
         float *part = (s ? g.partb : g.part) + pr * g.cols;
         if (TEAM == 32) {
-            __syncthreads(); /* the slots written (regs_pf); comb's last readers done (regs) */
-            if (PF) { /* slot (i, k) of lane l: the block's warps in warp order */
+            __syncthreads(); /* the slots written (SA); comb's last readers done (regs) */
+            if (SA) { /* slot (i, k) of lane l: the block's warps in warp order */
                 for (unsigned p = threadIdx.x; p < 32u * VPT * VE; p += BLOCK) {
                     const unsigned lane = p % 32u, sl = p / 32u, i = sl / VE, k = sl % VE;
                     float t = 0.0f;
@@ -90,7 +101,7 @@ static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, flo
                 for (int k = 0; k < VE; k++) {
                     const int64_t c = (int64_t)(vi * VE + k) - (int64_t)g.o;
                     if (vi < nvv && c >= 0 && (uint64_t)c < g.cols)
-                        part[c] = PF ? sf[((uint64_t)NORM_BWD_SLOT(s, i, k / 4) * BLOCK + threadIdx.x) * 4 + k % 4]
+                        part[c] = SA ? sf[((uint64_t)NORM_BWD_SLOT(s, i, k / 4) * BLOCK + threadIdx.x) * 4 + k % 4]
                                      : acc[s][i][k];
                 }
             }
@@ -102,7 +113,7 @@ static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, flo
     for (int s = 0; s < NA; s++)
 #pragma unroll
         for (int i = 0; i < VPT; i++) {
-            if (PF) {
+            if (SA) {
 #pragma unroll
                 for (int q = 0; q < VE / 4; q++)
                     sacc[NORM_BWD_SLOT(s, i, q) * BLOCK + threadIdx.x] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -123,16 +134,17 @@ static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, flo
  * it): the finish reads nflush x per_round rows, each one written. A block
  * of warp teams walks its warps' rows in lockstep (the flush is
  * block-wide): a warp past the last row idles through the step. */
-template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF, int MODE>
-static __global__ void __launch_bounds__(BLOCK, BLOCK <= 128 ? 4 : BLOCK <= 256 ? 2 : 1) norm_bwd_regs(norm_bwd_geo g)
+template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, int PF, int MODE>
+static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF)) norm_bwd_regs(norm_bwd_geo g)
 {
+    const bool PRE = PF == NORM_BWD_PF, SA = PF != NORM_BWD_REGS; /* prefetch; partials in shared memory */
     typedef typename sl_dt<DT>::raw R;
     const int VE = NORM_VE(DT);
     const int NA = MODE == NORM_LN ? 2 : 1; /* accumulators: dw (and db) */
     const unsigned T = TEAM == 32 ? 32u : (unsigned)(BLOCK * CL);
     __shared__ float red[BLOCK / 32];
     __shared__ float cl;
-    extern __shared__ float4 sacc[]; /* regs_pf: NA x VPT x VE / 4 float4 slots a thread */
+    extern __shared__ float4 sacc[]; /* regs_pf, regs_sm: NA x VPT x VE / 4 float4 slots a thread */
     const unsigned tl = TEAM == 32 ? (threadIdx.x & 31u) : norm_cl_rank<CL>() * BLOCK + threadIdx.x;
     const uint64_t team = TEAM == 32 ? (uint64_t)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5) : blockIdx.x / CL;
     const uint64_t team0 = TEAM == 32 ? (uint64_t)blockIdx.x * (BLOCK / 32) : team; /* the block's first */
@@ -146,7 +158,7 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK <= 128 ? 4 : BLOCK <= 256 
     for (int s = 0; s < NA; s++)
 #pragma unroll
         for (int i = 0; i < VPT; i++) {
-            if (PF)
+            if (SA)
 #pragma unroll
                 for (int q = 0; q < VE / 4; q++)
                     sacc[NORM_BWD_SLOT(s, i, q) * BLOCK + threadIdx.x] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -157,7 +169,7 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK <= 128 ? 4 : BLOCK <= 256 
     const uint64_t back = (uint64_t)g.o * sizeof(R), rowb = g.ld * sizeof(R);
     uint4 nxv[VPT], ndv[VPT]; /* regs_pf: the next row */
     float nrs = 0.0f;
-    if (PF && team < g.rows) {
+    if (PRE && team < g.rows) {
         norm_ldrow<DT, VPT>((const char *)g.x + team * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
         norm_ldrow<DT, VPT>((const char *)g.dy + team * rowb - back, g.o, g.cols, nvv, tl, T, ndv);
         nrs = g.rstd[team];
@@ -173,7 +185,7 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK <= 128 ? 4 : BLOCK <= 256 
             char *dx0 = (char *)g.dx + r * rowb - back;
             uint4 xv[VPT], dv[VPT];
             float rs;
-            if (PF) {
+            if (PRE) {
 #pragma unroll
                 for (int i = 0; i < VPT; i++) {
                     xv[i] = nxv[i];
@@ -231,7 +243,7 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK <= 128 ? 4 : BLOCK <= 256 
                     float4 *pw = &sacc[NORM_BWD_SLOT(0, i, q) * BLOCK + threadIdx.x];
                     float4 *pb = &sacc[NORM_BWD_SLOT(NA - 1, i, q) * BLOCK + threadIdx.x];
                     float a[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ab[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-                    if (PF) { /* four slots of dw (and db): read once, written once */
+                    if (SA) { /* four slots of dw (and db): read once, written once */
                         const float4 t = *pw;
                         a[0] = t.x, a[1] = t.y, a[2] = t.z, a[3] = t.w;
                         if (NA > 1) {
@@ -254,14 +266,14 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK <= 128 ? 4 : BLOCK <= 256 
                             u = dk * rs;
                             v = xk;
                         }
-                        float &sw = PF ? a[h] : acc[0][i][e];
+                        float &sw = SA ? a[h] : acc[0][i][e];
                         sw = fmaf(u, v, sw);
                         if (NA > 1) {
-                            float &sb = PF ? ab[h] : acc[NA - 1][i][e];
+                            float &sb = SA ? ab[h] : acc[NA - 1][i][e];
                             sb += dk;
                         }
                     }
-                    if (PF) {
+                    if (SA) {
                         *pw = make_float4(a[0], a[1], a[2], a[3]);
                         if (NA > 1)
                             *pb = make_float4(ab[0], ab[1], ab[2], ab[3]);
@@ -271,7 +283,7 @@ static __global__ void __launch_bounds__(BLOCK, BLOCK <= 128 ? 4 : BLOCK <= 256 
             }
         }
         /* the round's partial row (zeros where this block had no rows in it) */
-        norm_bwd_flush<DT, BLOCK, TEAM, VPT, PF, NA>(g, acc, sacc, pr0 + j * per_round, tl, T, nvv);
+        norm_bwd_flush<DT, BLOCK, TEAM, VPT, SA, NA>(g, acc, sacc, pr0 + j * per_round, tl, T, nvv);
     }
 }
 #undef NORM_BWD_SLOT
@@ -287,34 +299,34 @@ struct norm_bwd_cfg {
 
 template <int MODE> struct norm_bwd_pick_m {
     template <int DT, int WT> struct at {
-        static bool run(uint64_t nvv, bool pf, norm_bwd_cfg *c)
+        static bool run(uint64_t nvv, int pf, norm_bwd_cfg *c)
         {
             c->block = 512;
             c->cl = 1;
             c->warp = true;
             c->smem = 0;
-            if (pf) { /* regs_pf: 256-thread warp blocks, else 4 vectors a thread */
+            if (pf == NORM_BWD_PF) { /* regs_pf: 256-thread warp blocks, else 4 vectors a thread */
                 c->block = 256;
                 if (nvv <= 32)
-                    c->fn = NORM_BK(256, 32, 1, 1, true);
+                    c->fn = NORM_BK(256, 32, 1, 1, NORM_BWD_PF);
                 else if (nvv <= 64)
-                    c->fn = NORM_BK(256, 32, 1, 2, true);
+                    c->fn = NORM_BK(256, 32, 1, 2, NORM_BWD_PF);
                 else if (nvv <= 128)
-                    c->fn = NORM_BK(256, 32, 1, 4, true);
+                    c->fn = NORM_BK(256, 32, 1, 4, NORM_BWD_PF);
                 else {
                     c->warp = false;
                     if (nvv <= 256)
-                        c->fn = NORM_BK(64, 0, 1, 4, true), c->block = 64;
+                        c->fn = NORM_BK(64, 0, 1, 4, NORM_BWD_PF), c->block = 64;
                     else if (nvv <= 512)
-                        c->fn = NORM_BK(128, 0, 1, 4, true), c->block = 128;
+                        c->fn = NORM_BK(128, 0, 1, 4, NORM_BWD_PF), c->block = 128;
                     else if (nvv <= 1024)
-                        c->fn = NORM_BK(256, 0, 1, 4, true);
+                        c->fn = NORM_BK(256, 0, 1, 4, NORM_BWD_PF);
                     else if (nvv <= 2048)
-                        c->fn = NORM_BK(256, 0, 2, 4, true), c->cl = 2;
+                        c->fn = NORM_BK(256, 0, 2, 4, NORM_BWD_PF), c->cl = 2;
                     else if (nvv <= 4096)
-                        c->fn = NORM_BK(256, 0, 4, 4, true), c->cl = 4;
+                        c->fn = NORM_BK(256, 0, 4, 4, NORM_BWD_PF), c->cl = 4;
                     else if (nvv <= 8192)
-                        c->fn = NORM_BK(256, 0, 8, 4, true), c->cl = 8;
+                        c->fn = NORM_BK(256, 0, 8, 4, NORM_BWD_PF), c->cl = 8;
                     else
                         return false;
                 }
@@ -322,31 +334,36 @@ template <int MODE> struct norm_bwd_pick_m {
                 c->smem = na * vpt * (16 / sizeof(typename sl_dt<DT>::raw)) * c->block * sizeof(float);
                 return true;
             }
+            const bool sm = pf == NORM_BWD_SM; /* regs_sm: regs's table, warp teams (<= 128 vectors) as regs */
             if (nvv <= 32)
-                c->fn = NORM_BK(512, 32, 1, 1, false);
+                c->fn = NORM_BK(512, 32, 1, 1, NORM_BWD_REGS);
             else if (nvv <= 64)
-                c->fn = NORM_BK(512, 32, 1, 2, false);
+                c->fn = NORM_BK(512, 32, 1, 2, NORM_BWD_REGS);
             else if (nvv <= 128)
-                c->fn = NORM_BK(512, 32, 1, 4, false);
+                c->fn = NORM_BK(512, 32, 1, 4, NORM_BWD_REGS);
             else {
                 c->warp = false;
                 c->block = 256;
                 if (nvv <= 256)
-                    c->fn = NORM_BK(256, 0, 1, 1, false);
+                    c->fn = sm ? NORM_BK(256, 0, 1, 1, NORM_BWD_SM) : NORM_BK(256, 0, 1, 1, NORM_BWD_REGS);
                 else if (nvv <= 512)
-                    c->fn = NORM_BK(256, 0, 1, 2, false);
+                    c->fn = sm ? NORM_BK(256, 0, 1, 2, NORM_BWD_SM) : NORM_BK(256, 0, 1, 2, NORM_BWD_REGS);
                 else if (nvv <= 1024)
-                    c->fn = NORM_BK(256, 0, 1, 4, false);
+                    c->fn = sm ? NORM_BK(256, 0, 1, 4, NORM_BWD_SM) : NORM_BK(256, 0, 1, 4, NORM_BWD_REGS);
                 else if (nvv <= 2048)
-                    c->fn = NORM_BK(256, 0, 2, 4, false), c->cl = 2;
+                    c->fn = sm ? NORM_BK(256, 0, 2, 4, NORM_BWD_SM) : NORM_BK(256, 0, 2, 4, NORM_BWD_REGS), c->cl = 2;
                 else if (nvv <= 4096)
-                    c->fn = NORM_BK(256, 0, 4, 4, false), c->cl = 4;
+                    c->fn = sm ? NORM_BK(256, 0, 4, 4, NORM_BWD_SM) : NORM_BK(256, 0, 4, 4, NORM_BWD_REGS), c->cl = 4;
                 else if (nvv <= 8192)
-                    c->fn = NORM_BK(256, 0, 8, 4, false), c->cl = 8;
+                    c->fn = sm ? NORM_BK(256, 0, 8, 4, NORM_BWD_SM) : NORM_BK(256, 0, 8, 4, NORM_BWD_REGS), c->cl = 8;
                 else if (nvv <= 16384)
-                    c->fn = NORM_BK(512, 0, 8, 4, false), c->cl = 8, c->block = 512;
+                    c->fn = sm ? NORM_BK(512, 0, 8, 4, NORM_BWD_SM) : NORM_BK(512, 0, 8, 4, NORM_BWD_REGS), c->cl = 8,
+                    c->block = 512;
                 else
                     return false;
+                const size_t na = MODE == NORM_LN ? 2 : 1, vpt = nvv <= 256 ? 1 : nvv <= 512 ? 2 : 4;
+                if (sm) /* regs_sm: the block and cluster teams */
+                    c->smem = na * vpt * (16 / sizeof(typename sl_dt<DT>::raw)) * c->block * sizeof(float);
             }
             return true;
         }
@@ -359,7 +376,7 @@ template <int MODE> struct norm_bwd_pick_m {
  * bytes, or one row), the row within a team's registers (clusters on
  * sm_90+ only). */
 template <int MODE>
-static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, bool pf, norm_bwd_cfg *c, uint32_t *o)
+static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, int pf, norm_bwd_cfg *c, uint32_t *o)
 {
     const uintptr_t ux = (uintptr_t)a->buf[ix], ud = (uintptr_t)a->buf[idy], uo = (uintptr_t)a->buf[idx];
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
@@ -385,10 +402,30 @@ static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, bo
  * SMs / CL, or for clusters its active clusters: a cluster's blocks share
  * one GPC, so SMs x blocks per SM / CL overcounts, and a persistent grid
  * of that many clusters ran a second wave (issue 32: 33 clusters of 8 at
- * 8192 x 65536 where the GPU holds 32; docs/ladder.md). */
+ * 8192 x 65536 where the H100 holds 30; docs/ladder.md). Kernels whose
+ * shared memory passes 48 KiB are opted in first. Cached per device and
+ * kernel (as norm_sms), so that a call (and a graph capture) costs no
+ * query after the first. */
 static inline uint64_t norm_bwd_resident(const norm_bwd_cfg *c)
 {
+    enum { NC = 64 };
+    static const void *fns[SL_MAX_DEVICES][NC];
+    static uint64_t res[SL_MAX_DEVICES][NC];
+    static std::mutex mu;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
+        dev = -1;
+    if (dev >= 0) {
+        std::lock_guard<std::mutex> lk(mu);
+        for (int i = 0; i < NC && fns[dev][i]; i++)
+            if (fns[dev][i] == c->fn)
+                return res[dev][i];
+    }
+    if (c->smem > 48 * 1024 &&
+        cudaFuncSetAttribute(c->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem) != cudaSuccess)
+        (void)cudaGetLastError(); /* the launch reports it */
     int nb = 0;
+    uint64_t r = 0;
     if (c->cl > 1) {
         cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3(c->cl);
@@ -401,17 +438,28 @@ static inline uint64_t norm_bwd_resident(const norm_bwd_cfg *c)
         attr[0].val.clusterDim.z = 1;
         cfg.attrs = attr;
         cfg.numAttrs = 1;
-        if (getenv("SL_NBWD_OLDGRID") == NULL && cudaOccupancyMaxActiveClusters(&nb, c->fn, &cfg) == cudaSuccess &&
-            nb > 0)
-            return (uint64_t)nb;
-        (void)cudaGetLastError();
+        if (cudaOccupancyMaxActiveClusters(&nb, c->fn, &cfg) == cudaSuccess && nb > 0)
+            r = (uint64_t)nb;
+        else
+            (void)cudaGetLastError();
+    }
+    if (!r) {
         nb = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, c->fn, (int)c->block, c->smem) != cudaSuccess)
+            (void)cudaGetLastError();
+        r = (uint64_t)(nb > 0 ? nb : 1) * (uint64_t)norm_sms() / c->cl;
+        r = r ? r : 1;
     }
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, c->fn, (int)c->block, c->smem) != cudaSuccess) {
-        (void)cudaGetLastError();
-        nb = 1;
+    if (dev >= 0) {
+        std::lock_guard<std::mutex> lk(mu);
+        for (int i = 0; i < NC; i++)
+            if (!fns[dev][i] || fns[dev][i] == c->fn) {
+                res[dev][i] = r;
+                fns[dev][i] = c->fn;
+                break;
+            }
     }
-    return (uint64_t)(nb > 0 ? nb : 1) * (uint64_t)norm_sms() / c->cl;
+    return r;
 }
 
 /* A launch's grid: per_round teams (blocks of warp teams, or block /
@@ -430,18 +478,7 @@ static inline norm_bwd_grid norm_bwd_grid_of(const norm_bwd_cfg *c, uint64_t row
 {
     const uint64_t rpb = c->warp ? c->block / 32 : 1; /* rows a block (warp teams) or team takes a step */
     const uint64_t need = (rows + rpb - 1) / rpb, most = sl_norm_dw_partials(rows, cols);
-    if (c->smem > 48 * 1024) /* opted in before the occupancy query (and the launch) */
-        (void)cudaFuncSetAttribute(c->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem);
     uint64_t p = norm_bwd_resident(c);
-    if (getenv("SL_NBWD_OLDGRID")) { /* the grid before this session (A/B only) */
-        const uint64_t least = (rows + rpb * SL_NORM_DW_ROWS - 1) / (rpb * SL_NORM_DW_ROWS);
-        p = p < need ? p : need;
-        p = p < least ? least : p;
-        p = p > most ? most : p;
-        p = p ? p : 1;
-        const norm_bwd_grid o = {p, p, p * c->cl};
-        return o;
-    }
     p = p < need ? p : need;
     const char *cap = getenv("SL_NORM_BWD_TEAMS");
     if (cap && atoi(cap) > 0 && (uint64_t)atoi(cap) < p)
@@ -451,16 +488,12 @@ static inline norm_bwd_grid norm_bwd_grid_of(const norm_bwd_cfg *c, uint64_t row
         const uint64_t nflush = ((rows + p * rpb - 1) / (p * rpb) + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS;
         if (p * nflush <= most || p == 1) {
             const norm_bwd_grid o = {p, p * nflush, p * c->cl};
-            if (getenv("SL_NBWD_TRACE"))
-                fprintf(stderr, "nbwd: block %u cl %u warp %d smem %zu resident %llu per_round %llu P %llu\n",
-                        c->block, c->cl, (int)c->warp, c->smem, (unsigned long long)norm_bwd_resident(c),
-                        (unsigned long long)p, (unsigned long long)o.P);
             return o;
         }
     }
 }
 
-/* Launch a configuration on grid gr (norm_bwd_grid_of opted the kernel in
+/* Launch a configuration on grid gr (norm_bwd_resident opted the kernel in
  * to dynamic shared memory above 48 KiB). */
 static inline sl_status norm_bwd_launch(const norm_bwd_cfg *c, const norm_bwd_grid *gr, norm_bwd_geo *g, void *stream)
 {

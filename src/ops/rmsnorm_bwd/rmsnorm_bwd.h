@@ -33,6 +33,7 @@ sl_status sl_cuda_rmsnorm_bwd_naive(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_block(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_regs_sm(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a);
 
 /* dw's column pass (the naive and block rungs): part[c][j] = sum over rows

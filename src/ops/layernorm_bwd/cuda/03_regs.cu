@@ -34,12 +34,12 @@ static sl_status lnb_launch(const sl_args *a, const norm_bwd_cfg *c, uint32_t o)
                                     norm_wdtype(a, SL_LNB_W), a->stream);
 }
 
-static bool lnb_fits(const sl_args *a, bool pf, norm_bwd_cfg *c, uint32_t *o)
+static bool lnb_fits(const sl_args *a, int pf, norm_bwd_cfg *c, uint32_t *o)
 {
     return norm_bwd_fits<NORM_LN>(a, SL_LNB_X, SL_LNB_DY, SL_LNB_DX, SL_LNB_W, pf, c, o);
 }
 
-static sl_status lnb_rung(const sl_args *a, bool pf, const char *who)
+static sl_status lnb_rung(const sl_args *a, int pf, const char *who)
 {
     sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
@@ -56,12 +56,17 @@ static sl_status lnb_rung(const sl_args *a, bool pf, const char *who)
 
 extern "C" sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a)
 {
-    return lnb_rung(a, false, "regs");
+    return lnb_rung(a, NORM_BWD_REGS, "regs");
 }
 
 extern "C" sl_status sl_cuda_layernorm_bwd_regs_pf(const sl_args *a)
 {
-    return lnb_rung(a, true, "regs_pf");
+    return lnb_rung(a, NORM_BWD_PF, "regs_pf");
+}
+
+extern "C" sl_status sl_cuda_layernorm_bwd_regs_sm(const sl_args *a)
+{
+    return lnb_rung(a, NORM_BWD_SM, "regs_sm");
 }
 
 extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
@@ -71,7 +76,13 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
         return st;
     norm_bwd_cfg c;
     uint32_t o;
-    if (lnb_fits(a, false, &c, &o))
+    /* as sl_rmsnorm_bwd's (rmsnorm_bwd/cuda/03_regs.cu) */
+    const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
+    const uint64_t nvv = (((uintptr_t)a->buf[SL_LNB_X] & 15u) / es + a->shape.cols + ve - 1) / ve;
+    const int form = nvv > 256 ? NORM_BWD_SM
+                     : a->dtype != SL_F32 && a->shape.rows >= 1024 && nvv <= 128 ? NORM_BWD_PF
+                                                                                  : NORM_BWD_REGS;
+    if (lnb_fits(a, form, &c, &o) || (form != NORM_BWD_REGS && lnb_fits(a, NORM_BWD_REGS, &c, &o)))
         return lnb_launch(a, &c, o);
     return sl_cuda_layernorm_bwd_block(a);
 }

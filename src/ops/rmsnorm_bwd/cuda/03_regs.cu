@@ -41,7 +41,7 @@
  * session, the RMS path unchanged). */
 typedef norm_bwd_cfg rmsb_cfg;
 
-static bool rmsb_fits(const sl_args *a, bool pf, rmsb_cfg *c, uint32_t *o)
+static bool rmsb_fits(const sl_args *a, int pf, rmsb_cfg *c, uint32_t *o)
 {
     return norm_bwd_fits<NORM_RMS>(a, SL_RMSB_X, SL_RMSB_DY, SL_RMSB_DX, SL_RMSB_W, pf, c, o);
 }
@@ -67,19 +67,21 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
         return st;
     rmsb_cfg c;
     uint32_t o;
-    /* regs_pf for bf16 / f16 at 1024 rows and more, except rows of 129-256
-     * vectors (N = 2048); regs for f32, there, and for few rows (decode:
-     * 9.9 against 12.0 us at 1 x 4096) (second H200 call: docs/ladder.md) */
+    /* regs_pf for the warp teams of bf16 / f16 at 1024 rows and more (rows
+     * of <= 128 vectors: N <= 1024), regs_sm for the block and cluster
+     * teams (rows of > 256 vectors), regs between and for few rows
+     * (docs/ladder.md: H200 2026-11-26, H100 2026-11-26c) */
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t nvv = (((uintptr_t)a->buf[SL_RMSB_X] & 15u) / es + a->shape.cols + ve - 1) / ve; /* as rmsb_fits */
-    if (a->dtype != SL_F32 && a->shape.rows >= 1024 && !(nvv > 128 && nvv <= 256) && rmsb_fits(a, true, &c, &o))
-        return rmsb_launch(a, &c, o);
-    if (rmsb_fits(a, false, &c, &o))
+    const int form = nvv > 256 ? NORM_BWD_SM
+                     : a->dtype != SL_F32 && a->shape.rows >= 1024 && nvv <= 128 ? NORM_BWD_PF
+                                                                                  : NORM_BWD_REGS;
+    if (rmsb_fits(a, form, &c, &o) || (form != NORM_BWD_REGS && rmsb_fits(a, NORM_BWD_REGS, &c, &o)))
         return rmsb_launch(a, &c, o);
     return sl_cuda_rmsnorm_bwd_block(a);
 }
 
-static sl_status rmsb_rung(const sl_args *a, bool pf, const char *who)
+static sl_status rmsb_rung(const sl_args *a, int pf, const char *who)
 {
     sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
@@ -96,10 +98,15 @@ static sl_status rmsb_rung(const sl_args *a, bool pf, const char *who)
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a)
 {
-    return rmsb_rung(a, false, "regs");
+    return rmsb_rung(a, NORM_BWD_REGS, "regs");
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a)
 {
-    return rmsb_rung(a, true, "regs_pf");
+    return rmsb_rung(a, NORM_BWD_PF, "regs_pf");
+}
+
+extern "C" sl_status sl_cuda_rmsnorm_bwd_regs_sm(const sl_args *a)
+{
+    return rmsb_rung(a, NORM_BWD_SM, "regs_sm");
 }
