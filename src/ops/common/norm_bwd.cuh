@@ -6,8 +6,13 @@
  * in that file's header): persistent teams, each row's x and dy held in
  * registers (read once, 16-byte vectors), the weight's gradient (and the
  * bias's) accumulated per thread across the rows its team owns, one
- * partial row per block (warp teams) or team, added in fp64 in order by
- * rmsnorm_bwd's dw.cu finish: deterministic, no atomics. Per row:
+ * partial row per block (warp teams) or team and round of 256 rows, added
+ * in fp64 in order by rmsnorm_bwd's dw.cu finish: deterministic, no
+ * atomics. Three forms (PF): regs (partials in registers), regs_pf (the
+ * next row prefetched, partials in shared memory), regs_sm (partials in
+ * shared memory, no prefetch: 3 blocks of 256 a SM). The persistent grid
+ * is what the GPU holds at once, clusters counted as clusters (third
+ * session, docs/ladder.md). Per row:
  *   NORM_RMS: D = sum w dy x, c = D / N rstd^3, dx = fmaf(-x, c, rstd (w dy)),
  *             dw += (dy rstd) x;
  *   NORM_LN:  xh = (x - mean) rstd, g = w dy, c1 = sum g / N,

@@ -4,9 +4,14 @@
  * sums (sum g and sum g xh) where rmsnorm has one; per thread two partial
  * accumulators (dw and db) across the rows its team owns, written as two
  * partial rows (the workspace's two halves) and finished in fp64 in order
- * (rmsnorm_bwd's dw.cu): deterministic. No prefetching rung yet: regs_pf
- * keeps rmsnorm's partials in shared memory, and two of them (dw, db) at
- * rmsnorm_bwd's 256 x 4 x 8 slots exceed a block's 48 KiB static limit.
+ * (rmsnorm_bwd's dw.cu, both sums in one launch): deterministic.
+ *
+ * Third session: regs_pf (the next row prefetched) and regs_sm (no
+ * prefetch) with both partial sets in dynamic shared memory (64 KiB a
+ * block of 256 at 4 vectors of 8: above the 48 KiB static limit, so
+ * opted in). Measured (H100, bf16, fraction of the copy; docs/ladder.md):
+ * regs_pf 0.869 at N = 1024 (regs 0.674), regs_sm 0.894 at 4096 (regs
+ * 0.805), 0.674 at 16384 and 0.627 at 65536 (regs 0.590, 0.501).
  *
  * Expectation: rmsnorm_bwd's regs measured 0.74-0.86 of the copy at N <=
  * 8192 bf16 and 0.45-0.60 with clusters (first H200 session); the second
@@ -76,12 +81,14 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
         return st;
     norm_bwd_cfg c;
     uint32_t o;
-    /* as sl_rmsnorm_bwd's (rmsnorm_bwd/cuda/03_regs.cu) */
+    /* The rung measured best at each row length (H100, bf16, docs/ladder.md,
+     * third session): regs_pf for 16-bit rows of <= 128 vectors at >= 1024
+     * rows, regs for 129-256 and 513-1024, regs_sm for 257-512 and beyond
+     * 1024 (where layernorm's two accumulators leave regs 2 blocks a SM). */
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t nvv = (((uintptr_t)a->buf[SL_LNB_X] & 15u) / es + a->shape.cols + ve - 1) / ve;
-    const int form = nvv > 256 ? NORM_BWD_SM
-                     : a->dtype != SL_F32 && a->shape.rows >= 1024 && nvv <= 128 ? NORM_BWD_PF
-                                                                                  : NORM_BWD_REGS;
+    const bool pf = a->dtype != SL_F32 && a->shape.rows >= 1024 && nvv <= 128;
+    const int form = pf ? NORM_BWD_PF : nvv > 256 && !(nvv > 512 && nvv <= 1024) ? NORM_BWD_SM : NORM_BWD_REGS;
     if (lnb_fits(a, form, &c, &o) || (form != NORM_BWD_REGS && lnb_fits(a, NORM_BWD_REGS, &c, &o)))
         return lnb_launch(a, &c, o);
     return sl_cuda_layernorm_bwd_block(a);

@@ -32,6 +32,14 @@
  * clusters (first H200 call): the reduction and the cluster barriers
  * stall the SM's 1-2 blocks. Expectation: those stalls hidden, the
  * cluster rows near the block rows, ~0.9 of the copy.
+ *
+ * Third session (docs/ladder.md): the grid counted 33 resident clusters of
+ * 8 where the H100 holds 30 (a second wave: 0.45 of the copy at 8192 x
+ * 65536); with cudaOccupancyMaxActiveClusters and a partial row per 256
+ * rows a team, regs reached 0.667 there. Rung 5 (regs_sm): the partials in
+ * shared memory without the prefetch, 80 registers, 3 blocks of 256 a SM
+ * (1.5x regs's rows in flight at 4 vectors a thread): 0.744 at 65536, 0.94
+ * at 4096 (as regs); regs_pf stays best at 1024 (0.862) and 16384 (0.815).
  */
 #include "norm_bwd.cuh"
 #include "rmsnorm_bwd.cuh"
@@ -67,15 +75,15 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
         return st;
     rmsb_cfg c;
     uint32_t o;
-    /* regs_pf for the warp teams of bf16 / f16 at 1024 rows and more (rows
-     * of <= 128 vectors: N <= 1024), regs_sm for the block and cluster
-     * teams (rows of > 256 vectors), regs between and for few rows
-     * (docs/ladder.md: H200 2026-11-26, H100 2026-11-26c) */
+    /* The rung measured best at each row length (vectors of 16 bytes; H100,
+     * bf16, docs/ladder.md, third session): regs_pf for 16-bit rows of <= 128
+     * vectors and of 1025-2048 (clusters of 2) at >= 1024 rows, regs for
+     * 129-256 and 513-1024, regs_sm for 257-512 and beyond 1024 (beyond 2048
+     * where regs_pf does not apply). */
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t nvv = (((uintptr_t)a->buf[SL_RMSB_X] & 15u) / es + a->shape.cols + ve - 1) / ve; /* as rmsb_fits */
-    const int form = nvv > 256 ? NORM_BWD_SM
-                     : a->dtype != SL_F32 && a->shape.rows >= 1024 && nvv <= 128 ? NORM_BWD_PF
-                                                                                  : NORM_BWD_REGS;
+    const bool pf = a->dtype != SL_F32 && a->shape.rows >= 1024 && (nvv <= 128 || (nvv > 1024 && nvv <= 2048));
+    const int form = pf ? NORM_BWD_PF : nvv > 256 && !(nvv > 512 && nvv <= 1024) ? NORM_BWD_SM : NORM_BWD_REGS;
     if (rmsb_fits(a, form, &c, &o) || (form != NORM_BWD_REGS && rmsb_fits(a, NORM_BWD_REGS, &c, &o)))
         return rmsb_launch(a, &c, o);
     return sl_cuda_rmsnorm_bwd_block(a);
