@@ -6,8 +6,13 @@
  * in that file's header): persistent teams, each row's x and dy held in
  * registers (read once, 16-byte vectors), the weight's gradient (and the
  * bias's) accumulated per thread across the rows its team owns, one
- * partial row per block (warp teams) or team, added in fp64 in order by
- * rmsnorm_bwd's dw.cu finish: deterministic, no atomics. Per row:
+ * partial row per block (warp teams) or team and round of 256 rows, added
+ * in fp64 in order by rmsnorm_bwd's dw.cu finish: deterministic, no
+ * atomics. Three forms (PF): regs (partials in registers), regs_pf (the
+ * next row prefetched, partials in shared memory), regs_sm (partials in
+ * shared memory, no prefetch: 3 blocks of 256 a SM). The persistent grid
+ * is what the GPU holds at once, clusters counted as clusters (third
+ * session, docs/ladder.md). Per row:
  *   NORM_RMS: D = sum w dy x, c = D / N rstd^3, dx = fmaf(-x, c, rstd (w dy)),
  *             dw += (dy rstd) x;
  *   NORM_LN:  xh = (x - mean) rstd, g = w dy, c1 = sum g / N,
@@ -22,6 +27,8 @@
 #include "norm_fwd.cuh"
 #include "rmsnorm_bwd.h" /* sl_norm_dw_partials, SL_NORM_DW_ROWS */
 
+#include <mutex>
+
 struct norm_bwd_geo {
     const void *x, *dy, *w;
     const float *mean, *rstd; /* mean: NORM_LN */
@@ -31,263 +38,337 @@ struct norm_bwd_geo {
     uint32_t o; /* every row's offset in elements from its 16-byte boundary */
 };
 
-template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF, int MODE>
-static __global__ void __launch_bounds__(BLOCK, BLOCK <= 256 ? 2 : 1) norm_bwd_regs(norm_bwd_geo g)
+/* The kernel's three forms (template parameter PF): regs (the partial sums
+ * in registers), regs_pf (the next row prefetched, the partials in shared
+ * memory) and regs_sm (the partials in shared memory, no prefetch: ~64
+ * registers a thread, so 4 blocks of 256 a SM hold 4 rows in flight where
+ * regs holds 2). Resident blocks asked of ptxas: 1024 threads a SM for
+ * regs_sm (64 registers), else 2 of 256 or 4 of <= 128 (128 registers). */
+enum { NORM_BWD_REGS = 0, NORM_BWD_PF = 1, NORM_BWD_SM = 2 };
+#define NORM_BWD_MINB(BLOCK, PF) ((PF) == NORM_BWD_SM ? 768 / (BLOCK) : (BLOCK) <= 128 ? 4 : (BLOCK) <= 256 ? 2 : 1)
+
+/* regs_pf's and regs_sm's partial sums live in dynamic shared memory as float4 slots,
+ * slot-major (slot (s, i, q) of thread t at [slot x BLOCK + t]): a warp's
+ * 16-byte accesses cover 512 contiguous bytes (no bank conflicts), and one
+ * LDS.128 / STS.128 pair updates four columns. */
+#define NORM_BWD_SLOT(s, i, q) (((s) * VPT + (i)) * (VE / 4) + (q))
+
+/* Write the partial sums of a round of rows as partial row pr and zero
+ * them for the next round. A block of warp teams adds its warps' sums in
+ * warp order (shared memory); a block or cluster team's threads write
+ * their own columns. Called by every thread of the block. */
+template <int DT, int BLOCK, int TEAM, int VPT, bool SA, int NA>
+static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, float (&acc)[NA][VPT][NORM_VE(DT)],
+                                                      float4 *sacc, uint64_t pr, unsigned tl, unsigned T, uint64_t nvv)
 {
+    const int VE = NORM_VE(DT);
+    __shared__ float comb[TEAM == 32 && !SA ? 32 * VPT * VE : 1];
+    const float *sf = (const float *)sacc;
+#pragma unroll
+    for (int s = 0; s < NA; s++) {
+        float *part = (s ? g.partb : g.part) + pr * g.cols;
+        if (TEAM == 32) {
+            __syncthreads(); /* the slots written (SA); comb's last readers done (regs) */
+            if (SA) { /* slot (i, k) of lane l: the block's warps in warp order */
+                for (unsigned p = threadIdx.x; p < 32u * VPT * VE; p += BLOCK) {
+                    const unsigned lane = p % 32u, sl = p / 32u, i = sl / VE, k = sl % VE;
+                    float t = 0.0f;
+                    for (unsigned wq = 0; wq < BLOCK / 32; wq++)
+                        t += sf[((uint64_t)NORM_BWD_SLOT(s, i, k / 4) * BLOCK + wq * 32 + lane) * 4 + k % 4];
+                    const int64_t c = (int64_t)((i * 32 + lane) * VE + k) - (int64_t)g.o;
+                    if (c >= 0 && (uint64_t)c < g.cols)
+                        part[c] = t;
+                }
+            } else { /* the block's warps own the same columns: add them in warp order */
+                const unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;
+                for (unsigned wq = 0; wq < BLOCK / 32; wq++) {
+                    if (wid == wq)
+#pragma unroll
+                        for (int i = 0; i < VPT; i++)
+#pragma unroll
+                            for (int k = 0; k < VE; k++) {
+                                const unsigned sl = (i * 32 + lane) * VE + k;
+                                comb[sl] = wq == 0 ? acc[s][i][k] : comb[sl] + acc[s][i][k];
+                            }
+                    __syncthreads();
+                }
+                for (unsigned sl = threadIdx.x; sl < 32u * VPT * VE; sl += BLOCK) {
+                    const int64_t c = (int64_t)sl - (int64_t)g.o; /* vector sl / VE, element sl % VE */
+                    if (c >= 0 && (uint64_t)c < g.cols)
+                        part[c] = comb[sl];
+                }
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < VPT; i++) {
+                const uint64_t vi = tl + (uint64_t)i * T;
+#pragma unroll
+                for (int k = 0; k < VE; k++) {
+                    const int64_t c = (int64_t)(vi * VE + k) - (int64_t)g.o;
+                    if (vi < nvv && c >= 0 && (uint64_t)c < g.cols)
+                        part[c] = SA ? sf[((uint64_t)NORM_BWD_SLOT(s, i, k / 4) * BLOCK + threadIdx.x) * 4 + k % 4]
+                                     : acc[s][i][k];
+                }
+            }
+        }
+    }
+    if (TEAM == 32)
+        __syncthreads(); /* every warp's slots read before they are zeroed */
+#pragma unroll
+    for (int s = 0; s < NA; s++)
+#pragma unroll
+        for (int i = 0; i < VPT; i++) {
+            if (SA) {
+#pragma unroll
+                for (int q = 0; q < VE / 4; q++)
+                    sacc[NORM_BWD_SLOT(s, i, q) * BLOCK + threadIdx.x] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            } else {
+#pragma unroll
+                for (int k = 0; k < VE; k++)
+                    acc[s][i][k] = 0.0f;
+            }
+        }
+}
+
+/* The kernel. Rounds: a team owns rows team, team + nteams, ...; its
+ * thread's partial sums cover SL_NORM_DW_ROWS of them at most (the
+ * tolerance's bound), so every SL_NORM_DW_ROWS rows they are flushed as
+ * partial row pr0 + j x per_round (round j; per_round: the grid's blocks
+ * for warp teams, its teams for block and cluster teams), nflush rounds in
+ * all, and every block writes every round (zeros where it had no rows in
+ * it): the finish reads nflush x per_round rows, each one written. A block
+ * of warp teams walks its warps' rows in lockstep (the flush is
+ * block-wide): a warp past the last row idles through the step. */
+template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, int PF, int MODE>
+static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF)) norm_bwd_regs(norm_bwd_geo g)
+{
+    const bool PRE = PF == NORM_BWD_PF, SA = PF != NORM_BWD_REGS; /* prefetch; partials in shared memory */
     typedef typename sl_dt<DT>::raw R;
     const int VE = NORM_VE(DT);
     const int NA = MODE == NORM_LN ? 2 : 1; /* accumulators: dw (and db) */
     const unsigned T = TEAM == 32 ? 32u : (unsigned)(BLOCK * CL);
     __shared__ float red[BLOCK / 32];
     __shared__ float cl;
+    extern __shared__ float4 sacc[]; /* regs_pf, regs_sm: NA x VPT x VE / 4 float4 slots a thread */
     const unsigned tl = TEAM == 32 ? (threadIdx.x & 31u) : norm_cl_rank<CL>() * BLOCK + threadIdx.x;
     const uint64_t team = TEAM == 32 ? (uint64_t)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5) : blockIdx.x / CL;
+    const uint64_t team0 = TEAM == 32 ? (uint64_t)blockIdx.x * (BLOCK / 32) : team; /* the block's first */
     const uint64_t nteams = TEAM == 32 ? (uint64_t)gridDim.x * (BLOCK / 32) : gridDim.x / CL;
+    const uint64_t per_round = TEAM == 32 ? gridDim.x : nteams, pr0 = TEAM == 32 ? blockIdx.x : team;
+    const uint64_t nflush = ((g.rows + nteams - 1) / nteams + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS;
     const uint64_t nvv = (g.o + g.cols + VE - 1) / VE;
     const bool wv = norm_wvec<WT>(g.w, g.o);
     float acc[NA][VPT][VE]; /* regs: the partials in registers */
-    /* regs_pf: in shared memory instead (slot-major: a warp's 32 lanes hit
-     * 32 banks), to leave the registers to the prefetched row */
-    __shared__ float sacc[PF ? VPT * VE * BLOCK : 1];
 #pragma unroll
-    for (int i = 0; i < VPT; i++)
+    for (int s = 0; s < NA; s++)
 #pragma unroll
-        for (int k = 0; k < VE; k++) {
-            if (PF)
-                sacc[(i * VE + k) * BLOCK + threadIdx.x] = 0.0f;
-            else
+        for (int i = 0; i < VPT; i++) {
+            if (SA)
 #pragma unroll
-                for (int s = 0; s < NA; s++)
-                    acc[s][i][k] = 0.0f;
+                for (int q = 0; q < VE / 4; q++)
+                    sacc[NORM_BWD_SLOT(s, i, q) * BLOCK + threadIdx.x] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+            for (int k = 0; k < VE; k++)
+                acc[s][i][k] = 0.0f;
         }
     const uint64_t back = (uint64_t)g.o * sizeof(R), rowb = g.ld * sizeof(R);
     uint4 nxv[VPT], ndv[VPT]; /* regs_pf: the next row */
     float nrs = 0.0f;
-    if (PF && team < g.rows) {
+    if (PRE && team < g.rows) {
         norm_ldrow<DT, VPT>((const char *)g.x + team * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
         norm_ldrow<DT, VPT>((const char *)g.dy + team * rowb - back, g.o, g.cols, nvv, tl, T, ndv);
         nrs = g.rstd[team];
     }
-    for (uint64_t r = team; r < g.rows; r += nteams) {
-        const char *x0 = (const char *)g.x + r * rowb - back;
-        const char *dy0 = (const char *)g.dy + r * rowb - back;
-        char *dx0 = (char *)g.dx + r * rowb - back;
-        uint4 xv[VPT], dv[VPT];
-        float rs;
-        if (PF) {
+    for (uint64_t j = 0; j < nflush; j++) {
+        const uint64_t k1 = (j + 1) * SL_NORM_DW_ROWS;
+        for (uint64_t k = j * SL_NORM_DW_ROWS; k < k1 && team0 + k * nteams < g.rows; k++) {
+            const uint64_t r = team + k * nteams;
+            if (TEAM == 32 && r >= g.rows)
+                continue; /* this warp's rows are done, its block's are not */
+            const char *x0 = (const char *)g.x + r * rowb - back;
+            const char *dy0 = (const char *)g.dy + r * rowb - back;
+            char *dx0 = (char *)g.dx + r * rowb - back;
+            uint4 xv[VPT], dv[VPT];
+            float rs;
+            if (PRE) {
+#pragma unroll
+                for (int i = 0; i < VPT; i++) {
+                    xv[i] = nxv[i];
+                    dv[i] = ndv[i];
+                }
+                rs = nrs;
+                const uint64_t rn = r + nteams;
+                if (rn < g.rows) {
+                    norm_ldrow<DT, VPT>((const char *)g.x + rn * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
+                    norm_ldrow<DT, VPT>((const char *)g.dy + rn * rowb - back, g.o, g.cols, nvv, tl, T, ndv);
+                    nrs = g.rstd[rn];
+                }
+            } else {
+                norm_ldrow<DT, VPT>(x0, g.o, g.cols, nvv, tl, T, xv);
+                norm_ldrow<DT, VPT>(dy0, g.o, g.cols, nvv, tl, T, dv);
+                rs = g.rstd[r];
+            }
+            const float mu = MODE == NORM_LN ? g.mean[r] : 0.0f;
+            float d = 0.0f, d1 = 0.0f; /* VPT x VE <= 32 terms in order */
 #pragma unroll
             for (int i = 0; i < VPT; i++) {
-                xv[i] = nxv[i];
-                dv[i] = ndv[i];
-            }
-            rs = nrs;
-            const uint64_t rn = r + nteams;
-            if (rn < g.rows) {
-                norm_ldrow<DT, VPT>((const char *)g.x + rn * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
-                norm_ldrow<DT, VPT>((const char *)g.dy + rn * rowb - back, g.o, g.cols, nvv, tl, T, ndv);
-                nrs = g.rstd[rn];
-            }
-        } else {
-            norm_ldrow<DT, VPT>(x0, g.o, g.cols, nvv, tl, T, xv);
-            norm_ldrow<DT, VPT>(dy0, g.o, g.cols, nvv, tl, T, dv);
-            rs = g.rstd[r];
-        }
-        const float mu = MODE == NORM_LN ? g.mean[r] : 0.0f;
-        float d = 0.0f, d1 = 0.0f; /* VPT x VE <= 32 terms in order */
+                const uint64_t vi = tl + (uint64_t)i * T;
+                if (vi >= nvv)
+                    break;
+                float wf[VE];
+                norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
 #pragma unroll
-        for (int i = 0; i < VPT; i++) {
-            const uint64_t vi = tl + (uint64_t)i * T;
-            if (vi >= nvv)
-                break;
-            float wf[VE];
-            norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
-#pragma unroll
-            for (int k = 0; k < VE; k++) {
-                if (MODE == NORM_LN) {
-                    const float gk = wf[k] * norm_el<DT>(dv[i], k);
-                    d1 += gk;
-                    d = fmaf(gk, (norm_el<DT>(xv[i], k) - mu) * rs, d);
-                } else {
-                    d = fmaf(wf[k] * norm_el<DT>(dv[i], k), norm_el<DT>(xv[i], k), d);
-                }
-            }
-        }
-        d = norm_team_sum<BLOCK, TEAM, CL>(d, red, &cl);
-        float c, c1 = 0.0f;
-        if (MODE == NORM_LN) {
-            c1 = norm_team_sum<BLOCK, TEAM, CL>(d1, red, &cl) / (float)g.cols;
-            c = d / (float)g.cols;
-        } else {
-            c = d / (float)g.cols * rs * rs * rs;
-        }
-#pragma unroll
-        for (int i = 0; i < VPT; i++) {
-            const uint64_t vi = tl + (uint64_t)i * T;
-            if (vi >= nvv)
-                break;
-            float wf[VE], f[VE];
-            norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
-#pragma unroll
-            for (int k = 0; k < VE; k++) {
-                const float xk = norm_el<DT>(xv[i], k), dk = norm_el<DT>(dv[i], k);
-                if (MODE == NORM_LN) {
-                    const float xh = (xk - mu) * rs;
-                    f[k] = fmaf(-xh, c, wf[k] * dk - c1) * rs;
-                    acc[0][i][k] = fmaf(dk, xh, acc[0][i][k]);
-                    acc[NA - 1][i][k] += dk;
-                } else {
-                    f[k] = fmaf(-xk, c, rs * (wf[k] * dk));
-                    if (PF) { /* masked columns add 0 */
-                        float *a = &sacc[(i * VE + k) * BLOCK + threadIdx.x];
-                        *a = fmaf(dk * rs, xk, *a);
+                for (int e = 0; e < VE; e++) {
+                    if (MODE == NORM_LN) {
+                        const float gk = wf[e] * norm_el<DT>(dv[i], e);
+                        d1 += gk;
+                        d = fmaf(gk, (norm_el<DT>(xv[i], e) - mu) * rs, d);
                     } else {
-                        acc[0][i][k] = fmaf(dk * rs, xk, acc[0][i][k]);
+                        d = fmaf(wf[e] * norm_el<DT>(dv[i], e), norm_el<DT>(xv[i], e), d);
                     }
                 }
             }
-            norm_stv<DT>(dx0, g.o, g.cols, vi, f);
-        }
-    }
-    if (PF) { /* NORM_RMS only (norm_bwd_pick) */
-        __syncthreads();
-        if (TEAM == 32) { /* slot (i, k) of lane l: the block's warps in warp order */
-            float *part = g.part + (uint64_t)blockIdx.x * g.cols;
-            for (unsigned p = threadIdx.x; p < 32u * VPT * VE; p += BLOCK) {
-                const unsigned lane = p % 32u, sl = p / 32u, i = sl / VE, k = sl % VE;
-                float t = 0.0f;
-                for (unsigned wq = 0; wq < BLOCK / 32; wq++)
-                    t += sacc[sl * BLOCK + wq * 32 + lane];
-                const int64_t c = (int64_t)((i * 32 + lane) * VE + k) - (int64_t)g.o;
-                if (c >= 0 && (uint64_t)c < g.cols)
-                    part[c] = t;
+            d = norm_team_sum<BLOCK, TEAM, CL>(d, red, &cl);
+            float c, c1 = 0.0f;
+            if (MODE == NORM_LN) {
+                c1 = norm_team_sum<BLOCK, TEAM, CL>(d1, red, &cl) / (float)g.cols;
+                c = d / (float)g.cols;
+            } else {
+                c = d / (float)g.cols * rs * rs * rs;
             }
-        } else {
-            float *part = g.part + team * g.cols;
 #pragma unroll
             for (int i = 0; i < VPT; i++) {
                 const uint64_t vi = tl + (uint64_t)i * T;
+                if (vi >= nvv)
+                    break;
+                float wf[VE], f[VE];
+                norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
 #pragma unroll
-                for (int k = 0; k < VE; k++) {
-                    const int64_t c = (int64_t)(vi * VE + k) - (int64_t)g.o;
-                    if (vi < nvv && c >= 0 && (uint64_t)c < g.cols)
-                        part[c] = sacc[(i * VE + k) * BLOCK + threadIdx.x];
-                }
-            }
-        }
-        return;
-    }
-    if (!PF) /* (a bare loop here is unreachable in the PF instances: nvcc warns) */
-#pragma unroll
-    for (int s = 0; s < NA; s++) {
-        float *const pbase = s ? g.partb : g.part;
-        if (TEAM == 32) {
-            /* the block's warps own the same columns: add them in warp order */
-            __shared__ float comb[32 * VPT * VE];
-            const unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;
-            if (s)
-                __syncthreads(); /* comb's readers of the previous accumulator are done */
-            for (unsigned wq = 0; wq < BLOCK / 32; wq++) {
-                if (wid == wq)
-#pragma unroll
-                    for (int i = 0; i < VPT; i++)
-#pragma unroll
-                        for (int k = 0; k < VE; k++) {
-                            const unsigned sl = (i * 32 + lane) * VE + k;
-                            comb[sl] = wq == 0 ? acc[s][i][k] : comb[sl] + acc[s][i][k];
+                for (int q = 0; q < VE / 4; q++) {
+                    float4 *pw = &sacc[NORM_BWD_SLOT(0, i, q) * BLOCK + threadIdx.x];
+                    float4 *pb = &sacc[NORM_BWD_SLOT(NA - 1, i, q) * BLOCK + threadIdx.x];
+                    float a[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ab[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                    if (SA) { /* four slots of dw (and db): read once, written once */
+                        const float4 t = *pw;
+                        a[0] = t.x, a[1] = t.y, a[2] = t.z, a[3] = t.w;
+                        if (NA > 1) {
+                            const float4 tb = *pb;
+                            ab[0] = tb.x, ab[1] = tb.y, ab[2] = tb.z, ab[3] = tb.w;
                         }
-                __syncthreads();
-            }
-            float *part = pbase + (uint64_t)blockIdx.x * g.cols;
-            for (unsigned sl = threadIdx.x; sl < 32u * VPT * VE; sl += BLOCK) {
-                const int64_t c = (int64_t)(sl / VE) * VE + (int64_t)(sl % VE) - (int64_t)g.o; /* vector sl / VE */
-                if (c >= 0 && (uint64_t)c < g.cols)
-                    part[c] = comb[sl];
-            }
-        } else {
-            float *part = pbase + team * g.cols;
+                    }
 #pragma unroll
-            for (int i = 0; i < VPT; i++) {
-                const uint64_t vi = tl + (uint64_t)i * T;
-#pragma unroll
-                for (int k = 0; k < VE; k++) {
-                    const int64_t c = (int64_t)(vi * VE + k) - (int64_t)g.o;
-                    if (vi < nvv && c >= 0 && (uint64_t)c < g.cols)
-                        part[c] = acc[s][i][k];
+                    for (int h = 0; h < 4; h++) { /* dw += u v, db += dy (masked columns add 0) */
+                        const int e = 4 * q + h;
+                        const float xk = norm_el<DT>(xv[i], e), dk = norm_el<DT>(dv[i], e);
+                        float u, v;
+                        if (MODE == NORM_LN) {
+                            const float xh = (xk - mu) * rs;
+                            f[e] = fmaf(-xh, c, wf[e] * dk - c1) * rs;
+                            u = dk;
+                            v = xh;
+                        } else {
+                            f[e] = fmaf(-xk, c, rs * (wf[e] * dk));
+                            u = dk * rs;
+                            v = xk;
+                        }
+                        float &sw = SA ? a[h] : acc[0][i][e];
+                        sw = fmaf(u, v, sw);
+                        if (NA > 1) {
+                            float &sb = SA ? ab[h] : acc[NA - 1][i][e];
+                            sb += dk;
+                        }
+                    }
+                    if (SA) {
+                        *pw = make_float4(a[0], a[1], a[2], a[3]);
+                        if (NA > 1)
+                            *pb = make_float4(ab[0], ab[1], ab[2], ab[3]);
+                    }
                 }
+                norm_stv<DT>(dx0, g.o, g.cols, vi, f);
             }
         }
+        /* the round's partial row (zeros where this block had no rows in it) */
+        norm_bwd_flush<DT, BLOCK, TEAM, VPT, SA, NA>(g, acc, sacc, pr0 + j * per_round, tl, T, nvv);
     }
 }
+#undef NORM_BWD_SLOT
 
 struct norm_bwd_cfg {
     const void *fn;
     unsigned block, cl;
     bool warp;
+    size_t smem; /* regs_pf: the partials' dynamic shared memory, bytes */
 };
 
 #define NORM_BK(B, T, C, V, P) (const void *)norm_bwd_regs<DT, WT, B, T, C, V, P, MODE>
 
 template <int MODE> struct norm_bwd_pick_m {
     template <int DT, int WT> struct at {
-        static bool run(uint64_t nvv, bool pf, norm_bwd_cfg *c)
+        static bool run(uint64_t nvv, int pf, norm_bwd_cfg *c)
         {
             c->block = 512;
             c->cl = 1;
             c->warp = true;
-            if (pf) { /* regs_pf (NORM_RMS): 256-thread warp blocks, else 4 vectors a thread */
-                if (MODE != NORM_RMS)
-                    return false;
+            c->smem = 0;
+            if (pf == NORM_BWD_PF) { /* regs_pf: 256-thread warp blocks, else 4 vectors a thread */
                 c->block = 256;
                 if (nvv <= 32)
-                    c->fn = NORM_BK(256, 32, 1, 1, true);
+                    c->fn = NORM_BK(256, 32, 1, 1, NORM_BWD_PF);
                 else if (nvv <= 64)
-                    c->fn = NORM_BK(256, 32, 1, 2, true);
+                    c->fn = NORM_BK(256, 32, 1, 2, NORM_BWD_PF);
                 else if (nvv <= 128)
-                    c->fn = NORM_BK(256, 32, 1, 4, true);
+                    c->fn = NORM_BK(256, 32, 1, 4, NORM_BWD_PF);
                 else {
                     c->warp = false;
                     if (nvv <= 256)
-                        c->fn = NORM_BK(64, 0, 1, 4, true), c->block = 64;
+                        c->fn = NORM_BK(64, 0, 1, 4, NORM_BWD_PF), c->block = 64;
                     else if (nvv <= 512)
-                        c->fn = NORM_BK(128, 0, 1, 4, true), c->block = 128;
+                        c->fn = NORM_BK(128, 0, 1, 4, NORM_BWD_PF), c->block = 128;
                     else if (nvv <= 1024)
-                        c->fn = NORM_BK(256, 0, 1, 4, true);
+                        c->fn = NORM_BK(256, 0, 1, 4, NORM_BWD_PF);
                     else if (nvv <= 2048)
-                        c->fn = NORM_BK(256, 0, 2, 4, true), c->cl = 2;
+                        c->fn = NORM_BK(256, 0, 2, 4, NORM_BWD_PF), c->cl = 2;
                     else if (nvv <= 4096)
-                        c->fn = NORM_BK(256, 0, 4, 4, true), c->cl = 4;
+                        c->fn = NORM_BK(256, 0, 4, 4, NORM_BWD_PF), c->cl = 4;
                     else if (nvv <= 8192)
-                        c->fn = NORM_BK(256, 0, 8, 4, true), c->cl = 8;
+                        c->fn = NORM_BK(256, 0, 8, 4, NORM_BWD_PF), c->cl = 8;
                     else
                         return false;
                 }
+                const size_t na = MODE == NORM_LN ? 2 : 1, vpt = nvv <= 32 ? 1 : nvv <= 64 ? 2 : 4;
+                c->smem = na * vpt * (16 / sizeof(typename sl_dt<DT>::raw)) * c->block * sizeof(float);
                 return true;
             }
+            const bool sm = pf == NORM_BWD_SM; /* regs_sm: regs's table, warp teams (<= 128 vectors) as regs */
             if (nvv <= 32)
-                c->fn = NORM_BK(512, 32, 1, 1, false);
+                c->fn = NORM_BK(512, 32, 1, 1, NORM_BWD_REGS);
             else if (nvv <= 64)
-                c->fn = NORM_BK(512, 32, 1, 2, false);
+                c->fn = NORM_BK(512, 32, 1, 2, NORM_BWD_REGS);
             else if (nvv <= 128)
-                c->fn = NORM_BK(512, 32, 1, 4, false);
+                c->fn = NORM_BK(512, 32, 1, 4, NORM_BWD_REGS);
             else {
                 c->warp = false;
                 c->block = 256;
                 if (nvv <= 256)
-                    c->fn = NORM_BK(256, 0, 1, 1, false);
+                    c->fn = sm ? NORM_BK(256, 0, 1, 1, NORM_BWD_SM) : NORM_BK(256, 0, 1, 1, NORM_BWD_REGS);
                 else if (nvv <= 512)
-                    c->fn = NORM_BK(256, 0, 1, 2, false);
+                    c->fn = sm ? NORM_BK(256, 0, 1, 2, NORM_BWD_SM) : NORM_BK(256, 0, 1, 2, NORM_BWD_REGS);
                 else if (nvv <= 1024)
-                    c->fn = NORM_BK(256, 0, 1, 4, false);
+                    c->fn = sm ? NORM_BK(256, 0, 1, 4, NORM_BWD_SM) : NORM_BK(256, 0, 1, 4, NORM_BWD_REGS);
                 else if (nvv <= 2048)
-                    c->fn = NORM_BK(256, 0, 2, 4, false), c->cl = 2;
+                    c->fn = sm ? NORM_BK(256, 0, 2, 4, NORM_BWD_SM) : NORM_BK(256, 0, 2, 4, NORM_BWD_REGS), c->cl = 2;
                 else if (nvv <= 4096)
-                    c->fn = NORM_BK(256, 0, 4, 4, false), c->cl = 4;
+                    c->fn = sm ? NORM_BK(256, 0, 4, 4, NORM_BWD_SM) : NORM_BK(256, 0, 4, 4, NORM_BWD_REGS), c->cl = 4;
                 else if (nvv <= 8192)
-                    c->fn = NORM_BK(256, 0, 8, 4, false), c->cl = 8;
+                    c->fn = sm ? NORM_BK(256, 0, 8, 4, NORM_BWD_SM) : NORM_BK(256, 0, 8, 4, NORM_BWD_REGS), c->cl = 8;
                 else if (nvv <= 16384)
-                    c->fn = NORM_BK(512, 0, 8, 4, false), c->cl = 8, c->block = 512;
+                    c->fn = sm ? NORM_BK(512, 0, 8, 4, NORM_BWD_SM) : NORM_BK(512, 0, 8, 4, NORM_BWD_REGS), c->cl = 8,
+                    c->block = 512;
                 else
                     return false;
+                const size_t na = MODE == NORM_LN ? 2 : 1, vpt = nvv <= 256 ? 1 : nvv <= 512 ? 2 : 4;
+                if (sm) /* regs_sm: the block and cluster teams */
+                    c->smem = na * vpt * (16 / sizeof(typename sl_dt<DT>::raw)) * c->block * sizeof(float);
             }
             return true;
         }
@@ -300,7 +381,7 @@ template <int MODE> struct norm_bwd_pick_m {
  * bytes, or one row), the row within a team's registers (clusters on
  * sm_90+ only). */
 template <int MODE>
-static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, bool pf, norm_bwd_cfg *c, uint32_t *o)
+static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, int pf, norm_bwd_cfg *c, uint32_t *o)
 {
     const uintptr_t ux = (uintptr_t)a->buf[ix], ud = (uintptr_t)a->buf[idy], uo = (uintptr_t)a->buf[idx];
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
@@ -322,24 +403,125 @@ static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, bo
     return ok && (c->cl == 1 || norm_clusters());
 }
 
-/* The partial rows a launch forms: blocks (warp teams) or teams (block /
- * cluster teams), what the SMs hold at once, at least rows / 256 teams'
- * worth, at most sl_norm_dw_partials. 0 and an error on failure. */
-static inline uint64_t norm_bwd_partials(const norm_bwd_cfg *c, uint64_t rows, uint64_t cols)
+/* The teams a launch holds at once: the occupancy API's blocks per SM x
+ * SMs / CL, or for clusters its active clusters: a cluster's blocks share
+ * one GPC, so SMs x blocks per SM / CL overcounts, and a persistent grid
+ * of that many clusters ran a second wave (issue 32: 33 clusters of 8 at
+ * 8192 x 65536 where the H100 holds 30; docs/ladder.md). Kernels whose
+ * shared memory passes 48 KiB are opted in first. Cached per device and
+ * kernel (as norm_sms), so that a call (and a graph capture) costs no
+ * query after the first. */
+static inline uint64_t norm_bwd_resident(const norm_bwd_cfg *c)
 {
-    const uint64_t rpb = c->warp ? c->block / 32 : 1; /* teams a block (warp) or per team */
+    enum { NC = 64 };
+    static const void *fns[SL_MAX_DEVICES][NC];
+    static uint64_t res[SL_MAX_DEVICES][NC];
+    static std::mutex mu;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
+        dev = -1;
+    if (dev >= 0) {
+        std::lock_guard<std::mutex> lk(mu);
+        for (int i = 0; i < NC && fns[dev][i]; i++)
+            if (fns[dev][i] == c->fn)
+                return res[dev][i];
+    }
+    if (c->smem > 48 * 1024 &&
+        cudaFuncSetAttribute(c->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem) != cudaSuccess)
+        (void)cudaGetLastError(); /* the launch reports it */
     int nb = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, c->fn, (int)c->block, 0) != cudaSuccess)
-        nb = 1;
-    const uint64_t resident = (uint64_t)(nb > 0 ? nb : 1) * (uint64_t)norm_sms() / c->cl;
-    const uint64_t need = (rows + rpb - 1) / rpb; /* one row per team */
-    const uint64_t least = (rows + rpb * SL_NORM_DW_ROWS - 1) / (rpb * SL_NORM_DW_ROWS);
-    uint64_t P = need < resident ? need : resident;
-    P = P < least ? least : P;
-    const uint64_t most = sl_norm_dw_partials(rows, cols);
-    if (P > most)
-        P = most;
-    return P ? P : 1;
+    uint64_t r = 0;
+    if (c->cl > 1) {
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(c->cl);
+        cfg.blockDim = dim3(c->block);
+        cfg.dynamicSmemBytes = c->smem;
+        cudaLaunchAttribute attr[1] = {};
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = c->cl;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        if (cudaOccupancyMaxActiveClusters(&nb, c->fn, &cfg) == cudaSuccess && nb > 0)
+            r = (uint64_t)nb;
+        else
+            (void)cudaGetLastError();
+    }
+    if (!r) {
+        nb = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, c->fn, (int)c->block, c->smem) != cudaSuccess)
+            (void)cudaGetLastError();
+        r = (uint64_t)(nb > 0 ? nb : 1) * (uint64_t)norm_sms() / c->cl;
+        r = r ? r : 1;
+    }
+    if (dev >= 0) {
+        std::lock_guard<std::mutex> lk(mu);
+        for (int i = 0; i < NC; i++)
+            if (!fns[dev][i] || fns[dev][i] == c->fn) {
+                res[dev][i] = r;
+                fns[dev][i] = c->fn;
+                break;
+            }
+    }
+    return r;
+}
+
+/* A launch's grid: per_round teams (blocks of warp teams, or block /
+ * cluster teams), each writing one partial row per round of 256 of its
+ * rows (norm_bwd_regs), nflush rounds: P = per_round x nflush partial
+ * rows, at most sl_norm_dw_partials. per_round is what the SMs hold at
+ * once (a persistent grid with no second wave), fewer where P would pass
+ * that bound, or where the environment's SL_NORM_BWD_TEAMS (a positive
+ * integer: the tests' hook, so that a team owns more than 256 rows at
+ * small shapes) asks for fewer. */
+struct norm_bwd_grid {
+    uint64_t per_round, P, blocks;
+};
+
+static inline norm_bwd_grid norm_bwd_grid_of(const norm_bwd_cfg *c, uint64_t rows, uint64_t cols)
+{
+    const uint64_t rpb = c->warp ? c->block / 32 : 1; /* rows a block (warp teams) or team takes a step */
+    const uint64_t need = (rows + rpb - 1) / rpb, most = sl_norm_dw_partials(rows, cols);
+    uint64_t p = norm_bwd_resident(c);
+    p = p < need ? p : need;
+    const char *cap = getenv("SL_NORM_BWD_TEAMS");
+    if (cap && atoi(cap) > 0 && (uint64_t)atoi(cap) < p)
+        p = (uint64_t)atoi(cap);
+    p = p ? p : 1;
+    for (;; p--) { /* a team's rows: ceil(rows / (p rpb)), in rounds of 256 */
+        const uint64_t nflush = ((rows + p * rpb - 1) / (p * rpb) + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS;
+        if (p * nflush <= most || p == 1) {
+            const norm_bwd_grid o = {p, p * nflush, p * c->cl};
+            return o;
+        }
+    }
+}
+
+/* Launch a configuration on grid gr (norm_bwd_resident opted the kernel in
+ * to dynamic shared memory above 48 KiB). */
+static inline sl_status norm_bwd_launch(const norm_bwd_cfg *c, const norm_bwd_grid *gr, norm_bwd_geo *g, void *stream)
+{
+    if (gr->blocks > 0x7fffffffu)
+        return sl_fail(SL_ERR_UNSUPPORTED, "norm backward: a grid of %llu blocks", (unsigned long long)gr->blocks);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)gr->blocks);
+    cfg.blockDim = dim3(c->block);
+    cfg.dynamicSmemBytes = c->smem;
+    cfg.stream = (cudaStream_t)stream;
+    cudaLaunchAttribute attr[1] = {};
+    if (c->cl > 1) {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = c->cl;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    void *params[] = {g};
+    SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, c->fn, params));
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
 }
 
 #endif /* SL_NORM_BWD_CUH */

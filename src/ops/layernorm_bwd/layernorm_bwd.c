@@ -232,9 +232,22 @@ static const sl_variant variants[] = {
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_regs), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .insts_per_elem = 9},
+    {.name = "regs_pf", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs with the next row's x and dy loaded before this row's two reductions, dw and db partials in "
+                  "shared memory (float4 slots), 4 vectors a thread (blocks of 64-256, clusters of 2-8)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_regs_pf), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .smem_bytes_per_elem = 16, .insts_per_elem = 10},
+    {.name = "regs_sm", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs with the dw and db partials in shared memory (float4 slots), no prefetch: ~64 registers, "
+                  "3-4 blocks of 256 a SM (block and cluster teams; warp teams as regs)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_regs_sm), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .smem_bytes_per_elem = 16, .insts_per_elem = 9},
     {.name = "sl_layernorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_layernorm_bwd(): regs where x, dy, dx share one offset for every row and the row fits, "
-                  "else block",
+     .technique = "public sl_layernorm_bwd(): by row length in 16-byte vectors, regs_pf (16-bit, >= 1024 rows: "
+                  "<= 128), regs (129-256, 513-1024) or regs_sm (257-512, > 1024), where x, dy, dx share one offset "
+                  "for every row and the row fits; else block",
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_api), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .insts_per_elem = 9},

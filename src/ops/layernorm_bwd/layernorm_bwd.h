@@ -32,6 +32,8 @@ size_t sl_layernorm_bwd_ws(uint64_t rows, uint64_t cols);
 
 sl_status sl_cuda_layernorm_bwd_block(const sl_args *a);
 sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a);
+sl_status sl_cuda_layernorm_bwd_regs_pf(const sl_args *a);
+sl_status sl_cuda_layernorm_bwd_regs_sm(const sl_args *a);
 sl_status sl_cuda_layernorm_bwd_api(const sl_args *a);
 
 #ifdef __cplusplus

@@ -233,9 +233,16 @@ static const sl_variant variants[] = {
      .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_regs_pf), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .smem_bytes_per_elem = 8, .insts_per_elem = 7},
+    {.name = "regs_sm", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regs with the dw partials in shared memory (float4 slots), no prefetch: ~64 registers, 4 blocks "
+                  "of 256 a SM, twice regs's rows in flight (block and cluster teams; warp teams as regs)",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_regs_sm), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .smem_bytes_per_elem = 8, .insts_per_elem = 6},
     {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_rmsnorm_bwd(): regs_pf (16-bit, but rows of 129-256 vectors) or regs where x, dy, dx "
-                  "share one offset for every row and the row fits, else block",
+     .technique = "public sl_rmsnorm_bwd(): by row length in 16-byte vectors, regs_pf (16-bit, >= 1024 rows: <= 128, "
+                  "1025-2048), regs (129-256, 513-1024) or regs_sm (257-512, > 1024), where x, dy, dx share one "
+                  "offset for every row and the row fits; else block",
      .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_api), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .insts_per_elem = 6},

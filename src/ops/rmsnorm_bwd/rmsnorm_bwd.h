@@ -33,6 +33,7 @@ sl_status sl_cuda_rmsnorm_bwd_naive(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_block(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_regs_sm(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a);
 
 /* dw's column pass (the naive and block rungs): part[c][j] = sum over rows
@@ -41,6 +42,9 @@ sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a);
 sl_status sl_cuda_rmsnorm_dw_cols(const sl_args *a);
 /* dw[j] = sum_p part[p][j] (fp64, in p order), rounded into wt. */
 sl_status sl_cuda_norm_dw_finish(const float *part, uint64_t P, uint64_t cols, void *dw, sl_dtype wt, void *stream);
+/* Both of layernorm's in one launch: dw from part, db from partb. */
+sl_status sl_cuda_norm_dwdb_finish(const float *part, const float *partb, uint64_t P, uint64_t cols, void *dw,
+                                   void *db, sl_dtype wt, void *stream);
 
 #ifdef __cplusplus
 }

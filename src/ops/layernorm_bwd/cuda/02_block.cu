@@ -84,9 +84,8 @@ template <int DT, int WT> struct ln_bwd_block_run {
         ln_dwdb_cols<DT><<<grid, 256, 0, s>>>(g.x, g.dy, g.mean, g.rstd, g.part, g.partb, g.rows, g.cols, g.ld);
         SL_CUDA_LAUNCHED();
         const sl_dtype wt = norm_wdtype(a, SL_LNB_W);
-        sl_status st = sl_cuda_norm_dw_finish(g.part, P, g.cols, a->buf[SL_LNB_DW], wt, a->stream);
-        if (st == SL_OK)
-            st = sl_cuda_norm_dw_finish(g.partb, P, g.cols, a->buf[SL_LNB_DB], wt, a->stream);
+        sl_status st =
+            sl_cuda_norm_dwdb_finish(g.part, g.partb, P, g.cols, a->buf[SL_LNB_DW], a->buf[SL_LNB_DB], wt, a->stream);
         if (st != SL_OK)
             return st;
         ln_bwd_block<DT, WT><<<smx_row_grid(g.rows), LB, 0, s>>>(g);

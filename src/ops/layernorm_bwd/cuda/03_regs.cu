@@ -4,9 +4,14 @@
  * sums (sum g and sum g xh) where rmsnorm has one; per thread two partial
  * accumulators (dw and db) across the rows its team owns, written as two
  * partial rows (the workspace's two halves) and finished in fp64 in order
- * (rmsnorm_bwd's dw.cu): deterministic. No prefetching rung yet: regs_pf
- * keeps rmsnorm's partials in shared memory, and two of them (dw, db) at
- * rmsnorm_bwd's 256 x 4 x 8 slots exceed a block's 48 KiB static limit.
+ * (rmsnorm_bwd's dw.cu, both sums in one launch): deterministic.
+ *
+ * Third session: regs_pf (the next row prefetched) and regs_sm (no
+ * prefetch) with both partial sets in dynamic shared memory (64 KiB a
+ * block of 256 at 4 vectors of 8: above the 48 KiB static limit, so
+ * opted in). Measured (H100, bf16, fraction of the copy; docs/ladder.md):
+ * regs_pf 0.869 at N = 1024 (regs 0.674), regs_sm 0.894 at 4096 (regs
+ * 0.805), 0.674 at 16384 and 0.627 at 65536 (regs 0.590, 0.501).
  *
  * Expectation: rmsnorm_bwd's regs measured 0.74-0.86 of the copy at N <=
  * 8192 bf16 and 0.45-0.60 with clusters (first H200 session); the second
@@ -20,41 +25,53 @@
 static sl_status lnb_launch(const sl_args *a, const norm_bwd_cfg *c, uint32_t o)
 {
     const uint64_t rows = a->shape.rows, cols = a->shape.cols, Pm = sl_norm_dw_partials(rows, cols);
-    const uint64_t P = norm_bwd_partials(c, rows, cols);
-    if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || P > Pm || P * c->cl > 0x7fffffffu)
+    const norm_bwd_grid gr = norm_bwd_grid_of(c, rows, cols);
+    if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || gr.P > Pm)
         return sl_fail(SL_ERR_INVALID_ARG, "layernorm_bwd regs: workspace of %zu bytes for %llu partials of %llu",
-                       a->workspace_bytes, (unsigned long long)P, (unsigned long long)cols);
+                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)cols);
     norm_bwd_geo g = {a->buf[SL_LNB_X], a->buf[SL_LNB_DY], a->buf[SL_LNB_W], (const float *)a->buf[SL_LNB_MEAN],
                       (const float *)a->buf[SL_LNB_RSTD], a->buf[SL_LNB_DX], (float *)a->workspace,
                       (float *)a->workspace + Pm * cols, rows, cols, a->shape.ld ? a->shape.ld : cols, o};
-    void *params[] = {&g};
-    sl_status st = norm_launch(c->fn, (unsigned)(P * c->cl), c->block, c->cl, params, a->stream);
-    const sl_dtype wt = norm_wdtype(a, SL_LNB_W);
-    if (st == SL_OK)
-        st = sl_cuda_norm_dw_finish(g.part, P, cols, a->buf[SL_LNB_DW], wt, a->stream);
-    if (st == SL_OK)
-        st = sl_cuda_norm_dw_finish(g.partb, P, cols, a->buf[SL_LNB_DB], wt, a->stream);
-    return st;
+    sl_status st = norm_bwd_launch(c, &gr, &g, a->stream);
+    if (st != SL_OK)
+        return st;
+    return sl_cuda_norm_dwdb_finish(g.part, g.partb, gr.P, cols, a->buf[SL_LNB_DW], a->buf[SL_LNB_DB],
+                                    norm_wdtype(a, SL_LNB_W), a->stream);
 }
 
-static bool lnb_fits(const sl_args *a, norm_bwd_cfg *c, uint32_t *o)
+static bool lnb_fits(const sl_args *a, int pf, norm_bwd_cfg *c, uint32_t *o)
 {
-    return norm_bwd_fits<NORM_LN>(a, SL_LNB_X, SL_LNB_DY, SL_LNB_DX, SL_LNB_W, false, c, o);
+    return norm_bwd_fits<NORM_LN>(a, SL_LNB_X, SL_LNB_DY, SL_LNB_DX, SL_LNB_W, pf, c, o);
 }
 
-extern "C" sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a)
+static sl_status lnb_rung(const sl_args *a, int pf, const char *who)
 {
-    sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", "regs");
+    sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     norm_bwd_cfg c;
     uint32_t o;
-    if (!lnb_fits(a, &c, &o))
+    if (!lnb_fits(a, pf, &c, &o))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "layernorm_bwd regs: x, dy and dx at different offsets modulo 16 bytes, rows at different "
+                       "layernorm_bwd %s: x, dy and dx at different offsets modulo 16 bytes, rows at different "
                        "offsets, or a row of %llu elements beyond a cluster's registers: the block rung runs it",
-                       (unsigned long long)a->shape.cols);
+                       who, (unsigned long long)a->shape.cols);
     return lnb_launch(a, &c, o);
+}
+
+extern "C" sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a)
+{
+    return lnb_rung(a, NORM_BWD_REGS, "regs");
+}
+
+extern "C" sl_status sl_cuda_layernorm_bwd_regs_pf(const sl_args *a)
+{
+    return lnb_rung(a, NORM_BWD_PF, "regs_pf");
+}
+
+extern "C" sl_status sl_cuda_layernorm_bwd_regs_sm(const sl_args *a)
+{
+    return lnb_rung(a, NORM_BWD_SM, "regs_sm");
 }
 
 extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
@@ -64,7 +81,15 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
         return st;
     norm_bwd_cfg c;
     uint32_t o;
-    if (lnb_fits(a, &c, &o))
+    /* The rung measured best at each row length (H100, bf16, docs/ladder.md,
+     * third session): regs_pf for 16-bit rows of <= 128 vectors at >= 1024
+     * rows, regs for 129-256 and 513-1024, regs_sm for 257-512 and beyond
+     * 1024 (where layernorm's two accumulators leave regs 2 blocks a SM). */
+    const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
+    const uint64_t nvv = (((uintptr_t)a->buf[SL_LNB_X] & 15u) / es + a->shape.cols + ve - 1) / ve;
+    const bool pf = a->dtype != SL_F32 && a->shape.rows >= 1024 && nvv <= 128;
+    const int form = pf ? NORM_BWD_PF : nvv > 256 && !(nvv > 512 && nvv <= 1024) ? NORM_BWD_SM : NORM_BWD_REGS;
+    if (lnb_fits(a, form, &c, &o) || (form != NORM_BWD_REGS && lnb_fits(a, NORM_BWD_REGS, &c, &o)))
         return lnb_launch(a, &c, o);
     return sl_cuda_layernorm_bwd_block(a);
 }

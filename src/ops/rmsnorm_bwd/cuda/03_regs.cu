@@ -32,6 +32,14 @@
  * clusters (first H200 call): the reduction and the cluster barriers
  * stall the SM's 1-2 blocks. Expectation: those stalls hidden, the
  * cluster rows near the block rows, ~0.9 of the copy.
+ *
+ * Third session (docs/ladder.md): the grid counted 33 resident clusters of
+ * 8 where the H100 holds 30 (a second wave: 0.45 of the copy at 8192 x
+ * 65536); with cudaOccupancyMaxActiveClusters and a partial row per 256
+ * rows a team, regs reached 0.667 there. Rung 5 (regs_sm): the partials in
+ * shared memory without the prefetch, 80 registers, 3 blocks of 256 a SM
+ * (1.5x regs's rows in flight at 4 vectors a thread): 0.744 at 65536, 0.94
+ * at 4096 (as regs); regs_pf stays best at 1024 (0.862) and 16384 (0.815).
  */
 #include "norm_bwd.cuh"
 #include "rmsnorm_bwd.cuh"
@@ -41,7 +49,7 @@
  * session, the RMS path unchanged). */
 typedef norm_bwd_cfg rmsb_cfg;
 
-static bool rmsb_fits(const sl_args *a, bool pf, rmsb_cfg *c, uint32_t *o)
+static bool rmsb_fits(const sl_args *a, int pf, rmsb_cfg *c, uint32_t *o)
 {
     return norm_bwd_fits<NORM_RMS>(a, SL_RMSB_X, SL_RMSB_DY, SL_RMSB_DX, SL_RMSB_W, pf, c, o);
 }
@@ -50,15 +58,14 @@ static sl_status rmsb_launch(const sl_args *a, const rmsb_cfg *c, uint32_t o)
 {
     const rmsb_geo r = rmsb_geo_of(a, o);
     norm_bwd_geo g = {r.x, r.dy, r.w, NULL, r.rstd, r.dx, r.part, NULL, r.rows, r.cols, r.ld, o};
-    const uint64_t P = norm_bwd_partials(c, g.rows, g.cols);
-    if (a->workspace_bytes < P * g.cols * sizeof(float) || P * c->cl > 0x7fffffffu)
+    const norm_bwd_grid gr = norm_bwd_grid_of(c, g.rows, g.cols);
+    if (a->workspace_bytes < gr.P * g.cols * sizeof(float))
         return sl_fail(SL_ERR_INVALID_ARG, "rmsnorm_bwd regs: workspace of %zu bytes for %llu dw partials of %llu",
-                       a->workspace_bytes, (unsigned long long)P, (unsigned long long)g.cols);
-    void *params[] = {&g};
-    sl_status st = norm_launch(c->fn, (unsigned)(P * c->cl), c->block, c->cl, params, a->stream);
+                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)g.cols);
+    sl_status st = norm_bwd_launch(c, &gr, &g, a->stream);
     if (st != SL_OK)
         return st;
-    return sl_cuda_norm_dw_finish(g.part, P, g.cols, a->buf[SL_RMSB_DW], norm_wdtype(a, SL_RMSB_W), a->stream);
+    return sl_cuda_norm_dw_finish(g.part, gr.P, g.cols, a->buf[SL_RMSB_DW], norm_wdtype(a, SL_RMSB_W), a->stream);
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
@@ -68,19 +75,21 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
         return st;
     rmsb_cfg c;
     uint32_t o;
-    /* regs_pf for bf16 / f16 at 1024 rows and more, except rows of 129-256
-     * vectors (N = 2048); regs for f32, there, and for few rows (decode:
-     * 9.9 against 12.0 us at 1 x 4096) (second H200 call: docs/ladder.md) */
+    /* The rung measured best at each row length (vectors of 16 bytes; H100,
+     * bf16, docs/ladder.md, third session): regs_pf for 16-bit rows of <= 128
+     * vectors and of 1025-2048 (clusters of 2) at >= 1024 rows, regs for
+     * 129-256 and 513-1024, regs_sm for 257-512 and beyond 1024 (beyond 2048
+     * where regs_pf does not apply). */
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t nvv = (((uintptr_t)a->buf[SL_RMSB_X] & 15u) / es + a->shape.cols + ve - 1) / ve; /* as rmsb_fits */
-    if (a->dtype != SL_F32 && a->shape.rows >= 1024 && !(nvv > 128 && nvv <= 256) && rmsb_fits(a, true, &c, &o))
-        return rmsb_launch(a, &c, o);
-    if (rmsb_fits(a, false, &c, &o))
+    const bool pf = a->dtype != SL_F32 && a->shape.rows >= 1024 && (nvv <= 128 || (nvv > 1024 && nvv <= 2048));
+    const int form = pf ? NORM_BWD_PF : nvv > 256 && !(nvv > 512 && nvv <= 1024) ? NORM_BWD_SM : NORM_BWD_REGS;
+    if (rmsb_fits(a, form, &c, &o) || (form != NORM_BWD_REGS && rmsb_fits(a, NORM_BWD_REGS, &c, &o)))
         return rmsb_launch(a, &c, o);
     return sl_cuda_rmsnorm_bwd_block(a);
 }
 
-static sl_status rmsb_rung(const sl_args *a, bool pf, const char *who)
+static sl_status rmsb_rung(const sl_args *a, int pf, const char *who)
 {
     sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
@@ -97,10 +106,15 @@ static sl_status rmsb_rung(const sl_args *a, bool pf, const char *who)
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a)
 {
-    return rmsb_rung(a, false, "regs");
+    return rmsb_rung(a, NORM_BWD_REGS, "regs");
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a)
 {
-    return rmsb_rung(a, true, "regs_pf");
+    return rmsb_rung(a, NORM_BWD_PF, "regs_pf");
+}
+
+extern "C" sl_status sl_cuda_rmsnorm_bwd_regs_sm(const sl_args *a)
+{
+    return rmsb_rung(a, NORM_BWD_SM, "regs_sm");
 }

@@ -55,40 +55,50 @@ extern "C" sl_status sl_cuda_rmsnorm_dw_cols(const sl_args *a)
  * warp), 32 groups of partials (threadIdx.y: partials y, y + 32, ...),
  * each summed in fp64 in order, then the 32 groups in order by the first
  * row of threads. P / 32 dependent loads per thread at most: a few
- * microseconds even where P ~ 500 and cols = 1024 (32 blocks). */
+ * microseconds even where P ~ 500 and cols = 1024 (32 blocks). Grid row
+ * blockIdx.y: the first sum (part into dw) or the second (partb into db),
+ * so that layernorm's two finish in one launch. */
 template <int WT>
-static __global__ void __launch_bounds__(1024) dw_finish(const float *part, uint64_t P, uint64_t cols, void *dw)
+static __global__ void __launch_bounds__(1024)
+    dw_finish(const float *part, const float *partb, uint64_t P, uint64_t cols, void *dw, void *db)
 {
     __shared__ double s[32][33];
+    const float *pp = blockIdx.y ? partb : part;
     const uint64_t j = (uint64_t)blockIdx.x * 32 + threadIdx.x;
     double t = 0.0;
     if (j < cols)
         for (uint64_t p = threadIdx.y; p < P; p += 32)
-            t += (double)part[p * cols + j];
+            t += (double)pp[p * cols + j];
     s[threadIdx.y][threadIdx.x] = t;
     __syncthreads();
     if (threadIdx.y == 0 && j < cols) {
         double u = 0.0;
         for (int y = 0; y < 32; y++)
             u += s[y][threadIdx.x];
-        ((typename sl_dt<WT>::raw *)dw)[j] = sl_dt<WT>::store((float)u);
+        ((typename sl_dt<WT>::raw *)(blockIdx.y ? db : dw))[j] = sl_dt<WT>::store((float)u);
     }
+}
+
+extern "C" sl_status sl_cuda_norm_dwdb_finish(const float *part, const float *partb, uint64_t P, uint64_t cols,
+                                              void *dw, void *db, sl_dtype wt, void *stream)
+{
+    const uint64_t blocks = (cols + 31) / 32;
+    if (blocks > 0x7fffffffu)
+        return sl_fail(SL_ERR_UNSUPPORTED, "norm dw: %llu columns", (unsigned long long)cols);
+    dim3 grid((unsigned)blocks, partb ? 2u : 1u), block(32, 32);
+    cudaStream_t s = (cudaStream_t)stream;
+    if (wt == SL_F32)
+        dw_finish<SL_F32><<<grid, block, 0, s>>>(part, partb, P, cols, dw, db);
+    else if (wt == SL_BF16)
+        dw_finish<SL_BF16><<<grid, block, 0, s>>>(part, partb, P, cols, dw, db);
+    else
+        dw_finish<SL_F16><<<grid, block, 0, s>>>(part, partb, P, cols, dw, db);
+    SL_CUDA_LAUNCHED();
+    return SL_OK;
 }
 
 extern "C" sl_status sl_cuda_norm_dw_finish(const float *part, uint64_t P, uint64_t cols, void *dw, sl_dtype wt,
                                             void *stream)
 {
-    const uint64_t blocks = (cols + 31) / 32;
-    if (blocks > 0x7fffffffu)
-        return sl_fail(SL_ERR_UNSUPPORTED, "norm dw: %llu columns", (unsigned long long)cols);
-    dim3 block(32, 32);
-    cudaStream_t s = (cudaStream_t)stream;
-    if (wt == SL_F32)
-        dw_finish<SL_F32><<<(unsigned)blocks, block, 0, s>>>(part, P, cols, dw);
-    else if (wt == SL_BF16)
-        dw_finish<SL_BF16><<<(unsigned)blocks, block, 0, s>>>(part, P, cols, dw);
-    else
-        dw_finish<SL_F16><<<(unsigned)blocks, block, 0, s>>>(part, P, cols, dw);
-    SL_CUDA_LAUNCHED();
-    return SL_OK;
+    return sl_cuda_norm_dwdb_finish(part, NULL, P, cols, dw, NULL, wt, stream);
 }
