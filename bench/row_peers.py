@@ -244,18 +244,11 @@ def _sl_xent_bwd(sl, x, t, dloss):
 
 
 def _forward_on_side_stream(torch, fwd: Callable[[], Any]):
-    """fwd() run on a fresh non-default stream. Autograd runs each backward op on
-    the stream its forward op ran on, joined to the caller's stream by events.
-    Forward ops that ran on the legacy default stream put the backward there,
-    and the legacy stream cannot join a graph capture ("operation failed due to
-    a previous error during capture": the first device run, 2026-11-26); a side
-    stream joins it through those events."""
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        y = fwd()
-    torch.cuda.current_stream().wait_stream(s)
-    return y
+    """fwd() on a side stream, so that its backward can be captured (streamlab.bench's
+    helper; the first device run, 2026-11-26, failed every torch backward's capture
+    without it)."""
+    import streamlab.bench as slb
+    return slb._forward_on_side_stream(torch, fwd)
 
 
 def _grad_only(torch, loss, xg, dloss):

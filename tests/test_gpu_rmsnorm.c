@@ -15,35 +15,9 @@
 #include "norm_check.h"
 
 #include "gpu_common.h"
+#include "norm_rounds.h"
 
 #include <stdio.h>
-
-/* The backward's rounds (common/norm_bwd.cuh): SL_NORM_BWD_TEAMS caps a
- * launch's teams so that a team owns more than 256 rows and writes a
- * partial row per 256, and some blocks write a round of zeros (rows = 256
- * x teams + 1 for the warp teams' 2 blocks of 16, 1025 for 2 block teams).
- * Warp teams (64 columns), block teams (1500), clusters (20000); every
- * register rung and the public function. */
-static void t_rounds(sl_ctx *ctx, const sl_op_desc *op,
-                     void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
-{
-    static const ncase cs[] = {{8193, 64, 0, 0, 0, {K_RAND}, 1},
-                               {1025, 1500, 0, 0, 0, {K_RAND}, 1},
-                               {600, 20000, 0, 0, 0, {K_RAND}, 1}};
-    setenv("SL_NORM_BWD_TEAMS", "2", 1);
-    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
-        for (int d = 0; d < 2; d++) {
-            const sl_dtype dt = d ? SL_BF16 : SL_F32;
-            for (int k = 0; k < op->nvariants; k++) {
-                const sl_variant *v = &op->variants[k];
-                if (v->backend == SL_BACKEND_CUDA && v->kind == SL_KIND_RUNG && v->launch &&
-                    strncmp(v->name, "regs", 4) == 0)
-                    bwd(ctx, v, dt, dt, &cs[i], 0);
-            }
-            bwd(ctx, NULL, dt, dt, &cs[i], 0);
-        }
-    unsetenv("SL_NORM_BWD_TEAMS");
-}
 
 static void *d_alloc(size_t bytes)
 {
