@@ -146,6 +146,9 @@ _DECLS: Optional[Dict[str, List[Tuple[str, str]]]] = None
 # How each C parameter is filled: kind codes of _plan.
 _CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM, _BUFDT, _IDXT, _WS, _WSB = range(11)
 _WS_QUERY: Dict[str, Any] = {}
+# Integer C scalars (ctypes wraps an out-of-range int silently): the range each takes.
+_INT_RANGE = {"int": (-2**31, 2**31 - 1), "int32_t": (-2**31, 2**31 - 1), "int64_t": (-2**63, 2**63 - 1)}
+_INT_SCALARS: Dict[str, Dict[str, Tuple[int, int]]] = {}
 
 
 def _workspace_query(name: str):
@@ -204,6 +207,8 @@ def _plan(spec: OpSpec) -> List[Tuple[int, str]]:
             plan.append((_PTR, bufs[pname]))
         elif pname in spec.scalars:
             plan.append((_SCALAR, spec.scalars[pname]))
+            if ctype in _INT_RANGE:
+                _INT_SCALARS.setdefault(spec.name, {})[spec.scalars[pname]] = _INT_RANGE[ctype]
         elif pname in spec.fixed:
             plan.append((_FIXED, pname))
         elif ctype == "size_t":
@@ -290,6 +295,12 @@ def run(spec: OpSpec, values: Sequence[Any]):
         v = args.get(key) if kind == _SCALAR else 0
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError("streamlab.%s: %s must be a real number, got %s" % (spec.name, key, type(v).__name__))
+    for key, (lo, hi) in _INT_SCALARS.get(spec.name, {}).items():
+        v = args[key]
+        if not isinstance(v, numbers.Integral):
+            raise TypeError("streamlab.%s: %s must be an integer, got %s" % (spec.name, key, type(v).__name__))
+        if not lo <= v <= hi:
+            raise ValueError("streamlab.%s: %s = %d is outside the C type's range [%d, %d]" % (spec.name, key, v, lo, hi))
     first = args[spec.bufs[0].py]
     is_torch = torch is not None and isinstance(first, torch.Tensor)
     ptrs: Dict[str, int] = {}

@@ -356,3 +356,18 @@ def test_norm_backwards_on_two_streams():
         for (r1, l1), (r2, l2) in zip(got, alone):
             for a, b in zip(r1 + l1, r2 + l2):
                 assert torch.equal(a, b)
+
+
+@requires_torch
+def test_integer_scalars_checked():
+    """An integer C scalar gets an integer in its C type's range: ctypes would wrap 2**70
+    into some other ignore_index without a word."""
+    x, t = torch.randn(4, 8), torch.zeros(4, dtype=torch.long)
+    with pytest.raises(ValueError, match="ignore_index = 1180591620717411303424 is outside"):
+        sl.cross_entropy(x, t, ignore_index=2**70)
+    with pytest.raises(TypeError, match="ignore_index must be an integer"):
+        sl.cross_entropy(x, t, ignore_index=1.5)
+    with pytest.raises(TypeError, match="radius must be an integer"):
+        sl.stencil2d(torch.randn(16, 16), 1.5)
+    want = torch.nn.functional.cross_entropy(x.double(), t, ignore_index=-(2**63)).float()
+    torch.testing.assert_close(sl.cross_entropy(x, t, ignore_index=-(2**63)), want, rtol=1e-5, atol=0)
