@@ -92,11 +92,7 @@ def axpy(input: Array, other: Array, alpha: float) -> Array:
 def softmax(input: Array, dim: int = -1, *, out: Optional[Array] = None) -> Array:
     """Softmax over the last dimension (sl_softmax; dim must be the last one), in fp32,
     within 9.5e-7 relative of fp64 (+1 ulp for bf16 / f16). f32, bf16, f16. out may be input."""
-    shape = getattr(input, "shape", None)
-    if shape is None:
-        raise TypeError("streamlab.softmax: input must be a torch.Tensor, a NumPy array or an object with "
-                        "__dlpack__, got %s" % type(input).__name__)
-    nd = len(shape)
+    nd = len(_shape_of("softmax", input))
     if dim not in (-1, nd - 1):
         raise ValueError("streamlab.softmax: only the last dimension (dim=-1) is offered, got dim=%d" % dim)
     return _call("softmax", input, out)
@@ -155,11 +151,17 @@ def rms_norm(input: Array, normalized_shape: Sequence[int], weight: Optional[Arr
     return rms_norm_forward(input, weight, eps, out=out)[0]
 
 
-def _check_last_dim(fn: str, input: Array, normalized_shape: Sequence[int]) -> None:
+def _shape_of(fn: str, input: Array) -> Sequence[int]:
+    """input.shape, or the TypeError of an input that is no array (before any use of it)."""
     shape = getattr(input, "shape", None)
     if shape is None:
         raise TypeError("streamlab.%s: input must be a torch.Tensor, a NumPy array or an object with "
                         "__dlpack__, got %s" % (fn, type(input).__name__))
+    return shape
+
+
+def _check_last_dim(fn: str, input: Array, normalized_shape: Sequence[int]) -> None:
+    shape = _shape_of(fn, input)
     if tuple(normalized_shape) != tuple(shape[-1:]):
         raise ValueError("streamlab.%s: normalized_shape must be the last dimension %s, got %s"
                          % (fn, tuple(shape[-1:]), tuple(normalized_shape)))

@@ -146,9 +146,10 @@ _DECLS: Optional[Dict[str, List[Tuple[str, str]]]] = None
 # How each C parameter is filled: kind codes of _plan.
 _CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM, _BUFDT, _IDXT, _WS, _WSB = range(11)
 _WS_QUERY: Dict[str, Any] = {}
-# Integer C scalars (ctypes wraps an out-of-range int silently): the range each takes.
+# The range of each integer C scalar type (ctypes wraps an out-of-range int silently).
 _INT_RANGE = {"int": (-2**31, 2**31 - 1), "int32_t": (-2**31, 2**31 - 1), "int64_t": (-2**63, 2**63 - 1)}
-_INT_SCALARS: Dict[str, Dict[str, Tuple[int, int]]] = {}
+# Per op, made once by _plan: each scalar's Python name and, for an integer C type, its range.
+_SCALARS: Dict[str, List[Tuple[str, Optional[Tuple[int, int]]]]] = {}
 
 
 def _workspace_query(name: str):
@@ -207,8 +208,7 @@ def _plan(spec: OpSpec) -> List[Tuple[int, str]]:
             plan.append((_PTR, bufs[pname]))
         elif pname in spec.scalars:
             plan.append((_SCALAR, spec.scalars[pname]))
-            if ctype in _INT_RANGE:
-                _INT_SCALARS.setdefault(spec.name, {})[spec.scalars[pname]] = _INT_RANGE[ctype]
+            _SCALARS.setdefault(spec.name, []).append((spec.scalars[pname], _INT_RANGE.get(ctype)))
         elif pname in spec.fixed:
             plan.append((_FIXED, pname))
         elif ctype == "size_t":
@@ -291,16 +291,14 @@ def run(spec: OpSpec, values: Sequence[Any]):
     args = dict(zip(spec.params, values))
     if spec.check is not None:
         spec.check(args)
-    for kind, key in plan:
-        v = args.get(key) if kind == _SCALAR else 0
-        if isinstance(v, bool) or not isinstance(v, numbers.Real):
-            raise TypeError("streamlab.%s: %s must be a real number, got %s" % (spec.name, key, type(v).__name__))
-    for key, (lo, hi) in _INT_SCALARS.get(spec.name, {}).items():
+    for key, rng in _SCALARS.get(spec.name, ()):
         v = args[key]
-        if not isinstance(v, numbers.Integral):
-            raise TypeError("streamlab.%s: %s must be an integer, got %s" % (spec.name, key, type(v).__name__))
-        if not lo <= v <= hi:
-            raise ValueError("streamlab.%s: %s = %d is outside the C type's range [%d, %d]" % (spec.name, key, v, lo, hi))
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral if rng else numbers.Real):
+            raise TypeError("streamlab.%s: %s must be %s, got %s" % (
+                spec.name, key, "an integer" if rng else "a real number", type(v).__name__))
+        if rng and not rng[0] <= v <= rng[1]:
+            raise ValueError("streamlab.%s: %s = %d is outside the C type's range [%d, %d]"
+                             % (spec.name, key, v, rng[0], rng[1]))
     first = args[spec.bufs[0].py]
     is_torch = torch is not None and isinstance(first, torch.Tensor)
     ptrs: Dict[str, int] = {}
@@ -389,7 +387,7 @@ def run(spec: OpSpec, values: Sequence[Any]):
             cargs.append(spec.fixed[key])
     try:
         st = _BOUND[spec.name](*cargs)
-    except ctypes.ArgumentError as e:  # a scalar of the right kind but out of the C type's range
+    except ctypes.ArgumentError as e:  # a scalar the checks above let through that ctypes still refuses
         raise TypeError("streamlab.%s: %s" % (spec.name, e)) from None
     if st != 0:
         raise_status(st, "streamlab.%s (%s)" % (spec.name, spec.cfunc))
