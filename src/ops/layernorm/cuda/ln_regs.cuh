@@ -18,10 +18,10 @@ static inline sl_status ln_regs_launch(const sl_args *a, const norm_fwd_cfg *c)
     return norm_fwd_launch(g, c, a->stream);
 }
 
-static inline bool ln_fits(const sl_args *a, int pf, norm_fwd_cfg *c)
-{
-    return norm_fwd_fits<NORM_LN>(a, SL_LN_X, SL_LN_Y, SL_LN_W, pf, c);
-}
+/* Whether the launch fits, and its configuration (pf: a NORM_FWD_* kind).
+ * Defined once, in 03_regs.cu, as rmsnorm's (rmsnorm/cuda/regs.cuh says
+ * why): the lean rung files only call it. */
+bool ln_fits(const sl_args *a, int pf, norm_fwd_cfg *c);
 
 static inline sl_status ln_rung(const sl_args *a, int pf, const char *who)
 {

@@ -24,6 +24,12 @@
  */
 #include "regs.cuh"
 
+/* regs.cuh says why this is the only definition. */
+bool rms_regs_fits(const sl_args *a, int pf, rms_cfg *c)
+{
+    return norm_fwd_fits<NORM_RMS>(a, SL_RMS_X, SL_RMS_Y, SL_RMS_W, pf, c);
+}
+
 /* For the API: rows of 2049-4096 vectors (bf16 / f16 N = 32768) at 1024
  * rows and more take regs_pf's block of 512 (second H200 call, bf16: 0.904
  * of the copy against regs' cluster of 2 at 0.806; elsewhere regs_pf was

@@ -12,10 +12,12 @@
 
 typedef norm_fwd_cfg rms_cfg;
 
-static bool rms_regs_fits(const sl_args *a, int pf, rms_cfg *c)
-{
-    return norm_fwd_fits<NORM_RMS>(a, SL_RMS_X, SL_RMS_Y, SL_RMS_W, pf, c);
-}
+/* Whether the launch fits, and its configuration (pf: a NORM_FWD_* kind).
+ * Defined once, in 03_regs.cu: the picker switches on pf at run time, so
+ * whichever file calls it instantiates every register kernel of every kind,
+ * and five rung files each doing so made five copies (41 MB of fatbinary
+ * each in CI's all-architecture build). The other rung files only call it. */
+bool rms_regs_fits(const sl_args *a, int pf, rms_cfg *c);
 
 static sl_status rms_regs_launch(const sl_args *a, const rms_cfg *c)
 {
