@@ -80,12 +80,13 @@ class Array:
     """One non-torch input or output seen through NumPy's array interface or DLPack.
     `keep` holds what must stay alive until the C call has been enqueued."""
 
-    __slots__ = ("obj", "ptr", "shape", "dtype", "device", "contiguous", "keep")
+    __slots__ = ("obj", "ptr", "shape", "dtype", "device", "contiguous", "keep", "writeable")
 
     def __init__(self, obj: Any, ptr: int, shape: Tuple[int, ...], dtype: Optional[str], device: int,
-                 contiguous: bool, keep: Any = None) -> None:
+                 contiguous: bool, keep: Any = None, writeable: bool = True) -> None:
         self.obj, self.ptr, self.shape, self.dtype = obj, ptr, shape, dtype
         self.device, self.contiguous, self.keep = device, contiguous, keep
+        self.writeable = writeable  # False: never an output (NumPy's flag; DLPack's legacy capsule has none)
 
 
 def _c_contiguous(shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]], itemsize: int) -> bool:
@@ -105,9 +106,8 @@ def from_numpy(a: Any) -> Array:
     dt = NUMPY_DTYPES.get(ai["typestr"])
     itemsize = a.dtype.itemsize
     contiguous = _c_contiguous(shape, ai.get("strides"), itemsize)
-    if contiguous and not a.flags.writeable:
-        contiguous = True  # read-only inputs are fine; outputs are checked by the caller
-    return Array(a, ai["data"][0], shape, dt, SL_DEVICE_CPU, contiguous)
+    # read-only arrays are fine as inputs; the caller refuses them as outputs
+    return Array(a, ai["data"][0], shape, dt, SL_DEVICE_CPU, contiguous, writeable=bool(a.flags.writeable))
 
 
 def from_dlpack(obj: Any) -> Array:

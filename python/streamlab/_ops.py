@@ -282,6 +282,9 @@ def _array_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[in
     if not a.contiguous:
         raise ValueError("streamlab.%s: %s is not contiguous; make it contiguous first (e.g. "
                          "numpy.ascontiguousarray, .copy()): streamlab never copies" % (spec.name, b.py))
+    if b.role != "in" and not a.writeable:
+        raise ValueError("streamlab.%s: %s is read-only (its writeable flag is off); give a writeable output"
+                         % (spec.name, b.py))
     return a
 
 
