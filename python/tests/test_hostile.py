@@ -28,3 +28,68 @@ def test_read_only_numpy_output_refused():
         sl.softmax(a.reshape(2, 5), out=ro.reshape(2, 5))
     r = sl.add(frozen, frozen)  # read-only inputs are fine
     assert r.flags.writeable and not r.any()
+
+
+# ---- torch --------------------------------------------------------------------------------
+@requires_torch
+@pytest.mark.parametrize("where", ["input", "out"])
+def test_torch_negative_bit_refused(where):
+    """A lazy negation (torch._neg_view; the .imag of a conjugated one-element complex)
+    holds -x as x's bits plus a flag a C pointer cannot carry: reading or writing it
+    through data_ptr() would be silently wrong. torch resolves it; streamlab refuses."""
+    import torch
+    x = torch.randn(4, 8)
+    nv = torch._neg_view(x.clone())
+    assert nv.is_neg() and nv.is_contiguous()
+    with pytest.raises(ValueError, match="resolve_neg"):
+        if where == "input":
+            sl.softmax(nv)
+        else:
+            sl.add(x, x, out=nv)
+    with pytest.raises(ValueError, match="resolve_neg"):
+        sl.copy(nv) if where == "input" else sl.copy(x, out=nv)
+    torch.testing.assert_close(sl.softmax(nv.resolve_neg()), torch.softmax(-x, -1), rtol=2e-6, atol=0)
+
+
+@requires_torch
+def test_torch_out_with_autograd_refused_like_torch():
+    """out= (or an in-place buffer) with an argument that requires grad, grad mode on:
+    torch raises RuntimeError (out= does not support autograd); streamlab would write
+    the buffer with no gradient recorded."""
+    import torch
+    x = torch.randn(4, 8, requires_grad=True)
+    y = torch.empty(4, 8)
+    with pytest.raises(RuntimeError, match="out=.*requires grad"):
+        torch.add(x, x, out=y)
+    with pytest.raises(RuntimeError, match="out=.*requires grad"):
+        sl.softmax(x, out=y)
+    o = torch.empty(4, 8, requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        sl.add(x.detach(), x.detach(), out=o)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        sl.axpy(x, torch.zeros(4, 8), 2.0)  # in place on other, x requires grad
+    with torch.no_grad():  # as torch: allowed without grad mode
+        sl.add(x, x, out=o)
+    torch.testing.assert_close(o.detach(), 2 * x.detach(), rtol=0, atol=0)
+
+
+@requires_torch
+def test_torch_written_buffers_bump_the_version_counter():
+    """A buffer written through its pointer is modified in place as far as autograd is
+    concerned: its version counter moves, so a backward that saved it raises instead of
+    computing a gradient from overwritten values (torch.autograd.graph.increment_version)."""
+    import torch
+    a = torch.randn(5, requires_grad=True)
+    b = a.exp()  # saves its output for the backward
+    v = b._version
+    with torch.no_grad():
+        sl.copy(torch.zeros(5), out=b)
+    assert b._version > v
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        b.sum().backward()
+    y = torch.randn(5)
+    for f in (lambda: sl.axpy(torch.ones(5), y, 2.0), lambda: sl.add(y, y, out=y),
+              lambda: sl.scale(torch.ones(5), 2.0, out=y)):
+        v = y._version
+        f()
+        assert y._version > v
