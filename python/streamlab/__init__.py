@@ -17,6 +17,7 @@ With torch installed each op is also registered as torch.ops.streamlab.<op>
 """
 from __future__ import annotations
 
+from numbers import Integral as _Integral
 from typing import Any, Optional, Sequence, Tuple
 
 from ._lib import BACKENDS, HAVE_CUDA_BUILD, LIB_PATH, StreamlabError  # noqa: F401
@@ -93,6 +94,9 @@ def softmax(input: Array, dim: int = -1, *, out: Optional[Array] = None) -> Arra
     """Softmax over the last dimension (sl_softmax; dim must be the last one), in fp32,
     within 9.5e-7 relative of fp64 (+1 ulp for bf16 / f16). f32, bf16, f16. out may be input."""
     nd = len(_shape_of("softmax", input))
+    if isinstance(dim, bool) or not isinstance(dim, _Integral):
+        raise TypeError("streamlab.softmax: dim must be an integer (as torch.softmax's), got %s"
+                        % type(dim).__name__)
     if dim not in (-1, nd - 1):
         raise ValueError("streamlab.softmax: only the last dimension (dim=-1) is offered, got dim=%d" % dim)
     return _call("softmax", input, out)

@@ -150,6 +150,7 @@ _DECLS: Optional[Dict[str, List[Tuple[str, str]]]] = None
 _CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM, _BUFDT, _IDXT, _WS, _WSB = range(11)
 _WS_QUERY: Dict[str, Any] = {}
 # The range of each integer C scalar type (ctypes wraps an out-of-range int silently).
+_DBL_MAX = 1.7976931348623157e308
 _INT_RANGE = {"int": (-2**31, 2**31 - 1), "int32_t": (-2**31, 2**31 - 1), "int64_t": (-2**63, 2**63 - 1)}
 # Per op, made once by _plan: each scalar's Python name and, for an integer C type, its range.
 _SCALARS: Dict[str, List[Tuple[str, Optional[Tuple[int, int]]]]] = {}
@@ -317,6 +318,9 @@ def run(spec: OpSpec, values: Sequence[Any]):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral if rng else numbers.Real):
             raise TypeError("streamlab.%s: %s must be %s, got %s" % (
                 spec.name, key, "an integer" if rng else "a real number", type(v).__name__))
+        if not rng and isinstance(v, int) and not -_DBL_MAX <= v <= _DBL_MAX:  # ctypes' "wrong type" otherwise
+            raise OverflowError("streamlab.%s: %s (an integer of %d digits) does not fit a C double"
+                                % (spec.name, key, len(str(abs(v)))))
         if rng and not rng[0] <= v <= rng[1]:
             raise ValueError("streamlab.%s: %s = %d is outside the C type's range [%d, %d]"
                              % (spec.name, key, v, rng[0], rng[1]))

@@ -93,3 +93,23 @@ def test_torch_written_buffers_bump_the_version_counter():
         v = y._version
         f()
         assert y._version > v
+
+
+# ---- argument types -----------------------------------------------------------------------
+@pytest.mark.parametrize("dim", [None, 1.0, True, "1"])
+def test_softmax_dim_must_be_an_int(dim):
+    """As torch.softmax: dim must be an int (None, a float or a bool is a TypeError naming
+    dim, not a formatting error of the message)."""
+    with pytest.raises(TypeError, match="streamlab.softmax: dim must be an integer"):
+        sl.softmax(np.ones((2, 3), np.float32), dim)
+
+
+def test_real_scalar_beyond_a_double():
+    """A Python int too large for a C double is an OverflowError naming the argument (as
+    torch's 'int too big to convert'), not ctypes' 'wrong type'."""
+    a = np.ones(4, np.float32)
+    with pytest.raises(OverflowError, match=r"streamlab.scale: alpha \(an integer of 401 digits\) does not fit a C double"):
+        sl.scale(a, 10**400)
+    with pytest.raises(OverflowError, match="alpha"):
+        sl.triad(a, a, -10**400)
+    np.testing.assert_array_equal(sl.scale(a, 10**30), np.float32(1e30))  # large but finite: fine
