@@ -52,7 +52,7 @@ def _call(name: str, *values: Any):
 
 
 def copy(input: Array, *, out: Optional[Array] = None) -> Array:
-    """out = input, bit for bit (sl_copy). f32, f64, f16, bf16. out may be input."""
+    """out = input, bit for bit (sl_copy). f32, f64, f16, bf16, fp8 e4m3fn / e5m2. out may be input."""
     return _call("copy", input, out)
 
 
