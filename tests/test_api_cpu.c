@@ -162,6 +162,17 @@ int main(void)
         CHECK(strstr(sl_last_error(), "workspace") != NULL, "message names the workspace: %s", sl_last_error());
         CHECK(sl_layernorm_bwd(ctx, SL_F32, SL_F32, 4, 8, x, dy, w, mu, r, dx, dw, db, ws, sizeof ws, NULL) ==
                   SL_OK, "layernorm_bwd with its own workspace: %s", sl_last_error());
+        /* The messages name the public function called, not the op's folder. */
+        CHECK(sl_rmsnorm_fwd(ctx, SL_F32, SL_F32, 4, 8, NULL, w, 1e-6, dx, r, NULL) == SL_ERR_INVALID_ARG &&
+                  strncmp(sl_last_error(), "sl_rmsnorm_fwd: ", 16) == 0, "names sl_rmsnorm_fwd: %s", sl_last_error());
+        CHECK(sl_layernorm_fwd(ctx, SL_F32, SL_F32, 4, 8, NULL, w, db, 1e-5, dx, mu, r, NULL) == SL_ERR_INVALID_ARG &&
+                  strncmp(sl_last_error(), "sl_layernorm_fwd: ", 18) == 0, "names sl_layernorm_fwd: %s",
+              sl_last_error());
+        CHECK(sl_add_rmsnorm_fwd(ctx, SL_F32, SL_F32, 4, 8, NULL, dy, w, 1e-6, dx, big, r, NULL) ==
+                      SL_ERR_INVALID_ARG && strncmp(sl_last_error(), "sl_add_rmsnorm_fwd: ", 20) == 0,
+              "names sl_add_rmsnorm_fwd: %s", sl_last_error());
+        CHECK(sl_stencil2d(ctx, 4, 8, 8, 1, NULL, dx, NULL) == SL_ERR_INVALID_ARG &&
+                  strncmp(sl_last_error(), "sl_stencil2d: ", 14) == 0, "names sl_stencil2d: %s", sl_last_error());
     }
 
     for (int s = SL_OK; s <= SL_ERR_INTERNAL; s++)

@@ -101,6 +101,8 @@ static int ranges_overlap(const void *p, size_t pb, const void *q, size_t qb)
 
 static const char *op_fn_name(const sl_op_desc *op, char *buf)
 {
+    if (op->api)
+        return op->api;
     snprintf(buf, 32, "sl_%s", op->name);
     return buf;
 }
