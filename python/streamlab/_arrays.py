@@ -114,7 +114,11 @@ def from_dlpack(obj: Any) -> Array:
     """Read an object through __dlpack__. For a CUDA array the producer is told
     that the work goes on the legacy default stream (stream=1), which is the
     stream streamlab then uses (docs/python.md)."""
-    dev_type, dev_id = obj.__dlpack_device__()
+    dl_dev = obj.__dlpack_device__()
+    if not (isinstance(dl_dev, tuple) and len(dl_dev) == 2 and all(isinstance(v, int) for v in dl_dev)):
+        raise TypeError("streamlab: %s.__dlpack_device__() returned %r, not (device type, device id)"
+                        % (type(obj).__name__, dl_dev))
+    dev_type, dev_id = dl_dev
     if dev_type in (kDLCUDA, kDLCUDAManaged):
         cap = obj.__dlpack__(stream=1)
         device = int(dev_id)
@@ -123,6 +127,9 @@ def from_dlpack(obj: Any) -> Array:
         device = SL_DEVICE_CPU
     else:
         raise ValueError("streamlab: DLPack device type %d is neither CPU nor CUDA" % dev_type)
+    if type(cap).__name__ != "PyCapsule":
+        raise TypeError("streamlab: %s.__dlpack__() returned a %s, not a DLPack capsule"
+                        % (type(obj).__name__, type(cap).__name__))
     ptr = _PyCapsule_GetPointer(cap, b"dltensor")
     t = _DLTensor.from_address(ptr)
     shape = tuple(t.shape[i] for i in range(t.ndim))

@@ -113,3 +113,27 @@ def test_real_scalar_beyond_a_double():
     with pytest.raises(OverflowError, match="alpha"):
         sl.triad(a, a, -10**400)
     np.testing.assert_array_equal(sl.scale(a, 10**30), np.float32(1e30))  # large but finite: fine
+
+
+# ---- DLPack producers that do not keep the protocol ------------------------------------------
+class _BadDLPack:
+    def __init__(self, capsule, device):
+        self._capsule, self._device = capsule, device
+
+    def __dlpack__(self, stream=None, **kw):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return self._device
+
+
+@pytest.mark.parametrize("capsule, device, match", [
+    ("not a capsule", (1, 0), "__dlpack__.. returned a str, not a DLPack capsule"),
+    (None, ("cpu", 0), r"__dlpack_device__.. returned \('cpu', 0\), not \(device type, device id\)"),
+    (None, (1,), r"__dlpack_device__.. returned \(1,\)"),
+])
+def test_dlpack_protocol_broken_is_a_type_error(capsule, device, match):
+    """A producer whose __dlpack__ returns no capsule, or whose __dlpack_device__ is not two
+    integers: a TypeError saying which (not a formatting error or ctypes' capsule message)."""
+    with pytest.raises(TypeError, match=match):
+        sl.copy(_BadDLPack(capsule, device), out=np.empty(3, np.float32))
