@@ -268,7 +268,9 @@ def cross_entropy_forward(input: Array, target: Array, ignore_index: int = -100,
 def cross_entropy(input: Array, target: Array, ignore_index: int = -100, reduction: str = "mean",
                   label_smoothing: float = 0.0, *, out: Optional[Array] = None) -> Array:
     """torch.nn.functional.cross_entropy(input, target, ignore_index=, reduction=,
-    label_smoothing=) for (N, C) scores and class indices (sl_cross_entropy_fwd)."""
+    label_smoothing=) for (N, C) scores and class indices (sl_cross_entropy_fwd). Unlike
+    torch's, the loss is always f32 (torch returns input's dtype: bf16 / f16 for 16-bit
+    logits); targets out of range are a ValueError on the CPU (torch: IndexError)."""
     return cross_entropy_forward(input, target, ignore_index, label_smoothing, reduction, out=out)[0]
 
 
