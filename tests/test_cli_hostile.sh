@@ -90,6 +90,9 @@ expect_text 2 "not valid JSON (parsing stopped at byte 10 of 11)" -- report "$T/
 expect_text 2 "--scalar wants a finite number, not 'nan'" -- run --device cpu --op triad --scalar nan
 expect_text 2 "--scalar wants a finite number, not 'inf'" -- run --device cpu --op triad --scalar=inf
 expect_text 2 "--alpha wants a finite number, not '1e999'" -- run --device cpu --op axpy --alpha 1e999
+# an output that is a loop of symbolic links says so (not "a link to a missing file")
+ln -s "$T/loop_b.json" "$T/loop_a.json" && ln -s "$T/loop_a.json" "$T/loop_b.json"
+expect_text 2 "it is a symbolic link in a loop" -- run --device cpu --sizes 1000 --trials 1 --json "$T/loop_a.json"
 # an output file that streamlab wrote as something else: what was checked, and what it is
 expect_text 0 "" -- run $SMALL --json "$T/t3.json" --quiet
 expect_text 2 "it exists and is a streamlab.run/1 JSON file: streamlab wrote it, but not as this output" -- \
