@@ -166,6 +166,10 @@ def _shape_of(fn: str, input: Array) -> Sequence[int]:
 
 def _check_last_dim(fn: str, input: Array, normalized_shape: Sequence[int]) -> None:
     shape = _shape_of(fn, input)
+    if isinstance(normalized_shape, (str, bytes)) or not hasattr(normalized_shape, "__iter__") or not all(
+            isinstance(e, _Integral) and not isinstance(e, bool) for e in normalized_shape):
+        raise TypeError("streamlab.%s: normalized_shape must be a sequence of ints (as torch's), got %r"
+                        % (fn, normalized_shape))
     if tuple(normalized_shape) != tuple(shape[-1:]):
         raise ValueError("streamlab.%s: normalized_shape must be the last dimension %s, got %s"
                          % (fn, tuple(shape[-1:]), tuple(normalized_shape)))

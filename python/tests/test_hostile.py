@@ -137,3 +137,12 @@ def test_dlpack_protocol_broken_is_a_type_error(capsule, device, match):
     integers: a TypeError saying which (not a formatting error or ctypes' capsule message)."""
     with pytest.raises(TypeError, match=match):
         sl.copy(_BadDLPack(capsule, device), out=np.empty(3, np.float32))
+
+
+@pytest.mark.parametrize("fn", ["rms_norm", "layer_norm"])
+@pytest.mark.parametrize("ns", [8, None, "8", (8.0,)])
+def test_normalized_shape_must_be_ints(fn, ns):
+    """As torch.nn.functional's: normalized_shape is a sequence of ints; anything else is a
+    TypeError that names it (not "'int' object is not iterable")."""
+    with pytest.raises(TypeError, match="streamlab.%s: normalized_shape must be a sequence of ints" % fn):
+        getattr(sl, fn)(np.ones((4, 8), np.float32), ns)
