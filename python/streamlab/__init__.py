@@ -274,7 +274,9 @@ def cross_entropy(input: Array, target: Array, ignore_index: int = -100, reducti
     """torch.nn.functional.cross_entropy(input, target, ignore_index=, reduction=,
     label_smoothing=) for (N, C) scores and class indices (sl_cross_entropy_fwd). Unlike
     torch's, the loss is always f32 (torch returns input's dtype: bf16 / f16 for 16-bit
-    logits); targets out of range are a ValueError on the CPU (torch: IndexError)."""
+    logits); targets out of range are a ValueError on the CPU (torch: IndexError). Class
+    weights are not offered: torch's third positional argument is weight, here ignore_index,
+    so pass ignore_index, reduction and label_smoothing by keyword to run the same call on both."""
     return cross_entropy_forward(input, target, ignore_index, label_smoothing, reduction, out=out)[0]
 
 
