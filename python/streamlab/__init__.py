@@ -92,7 +92,8 @@ def axpy(input: Array, other: Array, alpha: float) -> Array:
 
 def softmax(input: Array, dim: int = -1, *, out: Optional[Array] = None) -> Array:
     """Softmax over the last dimension (sl_softmax; dim must be the last one), in fp32,
-    within 9.5e-7 relative of fp64 (+1 ulp for bf16 / f16). f32, bf16, f16. out may be input."""
+    within 9.5e-7 relative of fp64 (+1 ulp for bf16 / f16). f32, bf16, f16. out may be input.
+    A 0-d input is a ValueError (torch.softmax returns 1 for it)."""
     nd = len(_shape_of("softmax", input))
     if isinstance(dim, bool) or not isinstance(dim, _Integral):
         raise TypeError("streamlab.softmax: dim must be an integer (as torch.softmax's), got %s"
