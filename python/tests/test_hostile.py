@@ -108,7 +108,8 @@ def test_real_scalar_beyond_a_double():
     """A Python int too large for a C double is an OverflowError naming the argument (as
     torch's 'int too big to convert'), not ctypes' 'wrong type'."""
     a = np.ones(4, np.float32)
-    with pytest.raises(OverflowError, match=r"streamlab.scale: alpha \(an integer of 401 digits\) does not fit a C double"):
+    with pytest.raises(OverflowError,
+                       match=r"streamlab.scale: alpha \(an integer of 401 digits\) does not fit a C double"):
         sl.scale(a, 10**400)
     with pytest.raises(OverflowError, match="alpha"):
         sl.triad(a, a, -10**400)
