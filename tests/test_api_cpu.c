@@ -136,6 +136,44 @@ int main(void)
     CHECK(sl_add(ctx, SL_F32, 8, buf, buf + 2, buf + 32, NULL) == SL_OK, "a and b may overlap");
     CHECK(sl_add(ctx, SL_F32, 8, buf, buf + 8, buf + 8, NULL) == SL_OK, "c == b");
     CHECK(sl_add(ctx, SL_F32, (size_t)-1 / 2, buf, buf, buf, NULL) == SL_ERR_INVALID_ARG, "n * 4 overflows");
+    {
+        /* A norm backward's workspace (the caller's scratch) overlapping one of its buffers would
+         * let the partials overwrite an input or an output: refused like any other overlap. */
+        static float x[32], dy[32], dx[32], w[8], dw[8], db[8], r[4], mu[4], ws[2048];
+        const size_t need = sl_rmsnorm_bwd_workspace(4, 8), need_ln = sl_layernorm_bwd_workspace(4, 8);
+        CHECK(need <= sizeof ws && need_ln <= sizeof ws, "workspace sizes %zu %zu", need, need_ln);
+        for (int i = 0; i < 32; i++)
+            x[i] = dy[i] = 0.25f * (float)(i % 7) - 0.5f;
+        for (int i = 0; i < 8; i++)
+            w[i] = 1.0f;
+        for (int i = 0; i < 4; i++)
+            r[i] = 1.0f, mu[i] = 0.0f;
+        CHECK(sl_rmsnorm_bwd(ctx, SL_F32, SL_F32, 4, 8, x, dy, w, r, dx, dw, ws, sizeof ws, NULL) == SL_OK,
+              "rmsnorm_bwd with its own workspace: %s", sl_last_error());
+        float big[2048 + 64];
+        CHECK(sl_rmsnorm_bwd(ctx, SL_F32, SL_F32, 4, 8, x, dy, w, r, big, dw, big + 16, 2048 * 4, NULL) ==
+                  SL_ERR_OVERLAP, "rmsnorm_bwd: workspace overlapping dx");
+        CHECK(strstr(sl_last_error(), "workspace") != NULL && strstr(sl_last_error(), "dx") != NULL,
+              "message names the workspace and dx: %s", sl_last_error());
+        CHECK(sl_rmsnorm_bwd(ctx, SL_F32, SL_F32, 4, 8, big, dy, w, r, dx, dw, big, 2048 * 4, NULL) ==
+                  SL_ERR_OVERLAP, "rmsnorm_bwd: workspace = x");
+        CHECK(sl_layernorm_bwd(ctx, SL_F32, SL_F32, 4, 8, x, dy, w, mu, r, dx, dw, db, db, sizeof ws, NULL) ==
+                  SL_ERR_OVERLAP, "layernorm_bwd: workspace = db");
+        CHECK(strstr(sl_last_error(), "workspace") != NULL, "message names the workspace: %s", sl_last_error());
+        CHECK(sl_layernorm_bwd(ctx, SL_F32, SL_F32, 4, 8, x, dy, w, mu, r, dx, dw, db, ws, sizeof ws, NULL) ==
+                  SL_OK, "layernorm_bwd with its own workspace: %s", sl_last_error());
+        /* The messages name the public function called, not the op's folder. */
+        CHECK(sl_rmsnorm_fwd(ctx, SL_F32, SL_F32, 4, 8, NULL, w, 1e-6, dx, r, NULL) == SL_ERR_INVALID_ARG &&
+                  strncmp(sl_last_error(), "sl_rmsnorm_fwd: ", 16) == 0, "names sl_rmsnorm_fwd: %s", sl_last_error());
+        CHECK(sl_layernorm_fwd(ctx, SL_F32, SL_F32, 4, 8, NULL, w, db, 1e-5, dx, mu, r, NULL) == SL_ERR_INVALID_ARG &&
+                  strncmp(sl_last_error(), "sl_layernorm_fwd: ", 18) == 0, "names sl_layernorm_fwd: %s",
+              sl_last_error());
+        CHECK(sl_add_rmsnorm_fwd(ctx, SL_F32, SL_F32, 4, 8, NULL, dy, w, 1e-6, dx, big, r, NULL) ==
+                      SL_ERR_INVALID_ARG && strncmp(sl_last_error(), "sl_add_rmsnorm_fwd: ", 20) == 0,
+              "names sl_add_rmsnorm_fwd: %s", sl_last_error());
+        CHECK(sl_stencil2d(ctx, 4, 8, 8, 1, NULL, dx, NULL) == SL_ERR_INVALID_ARG &&
+                  strncmp(sl_last_error(), "sl_stencil2d: ", 14) == 0, "names sl_stencil2d: %s", sl_last_error());
+    }
 
     for (int s = SL_OK; s <= SL_ERR_INTERNAL; s++)
         CHECK(strcmp(sl_status_string((sl_status)s), "unknown status") != 0, "status %d has a name", s);

@@ -134,7 +134,7 @@ expect 2 "more than 2^48" -- explain --hw "$HW/rtx4060.json" --n 184467440737095
 expect 0 "usage: streamlab <command>" -- help --help
 expect 0 "usage: streamlab <command>" -- help -h
 expect 2 "no command 'bogus'" -- help bogus
-expect 2 "lists cpu twice" -- run $SMALL --devices cpu,cpu
+expect 2 "lists cpu twice" -- run --sizes 1000 --trials 1 --warmup 0 --devices cpu,cpu
 expect 2 "empty item" -- run --sizes 1000 --devices cpu,
 expect 2 "auto stands alone" -- run --sizes 1000 --devices auto,cpu
 

@@ -90,6 +90,17 @@ expect_text 2 "not valid JSON (parsing stopped at byte 10 of 11)" -- report "$T/
 expect_text 2 "--scalar wants a finite number, not 'nan'" -- run --device cpu --op triad --scalar nan
 expect_text 2 "--scalar wants a finite number, not 'inf'" -- run --device cpu --op triad --scalar=inf
 expect_text 2 "--alpha wants a finite number, not '1e999'" -- run --device cpu --op axpy --alpha 1e999
+# an option with a value given twice: the first was dropped without a word (--op add --op copy ran copy only)
+expect_text 2 "--op given twice ('add', then 'copy'): give it once (a list where it takes one: --op add,copy)" -- \
+    run --device cpu --op add --op copy --sizes 1000 --trials 1
+expect_text 2 "--sizes given twice" -- run --device cpu -s 1000 --sizes 2000 --trials 1
+expect_text 2 "--trials given twice" -- run --device cpu --sizes 1000 -n 1 --trials=2
+expect_text 2 "--device given twice" -- run --device cpu --devices cpu --sizes 1000 --trials 1
+expect_text 2 "--shape given twice" -- run --device cpu --op softmax --shape 4x4 --shape 8x8 --trials 1
+expect_text 0 "" -- run --device cpu --sizes 1000 --trials 1 --warmup 0 --quiet --quiet --cold --cold
+# an output that is a loop of symbolic links says so (not "a link to a missing file")
+ln -s "$T/loop_b.json" "$T/loop_a.json" && ln -s "$T/loop_a.json" "$T/loop_b.json"
+expect_text 2 "it is a symbolic link in a loop" -- run --device cpu --sizes 1000 --trials 1 --json "$T/loop_a.json"
 # an output file that streamlab wrote as something else: what was checked, and what it is
 expect_text 0 "" -- run $SMALL --json "$T/t3.json" --quiet
 expect_text 2 "it exists and is a streamlab.run/1 JSON file: streamlab wrote it, but not as this output" -- \

@@ -17,6 +17,7 @@ With torch installed each op is also registered as torch.ops.streamlab.<op>
 """
 from __future__ import annotations
 
+from numbers import Integral as _Integral
 from typing import Any, Optional, Sequence, Tuple
 
 from ._lib import BACKENDS, HAVE_CUDA_BUILD, LIB_PATH, StreamlabError  # noqa: F401
@@ -51,7 +52,7 @@ def _call(name: str, *values: Any):
 
 
 def copy(input: Array, *, out: Optional[Array] = None) -> Array:
-    """out = input, bit for bit (sl_copy). f32, f64, f16, bf16. out may be input."""
+    """out = input, bit for bit (sl_copy). f32, f64, f16, bf16, fp8 e4m3fn / e5m2. out may be input."""
     return _call("copy", input, out)
 
 
@@ -91,8 +92,12 @@ def axpy(input: Array, other: Array, alpha: float) -> Array:
 
 def softmax(input: Array, dim: int = -1, *, out: Optional[Array] = None) -> Array:
     """Softmax over the last dimension (sl_softmax; dim must be the last one), in fp32,
-    within 9.5e-7 relative of fp64 (+1 ulp for bf16 / f16). f32, bf16, f16. out may be input."""
+    within 9.5e-7 relative of fp64 (+1 ulp for bf16 / f16). f32, bf16, f16. out may be input.
+    A 0-d input is a ValueError (torch.softmax returns 1 for it)."""
     nd = len(_shape_of("softmax", input))
+    if isinstance(dim, bool) or not isinstance(dim, _Integral):
+        raise TypeError("streamlab.softmax: dim must be an integer (as torch.softmax's), got %s"
+                        % type(dim).__name__)
     if dim not in (-1, nd - 1):
         raise ValueError("streamlab.softmax: only the last dimension (dim=-1) is offered, got dim=%d" % dim)
     return _call("softmax", input, out)
@@ -162,6 +167,10 @@ def _shape_of(fn: str, input: Array) -> Sequence[int]:
 
 def _check_last_dim(fn: str, input: Array, normalized_shape: Sequence[int]) -> None:
     shape = _shape_of(fn, input)
+    if isinstance(normalized_shape, (str, bytes)) or not hasattr(normalized_shape, "__iter__") or not all(
+            isinstance(e, _Integral) and not isinstance(e, bool) for e in normalized_shape):
+        raise TypeError("streamlab.%s: normalized_shape must be a sequence of ints (as torch's), got %r"
+                        % (fn, normalized_shape))
     if tuple(normalized_shape) != tuple(shape[-1:]):
         raise ValueError("streamlab.%s: normalized_shape must be the last dimension %s, got %s"
                          % (fn, tuple(shape[-1:]), tuple(normalized_shape)))
@@ -264,7 +273,11 @@ def cross_entropy_forward(input: Array, target: Array, ignore_index: int = -100,
 def cross_entropy(input: Array, target: Array, ignore_index: int = -100, reduction: str = "mean",
                   label_smoothing: float = 0.0, *, out: Optional[Array] = None) -> Array:
     """torch.nn.functional.cross_entropy(input, target, ignore_index=, reduction=,
-    label_smoothing=) for (N, C) scores and class indices (sl_cross_entropy_fwd)."""
+    label_smoothing=) for (N, C) scores and class indices (sl_cross_entropy_fwd). Unlike
+    torch's, the loss is always f32 (torch returns input's dtype: bf16 / f16 for 16-bit
+    logits); targets out of range are a ValueError on the CPU (torch: IndexError). Class
+    weights are not offered: torch's third positional argument is weight, here ignore_index,
+    so pass ignore_index, reduction and label_smoothing by keyword to run the same call on both."""
     return cross_entropy_forward(input, target, ignore_index, label_smoothing, reduction, out=out)[0]
 
 

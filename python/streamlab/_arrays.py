@@ -80,12 +80,13 @@ class Array:
     """One non-torch input or output seen through NumPy's array interface or DLPack.
     `keep` holds what must stay alive until the C call has been enqueued."""
 
-    __slots__ = ("obj", "ptr", "shape", "dtype", "device", "contiguous", "keep")
+    __slots__ = ("obj", "ptr", "shape", "dtype", "device", "contiguous", "keep", "writeable")
 
     def __init__(self, obj: Any, ptr: int, shape: Tuple[int, ...], dtype: Optional[str], device: int,
-                 contiguous: bool, keep: Any = None) -> None:
+                 contiguous: bool, keep: Any = None, writeable: bool = True) -> None:
         self.obj, self.ptr, self.shape, self.dtype = obj, ptr, shape, dtype
         self.device, self.contiguous, self.keep = device, contiguous, keep
+        self.writeable = writeable  # False: never an output (NumPy's flag; DLPack's legacy capsule has none)
 
 
 def _c_contiguous(shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]], itemsize: int) -> bool:
@@ -105,16 +106,19 @@ def from_numpy(a: Any) -> Array:
     dt = NUMPY_DTYPES.get(ai["typestr"])
     itemsize = a.dtype.itemsize
     contiguous = _c_contiguous(shape, ai.get("strides"), itemsize)
-    if contiguous and not a.flags.writeable:
-        contiguous = True  # read-only inputs are fine; outputs are checked by the caller
-    return Array(a, ai["data"][0], shape, dt, SL_DEVICE_CPU, contiguous)
+    # read-only arrays are fine as inputs; the caller refuses them as outputs
+    return Array(a, ai["data"][0], shape, dt, SL_DEVICE_CPU, contiguous, writeable=bool(a.flags.writeable))
 
 
 def from_dlpack(obj: Any) -> Array:
     """Read an object through __dlpack__. For a CUDA array the producer is told
     that the work goes on the legacy default stream (stream=1), which is the
     stream streamlab then uses (docs/python.md)."""
-    dev_type, dev_id = obj.__dlpack_device__()
+    dl_dev = obj.__dlpack_device__()
+    if not (isinstance(dl_dev, tuple) and len(dl_dev) == 2 and all(isinstance(v, int) for v in dl_dev)):
+        raise TypeError("streamlab: %s.__dlpack_device__() returned %r, not (device type, device id)"
+                        % (type(obj).__name__, dl_dev))
+    dev_type, dev_id = dl_dev
     if dev_type in (kDLCUDA, kDLCUDAManaged):
         cap = obj.__dlpack__(stream=1)
         device = int(dev_id)
@@ -123,6 +127,9 @@ def from_dlpack(obj: Any) -> Array:
         device = SL_DEVICE_CPU
     else:
         raise ValueError("streamlab: DLPack device type %d is neither CPU nor CUDA" % dev_type)
+    if type(cap).__name__ != "PyCapsule":
+        raise TypeError("streamlab: %s.__dlpack__() returned a %s, not a DLPack capsule"
+                        % (type(obj).__name__, type(cap).__name__))
     ptr = _PyCapsule_GetPointer(cap, b"dltensor")
     t = _DLTensor.from_address(ptr)
     shape = tuple(t.shape[i] for i in range(t.ndim))

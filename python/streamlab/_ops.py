@@ -28,6 +28,9 @@ from . import _arrays
 from ._arrays import TORCH_DTYPES, torch
 from ._lib import DTYPE_CODE, SL_DEVICE_CPU, bind, context, raise_status, read_declarations
 
+# torch.autograd.graph.increment_version's C part (a list of tensors): 0.15 us against 0.22
+_increment_version = (getattr(torch._C, "_increment_version", None) or (lambda ts: None)) if torch is not None else None
+
 Shape = Tuple[int, ...]
 
 
@@ -147,6 +150,7 @@ _DECLS: Optional[Dict[str, List[Tuple[str, str]]]] = None
 _CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM, _BUFDT, _IDXT, _WS, _WSB = range(11)
 _WS_QUERY: Dict[str, Any] = {}
 # The range of each integer C scalar type (ctypes wraps an out-of-range int silently).
+_DBL_MAX = 1.7976931348623157e308
 _INT_RANGE = {"int": (-2**31, 2**31 - 1), "int32_t": (-2**31, 2**31 - 1), "int64_t": (-2**63, 2**63 - 1)}
 # Per op, made once by _plan: each scalar's Python name and, for an integer C type, its range.
 _SCALARS: Dict[str, List[Tuple[str, Optional[Tuple[int, int]]]]] = {}
@@ -263,7 +267,22 @@ def _torch_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[in
     if not v.is_contiguous():
         raise ValueError("streamlab.%s: %s is not contiguous (strides %s); call .contiguous() first: streamlab "
                          "never copies" % (spec.name, b.py, tuple(v.stride())))
+    if v.is_neg():  # torch._neg_view: -x held as x's bits plus a flag that a C pointer cannot carry
+        raise ValueError("streamlab.%s: %s is a lazy negation (is_neg()); call .resolve_neg() first: streamlab "
+                         "never copies" % (spec.name, b.py))
     return vdt, d
+
+
+def _torch_written(spec: OpSpec, args: Dict[str, Any], given: List[Any]) -> None:
+    """torch's rule for out= and in-place buffers: refused while grad mode is on and an argument
+    requires grad (streamlab records no gradient for a written buffer)."""
+    if given and torch.is_grad_enabled():
+        for b in spec.bufs:
+            v = args[b.py]
+            if isinstance(v, torch.Tensor) and v.requires_grad:
+                raise RuntimeError("streamlab.%s: functions with out= or in-place arguments do not support "
+                                   "automatic differentiation, but %s requires grad (call it under "
+                                   "torch.no_grad(), or pass no out=)" % (spec.name, b.py))
 
 
 def _array_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[int], vdts: Dict[str, str]):
@@ -282,6 +301,9 @@ def _array_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[in
     if not a.contiguous:
         raise ValueError("streamlab.%s: %s is not contiguous; make it contiguous first (e.g. "
                          "numpy.ascontiguousarray, .copy()): streamlab never copies" % (spec.name, b.py))
+    if b.role != "in" and not a.writeable:
+        raise ValueError("streamlab.%s: %s is read-only (its writeable flag is off); give a writeable output"
+                         % (spec.name, b.py))
     return a
 
 
@@ -296,6 +318,9 @@ def run(spec: OpSpec, values: Sequence[Any]):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral if rng else numbers.Real):
             raise TypeError("streamlab.%s: %s must be %s, got %s" % (
                 spec.name, key, "an integer" if rng else "a real number", type(v).__name__))
+        if not rng and isinstance(v, int) and not -_DBL_MAX <= v <= _DBL_MAX:  # ctypes' "wrong type" otherwise
+            raise OverflowError("streamlab.%s: %s (an integer of %d digits) does not fit a C double"
+                                % (spec.name, key, len(str(abs(v)))))
         if rng and not rng[0] <= v <= rng[1]:
             raise ValueError("streamlab.%s: %s = %d is outside the C type's range [%d, %d]"
                              % (spec.name, key, v, rng[0], rng[1]))
@@ -339,6 +364,10 @@ def run(spec: OpSpec, values: Sequence[Any]):
         want = expected.get(b.py, expected.get("*"))
         if b.py in shapes and shapes[b.py] != want:
             raise ValueError("streamlab.%s: %s has shape %s, expected %s" % (spec.name, b.py, shapes[b.py], want))
+    # the caller's buffers this call writes: autograd's rule, then their version counters after the call
+    written = [args[b.py] for b in spec.bufs if b.role != "in" and args[b.py] is not None] if is_torch else []
+    if written:
+        _torch_written(spec, args, written)
     for b in missing:
         shape = expected.get(b.py, expected.get("*"))
         adt = _alloc_dtype(b, vdts)
@@ -389,6 +418,8 @@ def run(spec: OpSpec, values: Sequence[Any]):
         st = _BOUND[spec.name](*cargs)
     except ctypes.ArgumentError as e:  # a scalar the checks above let through that ctypes still refuses
         raise TypeError("streamlab.%s: %s" % (spec.name, e)) from None
+    if written:  # written through a pointer: autograd must see an in-place change (docs of increment_version)
+        _increment_version(written)
     if st != 0:
         raise_status(st, "streamlab.%s (%s)" % (spec.name, spec.cfunc))
     rets = spec.returns or tuple(b.py for b in spec.bufs if b.role == "out") or \
@@ -442,7 +473,7 @@ def _gen_fast(spec: OpSpec) -> Callable:
         2 if b.role == "out" else 1)) for b in bufs]
     lines.append("    if %s:" % " and ".join(conds))
     lines.append("        dt = %s.dtype; dev = %s.get_device(); code = _DT.get(dt)" % (p0, p0))
-    lines.append("        if code is not None and %s.is_contiguous():" % p0)
+    lines.append("        if code is not None and %s.is_contiguous() and not %s.is_neg():" % (p0, p0))
     if inline is not None:
         # The shape rule written out (ew: every buffer of p0's shape, n = numel;
         # rows: the same, rows x cols over the last dimension): no dicts.
@@ -463,9 +494,10 @@ def _gen_fast(spec: OpSpec) -> Callable:
         dimvar = None
         shape_of = {b.py: "exp.get(%r, exp.get('*'))" % b.py for b in bufs}
     for b in bufs[1:]:
-        cond = "%s.dtype is dt and %s.get_device() == dev and %s.is_contiguous() and %s.shape == %s" % (
-            b.py, b.py, b.py, b.py, shape_of[b.py])
+        cond = "%s.dtype is dt and %s.get_device() == dev and %s.is_contiguous() and %s.shape == %s and not " \
+            "%s.is_neg()" % (b.py, b.py, b.py, b.py, shape_of[b.py], b.py)
         if b.role == "out":
+            lines.append(ind + "g_%s = %s is not None" % (b.py, b.py))
             # torch.empty_like where the output is p0's shape: 0.63 us a call on the CPU against
             # new_empty's 1.48 (torch 2.15; p0 is contiguous here, so the result is too)
             alloc = ("_empty_like(%s)" % p0 if shape_of[b.py] == "shp"
@@ -474,6 +506,15 @@ def _gen_fast(spec: OpSpec) -> Callable:
             lines.append(ind + "elif not (%s): %s" % (cond, slow))
         else:
             lines.append(ind + "if not (%s): %s" % (cond, slow))
+    # the caller's buffers written (given outputs, in-place buffers): refused while autograd would need
+    # them (run() says so), and their version counters moved after the call
+    wr = ["(%s,) if g_%s else ()" % (b.py, b.py) for b in bufs[1:] if b.role == "out"] + \
+        ["(%s,)" % b.py for b in bufs if b.role == "inout"]
+    if wr:
+        lines.append(ind + "wr = %s" % " + ".join("(%s)" % w for w in wr))
+        lines.append(ind + "if wr and _grad() and (%s): %s" % (" or ".join(
+            "%s.requires_grad" % b.py for b in bufs if b.role != "out" or b is bufs[0]) + "".join(
+            " or (g_%s and %s.requires_grad)" % (b.py, b.py) for b in bufs[1:] if b.role == "out"), slow))
     lines.append(ind + "ctx = _CTXS.get(dev) or _context(dev)")
     cargs = []
     for kind_, key in plan:
@@ -485,6 +526,8 @@ def _gen_fast(spec: OpSpec) -> Callable:
     # a scalar of the wrong type: ctypes raises ArgumentError, _fastcall TypeError; run() says which
     lines.append(ind + "try: st = _fn(%s)" % ", ".join(cargs))
     lines.append(ind + "except _ARGERR: %s" % slow)
+    if wr:
+        lines.append(ind + "if wr: _incv(wr)")
     lines.append(ind + "if st != 0: _raise(st, %r)" % ("streamlab.%s (%s)" % (spec.name, spec.cfunc)))
     rets = spec.returns or tuple(b.py for b in bufs if b.role == "out") or tuple(b.py for b in bufs if b.role == "inout")
     lines.append(ind + "return %s" % (rets[0] if len(rets) == 1 else "(%s,)" % ", ".join(rets)))
@@ -497,7 +540,8 @@ def _gen_fast(spec: OpSpec) -> Callable:
     ns = {"_T": torch.Tensor, "_DT": dts, "_shapes": spec.shapes, "_empty_like": torch.empty_like,
           "_run": run, "_spec": spec, "_CTXS": _lib._contexts, "_context": context, "_stream": _arrays.torch_stream,
           "_fn": _BOUND[spec.name], "_raise": raise_status, "_fixed": spec.fixed,
-          "_ARGERR": (ctypes.ArgumentError, TypeError)}
+          "_ARGERR": (ctypes.ArgumentError, TypeError), "_grad": torch.is_grad_enabled,
+          "_incv": _increment_version}
     exec(compile(src, "<streamlab %s fast path>" % spec.name, "exec"), ns)
     fast = ns["fast"]
     fast.__source__ = src  # type: ignore[attr-defined]

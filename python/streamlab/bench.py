@@ -435,11 +435,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     import argparse
     p = argparse.ArgumentParser(prog="python -m streamlab.bench",
                                 description="Time an op's streamlab function beside its torch equivalent "
-                                            "(CUDA-graph replay, %% of a copy kernel's bandwidth).")
+                                            "(CUDA-graph replay, % of a copy kernel's bandwidth).")
     p.add_argument("op", choices=_OPS_CLI, metavar="OP", help="one of: %s" % ", ".join(_OPS_CLI))
     p.add_argument("--dtype", default="f32", choices=("f32", "f64", "f16", "bf16"),
                    help="element type (default f32; the row ops take f32, bf16, f16)")
-    p.add_argument("--reps", type=int, default=20)
+    def positive(v: str) -> int:
+        if not v.lstrip("-").isdigit() or int(v) < 1:
+            raise argparse.ArgumentTypeError("wants an integer of at least 1, not %r" % v)
+        return int(v)
+    p.add_argument("--reps", type=positive, default=20, help="graph replays timed (default 20)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     a = p.parse_args(argv)
     try:

@@ -27,6 +27,25 @@ def test_cli_covers_every_op():
     assert e.value.code == 2
 
 
+@pytest.mark.parametrize("reps", ["0", "-3", "x"])
+def test_cli_bad_reps_is_a_usage_error(reps, capsys):
+    """--reps below 1 is refused before any GPU is looked for (a median of no samples
+    would be a StatisticsError after the work)."""
+    with pytest.raises(SystemExit) as e:
+        slb.main(["add", "--reps", reps])
+    assert e.value.code == 2
+    assert "--reps" in capsys.readouterr().err
+
+
+def test_cli_help_text(capsys):
+    """--help prints '%' (argparse does not %-format a description)."""
+    with pytest.raises(SystemExit) as e:
+        slb.main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert "%%" not in out and "% of a copy kernel" in out
+
+
 @requires_cuda
 @pytest.mark.parametrize("op", [o for o in slb._OPS_CLI if o in slb._ROW_OPS])
 def test_cli_row_ops(op, capsys):

@@ -101,6 +101,8 @@ static int ranges_overlap(const void *p, size_t pb, const void *q, size_t qb)
 
 static const char *op_fn_name(const sl_op_desc *op, char *buf)
 {
+    if (op->api)
+        return op->api;
     snprintf(buf, 32, "sl_%s", op->name);
     return buf;
 }
@@ -227,6 +229,14 @@ sl_status sl_op_call_opts(sl_ctx *ctx, const sl_op_desc *op, sl_dtype dt, const 
                            fn, op->bufs[k].name, ptrs[k], bytes[k], op->bufs[j].name, ptrs[j], bytes[j]);
         }
     }
+    /* The caller's scratch (a norm backward's partials) is written too: it may
+     * overlap no buffer of the call. */
+    if (opts && opts->workspace && opts->workspace_bytes)
+        for (int j = 0; j < op->nbufs; j++)
+            if (ranges_overlap(opts->workspace, opts->workspace_bytes, ptrs[j], bytes[j]))
+                return sl_fail(SL_ERR_OVERLAP, "%s: workspace = %p (%zu bytes) overlaps %s = %p (%zu bytes): the "
+                               "scratch needs its own buffer", fn, opts->workspace, opts->workspace_bytes,
+                               op->bufs[j].name, ptrs[j], bytes[j]);
     const sl_variant *v = sl_variant_api(op, ctx->info.backend);
     if (!v || !v->launch)
         return sl_fail(SL_ERR_INTERNAL, "%s: no api variant for backend %s", fn, ctx->ops->name);

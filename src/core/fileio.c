@@ -209,7 +209,10 @@ sl_status sl_output_open(sl_output *o, const char *path, const char *ours)
     if (S_ISLNK(st.st_mode)) {
         /* Follow the link: its target is written, the link stays a link. */
         if (!realpath(path, o->target))
-            return out_fail(o, "it is a symbolic link to a missing file (create the target, or remove the link)");
+            return out_fail(o, errno == ELOOP ? "it is a symbolic link in a loop (too many levels of links)"
+                               : errno == ENOENT ? "it is a symbolic link to a missing file (create the target, "
+                                                   "or remove the link)"
+                                                 : strerror(errno));
         if (stat(o->target, &st) != 0)
             return out_fail(o, strerror(errno));
         o->via_link = true;

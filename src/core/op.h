@@ -318,6 +318,7 @@ typedef struct sl_op_hw {
 typedef struct sl_op_desc {
     sl_op id;
     const char *name;    /* "add" */
+    const char *api;     /* the public C function in messages, where it is not "sl_<name>" */
     const char *formula; /* "c = a + b" */
     const char *source;  /* seed file and section */
     const char *numerics; /* one line: how it computes and rounds */

@@ -156,6 +156,7 @@ static const sl_variant variants[] = {
 const sl_op_desc sl_op_add_rmsnorm = {
     .id = SL_OP_ADD_RMSNORM,
     .name = "add_rmsnorm",
+    .api = "sl_add_rmsnorm_fwd",
     .formula = "h = x + res, rstd[r] = 1 / sqrt(mean_j h[r,j]^2 + eps), y[r,j] = h[r,j] rstd[r] w[j]",
     .source = "issue 32 (fused residual add + RMSNorm)",
     .numerics = "h = x + res in f32 rounded once (bit for bit the fp64 reference's); y, rstd as rmsnorm of the "

@@ -198,6 +198,7 @@ static const sl_variant variants[] = {
 const sl_op_desc sl_op_layernorm = {
     .id = SL_OP_LAYERNORM,
     .name = "layernorm",
+    .api = "sl_layernorm_fwd",
     .formula = "mean[r] = mean_j x[r,j], rstd[r] = 1 / sqrt(mean_j (x[r,j] - mean[r])^2 + eps), "
                "y[r,j] = (x[r,j] - mean[r]) rstd[r] w[j] + b[j]",
     .source = "issue 32 (Ba, Kiros and Hinton, \"Layer Normalization\", 2016)",

@@ -16,7 +16,8 @@
  * device of at least that size (no allocation in the call: safe under CUDA
  * graph capture), or NULL and 0 to use a buffer the context owns
  * (allocated, or grown, on first use: not inside a graph capture). Scratch;
- * one workspace must not serve two calls in flight at once.
+ * one workspace must not serve two calls in flight at once; it must not overlap
+ * another buffer of the call (SL_ERR_OVERLAP).
  * Numerics: f32 (16-bit storage widened exactly). The two row sums in f32
  * (at most 32 terms per thread in order, then a fixed tree); dw and db from
  * per-thread partials over at most 256 rows each, added per block in a

@@ -176,6 +176,7 @@ static const sl_variant variants[] = {
 const sl_op_desc sl_op_rmsnorm = {
     .id = SL_OP_RMSNORM,
     .name = "rmsnorm",
+    .api = "sl_rmsnorm_fwd",
     .formula = "rstd[r] = 1 / sqrt(mean_j x[r,j]^2 + eps), y[r,j] = x[r,j] rstd[r] w[j]",
     .source = "issue 32 (Zhang and Sennrich, \"Root Mean Square Layer Normalization\", NeurIPS 2019)",
     .numerics = "f32 (16-bit storage widened): sum of squares in f32 (fp64 on the CPU), rsqrtf, y = (x rstd) w; "

@@ -14,7 +14,8 @@
  * under CUDA graph capture), or NULL and 0 to use a buffer the context
  * owns (allocated, or grown, on first use: not inside a graph capture).
  * Its contents need no initialisation and are scratch afterwards; one
- * workspace must not serve two calls in flight at once.
+ * workspace must not serve two calls in flight at once; it must not overlap
+ * another buffer of the call (SL_ERR_OVERLAP).
  * Numerics: f32 (16-bit storage widened exactly). D in f32 (at most 32
  * terms per thread in order, then a fixed tree); dw from per-thread
  * partials over at most 256 rows each, added per block in a fixed order,

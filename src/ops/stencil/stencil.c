@@ -241,6 +241,7 @@ static const sl_variant variants[] = {
 const sl_op_desc sl_op_stencil = {
     .id = SL_OP_STENCIL,
     .name = "stencil",
+    .api = "sl_stencil2d",
     .formula = "out = c0 x + sum_k c_k (W_k + E_k + N_k + S_k), radius R = shape's k (default 4)",
     .source = "seed 004: 2D Stencil Experiment (L1 vs shared memory)",
     .numerics = "fp32: c0 x, then per k = 1..R fmaf(c_k, ((W + E) + N) + S, acc); zero outside the grid; bit exact",
