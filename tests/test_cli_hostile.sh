@@ -91,12 +91,18 @@ expect_text 2 "--scalar wants a finite number, not 'nan'" -- run --device cpu --
 expect_text 2 "--scalar wants a finite number, not 'inf'" -- run --device cpu --op triad --scalar=inf
 expect_text 2 "--alpha wants a finite number, not '1e999'" -- run --device cpu --op axpy --alpha 1e999
 # an option with a value given twice: the first was dropped without a word (--op add --op copy ran copy only)
-expect_text 2 "--op given twice ('add', then 'copy'): give it once (a list where it takes one: --op add,copy)" -- \
+expect_text 2 "--op given twice ('add', then 'copy'): give it once, as a list: --op add,copy" -- \
     run --device cpu --op add --op copy --sizes 1000 --trials 1
 expect_text 2 "--sizes given twice" -- run --device cpu -s 1000 --sizes 2000 --trials 1
 expect_text 2 "--trials given twice" -- run --device cpu --sizes 1000 -n 1 --trials=2
 expect_text 2 "--device given twice" -- run --device cpu --devices cpu --sizes 1000 --trials 1
 expect_text 2 "--shape given twice" -- run --device cpu --op softmax --shape 4x4 --shape 8x8 --trials 1
+# ... and in every other subcommand (the last one used to win there)
+expect_text 2 "--op given twice ('add', then 'triad')" -- explain --device cpu -o add --op triad
+expect_text 2 "--trials given twice" -- probe --device cpu --trials 1 -n 2
+expect_text 2 "--epochs given twice ('1', then '2'): give it once" -- train --epochs 1 --epochs=2
+expect_text 2 "--output given twice" -- report -o a.html --output b.html x.json
+expect_text 2 "--device given twice" -- list --device cpu -d cpu
 expect_text 0 "" -- run --device cpu --sizes 1000 --trials 1 --warmup 0 --quiet --quiet --cold --cold
 # an output that is a loop of symbolic links says so (not "a link to a missing file")
 ln -s "$T/loop_b.json" "$T/loop_a.json" && ln -s "$T/loop_a.json" "$T/loop_b.json"

@@ -11,6 +11,7 @@
 #include "op.h"
 #include "streamlab.h"
 
+#include <getopt.h>
 #include <stdio.h>
 
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
@@ -29,6 +30,23 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* Options with a value are given once: a second --op (--op add --op copy)
+ * would silently replace the first. One cli_once per parse, its other
+ * fields zero: aliases, pairs (short option, its long option's code) ended
+ * by 0, so that -o and --op are one option; lists, the codes of the options
+ * that take a comma list, ended by 0, for the message's hint. After each
+ * getopt_long, cli_once_twice(&once, opts, c, optarg, msg, sizeof msg) is
+ * true, with msg the usage error, when c's option came before with a
+ * value. Options without a value may repeat. */
+typedef struct cli_once {
+    const int *aliases;
+    const int *lists;
+    int n;
+    int code[64];
+    const char *value[64];
+} cli_once;
+int cli_once_twice(cli_once *o, const struct option *opts, int c, const char *value, char *msg, size_t len);
 
 /* Parse --device: "cpu", "auto" or a CUDA index >= 0. Returns 0 or -1. */
 int cli_parse_device(const char *s, int *device);
@@ -115,6 +133,7 @@ typedef struct cli_run_mode {
     int speak;             /* this process prints help and usage errors */
     void (*help)(FILE *);
     const struct option *extra; /* the mode's own options, ended by a zero entry */
+    const int *extra_lists;     /* the codes of those that take a comma list, ended by 0 (cli_once) */
     int (*option)(void *user, int code, const char *value);
     void *user;
 } cli_run_mode;

@@ -209,7 +209,12 @@ int cmd_explain(int argc, char **argv)
     char why[200];
     opterr = 0;
     optind = 1;
+    static const int aliases[] = {'o', OPT_OP, 'd', OPT_DEVICE, 0};
+    cli_once once = {.aliases = aliases};
+    char once_msg[512];
     while ((c = getopt_long(argc, argv, ":ho:d:", opts, NULL)) != -1) {
+        if (cli_once_twice(&once, opts, c, optarg, once_msg, sizeof once_msg))
+            return cli_usage_error("explain", "%s", once_msg);
         switch (c) {
         case 'o':
         case OPT_OP:

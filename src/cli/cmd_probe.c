@@ -91,7 +91,12 @@ int cmd_probe(int argc, char **argv)
     int device = SL_DEVICE_AUTO, trials = 10, quick = 0, counters = 0, c;
     opterr = 0;
     optind = 1;
+    static const int aliases[] = {'d', OPT_DEVICE, 'n', OPT_TRIALS, 0};
+    cli_once once = {.aliases = aliases};
+    char once_msg[512];
     while ((c = getopt_long(argc, argv, ":hd:n:", opts, NULL)) != -1) {
+        if (cli_once_twice(&once, opts, c, optarg, once_msg, sizeof once_msg))
+            return cli_usage_error("probe", "%s", once_msg);
         switch (c) {
         case OPT_ONLY: only = optarg; break;
         case OPT_JSON: json = optarg; break;

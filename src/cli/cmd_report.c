@@ -56,13 +56,13 @@ int cmd_report(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
+    cli_once once = {0};
+    char once_msg[512];
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        if (cli_once_twice(&once, opts, c, optarg, once_msg, sizeof once_msg))
+            return cli_usage_error("report", "%s", once_msg);
         switch (c) {
-        case 'o':
-            if (out)
-                return cli_usage_error("report", "-o given twice");
-            out = optarg;
-            break;
+        case 'o': out = optarg; break;
         case 'h': help(stdout); return 0;
         case ':': return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);

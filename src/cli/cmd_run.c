@@ -413,9 +413,11 @@ int cmd_run(int argc, char **argv)
         return cmd_run_mpi(argc, argv);
 
     one_run_opts x = {.max_time = -1.0};
+    static const int one_lists[] = {OPT_SHAPE, 0};
     const cli_run_mode mode = {.who = "run", .hint_note = "", .unknown_note = "", .trials_note = "",
                                .default_device = "auto", .max_trials = 1000000, .scalar_as_spelled = 1, .speak = 1,
-                               .help = help, .extra = one_opts, .option = one_option, .user = &x};
+                               .help = help, .extra = one_opts, .extra_lists = one_lists, .option = one_option,
+                               .user = &x};
     cli_run_opts ro;
     int prc = cli_run_parse(&mode, argc, argv, &ro);
     if (prc)

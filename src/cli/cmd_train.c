@@ -143,7 +143,11 @@ int cmd_train(int argc, char **argv)
     int c;
     opterr = 0;
     optind = 1;
+    cli_once once = {0};
+    char once_msg[512];
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (cli_once_twice(&once, opts, c, optarg, once_msg, sizeof once_msg))
+            return cli_usage_error(cmd, "%s", once_msg);
         switch (c) {
         case 'D': data = optarg; break;
         case 'L':

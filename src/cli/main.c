@@ -55,6 +55,41 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+int cli_once_twice(cli_once *o, const struct option *opts, int c, const char *value, char *msg, size_t len)
+{
+    if (!value || c == ':' || c == '?')
+        return 0;
+    for (int i = 0; o->aliases && o->aliases[i]; i += 2)
+        if (o->aliases[i] == c) {
+            c = o->aliases[i + 1];
+            break;
+        }
+    char name[64];
+    snprintf(name, sizeof name, "-%c", c > 32 && c < 127 ? c : '?');
+    for (int i = 0; opts[i].name; i++) /* the first long name of the code (--device for --devices) */
+        if (opts[i].val == c) {
+            snprintf(name, sizeof name, "--%s", opts[i].name);
+            break;
+        }
+    int list = 0;
+    for (int i = 0; o->lists && o->lists[i]; i++)
+        list |= o->lists[i] == c;
+    for (int i = 0; i < o->n; i++)
+        if (o->code[i] == c) {
+            if (list)
+                snprintf(msg, len, "%s given twice ('%s', then '%s'): give it once, as a list: %s %s,%s", name,
+                         o->value[i], value, name, o->value[i], value);
+            else
+                snprintf(msg, len, "%s given twice ('%s', then '%s'): give it once", name, o->value[i], value);
+            return 1;
+        }
+    if (o->n < (int)(sizeof o->code / sizeof o->code[0])) {
+        o->code[o->n] = c;
+        o->value[o->n++] = value;
+    }
+    return 0;
+}
+
 int cli_parse_int(const char *s, int lo, int hi, int *out)
 {
     if (!s || !*s)
@@ -73,9 +108,13 @@ int cli_device_only(const char *cmd, int argc, char **argv, void (*help)(FILE *)
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int c;
+    cli_once once = {0};
+    char msg[512];
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":hd:", opts, NULL)) != -1) {
+        if (cli_once_twice(&once, opts, c, optarg, msg, sizeof msg))
+            return cli_usage_error(cmd, "%s", msg);
         switch (c) {
         case 'd':
             if (cli_parse_device(optarg, device))

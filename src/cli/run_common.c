@@ -134,13 +134,14 @@ int cli_run_parse(const cli_run_mode *mode, int argc, char **argv, cli_run_opts 
     opterr = 0;
     optind = 1;
     int c, li = -1;
-    /* The options with a value seen so far: a second one would silently drop
-     * the first (--op add --op copy ran copy alone), so it is refused. */
-    struct seen_opt {
-        int code;
-        const char *value;
-    } seen[MAX_OPTS];
-    int nseen = 0;
+    /* an option with a value comes once (cli_once_twice): the short aliases are their long options */
+    static const int aliases[] = {'s', OPT_SIZES, 'n', OPT_TRIALS, 'd', OPT_DEVICE, 'o', OPT_OP, 0};
+    int lists[MAX_OPTS] = {OPT_OP, OPT_SIZES, OPT_DTYPE, OPT_VARIANTS, OPT_DEVICE}, nl = 5;
+    for (const int *e = mode->extra_lists; e && *e && nl < MAX_OPTS - 1; e++)
+        lists[nl++] = *e;
+    lists[nl] = 0;
+    cli_once once = {.aliases = aliases, .lists = lists};
+    char msg[512];
     while ((li = -1, c = getopt_long(argc, argv, ":hs:d:n:o:", opts, &li)) != -1) {
         const char *spelled = li >= 0 ? opts[li].name : "";
         int rc;
@@ -151,24 +152,8 @@ int cli_run_parse(const cli_run_mode *mode, int argc, char **argv, cli_run_opts 
         }
         if (c == ':')
             return cli_run_usage(mode, "option '%s' needs a value", argv[optind - 1]);
-        if (optarg) {
-            /* the short aliases are their long options */
-            const int code = c == 's' ? OPT_SIZES : c == 'n' ? OPT_TRIALS : c == 'd' ? OPT_DEVICE
-                             : c == 'o' ? OPT_OP : c;
-            const char *name = spelled;
-            for (int i = 0; i < n; i++) /* the first long name of the code (--device for --devices) */
-                if (opts[i].val == code) {
-                    name = opts[i].name;
-                    break;
-                }
-            for (int i = 0; i < nseen; i++)
-                if (seen[i].code == code)
-                    return cli_run_usage(mode, "--%s given twice ('%s', then '%s'): give it once (a list where it "
-                                         "takes one: --%s %s,%s)", name, seen[i].value, optarg, name,
-                                         seen[i].value, optarg);
-            if (nseen < MAX_OPTS)
-                seen[nseen++] = (struct seen_opt){code, optarg};
-        }
+        if (cli_once_twice(&once, opts, c, optarg, msg, sizeof msg))
+            return cli_run_usage(mode, "%s", msg);
         if (c >= CLI_RUN_OPT_MODE && mode->option) {
             if ((rc = mode->option(mode->user, c, optarg)) != 0)
                 return rc;
