@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import numbers
 import os
+import sys
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _arrays
@@ -150,7 +151,6 @@ _DECLS: Optional[Dict[str, List[Tuple[str, str]]]] = None
 _CTX, _DTYPE, _DIM, _SCALAR, _FIXED, _PTR, _STREAM, _BUFDT, _IDXT, _WS, _WSB = range(11)
 _WS_QUERY: Dict[str, Any] = {}
 # The range of each integer C scalar type (ctypes wraps an out-of-range int silently).
-_DBL_MAX = 1.7976931348623157e308
 _INT_RANGE = {"int": (-2**31, 2**31 - 1), "int32_t": (-2**31, 2**31 - 1), "int64_t": (-2**63, 2**63 - 1)}
 # Per op, made once by _plan: each scalar's Python name and, for an integer C type, its range.
 _SCALARS: Dict[str, List[Tuple[str, Optional[Tuple[int, int]]]]] = {}
@@ -273,10 +273,11 @@ def _torch_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[in
     return vdt, d
 
 
-def _torch_written(spec: OpSpec, args: Dict[str, Any], given: List[Any]) -> None:
-    """torch's rule for out= and in-place buffers: refused while grad mode is on and an argument
-    requires grad (streamlab records no gradient for a written buffer)."""
-    if given and torch.is_grad_enabled():
+def _torch_written(spec: OpSpec, args: Dict[str, Any]) -> None:
+    """torch's rule for out= and in-place buffers (call it where the caller gave one): refused
+    while grad mode is on and an argument requires grad (streamlab records no gradient for a
+    written buffer)."""
+    if torch.is_grad_enabled():
         for b in spec.bufs:
             v = args[b.py]
             if isinstance(v, torch.Tensor) and v.requires_grad:
@@ -318,7 +319,7 @@ def run(spec: OpSpec, values: Sequence[Any]):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral if rng else numbers.Real):
             raise TypeError("streamlab.%s: %s must be %s, got %s" % (
                 spec.name, key, "an integer" if rng else "a real number", type(v).__name__))
-        if not rng and isinstance(v, int) and not -_DBL_MAX <= v <= _DBL_MAX:  # ctypes' "wrong type" otherwise
+        if not rng and isinstance(v, int) and not -sys.float_info.max <= v <= sys.float_info.max:  # ctypes' "wrong type" otherwise
             raise OverflowError("streamlab.%s: %s (an integer of %d digits) does not fit a C double"
                                 % (spec.name, key, len(str(abs(v)))))
         if rng and not rng[0] <= v <= rng[1]:
@@ -367,7 +368,7 @@ def run(spec: OpSpec, values: Sequence[Any]):
     # the caller's buffers this call writes: autograd's rule, then their version counters after the call
     written = [args[b.py] for b in spec.bufs if b.role != "in" and args[b.py] is not None] if is_torch else []
     if written:
-        _torch_written(spec, args, written)
+        _torch_written(spec, args)
     for b in missing:
         shape = expected.get(b.py, expected.get("*"))
         adt = _alloc_dtype(b, vdts)
