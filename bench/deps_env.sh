@@ -9,7 +9,8 @@
 #               instead of .deps/*.deb; a helper's staging copy in
 #               .wt/NAME finds the checkout's ../../.deps/*.deb)
 #   zlib        zlib.h for `streamlab train`: the system's, else the carried
-#               zlib1g-dev_*.deb (among the same .debs, or .zdeps/)
+#               zlib1g-dev_*.deb (among the same .debs, or .zdeps/), linked
+#               against the machine's libz.so.1 (libz.a only without one)
 #   cuDNN       the softmax peer: headers from .cudnn/include (carried, never
 #               committed), libraries from torch's wheel (nvidia-cudnn-cu*)
 #   Fashion-MNIST  the system's /usr/share/datasets/fashion-mnist, else the
@@ -38,18 +39,33 @@ _sl_unpack() {  # _sl_unpack DEB DIR
         (cd "$2" && ar x "$abs" data.tar.xz && tar xf data.tar.xz && rm data.tar.xz)
     fi
 }
+# zlib1g-dev's libz.so is an absolute link to the runtime of its own Debian
+# release (libz.so.1.2.13), which another machine may not have; left dangling,
+# CMake falls back to libz.a, which is not built position-independent and so
+# cannot go into the tests' shared library (streamlab_dev). Point it at the
+# machine's own libz.so.1 when there is one (the ABI is the same).
+_sl_fix_libz() {  # _sl_fix_libz DIR: DIR/usr/lib/x86_64-linux-gnu/libz.so
+    local so="$1/usr/lib/x86_64-linux-gnu/libz.so" sys
+    [ -L "$so" ] && [ ! -e "$so" ] || return 0
+    sys=$(ldconfig -p 2>/dev/null | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
+    [ -n "$sys" ] && ln -sf "$sys" "$so"
+}
 if ! ldconfig -p 2>/dev/null | grep -q libcjson.so && [ -n "$_sl_debs" ]; then
     for _sl_deb in $_sl_debs; do
         _sl_unpack "$_sl_deb" /tmp/deps
     done
+    _sl_fix_libz /tmp/deps
     PREFIX_ARGS="-DCMAKE_PREFIX_PATH=/tmp/deps/usr"
     export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 fi
-if [ ! -f /usr/include/zlib.h ]; then  # the carried zlib1g-dev, linked statically
+if [ ! -f /usr/include/zlib.h ]; then  # the carried zlib1g-dev
     _sl_zdeb=$(ls $_sl_debs .zdeps/zlib1g-dev_*.deb 2>/dev/null | grep zlib1g-dev | head -1)
     if [ -n "$_sl_zdeb" ]; then
         _sl_unpack "$_sl_zdeb" /tmp/z
-        ZARGS="-DZLIB_INCLUDE_DIR=/tmp/z/usr/include -DZLIB_LIBRARY=/tmp/z/usr/lib/x86_64-linux-gnu/libz.a"
+        _sl_fix_libz /tmp/z
+        _sl_zlib=/tmp/z/usr/lib/x86_64-linux-gnu/libz.so   # the machine's libz.so.1
+        [ -e "$_sl_zlib" ] || _sl_zlib=/tmp/z/usr/lib/x86_64-linux-gnu/libz.a
+        ZARGS="-DZLIB_INCLUDE_DIR=/tmp/z/usr/include -DZLIB_LIBRARY=$_sl_zlib"
     fi
 fi
 [ -f .cudnn/include/cudnn.h ] && CUDNN_ARGS="-DSL_CUDNN_INCLUDE_DIR=$PWD/.cudnn/include"
@@ -58,4 +74,4 @@ _sl_cudnn_lib=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvi
 . bench/fashion_mnist.sh
 SL_FASHION_MNIST=${SL_FASHION_MNIST:-$(fashion_mnist_dir)}
 export PREFIX_ARGS ZARGS CUDNN_ARGS SL_FASHION_MNIST SL_DEPS_ENV_DONE=1
-unset _sl_debs _sl_deb _sl_zdeb _sl_cudnn_lib
+unset _sl_debs _sl_deb _sl_zdeb _sl_zlib _sl_cudnn_lib

@@ -145,7 +145,11 @@ st_tests() {
     # pkg-config, which the device image may lack.
     local exclude="fuzz_short"
     command -v pkg-config >/dev/null || { exclude="$exclude|test_install"; echo "no pkg-config here: test_install left to CI"; }
-    x ctest --test-dir $BUILD --output-on-failure -V -E "$exclude" ${CTEST_ARGS:-} > "$1/tests.log" 2>&1
+    # With ctest -j, each CPU test's OpenMP team (a thread per core) spins
+    # at its barriers beside the others: test_cpu took 203 s at -j 4, and
+    # 24 s with passive waiting (h100-tests-2026-11-26d.md).
+    x env OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} \
+        ctest --test-dir $BUILD --output-on-failure -V -E "$exclude" ${CTEST_ARGS:-} > "$1/tests.log" 2>&1
     local rc=$?
     grep -E "tests passed|Test +#|SKIPPED|FAILED" "$1/tests.log" | tail -40
     return $rc
