@@ -18,11 +18,12 @@ With torch installed each op is also registered as torch.ops.streamlab.<op>
 from __future__ import annotations
 
 from numbers import Integral as _Integral
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from ._lib import BACKENDS, HAVE_CUDA_BUILD, LIB_PATH, StreamlabError  # noqa: F401
 from ._ops import BINDING  # noqa: F401  ("fastcall" or "ctypes": how C is called)
-from ._ops import call as _run
+from ._ops import fast_path as _fast_path
+from ._ops import run as _ops_run
 from ._table import REDUCTIONS as _REDUCTIONS
 from ._table import SPECS as _S
 
@@ -44,94 +45,114 @@ except ImportError:  # no torch
 Array = Any  # torch.Tensor, numpy.ndarray or a __dlpack__ object
 
 
-def _call(name: str, *values: Any):
-    spec = _S[name]
-    if _compiling is not None and (_compiling() or (name in _AUTOGRAD and _needs_grad(values))):
+def _general(spec: Any, values: Sequence[Any]) -> Any:
+    """A call that the fast path did not take: under torch.compile, or with autograd to
+    record, the registered op (torch.ops.streamlab.*); else _ops.run, which checks every
+    argument and says precisely what is wrong."""
+    if _compiling is not None and (_compiling() or (spec.name in _AUTOGRAD and _needs_grad(values))):
         return _registered(spec, values)  # traced by torch.compile, or recorded by autograd
-    return _run(spec, values)
+    return _ops_run(spec, values)
+
+
+def _first_call(name: str) -> Callable[..., Any]:
+    """The entry of _fast[name] until the op's first eager call builds its fast path."""
+    def first(*values: Any) -> Any:
+        if _compiling is not None and _compiling():  # build nothing while torch.compile traces
+            return _general(_S[name], values)
+        f = _fast[name] = _fast_path(_S[name], _general, name in _AUTOGRAD)
+        return f(*values)
+    return first
+
+
+# op name -> the function its public function calls with its values in spec.params order:
+# the op's generated torch fast path (_ops._gen_fast), which hands every other call to
+# _general. One dict lookup and one call, since in a small call the host's Python is most
+# of the cost (docs/python.md, "Overhead and choices").
+_fast: Dict[str, Callable[..., Any]] = {_name: _first_call(_name) for _name in _S}
 
 
 def copy(input: Array, *, out: Optional[Array] = None) -> Array:
     """out = input, bit for bit (sl_copy). f32, f64, f16, bf16, fp8 e4m3fn / e5m2. out may be input."""
-    return _call("copy", input, out)
+    return _fast["copy"](input, out)
 
 
 def scale(input: Array, alpha: float, *, out: Optional[Array] = None) -> Array:
     """out = alpha * input (sl_scale), in fp32 (fp64 for f64). f32, f64, f16, bf16. out may be input."""
-    return _call("scale", input, alpha, out)
+    return _fast["scale"](input, alpha, out)
 
 
 def add(input: Array, other: Array, *, out: Optional[Array] = None) -> Array:
     """out = input + other elementwise (sl_add), same shape (no broadcasting), every dtype
     (f32, f64, f16, bf16, fp8 e4m3fn / e5m2). out may be input or other (in place)."""
-    return _call("add", input, other, out)
+    return _fast["add"](input, other, out)
 
 
 def triad(input: Array, other: Array, alpha: float, *, out: Optional[Array] = None) -> Array:
     """out = input + alpha * other as one fma (sl_triad: STREAM's a = b + s c).
     f32, f64, f16, bf16. out may be input or other."""
-    return _call("triad", input, other, alpha, out)
+    return _fast["triad"](input, other, alpha, out)
 
 
 def dot(input: Array, other: Array, *, out: Optional[Array] = None) -> Array:
     """The dot product sum(input * other) as a 0-d array (sl_dot): fp64 products and sums,
     rounded once. f32, f64. out (one element) must not overlap the inputs."""
-    return _call("dot", input, other, out)
+    return _fast["dot"](input, other, out)
 
 
 def nstream(input: Array, other: Array, other2: Array, alpha: float) -> Array:
     """input += other + alpha * other2, IN PLACE (sl_nstream); returns input. f32, f64, f16, bf16."""
-    return _call("nstream", input, other, other2, alpha)
+    return _fast["nstream"](input, other, other2, alpha)
 
 
 def axpy(input: Array, other: Array, alpha: float) -> Array:
     """other = alpha * input + other, IN PLACE on other as in BLAS (sl_axpy: y = a x + y);
     returns other. f32, f64, f16, bf16."""
-    return _call("axpy", input, other, alpha)
+    return _fast["axpy"](input, other, alpha)
 
 
 def softmax(input: Array, dim: int = -1, *, out: Optional[Array] = None) -> Array:
     """Softmax over the last dimension (sl_softmax; dim must be the last one), in fp32,
     within 9.5e-7 relative of fp64 (+1 ulp for bf16 / f16). f32, bf16, f16. out may be input.
     A 0-d input is a ValueError (torch.softmax returns 1 for it)."""
-    nd = len(_shape_of("softmax", input))
-    if isinstance(dim, bool) or not isinstance(dim, _Integral):
-        raise TypeError("streamlab.softmax: dim must be an integer (as torch.softmax's), got %s"
-                        % type(dim).__name__)
-    if dim not in (-1, nd - 1):
-        raise ValueError("streamlab.softmax: only the last dimension (dim=-1) is offered, got dim=%d" % dim)
-    return _call("softmax", input, out)
+    if type(dim) is not int or dim != -1:  # dim=-1, the default, needs no check
+        nd = len(_shape_of("softmax", input))
+        if isinstance(dim, bool) or not isinstance(dim, _Integral):
+            raise TypeError("streamlab.softmax: dim must be an integer (as torch.softmax's), got %s"
+                            % type(dim).__name__)
+        if dim not in (-1, nd - 1):
+            raise ValueError("streamlab.softmax: only the last dimension (dim=-1) is offered, got dim=%d" % dim)
+    return _fast["softmax"](input, out)
 
 
 def transpose(input: Array, *, out: Optional[Array] = None) -> Array:
     """out = input.T of a 2-D array, dense (sl_transpose). f32, f64, f16, bf16. out must not
     overlap input."""
-    return _call("transpose", input, out)
+    return _fast["transpose"](input, out)
 
 
 def gemm(input: Array, other: Array, c: Optional[Array] = None, *, alpha: float = 1.0,
          beta: float = 0.0) -> Array:
     """c = alpha * input @ other + beta * c, row-major (sl_gemm), c updated IN PLACE when
     given (allocated when not, then beta must be 0). f32, bf16, f16 (fp32 accumulation)."""
-    return _call("gemm", input, other, c, alpha, beta)
+    return _fast["gemm"](input, other, c, alpha, beta)
 
 
 def matmul(input: Array, other: Array, *, out: Optional[Array] = None) -> Array:
     """out = input @ other for 2-D arrays (sl_gemm with alpha 1, beta 0). f32, bf16, f16."""
-    return _call("matmul", input, other, out)
+    return _fast["matmul"](input, other, out)
 
 
 def stencil2d(input: Array, radius: int = 4, *, out: Optional[Array] = None) -> Array:
     """The 2-D star stencil of `radius` (1..16) on a 2-D f32 grid, zero outside
     (sl_stencil2d). out must not overlap input."""
-    return _call("stencil2d", input, radius, out)
+    return _fast["stencil2d"](input, radius, out)
 
 
 def softmax_backward(grad_output: Array, output: Array, *, out: Optional[Array] = None) -> Array:
     """The gradient of softmax over the last dimension: out = output * (grad_output -
     rowsum(grad_output * output)) (sl_softmax_bwd; torch._softmax_backward_data). f32, bf16,
     f16, fp32 accumulation; out may be grad_output (in place)."""
-    return _call("softmax_backward", grad_output, output, out)
+    return _fast["softmax_backward"](grad_output, output, out)
 
 
 def rms_norm_forward(input: Array, weight: Array, eps: float = 1e-6, *, out: Optional[Array] = None,
@@ -139,7 +160,7 @@ def rms_norm_forward(input: Array, weight: Array, eps: float = 1e-6, *, out: Opt
     """RMSNorm over the last dimension (sl_rmsnorm_fwd): out = input * rstd * weight,
     rstd = 1 / sqrt(mean(input^2) + eps) per row (f32, kept for the backward). input f32,
     bf16, f16; weight (last dim,) of input's dtype or f32. Returns (out, rstd)."""
-    return _call("rms_norm_forward", input, weight, eps, out, rstd)
+    return _fast["rms_norm_forward"](input, weight, eps, out, rstd)
 
 
 def rms_norm(input: Array, normalized_shape: Sequence[int], weight: Optional[Array] = None,
@@ -192,7 +213,7 @@ def rms_norm_backward(grad_output: Array, input: Array, weight: Array, rstd: Arr
     CUDA torch tensors a scratch buffer from torch's allocator on the current stream
     (sl_rmsnorm_bwd_workspace bytes; safe on any stream and under graph capture), elsewhere
     the context's workspace."""
-    return _call("rms_norm_backward", grad_output, input, weight, rstd, grad_input, grad_weight)
+    return _fast["rms_norm_backward"](grad_output, input, weight, rstd, grad_input, grad_weight)
 
 
 def layer_norm_forward(input: Array, weight: Array, bias: Array, eps: float = 1e-5, *,
@@ -202,7 +223,7 @@ def layer_norm_forward(input: Array, weight: Array, bias: Array, eps: float = 1e
     + bias, mean and rstd = 1 / sqrt(biased variance + eps) per row (f32, kept for the backward).
     input f32, bf16, f16; weight and bias (last dim,) of input's dtype or f32 (both the same).
     Returns (out, mean, rstd)."""
-    return _call("layer_norm_forward", input, weight, bias, eps, out, mean, rstd)
+    return _fast["layer_norm_forward"](input, weight, bias, eps, out, mean, rstd)
 
 
 def _affine_default(input: Array, value: float, like: Optional[Array]) -> Array:
@@ -240,7 +261,7 @@ def layer_norm_backward(grad_output: Array, input: Array, weight: Array, mean: A
     the last two summed over rows in a fixed order (deterministic), in weight's dtype. The
     partials: on CUDA torch tensors a scratch buffer from torch's allocator on the current
     stream (sl_layernorm_bwd_workspace bytes), elsewhere the context's workspace."""
-    return _call("layer_norm_backward", grad_output, input, weight, mean, rstd, grad_input, grad_weight,
+    return _fast["layer_norm_backward"](grad_output, input, weight, mean, rstd, grad_input, grad_weight,
                  grad_bias)
 
 
@@ -251,7 +272,7 @@ def add_rms_norm_forward(input: Array, residual: Array, weight: Array, eps: floa
     (rounded to the dtype), out = rms_norm(residual_out) * weight, rstd per row (f32). Returns
     (out, residual_out, rstd). residual_out may be input or residual (in place); out may be
     input or residual, not residual_out. Forward only (no autograd)."""
-    return _call("add_rms_norm_forward", input, residual, weight, eps, out, residual_out, rstd)
+    return _fast["add_rms_norm_forward"](input, residual, weight, eps, out, residual_out, rstd)
 
 
 def _reduction(reduction: str) -> int:
@@ -266,7 +287,7 @@ def cross_entropy_forward(input: Array, target: Array, ignore_index: int = -100,
     """Cross-entropy of class scores input (N, C) against class indices target (N,), int32 or
     int64 (sl_cross_entropy_fwd): (loss, lse), lse the per-row logsumexp (f32). The logits are
     only read. Targets out of range: ValueError on the CPU, a NaN loss on CUDA."""
-    return _call("cross_entropy_forward", input, target, ignore_index, label_smoothing,
+    return _fast["cross_entropy_forward"](input, target, ignore_index, label_smoothing,
                  _reduction(reduction), out, lse)
 
 
@@ -292,7 +313,7 @@ def cross_entropy_forward_backward(input: Array, target: Array, ignore_index: in
         if grad_input is not None:
             raise ValueError("streamlab.cross_entropy_forward_backward: give grad_input or inplace=True, not both")
         grad_input = input
-    return _call("cross_entropy_forward_backward", input, target, ignore_index, label_smoothing,
+    return _fast["cross_entropy_forward_backward"](input, target, ignore_index, label_smoothing,
                  _reduction(reduction), out, lse, grad_input)
 
 
@@ -307,7 +328,7 @@ def cross_entropy_backward(grad_output: Array, input: Array, target: Array, lse:
         if grad_input is not None:
             raise ValueError("streamlab.cross_entropy_backward: give grad_input or inplace=True, not both")
         grad_input = input
-    return _call("cross_entropy_backward", grad_output, input, target, lse, ignore_index, label_smoothing,
+    return _fast["cross_entropy_backward"](grad_output, input, target, lse, ignore_index, label_smoothing,
                  _reduction(reduction), grad_input)
 
 

@@ -43,6 +43,9 @@ if torch is not None:
             return _raw_stream(device)
         return torch.cuda.current_stream(device).cuda_stream
 
+    # what the fast paths call: torch's own function where it has one (no Python frame)
+    torch_stream_fn = _raw_stream or torch_stream
+
 # ---- NumPy ------------------------------------------------------------------------
 NUMPY_DTYPES = {}
 if np is not None:
@@ -137,6 +140,12 @@ def from_dlpack(obj: Any) -> Array:
     strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else None
     contiguous = _c_contiguous(shape, strides, 1)  # DLPack strides count elements
     return Array(obj, (t.data or 0) + t.byte_offset, shape, dt, device, contiguous, keep=cap)
+
+
+def is_array(obj: Any) -> bool:
+    """Whether adapt takes obj: a NumPy array, or an object with the DLPack protocol."""
+    return (np is not None and isinstance(obj, np.ndarray)) or (
+        hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"))
 
 
 def adapt(obj: Any) -> Array:

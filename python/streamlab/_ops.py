@@ -289,6 +289,9 @@ def _torch_written(spec: OpSpec, args: Dict[str, Any]) -> None:
 def _array_buf(spec: OpSpec, b: Buf, v: Any, dt: Optional[str], dev: Optional[int], vdts: Dict[str, str]):
     if torch is not None and isinstance(v, torch.Tensor):
         raise TypeError("streamlab.%s: %s is a torch.Tensor but the first input is not" % (spec.name, b.py))
+    if not _arrays.is_array(v):  # say which function and argument
+        raise TypeError("streamlab.%s: %s must be a torch.Tensor, a NumPy array or an object with __dlpack__, "
+                        "got %s" % (spec.name, b.py, type(v).__name__))
     a = _arrays.adapt(v)
     if a.dtype is None:
         raise ValueError("streamlab.%s: %s has a dtype streamlab does not offer (%s)" % (
@@ -454,22 +457,27 @@ def fake_outputs(spec: OpSpec, values: Sequence[Any]):
 # same dtype and device, contiguous, shapes as the rule wants) each op gets
 # a function generated from its OpSpec that does the same checks inline and
 # calls C; anything else goes to `run`, which raises the right error.
-_FAST: Dict[str, Callable] = {}
 
 
-def _gen_fast(spec: OpSpec) -> Callable:
+def _gen_fast(spec: OpSpec, general: Optional[Callable] = None, autograd: bool = False) -> Callable:
+    """The op's fast path: a function of spec.params that checks the common case inline and
+    calls C, and hands anything else to general(spec, values) (default `run`), which raises
+    the precise error. With torch, a call under torch.compile goes to general too, and for
+    an op with autograd (autograd=True) so does a call with grad mode on and an input or
+    given output that requires grad: general routes those to the registered op."""
+    general = general or run
     plan = _PLANS.get(spec.name) or _plan(spec)
     params = list(spec.params)
     bufs = list(spec.bufs)
     if any(b.dtype is not None for b in bufs) or torch is None or spec.workspace:
-        return lambda *vals: run(spec, vals)
+        return lambda *vals: general(spec, vals)
     p0 = bufs[0].py
     inline = getattr(spec.shapes, "inline", None)
     if inline is not None and inline[1] != p0:
         inline = None
     slow = "return _run(_spec, (%s,))" % ", ".join(params)
     ind = "            "
-    lines = ["def fast(%s):" % ", ".join(params)]
+    lines = ["def fast(%s):" % ", ".join(params), "    if _compiling(): %s" % slow]
     conds = [("(%s is None or type(%s) is _T)" if b.role == "out" else "type(%s) is _T") % ((b.py,) * (
         2 if b.role == "out" else 1)) for b in bufs]
     lines.append("    if %s:" % " and ".join(conds))
@@ -494,28 +502,33 @@ def _gen_fast(spec: OpSpec) -> Callable:
         lines.append(ind + "if %s.shape != exp.get(%r, exp.get('*')): %s" % (p0, p0, slow))
         dimvar = None
         shape_of = {b.py: "exp.get(%r, exp.get('*'))" % b.py for b in bufs}
+    outs = [b.py for b in bufs[1:] if b.role == "out"]
+    inouts = [b.py for b in bufs if b.role == "inout"]
+    # Grad mode, before any output is allocated: an op with autograd goes to the registered
+    # op when anything requires grad; another op refuses (in run) to write a caller's buffer
+    # while autograd would need it.
+    for o in outs:
+        lines.append(ind + "g_%s = %s is not None" % (o, o))
+    req = " or ".join(["%s.requires_grad" % b.py for b in bufs if b.role != "out" or b is bufs[0]] +
+                      ["(g_%s and %s.requires_grad)" % (o, o) for o in outs])
+    if autograd or inouts:
+        lines.append(ind + "if _grad() and (%s): %s" % (req, slow))
+    elif outs:
+        lines.append(ind + "if (%s) and _grad() and (%s): %s" % (" or ".join("g_" + o for o in outs), req, slow))
     for b in bufs[1:]:
         cond = "%s.dtype is dt and %s.get_device() == dev and %s.is_contiguous() and %s.shape == %s and not " \
             "%s.is_neg()" % (b.py, b.py, b.py, b.py, shape_of[b.py], b.py)
         if b.role == "out":
-            lines.append(ind + "g_%s = %s is not None" % (b.py, b.py))
-            # torch.empty_like where the output is p0's shape: 0.63 us a call on the CPU against
-            # new_empty's 1.48 (torch 2.15; p0 is contiguous here, so the result is too)
+            # torch.empty_like where the output is p0's shape (p0 is contiguous here, so the
+            # result is too). torch.empty_strided with p0's strides was 0.57 us faster on one
+            # H100 host and 0.59 us slower on another (h100-python-2026-11-26d.md); new_empty is
+            # slower on both.
             alloc = ("_empty_like(%s)" % p0 if shape_of[b.py] == "shp"
                      else "%s.new_empty(%s)" % (p0, shape_of[b.py]))
             lines.append(ind + "if %s is None: %s = %s" % (b.py, b.py, alloc))
             lines.append(ind + "elif not (%s): %s" % (cond, slow))
         else:
             lines.append(ind + "if not (%s): %s" % (cond, slow))
-    # the caller's buffers written (given outputs, in-place buffers): refused while autograd would need
-    # them (run() says so), and their version counters moved after the call
-    wr = ["(%s,) if g_%s else ()" % (b.py, b.py) for b in bufs[1:] if b.role == "out"] + \
-        ["(%s,)" % b.py for b in bufs if b.role == "inout"]
-    if wr:
-        lines.append(ind + "wr = %s" % " + ".join("(%s)" % w for w in wr))
-        lines.append(ind + "if wr and _grad() and (%s): %s" % (" or ".join(
-            "%s.requires_grad" % b.py for b in bufs if b.role != "out" or b is bufs[0]) + "".join(
-            " or (g_%s and %s.requires_grad)" % (b.py, b.py) for b in bufs[1:] if b.role == "out"), slow))
     lines.append(ind + "ctx = _CTXS.get(dev) or _context(dev)")
     cargs = []
     for kind_, key in plan:
@@ -527,8 +540,13 @@ def _gen_fast(spec: OpSpec) -> Callable:
     # a scalar of the wrong type: ctypes raises ArgumentError, _fastcall TypeError; run() says which
     lines.append(ind + "try: st = _fn(%s)" % ", ".join(cargs))
     lines.append(ind + "except _ARGERR: %s" % slow)
-    if wr:
+    # the caller's buffers written (given outputs, in-place buffers): their version counters move
+    if inouts or len(outs) > 1:
+        wr = ["(%s,) if g_%s else ()" % (o, o) for o in outs] + ["(%s,)" % b for b in inouts]
+        lines.append(ind + "wr = %s" % " + ".join("(%s)" % w for w in wr))
         lines.append(ind + "if wr: _incv(wr)")
+    elif outs:
+        lines.append(ind + "if g_%s: _incv((%s,))" % (outs[0], outs[0]))
     lines.append(ind + "if st != 0: _raise(st, %r)" % ("streamlab.%s (%s)" % (spec.name, spec.cfunc)))
     rets = spec.returns or tuple(b.py for b in bufs if b.role == "out") or tuple(b.py for b in bufs if b.role == "inout")
     lines.append(ind + "return %s" % (rets[0] if len(rets) == 1 else "(%s,)" % ", ".join(rets)))
@@ -539,7 +557,8 @@ def _gen_fast(spec: OpSpec) -> Callable:
     # its own), or only spec.dtypes for a C function without a dtype parameter.
     dts = {k: DTYPE_CODE[v] for k, v in TORCH_DTYPES.items() if spec.dtypes is None or v in spec.dtypes}
     ns = {"_T": torch.Tensor, "_DT": dts, "_shapes": spec.shapes, "_empty_like": torch.empty_like,
-          "_run": run, "_spec": spec, "_CTXS": _lib._contexts, "_context": context, "_stream": _arrays.torch_stream,
+          "_run": general, "_spec": spec, "_CTXS": _lib._contexts, "_context": context,
+          "_stream": _arrays.torch_stream_fn, "_compiling": torch.compiler.is_compiling,
           "_fn": _BOUND[spec.name], "_raise": raise_status, "_fixed": spec.fixed,
           "_ARGERR": (ctypes.ArgumentError, TypeError), "_grad": torch.is_grad_enabled,
           "_incv": _increment_version}
@@ -549,11 +568,9 @@ def _gen_fast(spec: OpSpec) -> Callable:
     return fast
 
 
-def call(spec: OpSpec, values: Sequence[Any]):
-    """run(spec, values), through the op's generated torch fast path."""
-    f = _FAST.get(spec.name)
-    if f is None:
-        if spec.check is not None:
-            return run(spec, values)
-        f = _FAST[spec.name] = _gen_fast(spec)
-    return f(*values)
+def fast_path(spec: OpSpec, general: Callable, autograd: bool) -> Callable:
+    """The function a public function calls with its values (spec.params order): the
+    generated torch fast path, or general(spec, values) for ops without one."""
+    if spec.check is not None:
+        return lambda *vals: general(spec, vals)
+    return _gen_fast(spec, general, autograd)
