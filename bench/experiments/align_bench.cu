@@ -91,14 +91,7 @@ static sl_status axpy_bulk128(const sl_args *x)
     return sl_ew_run<bench_bulk128, sl_k_axpy>(x);
 }
 
-#define CK(x)                                                                                       \
-    do {                                                                                            \
-        cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));     \
-            exit(1);                                                                                \
-        }                                                                                           \
-    } while (0)
+#include "../bench_check.h"
 #define SK(x)                                                                                       \
     do {                                                                                            \
         sl_status s_ = (x);                                                                         \

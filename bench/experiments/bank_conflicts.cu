@@ -45,14 +45,7 @@
 
 enum { WARPS = 32, THREADS = WARPS * 32, ITER = 256, UNROLL = 16, SMEM = 16384 };
 
-#define TRY(x)                                                                                 \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
+#include "../bench_check.h"
 
 template <int W, bool STORE> __device__ __forceinline__ uint32_t access(uint32_t a, uint32_t v)
 {
@@ -126,14 +119,14 @@ template <int W, bool STORE> static double run(int sms, int stride, unsigned lon
 {
     if (reps > 1) {
         probe<W, STORE><<<sms, THREADS>>>(stride, d_cyc, d_sink); /* warm-up */
-        TRY(cudaGetLastError());
+        CK(cudaGetLastError());
     }
     double best = 1e30;
     unsigned long long *h = (unsigned long long *)malloc(sizeof *h * sms);
     for (int rep = 0; rep < reps; rep++) {
         probe<W, STORE><<<sms, THREADS>>>(stride, d_cyc, d_sink);
-        TRY(cudaGetLastError());
-        TRY(cudaMemcpy(h, d_cyc, sizeof *h * sms, cudaMemcpyDeviceToHost));
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(h, d_cyc, sizeof *h * sms, cudaMemcpyDeviceToHost));
         double sum = 0;
         for (int b = 0; b < sms; b++)
             sum += (double)h[b];
@@ -167,12 +160,12 @@ int main(int argc, char **argv)
             return 2;
         }
     cudaDeviceProp p;
-    TRY(cudaGetDeviceProperties(&p, 0));
+    CK(cudaGetDeviceProperties(&p, 0));
     const int sms = p.multiProcessorCount;
     unsigned long long *d_cyc;
     uint32_t *d_sink;
-    TRY(cudaMalloc(&d_cyc, sizeof *d_cyc * sms));
-    TRY(cudaMalloc(&d_sink, sizeof *d_sink * sms));
+    CK(cudaMalloc(&d_cyc, sizeof *d_cyc * sms));
+    CK(cudaMalloc(&d_sink, sizeof *d_sink * sms));
     printf("# %s, %d SMs; cycles per warp access (SM clock), best of %d; predicted = seed 004's wavefronts\n", p.name,
            sms, reps);
     printf("word_bytes,stride,op,predicted_wavefronts,cycles_per_access\n");
@@ -186,6 +179,6 @@ int main(int argc, char **argv)
         printf("16,%d,ld,%d,%.3f\n", s, p16, run<16, false>(sms, s, d_cyc, d_sink));
         printf("16,%d,st,%d,%.3f\n", s, p16, run<16, true>(sms, s, d_cyc, d_sink));
     }
-    TRY(cudaDeviceSynchronize());
+    CK(cudaDeviceSynchronize());
     return 0;
 }
