@@ -131,8 +131,11 @@ need_build() {
     x cmake --build $BUILD -j 16 $targets >> "$WORK/build.log" 2>&1 \
         || { echo "build failed"; grep -E "error|Error" "$WORK/build.log" | head -30; return 1; }
     if command -v cuobjdump >/dev/null && [ -f $BUILD/libstreamlab.a ]; then
-        cuobjdump --dump-sass $BUILD/libstreamlab.a 2>/dev/null \
-            | grep -E "Function :|LDG|STG|LDS|UBLKCP|SYNCS|LDGSTS|DFMA|\.L1::" > "$WORK/sass.txt"
+        # in the background, beside the stage (about 2 minutes on 16
+        # cores); the stage's subshell waits for it before it ends
+        { cuobjdump --dump-sass $BUILD/libstreamlab.a | grep -E "Function :|LDG|STG|LDS|UBLKCP|SYNCS|LDGSTS|DFMA|\.L1::" \
+            > "$WORK/sass.txt"; } 2>/dev/null &
+        SASS_PID=$!
     fi
     grep -E "ptxas info|spill" "$WORK/build.log" | grep -B1 -E "[1-9][0-9]* bytes spill" | head -20
     touch "$WORK/.built"
@@ -148,8 +151,13 @@ st_tests() {
     # With ctest -j, each CPU test's OpenMP team (a thread per core) spins
     # at its barriers beside the others: test_cpu took 203 s at -j 4, and
     # 24 s with passive waiting (h100-tests-2026-11-26d.md).
+    # Four programs at once unless CTEST_ARGS says -j: the whole suite then
+    # fits one device call with the build: 335 s in all on an H100 host
+    # (bench/results/h100-tests-2026-11-26f.md).
+    local par="-j 4"
+    case " ${CTEST_ARGS:-} " in *" -j"*|*" --parallel"*) par="" ;; esac
     x env OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} \
-        ctest --test-dir $BUILD --output-on-failure -V -E "$exclude" ${CTEST_ARGS:-} > "$1/tests.log" 2>&1
+        ctest --test-dir $BUILD --output-on-failure -V -E "$exclude" $par ${CTEST_ARGS:-} > "$1/tests.log" 2>&1
     local rc=$?
     grep -E "tests passed|Test +#|SKIPPED|FAILED" "$1/tests.log" | tail -40
     return $rc
@@ -293,7 +301,7 @@ for STAGE in $STAGES; do
     say "stage $STAGE"
     s0=$(date +%s)
     if [ "$how" = inline ]; then
-        "st_$STAGE" "$SDIR" 2>&1 | tee "$SDIR/stage.log"
+        ( "st_$STAGE" "$SDIR"; r=$?; [ -n "${SASS_PID:-}" ] && wait "$SASS_PID"; exit $r ) 2>&1 | tee "$SDIR/stage.log"
     else
         delegate "$SDIR" "$how" 2>&1 | tee "$SDIR/stage.log"
     fi
