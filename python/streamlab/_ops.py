@@ -509,8 +509,10 @@ def _gen_fast(spec: OpSpec, general: Optional[Callable] = None, autograd: bool =
     # while autograd would need it.
     for o in outs:
         lines.append(ind + "g_%s = %s is not None" % (o, o))
-    req = " or ".join(["%s.requires_grad" % b.py for b in bufs if b.role != "out" or b is bufs[0]] +
-                      ["(g_%s and %s.requires_grad)" % (o, o) for o in outs])
+    # one output whose being given guards the whole check needs no None test of its own
+    guarded = not (autograd or inouts) and len(outs) == 1
+    out_req = ["%s.requires_grad" % o if guarded else "(g_%s and %s.requires_grad)" % (o, o) for o in outs]
+    req = " or ".join(["%s.requires_grad" % b.py for b in bufs if b.role != "out" or b is bufs[0]] + out_req)
     if autograd or inouts:
         lines.append(ind + "if _grad() and (%s): %s" % (req, slow))
     elif outs:
