@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/norms_fwd_h200.sh - the norms' forwards (issue 32, third session:
-# the lean and lean4 rungs) in one device call: build for sm_90 (warnings as
+# the lean and lean4 rungs; sixth: decode, aligned) in one device call: build for sm_90 (warnings as
 # errors, the ptxas report of the forward kernels), test_gpu_rmsnorm and
 # test_gpu_layernorm whole (rmsnorm, layernorm, add_rmsnorm and the
 # backwards, which share the tests), streamlab run of the forward rungs
@@ -24,7 +24,8 @@ stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 . bench/deps_env.sh
 B=build-nfwd
 SL=$B/streamlab
-V=${VARIANTS:-copy,regs,regs_pf,lean,lean4,sl_rmsnorm_fwd,sl_layernorm_fwd,sl_add_rmsnorm_fwd}
+V=${VARIANTS:-copy,regs,regs_pf,lean,lean4,decode,aligned,sl_rmsnorm_fwd,sl_layernorm_fwd,sl_add_rmsnorm_fwd}
+SV=${SAN_VARIANTS:-lean,lean4,decode,aligned}  # racecheck and synccheck
 OPS=rmsnorm,layernorm,add_rmsnorm
 
 stage "build"
@@ -62,13 +63,13 @@ timeout 150 $SL run --op $OPS --dtype bf16 --shape 32768x4096,8192x65536 --varia
     --json "$OUT/fwd.json" --md "$OUT/fwd.md" > "$W/fwd.txt" 2>&1
 echo "exit $?"
 grep -vE "^ +[a-z]" "$W/fwd.txt" | tail -50
-stage "decode, 64 x 4096 bf16, --cold"
-timeout 60 $SL run --op $OPS --dtype bf16 --shape 64x4096 --variants $V --cold --trials 50 --warmup 5 \
+stage "decode, 1, 16, 64 x 4096 bf16, --cold"
+timeout 60 $SL run --op $OPS --dtype bf16 --shape 1x4096,16x4096,64x4096 --variants $V --cold --trials 50 --warmup 5 \
     --json "$OUT/decode.json" > "$W/decode.txt" 2>&1
 echo "exit $?"
 grep -vE "^ +[a-z]" "$W/decode.txt" | tail -24
 
-stage "memcheck (quick) of both tests at once; racecheck and synccheck of lean, lean4 through the CLI"
+stage "memcheck (quick) of both tests at once; racecheck and synccheck of $SV through the CLI"
 SL_NORM_QUICK=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 $B/tests/test_gpu_rmsnorm \
     > "$W/memcheck-rms.log" 2>&1 &
 p1=$!
@@ -77,7 +78,7 @@ SL_NORM_QUICK=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9
 p2=$!
 for tool in racecheck synccheck; do
     timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 $SL run --op $OPS --dtype f32,bf16 \
-        --shape 7x4096,3x30001,2x65536 --variants lean,lean4 --trials 1 --warmup 0 > "$W/$tool.log" 2>&1
+        --shape 7x4096,3x30001,2x65536 --variants $SV --trials 1 --warmup 0 > "$W/$tool.log" 2>&1
     echo "$tool exit: $?"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error" "$W/$tool.log" | head -4
 done

@@ -71,12 +71,15 @@ static double t_ulp16(sl_dtype dt, double v)
     return ldexp(1.0, ee - p + 1);
 }
 
-/* A forward register rung (regs, regs_pf, regs_1k, lean, lean4): it may
- * refuse x and y at different 16-byte offsets, or a row beyond a cluster's
- * registers (SL_ERR_UNSUPPORTED; the API then runs the block rung). */
+/* A forward register rung (regs, regs_pf, regs_1k, lean, lean4, decode,
+ * aligned): it may refuse x and y at different 16-byte offsets, or a row
+ * beyond a cluster's registers (decode: beyond 1024 vectors), or (decode,
+ * aligned) any buffer off 16 bytes or cols not a whole number of vectors
+ * (SL_ERR_UNSUPPORTED; the API then runs another rung). */
 static inline int t_fwd_regs_rung(const char *name)
 {
-    return strncmp(name, "regs", 4) == 0 || strncmp(name, "lean", 4) == 0;
+    return strncmp(name, "regs", 4) == 0 || strncmp(name, "lean", 4) == 0 || strcmp(name, "decode") == 0 ||
+           strcmp(name, "aligned") == 0;
 }
 
 /* ---- inputs ------------------------------------------------------------------- */

@@ -136,9 +136,20 @@ static const sl_variant variants[] = {
                   "128-1024 per row, then clusters of 4-8 blocks of 512 (issue 32, third session)",
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_lean4), .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
+    {.name = "decode", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "lean's teams for rows of up to 1024 vectors with w loaded beside x and res, before the team sum: "
+                  "one DRAM round trip on the critical path where the rows are few and L2 is cold (issue 32)",
+     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_decode), .loads_in_flight = 4, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 5},
+    {.name = "aligned", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "lean4's blocks up to 4096 vectors, lean's clusters beyond, for aligned rows: whole 16-byte "
+                  "vectors without the edge masks (issue 32)",
+     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_aligned), .loads_in_flight = 4, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 5},
     {.name = "sl_add_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_add_rmsnorm_fwd(): where x, res, h, y share one 16-byte offset and the row fits, regs "
-                  "up to 256 vectors, lean up to 4096, lean4 beyond; else block",
+                  "up to 256 vectors, lean up to 4096, lean4 beyond; but aligned rows of more than 256 vectors decode "
+                  "(fewer rows than SMs), aligned beyond 4096 vectors; else block",
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
     SL_EW_CEILING_CPU,

@@ -83,6 +83,66 @@ template <int DT, bool FRESH> static __device__ __forceinline__ float norm_elx(c
     return f;
 }
 
+/* AL: the weight's (storage WT) VE columns of whole vector v of an
+ * aligned row (norm_fwd_aligned): VE / WVE 16-byte loads, no masks. */
+template <int DT, int WT> static __device__ __forceinline__ void norm_ldw_al(const void *w, uint64_t v, float *f)
+{
+    typedef typename sl_dt<WT>::raw WR;
+    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
+#pragma unroll
+    for (int h = 0; h < VE / WVE; h++) {
+        union {
+            uint4 u;
+            WR r[WVE];
+        } b;
+        b.u = __ldg((const uint4 *)((const WR *)w + v * VE) + h);
+#pragma unroll
+        for (int k = 0; k < WVE; k++)
+            f[h * WVE + k] = sl_dt<WT>::load(b.r[k]);
+    }
+}
+
+/* NORM_AL_EARLY_W: the weight's raw 16-byte vectors for whole vector v
+ * (zeros where !in), and their widening to f32 later. A predicated load
+ * in volatile asm, not a branch or a plain __ldg: it stays where the
+ * source puts it, beside x's loads. With a branch nvcc 13 put layernorm's
+ * w and b loads after the first sum, and with a select the fused add's
+ * after h = x + res; both wait for x, so w's DRAM round trip came after
+ * x's instead of beside it (SASS of the bf16 kernels). */
+template <int DT, int WT>
+static __device__ __forceinline__ void norm_ldw_raw(const void *w, uint64_t v, bool in, uint4 *u)
+{
+    typedef typename sl_dt<WT>::raw WR;
+    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
+#pragma unroll
+    for (int h = 0; h < VE / WVE; h++) {
+        const uint4 *p = (const uint4 *)((const WR *)w + v * VE) + h;
+        uint4 r = make_uint4(0u, 0u, 0u, 0u);
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %5, 0;\n\t"
+                     "@p ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n\t}"
+                     : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w)
+                     : "l"(p), "r"((unsigned)in));
+        u[h] = r;
+    }
+}
+
+template <int DT, int WT> static __device__ __forceinline__ void norm_w_widen(const uint4 *u, float *f)
+{
+    typedef typename sl_dt<WT>::raw WR;
+    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
+#pragma unroll
+    for (int h = 0; h < VE / WVE; h++) {
+        union {
+            uint4 u;
+            WR r[WVE];
+        } b;
+        b.u = u[h];
+#pragma unroll
+        for (int k = 0; k < WVE; k++)
+            f[h * WVE + k] = sl_dt<WT>::load(b.r[k]);
+    }
+}
+
 /* Columns of virtual vector vi present in the row: all VE (interior) or
  * the mask's count; m[k] whether column k is in the row. */
 template <int DT>
@@ -193,11 +253,22 @@ template <int TEAM, int CL> static __device__ __forceinline__ void norm_lean_lea
 /* MINB: the launch bound's minimum blocks per SM (65536 / (BLOCK MINB)
  * registers a thread at most; capped by NORM_MINB). LEAN: the lean team
  * sums above (else norm_team_sum: two block barriers and two cluster
- * barriers a sum). */
-template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF, int MODE, int MINB, bool LEAN>
+ * barriers a sum). AL (the aligned and decode rungs), NORM_AL_ROWS or
+ * NORM_AL_EARLY_W: every row and weight 16-byte aligned with a whole
+ * number of vectors (the host checks: norm_fwd_aligned), so each vector is
+ * whole or absent and the loads and stores are single 16-byte accesses
+ * without the edge masks (a third of the instructions before the first
+ * load); NORM_AL_EARLY_W (decode) also loads w (and b) into registers
+ * beside x, before the sums, not in the store loop: where the rows are
+ * few, w is not in L2 and its load after the sums would be a second DRAM
+ * round trip on the row's critical path. */
+enum { NORM_AL_NONE = 0, NORM_AL_ROWS = 1, NORM_AL_EARLY_W = 2 };
+template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, bool PF, int MODE, int MINB, bool LEAN,
+          int AL = NORM_AL_NONE>
 static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd_regs(norm_fwd_geo g)
 {
     const int VE = NORM_VE(DT);
+    const bool DEC = AL != NORM_AL_NONE, EW = AL == NORM_AL_EARLY_W; /* whole vectors; w with x */
     const unsigned T = TEAM == 32 ? 32u : (unsigned)(BLOCK * CL); /* threads per team */
     __shared__ float red[LEAN ? 2 * (BLOCK / 32) : BLOCK / 32];
     __shared__ float cl[LEAN ? 2 : 1];
@@ -214,6 +285,18 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
     }
     for (uint64_t r = team; r < g.rows; r += nteams) {
         const smx_rowv w = smx_rowv_of<DT>(sg, r);
+        /* EW: w (and b) raw, loaded first (so beside x) and widened in the
+         * store loop (norm_ldw_raw says why it is asm). */
+        uint4 wr[EW ? VPT : 1][NORM_VE(DT) / NORM_VE(WT)], br[EW && MODE == NORM_LN ? VPT : 1][NORM_VE(DT) / NORM_VE(WT)];
+        if (EW) {
+#pragma unroll
+            for (int i = 0; i < VPT; i++) {
+                const uint64_t vi = tl + (uint64_t)i * T;
+                norm_ldw_raw<DT, WT>(g.w, vi, vi < w.nvv, wr[i]);
+                if (MODE == NORM_LN)
+                    norm_ldw_raw<DT, WT>(g.b, vi, vi < w.nvv, br[EW && MODE == NORM_LN ? i : 0]);
+            }
+        }
         uint4 v[VPT];
         if (PF) {
 #pragma unroll
@@ -224,6 +307,12 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
                 const smx_rowv wn = smx_rowv_of<DT>(sg, rn);
                 norm_ldrow<DT, VPT>(wn.x0, wn.o, wn.n, wn.nvv, tl, T, nx);
             }
+        } else if (DEC) {
+#pragma unroll
+            for (int i = 0; i < VPT; i++) {
+                const uint64_t vi = tl + (uint64_t)i * T;
+                v[i] = vi < w.nvv ? ((const uint4 *)w.x0)[vi] : make_uint4(0u, 0u, 0u, 0u);
+            }
         } else {
             norm_ldrow<DT, VPT>(w.x0, w.o, w.n, w.nvv, tl, T, v);
         }
@@ -232,7 +321,21 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
             const char *r0 = (const char *)smx_row<DT>(g.res, r, g.ld) - mis;
             char *h0 = (char *)smx_row<DT>(g.h, r, g.ld) - mis;
             uint4 rv[VPT];
-            norm_ldrow<DT, VPT>(r0, w.o, w.n, w.nvv, tl, T, rv);
+            if (DEC) {
+#pragma unroll
+                for (int i = 0; i < VPT; i++) {
+                    const uint64_t vi = tl + (uint64_t)i * T;
+                    rv[i] = vi < w.nvv ? ((const uint4 *)r0)[vi] : make_uint4(0u, 0u, 0u, 0u);
+                }
+            } else {
+                norm_ldrow<DT, VPT>(r0, w.o, w.n, w.nvv, tl, T, rv);
+            }
+            /* EW: h waits for w's first vector (an empty asm that reads it),
+             * or ptxas issues w's loads only after h = x + res, which waits
+             * for x (SASS, bf16): a second DRAM round trip. w is in flight
+             * beside x and res, so the wait costs nothing more. */
+            if (EW)
+                asm volatile("" : "+r"(rv[0].x) : "r"(wr[0][0].x));
 #pragma unroll
             for (int i = 0; i < VPT; i++) {
                 float f[VE];
@@ -241,7 +344,9 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
                     f[k] = norm_el<DT>(v[i], k) + norm_el<DT>(rv[i], k);
                 v[i] = norm_pack<DT>(f);
                 const uint64_t vi = tl + (uint64_t)i * T;
-                if (vi < w.nvv) {
+                if (DEC && vi < w.nvv) {
+                    ((uint4 *)h0)[vi] = v[i];
+                } else if (vi < w.nvv) {
 #pragma unroll
                     for (int k = 0; k < VE; k++)
                         f[k] = norm_el<DT>(v[i], k);
@@ -264,11 +369,11 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
 #pragma unroll
             for (int i = 0; i < VPT; i++) {
                 const uint64_t vi = tl + (uint64_t)i * T;
-                const bool full = norm_interior<DT>(w.o, w.n, w.nvv, vi);
+                const bool full = DEC ? vi < w.nvv : norm_interior<DT>(w.o, w.n, w.nvv, vi);
 #pragma unroll
                 for (int k = 0; k < VE; k++) {
                     const float d = norm_elx<DT, LEAN>(v[i], k) - mu;
-                    if (full || norm_incol<DT>(w.o, w.n, w.nvv, vi, k))
+                    if (full || (!DEC && norm_incol<DT>(w.o, w.n, w.nvv, vi, k)))
                         q = fmaf(d, d, q);
                 }
             }
@@ -300,11 +405,23 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
             const uint64_t vi = tl + (uint64_t)i * T;
             if (vi >= w.nvv)
                 break;
-            float wf[VE], f[VE];
-            norm_ldw<DT, WT>(g.w, wv, w.o, w.n, vi, wf);
+            float wl[VE], f[VE];
+            const float *wf = wl;
+            if (EW)
+                norm_w_widen<DT, WT>(wr[EW ? i : 0], wl);
+            else if (DEC)
+                norm_ldw_al<DT, WT>(g.w, vi, wl);
+            else
+                norm_ldw<DT, WT>(g.w, wv, w.o, w.n, vi, wl);
             if (MODE == NORM_LN) {
-                float bf[VE];
-                norm_ldw<DT, WT>(g.b, bv, w.o, w.n, vi, bf);
+                float bl[VE];
+                const float *bf = bl;
+                if (EW)
+                    norm_w_widen<DT, WT>(br[EW && MODE == NORM_LN ? i : 0], bl);
+                else if (DEC)
+                    norm_ldw_al<DT, WT>(g.b, vi, bl);
+                else
+                    norm_ldw<DT, WT>(g.b, bv, w.o, w.n, vi, bl);
 #pragma unroll
                 for (int k = 0; k < VE; k++)
                     f[k] = fmaf((norm_elx<DT, LEAN>(v[i], k) - mu) * rstd, wf[k], bf[k]);
@@ -313,7 +430,10 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
                 for (int k = 0; k < VE; k++)
                     f[k] = norm_elx<DT, LEAN>(v[i], k) * rstd * wf[k];
             }
-            norm_stv<DT>(w.y0, w.o, w.n, vi, f);
+            if (DEC)
+                ((uint4 *)w.y0)[vi] = norm_pack<DT>(f);
+            else
+                norm_stv<DT>(w.y0, w.o, w.n, vi, f);
         }
     }
     if (LEAN)
@@ -325,8 +445,19 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
  * threads, no cluster; shorter rows as regs), lean (regs' teams with the
  * lean team sums and a register cap for occupancy), lean4 (the lean sums
  * with 4 vectors a thread beyond the warp teams: blocks of 128-1024,
- * clusters of 512). */
-enum { NORM_FWD_REGS = 0, NORM_FWD_PF = 1, NORM_FWD_1K = 2, NORM_FWD_LEAN = 3, NORM_FWD_LEAN4 = 4 };
+ * clusters of 512), decode (lean's teams, NORM_AL_EARLY_W: aligned rows
+ * of up to 1024 vectors, w and b loaded beside x), aligned (lean4's blocks
+ * up to 4096 vectors, lean's clusters beyond, NORM_AL_ROWS: aligned rows,
+ * w where lean loads it). */
+enum {
+    NORM_FWD_REGS = 0,
+    NORM_FWD_PF = 1,
+    NORM_FWD_1K = 2,
+    NORM_FWD_LEAN = 3,
+    NORM_FWD_LEAN4 = 4,
+    NORM_FWD_DECODE = 5,
+    NORM_FWD_ALIGNED = 6
+};
 
 /* A configuration: the kernel, its block, its cluster, and its team. */
 struct norm_fwd_cfg {
@@ -341,6 +472,8 @@ struct norm_fwd_cfg {
 
 #define NORM_FK(B, T, C, V, P) (const void *)norm_fwd_regs<DT, WT, B, T, C, V, P, MODE, (P) ? 1 : (B) == 256 ? 3 : 1, false>
 #define NORM_FL(B, C, V, M) (const void *)norm_fwd_regs<DT, WT, B, 0, C, V, false, MODE, M, true>
+#define NORM_FD(B, T, V) (const void *)norm_fwd_regs<DT, WT, B, T, 1, V, false, MODE, 1, true, NORM_AL_EARLY_W>
+#define NORM_FA(B, C, V, M) (const void *)norm_fwd_regs<DT, WT, B, 0, C, V, false, MODE, M, true, NORM_AL_ROWS>
 template <int MODE> struct norm_fwd_pick_m {
     template <int DT, int WT> struct at {
         /* regs: the smallest team holding nvv vectors; false beyond a
@@ -350,6 +483,10 @@ template <int MODE> struct norm_fwd_pick_m {
         static bool run(uint64_t nvv, int kind, norm_fwd_cfg *c)
         {
             const bool pf = kind == NORM_FWD_PF;
+            if (kind == NORM_FWD_DECODE)
+                return decode(nvv, c);
+            if (kind == NORM_FWD_ALIGNED)
+                return aligned(nvv, c);
             if ((kind == NORM_FWD_LEAN || kind == NORM_FWD_LEAN4) && nvv > 256)
                 return lean(nvv, kind == NORM_FWD_LEAN4, c);
             if (kind == NORM_FWD_1K && nvv > 256) { /* one block of 1024 per row, no cluster */
@@ -417,6 +554,63 @@ template <int MODE> struct norm_fwd_pick_m {
             return true;
         }
 
+        /* decode: lean's teams up to 1024 vectors (a warp per row up to
+         * 256, 8 rows a block; then a block of 256 per row, 2 or 4 vectors
+         * a thread), NORM_AL_EARLY_W (aligned, w and b loaded with x);
+         * false beyond.
+         * The caller checks the alignment (norm_fwd_aligned). */
+        static bool decode(uint64_t nvv, norm_fwd_cfg *c)
+        {
+            c->block = 256;
+            c->cl = 1;
+            c->warp = nvv <= 256;
+            c->pf = false;
+            if (nvv <= 32)
+                c->fn = NORM_FD(256, 32, 1);
+            else if (nvv <= 64)
+                c->fn = NORM_FD(256, 32, 2);
+            else if (nvv <= 128)
+                c->fn = NORM_FD(256, 32, 4);
+            else if (nvv <= 256)
+                c->fn = NORM_FD(256, 32, 8);
+            else if (nvv <= 512)
+                c->fn = NORM_FD(256, 0, 2);
+            else if (nvv <= 1024)
+                c->fn = NORM_FD(256, 0, 4);
+            else
+                return false;
+            return true;
+        }
+
+        /* aligned (NORM_AL_ROWS): lean4's blocks up to 4096 vectors (a warp
+         * per row up to 256 as regs), lean's clusters of 256 beyond. The
+         * caller checks the alignment (norm_fwd_aligned). */
+        static bool aligned(uint64_t nvv, norm_fwd_cfg *c)
+        {
+            const int M8 = MODE == NORM_RMS ? 4 : MODE == NORM_LN ? 3 : 2;
+            c->cl = 1;
+            c->warp = false;
+            c->pf = false;
+            c->block = 128;
+            if (nvv <= 256)
+                return run(nvv, NORM_FWD_REGS, c);
+            if (nvv <= 512)
+                c->fn = NORM_FA(128, 1, 4, 8);
+            else if (nvv <= 1024)
+                c->fn = NORM_FA(256, 1, 4, 4), c->block = 256;
+            else if (nvv <= 2048)
+                c->fn = NORM_FA(512, 1, 4, 2), c->block = 512;
+            else if (nvv <= 4096)
+                c->fn = NORM_FA(1024, 1, 4, 1), c->block = 1024;
+            else if (nvv <= 8192)
+                c->fn = NORM_FA(256, 4, 8, M8), c->block = 256, c->cl = 4;
+            else if (nvv <= NORM_FWD_MAX_VECS)
+                c->fn = NORM_FA(256, 8, 8, M8), c->block = 256, c->cl = 8;
+            else
+                return false;
+            return true;
+        }
+
         /* lean (v4 false): regs' block and cluster teams (256 threads,
          * 2-8 vectors a thread; a block of 512 at 2049-4096 vectors), the
          * register cap set for occupancy where ptxas -v shows no spills
@@ -472,6 +666,8 @@ template <int MODE> struct norm_fwd_pick_m {
 };
 #undef NORM_FK
 #undef NORM_FL
+#undef NORM_FD
+#undef NORM_FA
 
 /* The vectors of a row for the launch (every row at one offset: that
  * offset; else the worst, ve - 1), x at buffer ix. */
@@ -483,13 +679,29 @@ static inline uint64_t norm_fwd_nvv(const sl_args *a, int ix)
     return (o + a->shape.cols + ve - 1) / ve;
 }
 
+/* The aligned kernels' condition (AL): every buffer of the launch (rows, weights, statistics)
+ * 16-byte aligned, each row a whole number of 16-byte vectors (cols and
+ * ld multiples of 16 / the dtype's size). What torch's allocator gives a
+ * contiguous hidden size that is a multiple of 8 (bf16 / f16) or 4 (f32). */
+static inline bool norm_fwd_aligned(const sl_args *a)
+{
+    const size_t ve = 16 / sl_dtype_size(a->dtype);
+    const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
+    if (a->shape.cols % ve != 0 || ld % ve != 0)
+        return false;
+    for (int i = 0; i < SL_MAX_BUFS; i++)
+        if (((uintptr_t)a->buf[i] & 15u) != 0)
+            return false;
+    return true;
+}
+
 /* Whether the launch fits (x at buffer ix, y at iy, w at iw): x and y at
  * one offset modulo 16 bytes, the row within a cluster's registers
  * (clusters on sm_90+ only). */
 template <int MODE> static bool norm_fwd_fits(const sl_args *a, int ix, int iy, int iw, int pf, norm_fwd_cfg *c)
 {
     const uintptr_t ux = (uintptr_t)a->buf[ix], uy = (uintptr_t)a->buf[iy];
-    if ((ux ^ uy) & 15u)
+    if (((ux ^ uy) & 15u) || ((pf == NORM_FWD_DECODE || pf == NORM_FWD_ALIGNED) && !norm_fwd_aligned(a)))
         return false;
     const uint64_t nvv = norm_fwd_nvv(a, ix);
     const sl_dtype wt = norm_wdtype(a, iw);

@@ -177,10 +177,21 @@ static const sl_variant variants[] = {
                   "then clusters of 4-8 blocks of 512; 64 registers (issue 32, third session)",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_lean4), .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 6},
+    {.name = "decode", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "lean's teams for rows of up to 1024 vectors with w and b loaded beside x, before the team sums: "
+                  "one DRAM round trip on the critical path where the rows are few and L2 is cold (issue 32)",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_decode), .loads_in_flight = 4, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 6},
+    {.name = "aligned", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "lean4's blocks up to 4096 vectors, lean's clusters beyond, for aligned rows: whole 16-byte "
+                  "vectors without the edge masks (issue 32)",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_aligned), .loads_in_flight = 4, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 6},
     {.name = "sl_layernorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_fwd(): where x and y share their 16-byte offset and the row fits, regs for "
                   "the warp teams (up to 256 vectors), lean4 up to 4096 vectors at >= 4 rows a SM, lean "
-                  "otherwise; else block",
+                  "otherwise; but aligned rows of more than 256 vectors decode (fewer rows than SMs) or aligned; else "
+                  "block",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 6},
     SL_EW_CEILING_CPU,

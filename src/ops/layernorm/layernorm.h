@@ -24,6 +24,8 @@ sl_status sl_cuda_layernorm_regs_pf(const sl_args *a);
 sl_status sl_cuda_layernorm_regs_1k(const sl_args *a);
 sl_status sl_cuda_layernorm_lean(const sl_args *a);
 sl_status sl_cuda_layernorm_lean4(const sl_args *a);
+sl_status sl_cuda_layernorm_decode(const sl_args *a);
+sl_status sl_cuda_layernorm_aligned(const sl_args *a);
 sl_status sl_cuda_layernorm_api(const sl_args *a);
 
 #ifdef __cplusplus

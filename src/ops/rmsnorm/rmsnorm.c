@@ -155,10 +155,21 @@ static const sl_variant variants[] = {
                   "then clusters of 4-8 blocks of 512; 64 registers (issue 32, third session)",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_lean4), .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 4},
+    {.name = "decode", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "lean's teams for rows of up to 1024 vectors with w loaded beside x, before the team sum: one "
+                  "DRAM round trip on the critical path where the rows are few and L2 is cold (issue 32)",
+     .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_decode), .loads_in_flight = 4, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 4},
+    {.name = "aligned", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "lean4's blocks up to 4096 vectors, lean's clusters beyond, for aligned rows: whole 16-byte "
+                  "vectors without the edge masks (issue 32)",
+     .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_aligned), .loads_in_flight = 4, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 4},
     {.name = "sl_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_rmsnorm_fwd(): where x and y share their 16-byte offset and the row fits, regs for the "
-                  "warp teams (up to 256 vectors), regs_pf for 2049-4096 vectors at >= 1024 rows, lean otherwise; "
-                  "else block",
+     .technique = "public sl_rmsnorm_fwd(): aligned rows of 257-512 vectors (up to 1024 at fewer rows than SMs) decode, "
+                  "aligned rows beyond 4096 vectors aligned; "
+                  "else where x and y share their 16-byte offset and the row fits, regs for the warp teams (up to 256 "
+                  "vectors), regs_pf for 2049-4096 vectors at >= 1024 rows, lean otherwise; else block",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 4},
     SL_EW_CEILING_CPU,

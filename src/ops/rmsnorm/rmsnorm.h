@@ -43,6 +43,8 @@ sl_status sl_cuda_rmsnorm_regs_pf(const sl_args *a);
 sl_status sl_cuda_rmsnorm_regs_1k(const sl_args *a);
 sl_status sl_cuda_rmsnorm_lean(const sl_args *a);
 sl_status sl_cuda_rmsnorm_lean4(const sl_args *a);
+sl_status sl_cuda_rmsnorm_decode(const sl_args *a);
+sl_status sl_cuda_rmsnorm_aligned(const sl_args *a);
 sl_status sl_cuda_rmsnorm_api(const sl_args *a);
 /* The copy ceiling of the norms: a 16-byte-vector copy KERNEL (copy's vec
  * rung) of the first input into the first written buffer, rows x cols

@@ -111,9 +111,33 @@ extern "C" sl_status sl_cuda_add_rmsnorm_lean4(const sl_args *a)
     return arms_rung(a, NORM_FWD_LEAN4, "lean4");
 }
 
+/* Rung 6 (decode): rmsnorm's (rmsnorm/cuda/08_decode.cu) in MODE
+ * NORM_ADD_RMS: aligned rows only, whole 16-byte vectors of x, res, h and
+ * y without edge masks, w loaded into registers beside x and res before
+ * the team sum. Expectation: lean's 4.49 us at 64 x 4096 (L2 flushed,
+ * graph replay: h100-row-peers-final-2026-11-26c.md) less one DRAM round
+ * trip and the mask code's issue time. */
+extern "C" sl_status sl_cuda_add_rmsnorm_decode(const sl_args *a)
+{
+    return arms_rung(a, NORM_FWD_DECODE, "decode");
+}
+
+/* Rung 7 (aligned): rmsnorm's (rmsnorm/cuda/09_aligned.cu) in MODE
+ * NORM_ADD_RMS: lean4's blocks up to 4096 vectors, lean's clusters beyond,
+ * aligned rows only, whole 16-byte vectors of x, res, h and y. */
+extern "C" sl_status sl_cuda_add_rmsnorm_aligned(const sl_args *a)
+{
+    return arms_rung(a, NORM_FWD_ALIGNED, "aligned");
+}
+
 /* For the API: the warp teams (up to 256 vectors) regs; lean up to 4096
  * vectors (x and res: 2-8 vectors of each a thread); longer rows lean4 (a
- * cluster of blocks of 512, 4 vectors of each, no spills); else block. */
+ * cluster of blocks of 512, 4 vectors of each, no spills); else block.
+ * But first, for aligned rows of more than 256 vectors: decode (w beside x
+ * and res) where the rows are fewer than the SMs, and beyond 4096 vectors
+ * aligned (lean's clusters without the masks: on an H200 0.820 of the copy
+ * at 8192 x 65536 against lean4's 0.796; at 32768 x 4096 it ties lean's
+ * 0.986; h200-norms-aligned-2026-11-26h.md). */
 extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
 {
     sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "sl_add_rmsnorm_fwd");
@@ -121,6 +145,10 @@ extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
         return st;
     norm_fwd_cfg c;
     const uint64_t nvv = norm_fwd_nvv(a, SL_ARMS_X);
+    if (nvv > 256 && a->shape.rows < (uint64_t)norm_sms() && arms_fits(a, NORM_FWD_DECODE, &c))
+        return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
+    if (nvv > 4096 && arms_fits(a, NORM_FWD_ALIGNED, &c))
+        return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
     if (arms_fits(a, nvv <= 256 ? NORM_FWD_REGS : nvv <= 4096 ? NORM_FWD_LEAN : NORM_FWD_LEAN4, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
     return sl_cuda_add_rmsnorm_block(a);

@@ -30,7 +30,14 @@ bool rms_regs_fits(const sl_args *a, int pf, rms_cfg *c)
     return norm_fwd_fits<NORM_RMS>(a, SL_RMS_X, SL_RMS_Y, SL_RMS_W, pf, c);
 }
 
-/* For the API: rows of 2049-4096 vectors (bf16 / f16 N = 32768) at 1024
+/* For the API: aligned rows (every buffer on 16 bytes, whole vectors)
+ * of 257-512 vectors decode at any row count, and of 513-1024 where the
+ * rows are fewer than the SMs (08_decode.cu; measured at 512: on an H200
+ * 0.988 of the copy at 32768 x 4096 against lean's 0.948 and aligned's
+ * 0.967; 2.30-3.08 us at 1-64 rows, h200-norms-aligned-2026-11-26h.md),
+ * aligned rows beyond 4096 vectors aligned (09_aligned.cu: lean's
+ * clusters without the masks, 0.830 at 8192 x 65536 against lean's 0.811;
+ * between, aligned is unmeasured and the picks below stay). Otherwise, as before: rows of 2049-4096 vectors (bf16 / f16 N = 32768) at 1024
  * rows and more take regs_pf's block of 512 (second H200 call, bf16: 0.904
  * of the copy against regs' cluster of 2 at 0.806; elsewhere regs_pf was
  * slower: docs/ladder.md); the warp teams (up to 256 vectors) regs; longer
@@ -43,6 +50,10 @@ extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
         return st;
     rms_cfg c;
     const uint64_t nvv = norm_fwd_nvv(a, SL_RMS_X); /* as rms_regs_fits */
+    if (nvv > 256 && (nvv <= 512 || a->shape.rows < (uint64_t)norm_sms()) && rms_regs_fits(a, NORM_FWD_DECODE, &c))
+        return rms_regs_launch(a, &c);
+    if (nvv > 4096 && rms_regs_fits(a, NORM_FWD_ALIGNED, &c))
+        return rms_regs_launch(a, &c);
     if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && rms_regs_fits(a, NORM_FWD_PF, &c))
         return rms_regs_launch(a, &c);
     if (rms_regs_fits(a, nvv > 256 ? NORM_FWD_LEAN : NORM_FWD_REGS, &c))
