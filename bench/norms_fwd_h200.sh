@@ -5,7 +5,7 @@
 # test_gpu_layernorm whole (rmsnorm, layernorm, add_rmsnorm and the
 # backwards, which share the tests), streamlab run of the forward rungs
 # beside the copy at 32768 x 4096 and 8192 x 65536 (bf16) and 64 x 4096
-# (--cold), compute-sanitizer memcheck of both tests (SL_NORM_QUICK=1) and
+# (--cold; SHAPES replaces the first two), compute-sanitizer memcheck of both tests (SL_NORM_QUICK=1) and
 # racecheck / synccheck of the lean rungs through the CLI at small shapes.
 #
 #   run(kind="nvidia-h200", carry=[".wt/nfwd", ".deps"], timeout_s=600,
@@ -58,8 +58,8 @@ wait $p1; echo "test_gpu_rmsnorm exit: $?"
 wait $p2; echo "test_gpu_layernorm exit: $?"
 grep -hE "FAIL|passed|failed|largest" "$W/test-rms.log" "$W/test-ln.log" | head -12
 
-stage "forward rungs, bf16, 32768 x 4096 and 8192 x 65536"
-timeout 150 $SL run --op $OPS --dtype bf16 --shape 32768x4096,8192x65536 --variants $V --trials 20 --warmup 3 \
+stage "forward rungs, bf16, ${SHAPES:-32768x4096,8192x65536}"
+timeout 150 $SL run --op $OPS --dtype bf16 --shape "${SHAPES:-32768x4096,8192x65536}" --variants $V --trials 20 --warmup 3 \
     --json "$OUT/fwd.json" --md "$OUT/fwd.md" > "$W/fwd.txt" 2>&1
 echo "exit $?"
 grep -vE "^ +[a-z]" "$W/fwd.txt" | tail -50

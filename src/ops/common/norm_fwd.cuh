@@ -474,6 +474,7 @@ struct norm_fwd_cfg {
 #define NORM_FL(B, C, V, M) (const void *)norm_fwd_regs<DT, WT, B, 0, C, V, false, MODE, M, true>
 #define NORM_FD(B, T, V) (const void *)norm_fwd_regs<DT, WT, B, T, 1, V, false, MODE, 1, true, NORM_AL_EARLY_W>
 #define NORM_FA(B, C, V, M) (const void *)norm_fwd_regs<DT, WT, B, 0, C, V, false, MODE, M, true, NORM_AL_ROWS>
+#define NORM_FAW(V) (const void *)norm_fwd_regs<DT, WT, 256, 32, 1, V, false, MODE, 3, true, NORM_AL_ROWS>
 template <int MODE> struct norm_fwd_pick_m {
     template <int DT, int WT> struct at {
         /* regs: the smallest team holding nvv vectors; false beyond a
@@ -582,9 +583,9 @@ template <int MODE> struct norm_fwd_pick_m {
             return true;
         }
 
-        /* aligned (NORM_AL_ROWS): lean4's blocks up to 4096 vectors (a warp
-         * per row up to 256 as regs), lean's clusters of 256 beyond. The
-         * caller checks the alignment (norm_fwd_aligned). */
+        /* aligned (NORM_AL_ROWS): regs' warp teams up to 256 vectors (8 rows
+         * a block of 256), lean4's blocks up to 4096, lean's clusters of 256
+         * beyond. The caller checks the alignment (norm_fwd_aligned). */
         static bool aligned(uint64_t nvv, norm_fwd_cfg *c)
         {
             const int M8 = MODE == NORM_RMS ? 4 : MODE == NORM_LN ? 3 : 2;
@@ -592,9 +593,11 @@ template <int MODE> struct norm_fwd_pick_m {
             c->warp = false;
             c->pf = false;
             c->block = 128;
-            if (nvv <= 256)
-                return run(nvv, NORM_FWD_REGS, c);
-            if (nvv <= 512)
+            if (nvv <= 256) {
+                c->block = 256;
+                c->warp = true;
+                c->fn = nvv <= 32 ? NORM_FAW(1) : nvv <= 64 ? NORM_FAW(2) : nvv <= 128 ? NORM_FAW(4) : NORM_FAW(8);
+            } else if (nvv <= 512)
                 c->fn = NORM_FA(128, 1, 4, 8);
             else if (nvv <= 1024)
                 c->fn = NORM_FA(256, 1, 4, 4), c->block = 256;
@@ -668,6 +671,7 @@ template <int MODE> struct norm_fwd_pick_m {
 #undef NORM_FL
 #undef NORM_FD
 #undef NORM_FA
+#undef NORM_FAW
 
 /* The vectors of a row for the launch (every row at one offset: that
  * offset; else the worst, ve - 1), x at buffer ix. */

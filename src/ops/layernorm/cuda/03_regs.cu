@@ -37,11 +37,12 @@ extern "C" sl_status sl_cuda_layernorm_regs_pf(const sl_args *a)
  * where the rows fill the SMs (at least 4 a SM), else lean (64 x 4096:
  * lean 0.64, lean4 0.49); longer rows lean (8192 x 65536: 0.60 against
  * lean4's clusters of 512 at 0.51); else the block rung. But first, for
- * aligned rows (every buffer on 16 bytes, whole vectors) of more than 256
- * vectors: decode (06_decode.cu, w and b beside x) where the rows are fewer
- * than the SMs, else aligned (07_aligned.cu: on an H200 0.952 of the copy
- * at 32768 x 4096 against lean4's 0.688, 0.670 at 8192 x 65536 against
- * lean's 0.444; h200-norms-aligned-2026-11-26h.md). */
+ * aligned rows (every buffer on 16 bytes, whole vectors): decode
+ * (06_decode.cu, w and b beside x) for rows of more than 256 vectors
+ * fewer than the SMs, else aligned (07_aligned.cu; on an H200, of the
+ * copy: 0.914 / 0.922 / 0.952 / 0.912 / 0.670 at 32768 x 1024 / 2048 /
+ * 4096 / 16384 and 8192 x 65536 against the earlier picks' 0.705 / 0.371
+ * / 0.688 / 0.629 / 0.444; h200-norms-aligned-2026-11-26h.md, -j.md). */
 extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
 {
     sl_status st = sl_norm_check(a, SL_LN_W, "layernorm", "sl_layernorm_fwd");
@@ -51,7 +52,7 @@ extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
     const uint64_t nvv = norm_fwd_nvv(a, SL_LN_X);
     if (nvv > 256 && a->shape.rows < (uint64_t)norm_sms() && ln_fits(a, NORM_FWD_DECODE, &c))
         return ln_regs_launch(a, &c);
-    if (nvv > 256 && ln_fits(a, NORM_FWD_ALIGNED, &c))
+    if (ln_fits(a, NORM_FWD_ALIGNED, &c))
         return ln_regs_launch(a, &c);
     const int kind = nvv <= 256                                                 ? NORM_FWD_REGS
                      : nvv <= 4096 && a->shape.rows >= 4 * (uint64_t)norm_sms() ? NORM_FWD_LEAN4

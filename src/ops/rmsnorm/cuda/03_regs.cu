@@ -35,9 +35,11 @@ bool rms_regs_fits(const sl_args *a, int pf, rms_cfg *c)
  * rows are fewer than the SMs (08_decode.cu; measured at 512: on an H200
  * 0.988 of the copy at 32768 x 4096 against lean's 0.948 and aligned's
  * 0.967; 2.30-3.08 us at 1-64 rows, h200-norms-aligned-2026-11-26h.md),
- * aligned rows beyond 4096 vectors aligned (09_aligned.cu: lean's
- * clusters without the masks, 0.830 at 8192 x 65536 against lean's 0.811;
- * between, aligned is unmeasured and the picks below stay). Otherwise, as before: rows of 2049-4096 vectors (bf16 / f16 N = 32768) at 1024
+ * other aligned rows aligned (09_aligned.cu, the teams without the masks:
+ * 0.938 / 0.943 / 0.984 / 0.830 of the copy at 32768 x 1024 / 2048 /
+ * 16384 and 8192 x 65536 against the earlier picks' 0.897 / 0.912 / 0.969
+ * / 0.810), except at 2049-4096 vectors (N = 32768 bf16), unmeasured,
+ * where regs_pf stays (h200-norms-aligned2-2026-11-26j.md). Otherwise, as before: rows of 2049-4096 vectors (bf16 / f16 N = 32768) at 1024
  * rows and more take regs_pf's block of 512 (second H200 call, bf16: 0.904
  * of the copy against regs' cluster of 2 at 0.806; elsewhere regs_pf was
  * slower: docs/ladder.md); the warp teams (up to 256 vectors) regs; longer
@@ -52,7 +54,7 @@ extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
     const uint64_t nvv = norm_fwd_nvv(a, SL_RMS_X); /* as rms_regs_fits */
     if (nvv > 256 && (nvv <= 512 || a->shape.rows < (uint64_t)norm_sms()) && rms_regs_fits(a, NORM_FWD_DECODE, &c))
         return rms_regs_launch(a, &c);
-    if (nvv > 4096 && rms_regs_fits(a, NORM_FWD_ALIGNED, &c))
+    if ((nvv <= 2048 || nvv > 4096) && rms_regs_fits(a, NORM_FWD_ALIGNED, &c))
         return rms_regs_launch(a, &c);
     if (nvv > 2048 && nvv <= 4096 && a->shape.rows >= 1024 && rms_regs_fits(a, NORM_FWD_PF, &c))
         return rms_regs_launch(a, &c);
