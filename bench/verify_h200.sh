@@ -9,7 +9,8 @@
 #      from the source tree against the library just built
 #      (STREAMLAB_LIBRARY; no `pip install`, so the ctypes binding: the
 #      compiled _fastcall wrappers are not part of this check);
-#   4. compute-sanitizer memcheck of the GPU tests named in MEMCHECK (quick).
+#   4. compute-sanitizer memcheck of the GPU tests named in MEMCHECK (quick;
+#      MEMCHECK="" runs none, unset runs the default list below).
 # Options (environment):
 #   PY=install    step 3 on the package `pip install .` builds (in the
 #                 background during step 1: the _fastcall binding, as users
@@ -38,7 +39,7 @@ exec > >(tee "$OUT/verify.log") 2>&1
 trap 'tar czf "$OUT/verify-out.tgz" -C "$W" . 2>/dev/null' EXIT
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 TESTS=${TESTS:-"test_gpu_rmsnorm test_gpu_softmax_bwd test_gpu_xent test_gpu_softmax test_gpu_bits test_gpu_graph test_gpu_transpose test_api_only"}
-MEMCHECK=${MEMCHECK:-"test_gpu_rmsnorm test_gpu_softmax_bwd test_gpu_xent"}
+MEMCHECK=${MEMCHECK-"test_gpu_rmsnorm test_gpu_softmax_bwd test_gpu_xent"}  # MEMCHECK="" runs none
 export PYTHONUNBUFFERED=1
 # the quick sizes under memcheck only; ctest runs every test whole
 QUICK_ENV="STREAMLAB_TEST_QUICK=1 SL_NORM_QUICK=1 SL_XENT_QUICK=1 SL_SOFTMAX_QUICK=1"
