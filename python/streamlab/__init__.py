@@ -262,7 +262,7 @@ def layer_norm_backward(grad_output: Array, input: Array, weight: Array, mean: A
     partials: on CUDA torch tensors a scratch buffer from torch's allocator on the current
     stream (sl_layernorm_bwd_workspace bytes), elsewhere the context's workspace."""
     return _fast["layer_norm_backward"](grad_output, input, weight, mean, rstd, grad_input, grad_weight,
-                 grad_bias)
+                                        grad_bias)
 
 
 def add_rms_norm_forward(input: Array, residual: Array, weight: Array, eps: float = 1e-6, *,
@@ -288,7 +288,7 @@ def cross_entropy_forward(input: Array, target: Array, ignore_index: int = -100,
     int64 (sl_cross_entropy_fwd): (loss, lse), lse the per-row logsumexp (f32). The logits are
     only read. Targets out of range: ValueError on the CPU, a NaN loss on CUDA."""
     return _fast["cross_entropy_forward"](input, target, ignore_index, label_smoothing,
-                 _reduction(reduction), out, lse)
+                                          _reduction(reduction), out, lse)
 
 
 def cross_entropy(input: Array, target: Array, ignore_index: int = -100, reduction: str = "mean",
@@ -314,7 +314,7 @@ def cross_entropy_forward_backward(input: Array, target: Array, ignore_index: in
             raise ValueError("streamlab.cross_entropy_forward_backward: give grad_input or inplace=True, not both")
         grad_input = input
     return _fast["cross_entropy_forward_backward"](input, target, ignore_index, label_smoothing,
-                 _reduction(reduction), out, lse, grad_input)
+                                                   _reduction(reduction), out, lse, grad_input)
 
 
 def cross_entropy_backward(grad_output: Array, input: Array, target: Array, lse: Array,
@@ -329,7 +329,7 @@ def cross_entropy_backward(grad_output: Array, input: Array, target: Array, lse:
             raise ValueError("streamlab.cross_entropy_backward: give grad_input or inplace=True, not both")
         grad_input = input
     return _fast["cross_entropy_backward"](grad_output, input, target, lse, ignore_index, label_smoothing,
-                 _reduction(reduction), grad_input)
+                                           _reduction(reduction), grad_input)
 
 
 FUNCTIONS = {name: globals()[name] for name in _S}

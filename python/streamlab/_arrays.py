@@ -35,16 +35,12 @@ TORCH_INDEX_DTYPES = {torch.int64: "i64", torch.int32: "i32"} if torch is not No
 TORCH_FROM_SL = {v: k for k, v in list(TORCH_DTYPES.items()) + list(TORCH_INDEX_DTYPES.items())}
 
 if torch is not None:
-    _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-
-    def torch_stream(device: int) -> int:
-        """torch.cuda.current_stream(device) as a cudaStream_t (an int)."""
-        if _raw_stream is not None:
-            return _raw_stream(device)
+    def _current_stream(device: int) -> int:
         return torch.cuda.current_stream(device).cuda_stream
 
-    # what the fast paths call: torch's own function where it has one (no Python frame)
-    torch_stream_fn = _raw_stream or torch_stream
+    # torch.cuda.current_stream(device) as a cudaStream_t (an int): torch's own C function
+    # where it has one (no Python frame on the fast paths), else through the stream object
+    torch_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or _current_stream
 
 # ---- NumPy ------------------------------------------------------------------------
 NUMPY_DTYPES = {}
@@ -151,7 +147,7 @@ def is_array(obj: Any) -> bool:
 def adapt(obj: Any) -> Array:
     if np is not None and isinstance(obj, np.ndarray):
         return from_numpy(obj)
-    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+    if is_array(obj):
         return from_dlpack(obj)
     raise TypeError("streamlab: expected a torch.Tensor, a NumPy array or an object with __dlpack__, got %s"
                     % type(obj).__name__)

@@ -560,7 +560,7 @@ def _gen_fast(spec: OpSpec, general: Optional[Callable] = None, autograd: bool =
     dts = {k: DTYPE_CODE[v] for k, v in TORCH_DTYPES.items() if spec.dtypes is None or v in spec.dtypes}
     ns = {"_T": torch.Tensor, "_DT": dts, "_shapes": spec.shapes, "_empty_like": torch.empty_like,
           "_run": general, "_spec": spec, "_CTXS": _lib._contexts, "_context": context,
-          "_stream": _arrays.torch_stream_fn, "_compiling": torch.compiler.is_compiling,
+          "_stream": _arrays.torch_stream, "_compiling": torch.compiler.is_compiling,
           "_fn": _BOUND[spec.name], "_raise": raise_status, "_fixed": spec.fixed,
           "_ARGERR": (ctypes.ArgumentError, TypeError), "_grad": torch.is_grad_enabled,
           "_incv": _increment_version}
