@@ -90,6 +90,25 @@ static __device__ __forceinline__ void norm_ldrow(const char *x0, uint32_t o, ui
     }
 }
 
+/* The VE weights (storage WT) of one row vector of DT, held as VE / WVE
+ * raw 16-byte vectors u, widened to f32. */
+template <int DT, int WT> static __device__ __forceinline__ void norm_w_widen(const uint4 *u, float *f)
+{
+    typedef typename sl_dt<WT>::raw WR;
+    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
+#pragma unroll
+    for (int h = 0; h < VE / WVE; h++) {
+        union {
+            uint4 u;
+            WR r[WVE];
+        } b;
+        b.u = u[h];
+#pragma unroll
+        for (int k = 0; k < WVE; k++)
+            f[h * WVE + k] = sl_dt<WT>::load(b.r[k]);
+    }
+}
+
 /* The weight (storage WT) for the VE columns c0 .. c0 + VE - 1 of virtual
  * vector v (VE of the row's dtype DT): 16-byte loads when wvec (the weight
  * at column c0 is 16-byte aligned for every interior vector: w - o lies on
@@ -104,6 +123,8 @@ static __device__ __forceinline__ void norm_ldw(const void *w, bool wvec, uint32
     const int64_t c0 = (int64_t)(v * VE) - (int64_t)o;
     const WR *p = (const WR *)w;
     if (wvec && c0 >= 0 && (uint64_t)c0 + VE <= n) {
+        /* each load widened as it lands (not through norm_w_widen, whose
+         * order changes ptxas's schedule of 29 existing kernels) */
 #pragma unroll
         for (int h = 0; h < VE / WVE; h++) {
             union {

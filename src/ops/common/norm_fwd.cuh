@@ -89,21 +89,27 @@ template <int DT, int WT> static __device__ __forceinline__ void norm_ldw_al(con
 {
     typedef typename sl_dt<WT>::raw WR;
     const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
+    uint4 u[VE / WVE];
 #pragma unroll
-    for (int h = 0; h < VE / WVE; h++) {
-        union {
-            uint4 u;
-            WR r[WVE];
-        } b;
-        b.u = __ldg((const uint4 *)((const WR *)w + v * VE) + h);
+    for (int h = 0; h < VE / WVE; h++)
+        u[h] = __ldg((const uint4 *)((const WR *)w + v * VE) + h);
+    norm_w_widen<DT, WT>(u, f);
+}
+
+/* AL: a thread's VPT whole vectors t, t + T, ... of an aligned row at x0
+ * (0 past the row's nvv vectors): norm_ldrow without the edge masks. */
+template <int VPT>
+static __device__ __forceinline__ void norm_ldrow_al(const char *x0, uint64_t nvv, unsigned t, unsigned T, uint4 *v)
+{
 #pragma unroll
-        for (int k = 0; k < WVE; k++)
-            f[h * WVE + k] = sl_dt<WT>::load(b.r[k]);
+    for (int i = 0; i < VPT; i++) {
+        const uint64_t vi = t + (uint64_t)i * T;
+        v[i] = vi < nvv ? ((const uint4 *)x0)[vi] : make_uint4(0u, 0u, 0u, 0u);
     }
 }
 
 /* NORM_AL_EARLY_W: the weight's raw 16-byte vectors for whole vector v
- * (zeros where !in), and their widening to f32 later. A predicated load
+ * (zeros where !in), widened to f32 later (norm_w_widen). A predicated load
  * in volatile asm, not a branch or a plain __ldg: it stays where the
  * source puts it, beside x's loads. With a branch nvcc 13 put layernorm's
  * w and b loads after the first sum, and with a select the fused add's
@@ -123,23 +129,6 @@ static __device__ __forceinline__ void norm_ldw_raw(const void *w, uint64_t v, b
                      : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w)
                      : "l"(p), "r"((unsigned)in));
         u[h] = r;
-    }
-}
-
-template <int DT, int WT> static __device__ __forceinline__ void norm_w_widen(const uint4 *u, float *f)
-{
-    typedef typename sl_dt<WT>::raw WR;
-    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
-#pragma unroll
-    for (int h = 0; h < VE / WVE; h++) {
-        union {
-            uint4 u;
-            WR r[WVE];
-        } b;
-        b.u = u[h];
-#pragma unroll
-        for (int k = 0; k < WVE; k++)
-            f[h * WVE + k] = sl_dt<WT>::load(b.r[k]);
     }
 }
 
@@ -308,11 +297,7 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
                 norm_ldrow<DT, VPT>(wn.x0, wn.o, wn.n, wn.nvv, tl, T, nx);
             }
         } else if (DEC) {
-#pragma unroll
-            for (int i = 0; i < VPT; i++) {
-                const uint64_t vi = tl + (uint64_t)i * T;
-                v[i] = vi < w.nvv ? ((const uint4 *)w.x0)[vi] : make_uint4(0u, 0u, 0u, 0u);
-            }
+            norm_ldrow_al<VPT>(w.x0, w.nvv, tl, T, v);
         } else {
             norm_ldrow<DT, VPT>(w.x0, w.o, w.n, w.nvv, tl, T, v);
         }
@@ -321,15 +306,10 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, MINB)) norm_fwd
             const char *r0 = (const char *)smx_row<DT>(g.res, r, g.ld) - mis;
             char *h0 = (char *)smx_row<DT>(g.h, r, g.ld) - mis;
             uint4 rv[VPT];
-            if (DEC) {
-#pragma unroll
-                for (int i = 0; i < VPT; i++) {
-                    const uint64_t vi = tl + (uint64_t)i * T;
-                    rv[i] = vi < w.nvv ? ((const uint4 *)r0)[vi] : make_uint4(0u, 0u, 0u, 0u);
-                }
-            } else {
+            if (DEC)
+                norm_ldrow_al<VPT>(r0, w.nvv, tl, T, rv);
+            else
                 norm_ldrow<DT, VPT>(r0, w.o, w.n, w.nvv, tl, T, rv);
-            }
             /* EW: h waits for w's first vector (an empty asm that reads it),
              * or ptxas issues w's loads only after h = x + res, which waits
              * for x (SASS, bf16): a second DRAM round trip. w is in flight
