@@ -8,7 +8,9 @@
    and the layers beneath: streamlab.add through ctypes instead of
    streamlab._fastcall, the registered op (torch.ops.streamlab.add_out,
    through the dispatcher), the bare sl_add call with its arguments prepared
-   (through _fastcall and through ctypes), and an empty Python call. Then,
+   (through _fastcall and through ctypes), the Python fast path beside the C++
+   call (streamlab._torchcall, when built), the norms' decode calls (1 x 4096
+   bf16) beside F.rms_norm / F.layer_norm, and an empty Python call. Then,
    for the add and softmax cases, the host time per call alone and the GPU
    time per call alone (graph replay), since back-to-back calls run at the
    slower of the two.
@@ -85,6 +87,13 @@ def overhead():
     s_out = torch.empty_like(s)
     sl.softmax(s, out=s_out)
     fs = _ops._BOUND["softmax"]
+    # the Python fast path (_ops._gen_fast: the checks through torch's Python getters), which
+    # the public functions use where streamlab._torchcall is not built, beside the C++ call
+    add_py = _ops._gen_fast(spec, sl._general, False)
+    softmax_py = _ops._gen_fast(_table.SPECS["softmax"], sl._general, True)
+    # issue 32's decode bound (host time of an eager call against torch's), 1 x 4096 bf16
+    xd = torch.randn(1, 4096, device="cuda", dtype=torch.bfloat16)
+    wd, bd = (torch.randn(4096, device="cuda", dtype=torch.bfloat16) for _ in range(2))
     ps, pso = s.data_ptr(), s_out.data_ptr()
     cases = {
         "streamlab.add(x, y, out=z)": lambda: sl.add(x, y, out=z),
@@ -99,6 +108,12 @@ def overhead():
         "streamlab.softmax(x, out=y) 128x1024": lambda: sl.softmax(s, out=s_out),
         "sl_softmax, arguments ready (%s)" % sl.BINDING: lambda: fs(ctx, 0, 128, 1024, ps, pso, stream),
         "torch.empty_like(x) 128x1024": lambda: torch.empty_like(s),
+        "streamlab.add, Python fast path": lambda: add_py(x, y, z),
+        "streamlab.softmax, Python fast path": lambda: softmax_py(s, None),
+        "streamlab.rms_norm_forward 1x4096 bf16": lambda: sl.rms_norm_forward(xd, wd, 1e-6),
+        "F.rms_norm 1x4096 bf16": lambda: torch.nn.functional.rms_norm(xd, (4096,), wd, 1e-6),
+        "streamlab.layer_norm_forward 1x4096 bf16": lambda: sl.layer_norm_forward(xd, wd, bd, 1e-5),
+        "F.layer_norm 1x4096 bf16": lambda: torch.nn.functional.layer_norm(xd, (4096,), wd, bd, 1e-5),
         "empty Python lambda": lambda: None,
     }
     rounds = {k: [] for k in cases}
@@ -108,9 +123,15 @@ def overhead():
     res = {k: statistics.median(v) for k, v in rounds.items()}
     res["ratio add"] = res["streamlab.add(x, y, out=z)"] / res["torch.add(x, y, out=z)"]
     res["ratio softmax"] = res["streamlab.softmax(x) 128x1024"] / res["torch.softmax(x, -1) 128x1024"]
-    split = split_host_gpu({k: cases[k] for k in ("streamlab.add(x, y, out=z)", "torch.add(x, y, out=z)",
-                                                  "streamlab.softmax(x, out=y) 128x1024",
-                                                  "streamlab.softmax(x) 128x1024", "torch.softmax(x, -1) 128x1024")})
+    res["ratio rms_norm decode"] = res["streamlab.rms_norm_forward 1x4096 bf16"] / res["F.rms_norm 1x4096 bf16"]
+    res["ratio layer_norm decode"] = (res["streamlab.layer_norm_forward 1x4096 bf16"]
+                                      / res["F.layer_norm 1x4096 bf16"])
+    split = split_host_gpu({k: cases[k] for k in (
+        "streamlab.add(x, y, out=z)", "streamlab.add, Python fast path", "torch.add(x, y, out=z)",
+        "streamlab.softmax(x, out=y) 128x1024", "streamlab.softmax(x) 128x1024",
+        "streamlab.softmax, Python fast path", "torch.softmax(x, -1) 128x1024",
+        "streamlab.rms_norm_forward 1x4096 bf16", "F.rms_norm 1x4096 bf16",
+        "streamlab.layer_norm_forward 1x4096 bf16", "F.layer_norm 1x4096 bf16")})
     del spec
     return res, rounds, split
 
@@ -145,7 +166,7 @@ def agreement(cbin):
 def main():
     cbin, path = sys.argv[1], sys.argv[2]
     print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, "streamlab", sl.BACKENDS,
-          "binding", sl.BINDING)
+          "binding", sl.BINDING, "torchcall", _ops.TORCHCALL)
     res, rounds, split = overhead()
     print("\n## Per-call wall time (us), 10^4 back-to-back calls, median of 5 rounds")
     for k, v in res.items():
@@ -155,7 +176,8 @@ def main():
         print("  %-42s host %7.3f  GPU %7.3f" % (k, v["host_us"], v["gpu_us"]))
     if cbin == "--overhead-only":
         json.dump({"overhead_us": res, "overhead_rounds": rounds, "host_gpu_us": split,
-                   "device": torch.cuda.get_device_name(), "torch": torch.__version__}, open(path, "w"), indent=1)
+                   "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                   "torchcall": _ops.TORCHCALL}, open(path, "w"), indent=1)
         return
     ag = agreement(cbin)
     print("\n## Kernel time: streamlab.bench vs C, CUDA graph of 10 calls, 20 replays (us per call)")
@@ -163,7 +185,8 @@ def main():
         print("  %-8s python %s  C %s  python/C %.4f" % (k, ["%.2f" % t for t in v["python"]],
                                                           ["%.2f" % t for t in v["c"]], v["python / c"]))
     json.dump({"overhead_us": res, "overhead_rounds": rounds, "host_gpu_us": split, "kernel_time": ag,
-               "device": torch.cuda.get_device_name(), "torch": torch.__version__}, open(path, "w"), indent=1)
+               "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                   "torchcall": _ops.TORCHCALL}, open(path, "w"), indent=1)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from ._lib import BACKENDS, HAVE_CUDA_BUILD, LIB_PATH, StreamlabError  # noqa: F401
 from ._ops import BINDING  # noqa: F401  ("fastcall" or "ctypes": how C is called)
+from ._ops import TORCHCALL  # noqa: F401  (whether eager torch calls run in C++: streamlab._torchcall)
 from ._ops import fast_path as _fast_path
 from ._ops import run as _ops_run
 from ._table import REDUCTIONS as _REDUCTIONS

@@ -77,6 +77,7 @@ def ew(primary: str, scalar_out: Sequence[str] = ()) -> Callable:
         s = shapes[primary]
         return {"n": _prod(s)}, {"*": s, **{k: () for k in scalar_out}}
     rule.inline = ("ew", primary, tuple(scalar_out))  # type: ignore[attr-defined]
+    rule.native = ("ew", primary, {k: "scalar" for k in scalar_out})  # type: ignore[attr-defined]
     return rule
 
 
@@ -98,6 +99,7 @@ def rows(primary: str, vectors: Optional[Dict[str, str]] = None) -> Callable:
         return {"rows": _prod(s[:-1]), "cols": s[-1]}, exp
     if not vectors:
         rule.inline = ("rows", primary, ())  # type: ignore[attr-defined]
+    rule.native = ("rows", primary, dict(vectors))  # type: ignore[attr-defined]
     return rule
 
 
@@ -144,6 +146,29 @@ if os.environ.get("STREAMLAB_NO_FASTCALL", "") in ("", "0"):
     except ImportError:
         _fastcall = None
 BINDING = "fastcall" if _fastcall is not None else "ctypes"
+
+# streamlab._torchcall (python/torchcall.cpp): the whole eager call of an op on torch
+# tensors in C++, built only where the build could import torch (pip install
+# --no-build-isolation) and loaded only with that same torch version (it uses torch's
+# C++ ABI). Off with STREAMLAB_NO_TORCHCALL=1. TORCHCALL says why it is not used.
+_torchcall: Any = None
+TORCHCALL = "not built (pip install --no-build-isolation . with torch installed builds it)"
+if torch is not None:
+    try:
+        from . import _build_info as _bi
+        _built_for = getattr(_bi, "TORCHCALL_TORCH", "")
+    except ImportError:
+        _built_for = ""
+    if os.environ.get("STREAMLAB_NO_TORCHCALL", "") not in ("", "0"):
+        TORCHCALL = "off (STREAMLAB_NO_TORCHCALL)"
+    elif _built_for and _built_for != torch.__version__:
+        TORCHCALL = "built for torch %s, not this torch %s: reinstall streamlab" % (_built_for, torch.__version__)
+    elif _built_for:
+        try:
+            from . import _torchcall  # type: ignore[no-redef]
+            TORCHCALL = "on (torch %s)" % _built_for
+        except ImportError as e:
+            TORCHCALL = "failed to load: %s" % e
 _PLANS: Dict[str, List[Tuple[int, str]]] = {}
 _DECLS: Optional[Dict[str, List[Tuple[str, str]]]] = None
 
@@ -570,9 +595,96 @@ def _gen_fast(spec: OpSpec, general: Optional[Callable] = None, autograd: bool =
     return fast
 
 
+# streamlab._torchcall's description codes (python/torchcall.cpp: Role, Shape, Dt, Slot)
+_ROLE = {"in": 0, "out": 1, "inout": 2}
+_SH_SAME, _SH_SCALAR, _SH_COLS, _SH_ROWS = range(4)
+_DT_OP, _DT_FIXED, _DT_OP_F32, _DT_LIKE = range(4)
+_S_CTX, _S_DTYPE, _S_DIM, _S_PTR, _S_STREAM, _S_BUFDT, _S_F64, _S_F32, _S_INT, _S_CONST = range(10)
+
+
+def _native(spec: OpSpec, general: Callable, autograd: bool) -> Optional[Callable]:
+    """The op's eager call in C++ (streamlab._torchcall), for ops whose shape rule is
+    elementwise or rows (with per-column / per-row vectors) and whose C parameters are
+    buffers, dimensions, float or int scalars, dtypes and the stream; None otherwise.
+    It takes the common case that _gen_fast takes, plus nn.Parameter buffers, and hands
+    every other call to general(spec, values), which says precisely what is wrong."""
+    native = getattr(spec.shapes, "native", None)
+    if _torchcall is None or native is None or spec.check is not None or spec.workspace:
+        return None
+    kind, primary, vectors = native
+    if spec.bufs[0].py != primary or spec.bufs[0].dtype is not None:
+        return None
+    plan = _PLANS.get(spec.name) or _plan(spec)
+    params = list(spec.params)
+    bidx = {b.py: i for i, b in enumerate(spec.bufs)}
+    bufs = []
+    for b in spec.bufs:
+        shape = {None: _SH_SAME, "scalar": _SH_SCALAR, "cols": _SH_COLS, "rows": _SH_ROWS}[vectors.get(b.py)]
+        if b.dtype is None:
+            dt = _DT_OP << 8
+        elif b.dtype == "op|f32":
+            dt = _DT_OP_F32 << 8
+        elif b.dtype.startswith("like:") and b.dtype[5:] in bidx:
+            dt = (_DT_LIKE << 8) | bidx[b.dtype[5:]]
+        elif b.dtype in DTYPE_CODE:
+            dt = (_DT_FIXED << 8) | DTYPE_CODE[b.dtype]
+        else:
+            return None  # class indices (i32|i64): the general path
+        bufs.append((params.index(b.py), _ROLE[b.role], shape, dt))
+    slots = []
+    for (kind_, key), (ctype, _) in zip(plan, declarations()[spec.cfunc]):
+        if kind_ == _CTX:
+            slots.append((_S_CTX, 0, 0, 0))
+        elif kind_ == _DTYPE:
+            slots.append((_S_DTYPE, 0, 0, 0))
+        elif kind_ == _DIM and key in ("n", "rows", "cols") and (key == "n") == (kind == "ew"):
+            slots.append((_S_DIM, 1 if key == "cols" else 0, 0, 0))
+        elif kind_ == _PTR:
+            slots.append((_S_PTR, bidx[key], 0, 0))
+        elif kind_ == _STREAM:
+            slots.append((_S_STREAM, 0, 0, 0))
+        elif kind_ == _BUFDT:
+            slots.append((_S_BUFDT, bidx[key], 0, 0))
+        elif kind_ == _SCALAR and ctype in ("double", "float"):
+            slots.append((_S_F64 if ctype == "double" else _S_F32, params.index(key), 0, 0))
+        elif kind_ == _SCALAR and ctype in _INT_RANGE:
+            slots.append((_S_INT, params.index(key)) + _INT_RANGE[ctype])
+        elif kind_ == _FIXED and type(spec.fixed[key]) is int:
+            slots.append((_S_CONST, 0, spec.fixed[key], 0))
+        else:
+            return None
+    rets = spec.returns or tuple(b.py for b in spec.bufs if b.role == "out") or \
+        tuple(b.py for b in spec.bufs if b.role == "inout")
+    op_dts = {k: DTYPE_CODE[v] for k, v in TORCH_DTYPES.items() if spec.dtypes is None or v in spec.dtypes}
+    all_dts = {k: DTYPE_CODE[v] for k, v in TORCH_DTYPES.items()}
+    from . import _lib
+    written = any(b.role != "in" for b in spec.bufs)
+    return _torchcall.op(spec.cfunc, len(params), int(kind == "rows"), int(autograd), int(written),
+                         tuple(bufs), tuple(slots), tuple((bidx[r],) for r in rets), op_dts, all_dts,
+                         lambda *vals: general(spec, vals), raise_status,
+                         "streamlab.%s (%s)" % (spec.name, spec.cfunc), _lib._contexts)
+
+
+def _native_entry(spec: OpSpec, general: Callable, nat: Callable) -> Callable:
+    """The Python frame in front of the C++ call: torch.compile traces this one and
+    takes the registered op (the C++ object is opaque to it)."""
+    params = ", ".join(spec.params)
+    src = ("def fast(%s):\n    if _compiling(): return _run(_spec, (%s,))\n    return _nat(%s)"
+           % (params, params, params))
+    ns = {"_compiling": torch.compiler.is_compiling, "_run": general, "_spec": spec, "_nat": nat}
+    exec(compile(src, "<streamlab %s C++ path>" % spec.name, "exec"), ns)
+    fast = ns["fast"]
+    fast.__source__ = src  # type: ignore[attr-defined]
+    return fast
+
+
 def fast_path(spec: OpSpec, general: Callable, autograd: bool) -> Callable:
     """The function a public function calls with its values (spec.params order): the
-    generated torch fast path, or general(spec, values) for ops without one."""
+    op's C++ call (streamlab._torchcall) where it is built and fits the op, else the
+    generated torch fast path, else general(spec, values)."""
     if spec.check is not None:
         return lambda *vals: general(spec, vals)
+    nat = _native(spec, general, autograd)
+    if nat is not None:
+        return _native_entry(spec, general, nat)
     return _gen_fast(spec, general, autograd)
