@@ -1,15 +1,17 @@
 #!/bin/bash
-# bench/nbwd_h200.sh - the norms' backwards (issue 32, third session) on one
-# device call: build, the two GPU tests whole beside their compute-sanitizer
-# memcheck (quick sizes), then every register rung of rmsnorm_bwd and
-# layernorm_bwd beside the copy at bf16 shapes from N = 1024 to 65536 and
-# the decode shape (streamlab run, event-timed).
+# bench/nbwd_h200.sh - the norms' backwards (issue 32, third session;
+# seventh: the aligned rungs) on one device call: build, the two GPU tests
+# whole beside their compute-sanitizer memcheck (quick sizes), then every
+# register rung of rmsnorm_bwd and layernorm_bwd beside the copy at bf16
+# shapes from N = 1024 to 65536 and the decode shape (streamlab run,
+# event-timed).
 #   run(kind="nvidia-h200", carry=[".wt/nbwd", ".deps"], timeout_s=420,
 #       command="cd .wt/nbwd && ln -sfn ../../.deps .deps && bash bench/nbwd_h200.sh")
 # STAGES (default "build tests sweep"; also qtests: the tests at their quick
 # sizes, ncu: Nsight Compute's occupancy and warp-state sections of the
-# register kernel). Outputs under $OUT: nbwd.log, sweep.{json,md},
-# tests.tgz (the test and memcheck logs), ncu-*.txt.
+# register kernel); SHAPES and VARIANTS override the sweep's shapes and
+# rungs. Outputs under $OUT: nbwd.log, sweep.{json,md}, tests.tgz (the test
+# and memcheck logs), ncu-*.txt.
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=/tmp/sl-nbwd
@@ -22,7 +24,7 @@ has() { [[ " $STAGES " == *" $1 "* ]]; }
 B=build-nbwd
 T="test_gpu_rmsnorm test_gpu_layernorm"
 SH=${SHAPES:-32768x1024,32768x2048,32768x4096,32768x8192,8192x16384,8192x32768,8192x65536,64x4096}
-V=regs,regs_pf,regs_sm,sl_rmsnorm_bwd,sl_layernorm_bwd
+V=${VARIANTS:-regs,regs_pf,regs_sm,aligned,sl_rmsnorm_bwd,sl_layernorm_bwd}
 stage "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 . bench/deps_env.sh

@@ -394,7 +394,8 @@ static void ln_bwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, c
         }
         if (st == SL_OK && nm->sync())
             st = SL_ERR_CUDA_FAULT;
-        if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
+        const void *bufs[] = {X.p, DY.p, W.p, MU.p, RS.p, dx, DW.p, DB.p};
+        if (t_bwd_refused(ctx, v, st, dt, N, t_bwd_aligned(dt, N, bufs, 8), what))
             goto out;
         CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
         if (st != SL_OK)

@@ -82,6 +82,49 @@ static inline int t_fwd_regs_rung(const char *name)
            strcmp(name, "aligned") == 0;
 }
 
+/* A backward register rung: regs, regs_pf, regs_sm, or aligned (their
+ * form for aligned launches only). */
+static inline int t_bwd_regs_rung(const char *name)
+{
+    return strncmp(name, "regs", 4) == 0 || strcmp(name, "aligned") == 0;
+}
+
+/* Whether a backward launch is aligned (the aligned rungs' condition,
+ * common/norm_fwd.cuh's norm_fwd_aligned): its n buffers on 16 bytes and
+ * cols a whole number of 16-byte vectors (ld = cols in these tests). */
+static inline int t_bwd_aligned(sl_dtype dt, size_t cols, const void *const *bufs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if ((uintptr_t)bufs[i] & 15u)
+            return 0;
+    return cols % (16 / sl_dtype_size(dt)) == 0;
+}
+
+/* After backward rung v (NULL: the public function) returned st on a
+ * launch (al: t_bwd_aligned): 1 where the rung refused and may (the caller
+ * stops), 0 where the caller goes on and checks st and the results. regs,
+ * regs_pf and regs_sm may refuse x, dy and dx at different offsets or a
+ * row beyond a cluster's registers (the API then runs another rung).
+ * aligned must refuse exactly the unaligned launches, and the rows needing
+ * a cluster (beyond 1024 vectors: common/norm_bwd.cuh) on a device without
+ * clusters (before sm_90): an unaligned launch it ran is a failure (its
+ * 16-byte accesses would fault or miss the row's edges). */
+static inline int t_bwd_refused(const sl_ctx *ctx, const sl_variant *v, sl_status st, sl_dtype dt, size_t cols,
+                                int al, const char *what)
+{
+    if (!v || !t_bwd_regs_rung(v->name))
+        return 0;
+    if (strcmp(v->name, "aligned") != 0)
+        return st == SL_ERR_UNSUPPORTED;
+    const int must = !al || (ctx->info.cc_major < 9 && cols / (16 / sl_dtype_size(dt)) > 1024);
+    if (st == SL_ERR_UNSUPPORTED) {
+        CHECK(must, "%s: the aligned rung refused an aligned launch: %s", what, sl_last_error());
+        return 1;
+    }
+    CHECK(!must, "%s: the aligned rung ran an unaligned launch (status %d)", what, (int)st);
+    return must;
+}
+
 /* ---- inputs ------------------------------------------------------------------- */
 enum { K_RAND = 0, K_ZERO, K_HUGE, K_NAN, K_WIDE, K_MEAN };
 
@@ -367,7 +410,8 @@ static void t_bwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, co
         }
         if (st == SL_OK && nm->sync())
             st = SL_ERR_CUDA_FAULT;
-        if (st == SL_ERR_UNSUPPORTED && v && strncmp(v->name, "regs", 4) == 0)
+        const void *bufs[] = {X.p, DY.p, W.p, RS.p, dx, DW.p};
+        if (t_bwd_refused(ctx, v, st, dt, N, t_bwd_aligned(dt, N, bufs, 6), what))
             goto out;
         CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
         if (st != SL_OK)

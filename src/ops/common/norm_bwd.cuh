@@ -20,6 +20,10 @@
  *             dw += dy xh, db += dy.
  * Masked columns hold 0 in x, dy and w, so they add 0 to every sum (xh
  * there is -mean rstd, but g = 0 and dy = 0 multiply it).
+ * AL (seventh session, the aligned rungs): the forward's NORM_AL_ROWS
+ * (norm_fwd.cuh) for aligned launches (norm_fwd_aligned: every buffer on
+ * 16 bytes, cols and ld whole vectors): each of x's, dy's, dx's and w's
+ * vectors whole or absent, one 16-byte access without the edge masks.
  */
 #ifndef SL_NORM_BWD_CUH
 #define SL_NORM_BWD_CUH
@@ -42,16 +46,36 @@ struct norm_bwd_geo {
  * in registers), regs_pf (the next row prefetched, the partials in shared
  * memory) and regs_sm (the partials in shared memory, no prefetch: ~64
  * registers a thread, so 4 blocks of 256 a SM hold 4 rows in flight where
- * regs holds 2). Resident blocks asked of ptxas: 1024 threads a SM for
- * regs_sm (64 registers), else 2 of 256 or 4 of <= 128 (128 registers). */
+ * regs holds 2). Resident blocks asked of ptxas: 768 threads a SM for
+ * regs_sm (80 registers), else 2 of 256 or 4 of <= 128 (128 registers);
+ * regs_sm's AL form (the aligned rungs) at <= 2 vectors a thread 1024 (64
+ * registers, no spills: unasked, ptxas gave it 64-80 and 3 blocks of 256
+ * where rmsnorm's masked bf16 kernel has 63 and 4; ptxas -v, sm_90). */
 enum { NORM_BWD_REGS = 0, NORM_BWD_PF = 1, NORM_BWD_SM = 2 };
-#define NORM_BWD_MINB(BLOCK, PF) ((PF) == NORM_BWD_SM ? 768 / (BLOCK) : (BLOCK) <= 128 ? 4 : (BLOCK) <= 256 ? 2 : 1)
+/* The aligned rungs' kind (norm_bwd_fits' pf, never a kernel's PF): the
+ * public function's form at the row's length (norm_bwd_form) in its AL
+ * kernel, for aligned launches only. */
+enum { NORM_BWD_ALIGNED = 3 };
+#define NORM_BWD_MINB(BLOCK, PF, VPT, AL)                                                                             \
+    ((PF) == NORM_BWD_SM ? ((AL) && (VPT) <= 2 ? 1024 : 768) / (BLOCK) : (BLOCK) <= 128 ? 4 : (BLOCK) <= 256 ? 2 : 1)
 
 /* regs_pf's and regs_sm's partial sums live in dynamic shared memory as float4 slots,
  * slot-major (slot (s, i, q) of thread t at [slot x BLOCK + t]): a warp's
  * 16-byte accesses cover 512 contiguous bytes (no bank conflicts), and one
  * LDS.128 / STS.128 pair updates four columns. */
 #define NORM_BWD_SLOT(s, i, q) (((s) * VPT + (i)) * (VE / 4) + (q))
+
+/* A thread's VPT vectors of the row at x0: norm_ldrow, or where AL (whole
+ * vectors, o = 0) norm_ldrow_al without the edge masks. */
+template <int DT, int VPT, int AL>
+static __device__ __forceinline__ void norm_bwd_ldrow(const char *x0, uint32_t o, uint64_t n, uint64_t nvv, unsigned t,
+                                                      unsigned T, uint4 *v)
+{
+    if (AL != NORM_AL_NONE)
+        norm_ldrow_al<VPT>(x0, nvv, t, T, v);
+    else
+        norm_ldrow<DT, VPT>(x0, o, n, nvv, t, T, v);
+}
 
 /* Write the partial sums of a round of rows as partial row pr and zero
  * them for the next round. A block of warp teams adds its warps' sums in
@@ -139,10 +163,11 @@ static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, flo
  * it): the finish reads nflush x per_round rows, each one written. A block
  * of warp teams walks its warps' rows in lockstep (the flush is
  * block-wide): a warp past the last row idles through the step. */
-template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, int PF, int MODE>
-static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF)) norm_bwd_regs(norm_bwd_geo g)
+template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, int PF, int MODE, int AL = NORM_AL_NONE>
+static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF, VPT, AL)) norm_bwd_regs(norm_bwd_geo g)
 {
     const bool PRE = PF == NORM_BWD_PF, SA = PF != NORM_BWD_REGS; /* prefetch; partials in shared memory */
+    const bool A = AL != NORM_AL_NONE; /* whole vectors (g.o = 0, cols a multiple of VE) */
     typedef typename sl_dt<DT>::raw R;
     const int VE = NORM_VE(DT);
     const int NA = MODE == NORM_LN ? 2 : 1; /* accumulators: dw (and db) */
@@ -156,7 +181,7 @@ static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF)) norm_b
     const uint64_t nteams = TEAM == 32 ? (uint64_t)gridDim.x * (BLOCK / 32) : gridDim.x / CL;
     const uint64_t per_round = TEAM == 32 ? gridDim.x : nteams, pr0 = TEAM == 32 ? blockIdx.x : team;
     const uint64_t nflush = ((g.rows + nteams - 1) / nteams + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS;
-    const uint64_t nvv = (g.o + g.cols + VE - 1) / VE;
+    const uint64_t nvv = A ? g.cols / VE : (g.o + g.cols + VE - 1) / VE;
     const bool wv = norm_wvec<WT>(g.w, g.o);
     float acc[NA][VPT][VE]; /* regs: the partials in registers */
 #pragma unroll
@@ -175,8 +200,8 @@ static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF)) norm_b
     uint4 nxv[VPT], ndv[VPT]; /* regs_pf: the next row */
     float nrs = 0.0f;
     if (PRE && team < g.rows) {
-        norm_ldrow<DT, VPT>((const char *)g.x + team * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
-        norm_ldrow<DT, VPT>((const char *)g.dy + team * rowb - back, g.o, g.cols, nvv, tl, T, ndv);
+        norm_bwd_ldrow<DT, VPT, AL>((const char *)g.x + team * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
+        norm_bwd_ldrow<DT, VPT, AL>((const char *)g.dy + team * rowb - back, g.o, g.cols, nvv, tl, T, ndv);
         nrs = g.rstd[team];
     }
     for (uint64_t j = 0; j < nflush; j++) {
@@ -199,13 +224,14 @@ static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF)) norm_b
                 rs = nrs;
                 const uint64_t rn = r + nteams;
                 if (rn < g.rows) {
-                    norm_ldrow<DT, VPT>((const char *)g.x + rn * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
-                    norm_ldrow<DT, VPT>((const char *)g.dy + rn * rowb - back, g.o, g.cols, nvv, tl, T, ndv);
+                    norm_bwd_ldrow<DT, VPT, AL>((const char *)g.x + rn * rowb - back, g.o, g.cols, nvv, tl, T, nxv);
+                    norm_bwd_ldrow<DT, VPT, AL>((const char *)g.dy + rn * rowb - back, g.o, g.cols, nvv, tl, T,
+                                                ndv);
                     nrs = g.rstd[rn];
                 }
             } else {
-                norm_ldrow<DT, VPT>(x0, g.o, g.cols, nvv, tl, T, xv);
-                norm_ldrow<DT, VPT>(dy0, g.o, g.cols, nvv, tl, T, dv);
+                norm_bwd_ldrow<DT, VPT, AL>(x0, g.o, g.cols, nvv, tl, T, xv);
+                norm_bwd_ldrow<DT, VPT, AL>(dy0, g.o, g.cols, nvv, tl, T, dv);
                 rs = g.rstd[r];
             }
             const float mu = MODE == NORM_LN ? g.mean[r] : 0.0f;
@@ -216,7 +242,10 @@ static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF)) norm_b
                 if (vi >= nvv)
                     break;
                 float wf[VE];
-                norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
+                if (A)
+                    norm_ldw_al<DT, WT>(g.w, vi, wf);
+                else
+                    norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
                     if (MODE == NORM_LN) {
@@ -242,7 +271,10 @@ static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF)) norm_b
                 if (vi >= nvv)
                     break;
                 float wf[VE], f[VE];
-                norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
+                if (A)
+                    norm_ldw_al<DT, WT>(g.w, vi, wf);
+                else
+                    norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
 #pragma unroll
                 for (int q = 0; q < VE / 4; q++) {
                     float4 *pw = &sacc[NORM_BWD_SLOT(0, i, q) * BLOCK + threadIdx.x];
@@ -284,7 +316,10 @@ static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF)) norm_b
                             *pb = make_float4(ab[0], ab[1], ab[2], ab[3]);
                     }
                 }
-                norm_stv<DT>(dx0, g.o, g.cols, vi, f);
+                if (A)
+                    ((uint4 *)dx0)[vi] = norm_pack<DT>(f);
+                else
+                    norm_stv<DT>(dx0, g.o, g.cols, vi, f);
             }
         }
         /* the round's partial row (zeros where this block had no rows in it) */
@@ -300,12 +335,29 @@ struct norm_bwd_cfg {
     size_t smem; /* regs_pf: the partials' dynamic shared memory, bytes */
 };
 
+/* The form the public functions take at a row of nvv vectors of dtype dt
+ * (the rung measured best; H100, bf16, docs/ladder.md, third session):
+ * regs_pf for 16-bit rows of <= 128 vectors at >= 1024 rows (rmsnorm also
+ * 1025-2048: clusters of 2; layernorm's two accumulators leave regs_sm
+ * ahead there), regs for 129-256 and 513-1024, regs_sm for 257-512 and
+ * beyond 1024. The aligned rungs take the same form in its AL kernel. */
+template <int MODE> static inline int norm_bwd_form(sl_dtype dt, uint64_t rows, uint64_t nvv)
+{
+    const bool pf =
+        dt != SL_F32 && rows >= 1024 && (nvv <= 128 || (MODE == NORM_RMS && nvv > 1024 && nvv <= 2048));
+    return pf ? NORM_BWD_PF : nvv > 256 && !(nvv > 512 && nvv <= 1024) ? NORM_BWD_SM : NORM_BWD_REGS;
+}
+
 #define NORM_BK(B, T, C, V, P) (const void *)norm_bwd_regs<DT, WT, B, T, C, V, P, MODE>
+#define NORM_BKA(B, T, C, V, P) (const void *)norm_bwd_regs<DT, WT, B, T, C, V, P, MODE, NORM_AL_ROWS>
 
 template <int MODE> struct norm_bwd_pick_m {
     template <int DT, int WT> struct at {
-        static bool run(uint64_t nvv, int pf, norm_bwd_cfg *c)
+        /* pf: a kernel form (NORM_BWD_REGS, _PF, _SM), or NORM_BWD_ALIGNED. */
+        static bool run(uint64_t nvv, uint64_t rows, int pf, norm_bwd_cfg *c)
         {
+            if (pf == NORM_BWD_ALIGNED)
+                return aligned(nvv, rows, c);
             c->block = 512;
             c->cl = 1;
             c->warp = true;
@@ -372,33 +424,72 @@ template <int MODE> struct norm_bwd_pick_m {
             }
             return true;
         }
+
+        /* aligned: the public function's form (norm_bwd_form) with its
+         * block, cluster, team and shared memory (run's table), in the AL
+         * kernel of the same shape. Only the forms the public function
+         * takes are instantiated (14 kernels a dtype pair, not run's 23).
+         * The caller checks the alignment (norm_fwd_aligned). */
+        static bool aligned(uint64_t nvv, uint64_t rows, norm_bwd_cfg *c)
+        {
+            const int f = norm_bwd_form<MODE>((sl_dtype)DT, rows, nvv);
+            if (!run(nvv, rows, f, c))
+                return false;
+            const bool p = f == NORM_BWD_PF;
+            if (nvv <= 32)
+                c->fn = p ? NORM_BKA(256, 32, 1, 1, NORM_BWD_PF) : NORM_BKA(512, 32, 1, 1, NORM_BWD_REGS);
+            else if (nvv <= 64)
+                c->fn = p ? NORM_BKA(256, 32, 1, 2, NORM_BWD_PF) : NORM_BKA(512, 32, 1, 2, NORM_BWD_REGS);
+            else if (nvv <= 128)
+                c->fn = p ? NORM_BKA(256, 32, 1, 4, NORM_BWD_PF) : NORM_BKA(512, 32, 1, 4, NORM_BWD_REGS);
+            else if (nvv <= 256)
+                c->fn = NORM_BKA(256, 0, 1, 1, NORM_BWD_REGS);
+            else if (nvv <= 512)
+                c->fn = NORM_BKA(256, 0, 1, 2, NORM_BWD_SM);
+            else if (nvv <= 1024)
+                c->fn = NORM_BKA(256, 0, 1, 4, NORM_BWD_REGS);
+            else if (nvv <= 2048)
+                c->fn = p ? NORM_BKA(256, 0, 2, 4, NORM_BWD_PF) : NORM_BKA(256, 0, 2, 4, NORM_BWD_SM);
+            else if (nvv <= 4096)
+                c->fn = NORM_BKA(256, 0, 4, 4, NORM_BWD_SM);
+            else if (nvv <= 8192)
+                c->fn = NORM_BKA(256, 0, 8, 4, NORM_BWD_SM);
+            else
+                c->fn = NORM_BKA(512, 0, 8, 4, NORM_BWD_SM); /* run refused beyond 16384 */
+            return true;
+        }
     };
 };
 #undef NORM_BK
+#undef NORM_BKA
 
 /* Whether the launch fits: x, dy and dx (buffers ix, idy, idx) at one
  * offset modulo 16 bytes, every row at that offset (ld a multiple of 16
  * bytes, or one row), the row within a team's registers (clusters on
- * sm_90+ only). */
+ * sm_90+ only); NORM_BWD_ALIGNED: an aligned launch (norm_fwd_aligned). */
 template <int MODE>
 static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, int pf, norm_bwd_cfg *c, uint32_t *o)
 {
     const uintptr_t ux = (uintptr_t)a->buf[ix], ud = (uintptr_t)a->buf[idy], uo = (uintptr_t)a->buf[idx];
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
-    if (((ux ^ ud) | (ux ^ uo)) & 15u || ((ld * es) % 16 != 0 && a->shape.rows > 1))
+    if (((ux ^ ud) | (ux ^ uo)) & 15u || ((ld * es) % 16 != 0 && a->shape.rows > 1) ||
+        (pf == NORM_BWD_ALIGNED && !norm_fwd_aligned(a)))
         return false;
     *o = (uint32_t)((ux & 15u) / es);
     const uint64_t nvv = (*o + a->shape.cols + ve - 1) / ve;
     const sl_dtype wt = norm_wdtype(a, iw);
+    const uint64_t r = a->shape.rows;
 #define NORM_BWD_AT(DT, WT) norm_bwd_pick_m<MODE>::template at<DT, WT>
     bool ok;
     if (a->dtype == SL_F32)
-        ok = NORM_BWD_AT(SL_F32, SL_F32)::run(nvv, pf, c);
+        ok = NORM_BWD_AT(SL_F32, SL_F32)::run(nvv, r, pf, c);
     else if (a->dtype == SL_BF16)
-        ok = wt == SL_F32 ? NORM_BWD_AT(SL_BF16, SL_F32)::run(nvv, pf, c) : NORM_BWD_AT(SL_BF16, SL_BF16)::run(nvv, pf, c);
+        ok = wt == SL_F32 ? NORM_BWD_AT(SL_BF16, SL_F32)::run(nvv, r, pf, c)
+                          : NORM_BWD_AT(SL_BF16, SL_BF16)::run(nvv, r, pf, c);
     else
-        ok = wt == SL_F32 ? NORM_BWD_AT(SL_F16, SL_F32)::run(nvv, pf, c) : NORM_BWD_AT(SL_F16, SL_F16)::run(nvv, pf, c);
+        ok = wt == SL_F32 ? NORM_BWD_AT(SL_F16, SL_F32)::run(nvv, r, pf, c)
+                          : NORM_BWD_AT(SL_F16, SL_F16)::run(nvv, r, pf, c);
 #undef NORM_BWD_AT
     return ok && (c->cl == 1 || norm_clusters());
 }

@@ -244,10 +244,16 @@ static const sl_variant variants[] = {
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_regs_sm), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .smem_bytes_per_elem = 16, .insts_per_elem = 9},
+    {.name = "aligned", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "the public function's form at each row length (regs_pf, regs or regs_sm) for aligned launches: "
+                  "whole 16-byte vectors of x, dy, dx and w without the edge masks (issue 32, seventh session)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_aligned), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .smem_bytes_per_elem = 16, .insts_per_elem = 6},
     {.name = "sl_layernorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_bwd(): by row length in 16-byte vectors, regs_pf (16-bit, >= 1024 rows: "
-                  "<= 128), regs (129-256, 513-1024) or regs_sm (257-512, > 1024), where x, dy, dx share one offset "
-                  "for every row and the row fits; else block",
+                  "<= 128), regs (129-256, 513-1024) or regs_sm (257-512, > 1024), in aligned's form for aligned "
+                  "launches, where x, dy, dx share one offset for every row and the row fits; else block",
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_api), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .insts_per_elem = 9},

@@ -34,7 +34,11 @@ sl_status sl_cuda_layernorm_bwd_block(const sl_args *a);
 sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a);
 sl_status sl_cuda_layernorm_bwd_regs_pf(const sl_args *a);
 sl_status sl_cuda_layernorm_bwd_regs_sm(const sl_args *a);
+sl_status sl_cuda_layernorm_bwd_aligned(const sl_args *a);
 sl_status sl_cuda_layernorm_bwd_api(const sl_args *a);
+/* A register rung of kind pf (common/norm_bwd.cuh's NORM_BWD_*): defined
+ * once, in 03_regs.cu, as rmsnorm_bwd's sl_cuda_rmsnorm_bwd_rung. */
+sl_status sl_cuda_layernorm_bwd_rung(const sl_args *a, int pf, const char *who);
 
 #ifdef __cplusplus
 }

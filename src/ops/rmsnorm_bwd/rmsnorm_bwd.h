@@ -34,7 +34,13 @@ sl_status sl_cuda_rmsnorm_bwd_block(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs_sm(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_aligned(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a);
+/* A register rung of kind pf (common/norm_bwd.cuh's NORM_BWD_*), named who
+ * in its errors. Defined once, in 03_regs.cu: its picker switches on pf at
+ * run time, so a caller instantiates every register kernel (rmsnorm/cuda/
+ * regs.cuh says why that is kept to one file); the other rung files call it. */
+sl_status sl_cuda_rmsnorm_bwd_rung(const sl_args *a, int pf, const char *who);
 
 /* dw's column pass (the naive and block rungs): part[c][j] = sum over rows
  * [256 c, 256 c + 256) of dy x rstd, P = ceil(rows / 256) partials; then

@@ -44,13 +44,19 @@ static bool lnb_fits(const sl_args *a, int pf, norm_bwd_cfg *c, uint32_t *o)
     return norm_bwd_fits<NORM_LN>(a, SL_LNB_X, SL_LNB_DY, SL_LNB_DX, SL_LNB_W, pf, c, o);
 }
 
-static sl_status lnb_rung(const sl_args *a, int pf, const char *who)
+extern "C" sl_status sl_cuda_layernorm_bwd_rung(const sl_args *a, int pf, const char *who)
 {
     sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     norm_bwd_cfg c;
     uint32_t o;
+    if (pf == NORM_BWD_ALIGNED && !norm_fwd_aligned(a))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "layernorm_bwd %s: a buffer off 16 bytes, or cols %llu (ld %llu) not a multiple of %zu "
+                       "elements (whole 16-byte vectors): regs runs it",
+                       who, (unsigned long long)a->shape.cols,
+                       (unsigned long long)(a->shape.ld ? a->shape.ld : a->shape.cols), 16 / sl_dtype_size(a->dtype));
     if (!lnb_fits(a, pf, &c, &o))
         return sl_fail(SL_ERR_UNSUPPORTED,
                        "layernorm_bwd %s: x, dy and dx at different offsets modulo 16 bytes, rows at different "
@@ -61,17 +67,17 @@ static sl_status lnb_rung(const sl_args *a, int pf, const char *who)
 
 extern "C" sl_status sl_cuda_layernorm_bwd_regs(const sl_args *a)
 {
-    return lnb_rung(a, NORM_BWD_REGS, "regs");
+    return sl_cuda_layernorm_bwd_rung(a, NORM_BWD_REGS, "regs");
 }
 
 extern "C" sl_status sl_cuda_layernorm_bwd_regs_pf(const sl_args *a)
 {
-    return lnb_rung(a, NORM_BWD_PF, "regs_pf");
+    return sl_cuda_layernorm_bwd_rung(a, NORM_BWD_PF, "regs_pf");
 }
 
 extern "C" sl_status sl_cuda_layernorm_bwd_regs_sm(const sl_args *a)
 {
-    return lnb_rung(a, NORM_BWD_SM, "regs_sm");
+    return sl_cuda_layernorm_bwd_rung(a, NORM_BWD_SM, "regs_sm");
 }
 
 extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
@@ -81,14 +87,17 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
         return st;
     norm_bwd_cfg c;
     uint32_t o;
-    /* The rung measured best at each row length (H100, bf16, docs/ladder.md,
-     * third session): regs_pf for 16-bit rows of <= 128 vectors at >= 1024
-     * rows, regs for 129-256 and 513-1024, regs_sm for 257-512 and beyond
-     * 1024 (where layernorm's two accumulators leave regs 2 blocks a SM). */
+    /* The rung measured best at each row length (norm_bwd_form: regs_pf for
+     * 16-bit rows of <= 128 vectors at >= 1024 rows, regs for 129-256 and
+     * 513-1024, regs_sm for 257-512 and beyond 1024, where layernorm's two
+     * accumulators leave regs 2 blocks a SM), and for aligned launches the
+     * same form without the edge masks (04_aligned.cu; seventh session,
+     * unmeasured: docs/ladder.md). */
+    if (lnb_fits(a, NORM_BWD_ALIGNED, &c, &o))
+        return lnb_launch(a, &c, o);
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t nvv = (((uintptr_t)a->buf[SL_LNB_X] & 15u) / es + a->shape.cols + ve - 1) / ve;
-    const bool pf = a->dtype != SL_F32 && a->shape.rows >= 1024 && nvv <= 128;
-    const int form = pf ? NORM_BWD_PF : nvv > 256 && !(nvv > 512 && nvv <= 1024) ? NORM_BWD_SM : NORM_BWD_REGS;
+    const int form = norm_bwd_form<NORM_LN>(a->dtype, a->shape.rows, nvv);
     if (lnb_fits(a, form, &c, &o) || (form != NORM_BWD_REGS && lnb_fits(a, NORM_BWD_REGS, &c, &o)))
         return lnb_launch(a, &c, o);
     return sl_cuda_layernorm_bwd_block(a);

@@ -75,27 +75,34 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
         return st;
     rmsb_cfg c;
     uint32_t o;
-    /* The rung measured best at each row length (vectors of 16 bytes; H100,
-     * bf16, docs/ladder.md, third session): regs_pf for 16-bit rows of <= 128
-     * vectors and of 1025-2048 (clusters of 2) at >= 1024 rows, regs for
-     * 129-256 and 513-1024, regs_sm for 257-512 and beyond 1024 (beyond 2048
-     * where regs_pf does not apply). */
+    /* The rung measured best at each row length (norm_bwd_form: regs_pf for
+     * 16-bit rows of <= 128 vectors and of 1025-2048 at >= 1024 rows, regs
+     * for 129-256 and 513-1024, regs_sm beyond), and for aligned launches
+     * (every buffer on 16 bytes, whole vectors) the same form without the
+     * edge masks (04_aligned.cu; seventh session, unmeasured: docs/ladder.md). */
+    if (rmsb_fits(a, NORM_BWD_ALIGNED, &c, &o))
+        return rmsb_launch(a, &c, o);
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t nvv = (((uintptr_t)a->buf[SL_RMSB_X] & 15u) / es + a->shape.cols + ve - 1) / ve; /* as rmsb_fits */
-    const bool pf = a->dtype != SL_F32 && a->shape.rows >= 1024 && (nvv <= 128 || (nvv > 1024 && nvv <= 2048));
-    const int form = pf ? NORM_BWD_PF : nvv > 256 && !(nvv > 512 && nvv <= 1024) ? NORM_BWD_SM : NORM_BWD_REGS;
+    const int form = norm_bwd_form<NORM_RMS>(a->dtype, a->shape.rows, nvv);
     if (rmsb_fits(a, form, &c, &o) || (form != NORM_BWD_REGS && rmsb_fits(a, NORM_BWD_REGS, &c, &o)))
         return rmsb_launch(a, &c, o);
     return sl_cuda_rmsnorm_bwd_block(a);
 }
 
-static sl_status rmsb_rung(const sl_args *a, int pf, const char *who)
+extern "C" sl_status sl_cuda_rmsnorm_bwd_rung(const sl_args *a, int pf, const char *who)
 {
     sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     rmsb_cfg c;
     uint32_t o;
+    if (pf == NORM_BWD_ALIGNED && !norm_fwd_aligned(a))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "rmsnorm_bwd %s: a buffer off 16 bytes, or cols %llu (ld %llu) not a multiple of %zu elements "
+                       "(whole 16-byte vectors): regs runs it",
+                       who, (unsigned long long)a->shape.cols,
+                       (unsigned long long)(a->shape.ld ? a->shape.ld : a->shape.cols), 16 / sl_dtype_size(a->dtype));
     if (!rmsb_fits(a, pf, &c, &o))
         return sl_fail(SL_ERR_UNSUPPORTED,
                        "rmsnorm_bwd %s: x, dy and dx at different offsets modulo 16 bytes, rows at different "
@@ -106,15 +113,15 @@ static sl_status rmsb_rung(const sl_args *a, int pf, const char *who)
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a)
 {
-    return rmsb_rung(a, NORM_BWD_REGS, "regs");
+    return sl_cuda_rmsnorm_bwd_rung(a, NORM_BWD_REGS, "regs");
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a)
 {
-    return rmsb_rung(a, NORM_BWD_PF, "regs_pf");
+    return sl_cuda_rmsnorm_bwd_rung(a, NORM_BWD_PF, "regs_pf");
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_regs_sm(const sl_args *a)
 {
-    return rmsb_rung(a, NORM_BWD_SM, "regs_sm");
+    return sl_cuda_rmsnorm_bwd_rung(a, NORM_BWD_SM, "regs_sm");
 }
