@@ -1,6 +1,7 @@
 #!/bin/bash
 # bench/norms_fwd_h200.sh - the norms' forwards (issue 32, third session:
-# the lean and lean4 rungs; sixth: decode, aligned) in one device call: build for sm_90 (warnings as
+# the lean and lean4 rungs; sixth: decode, aligned; seventh: bulk, the row
+# in shared memory) in one device call: build for sm_90 (warnings as
 # errors, the ptxas report of the forward kernels), test_gpu_rmsnorm and
 # test_gpu_layernorm whole (rmsnorm, layernorm, add_rmsnorm and the
 # backwards, which share the tests), streamlab run of the forward rungs
@@ -24,8 +25,8 @@ stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 . bench/deps_env.sh
 B=build-nfwd
 SL=$B/streamlab
-V=${VARIANTS:-copy,regs,regs_pf,lean,lean4,decode,aligned,sl_rmsnorm_fwd,sl_layernorm_fwd,sl_add_rmsnorm_fwd}
-SV=${SAN_VARIANTS:-lean,lean4,decode,aligned}  # racecheck and synccheck
+V=${VARIANTS:-copy,regs,regs_pf,lean,lean4,decode,aligned,bulk,sl_rmsnorm_fwd,sl_layernorm_fwd,sl_add_rmsnorm_fwd}
+SV=${SAN_VARIANTS:-lean,lean4,decode,aligned,bulk}  # racecheck and synccheck
 OPS=rmsnorm,layernorm,add_rmsnorm
 
 stage "build"
@@ -47,6 +48,11 @@ for i, l in enumerate(L):
         r = re.search(r"Used (\d+) registers", L[i + 2])
         print("block %s team %s cluster %s vpt %s pf %s mode %s minb %s:" % m.groups(), r.group(1) if r else "?",
               "registers;", L[i + 1].strip())
+    m = re.search(r"Function properties for _Z\d+norm_fwd_bulkILi(\d)ELi(\d)ELi(\d)E", l)
+    if m and ("bulk",) + m.groups() not in seen and i + 2 < len(L):
+        seen.add(("bulk",) + m.groups())
+        r = re.search(r"Used (\d+) registers", L[i + 2])
+        print("bulk dtype %s w %s mode %s:" % m.groups(), r.group(1) if r else "?", "registers;", L[i + 1].strip())
 PY
 
 stage "GPU tests, whole (both at once)"

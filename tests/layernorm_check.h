@@ -52,8 +52,9 @@ static lnstat ln_stat(sl_dtype dt, const void *x, size_t r, size_t n, float eps)
 
 static const float LN_EPS = 1e-5f;
 
-/* The forward: v (a rung of ctx's backend) or, v NULL, sl_layernorm_fwd. */
-static void ln_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c)
+/* The forward: v (a rung of ctx's backend) or, v NULL, sl_layernorm_fwd;
+ * expect: T_ANY, T_RUNS or T_REFUSES (norm_check.h). */
+static void ln_fwd_e(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c, int expect)
 {
     const size_t es = sl_dtype_size(dt), n = c->rows * c->cols, R = c->rows, N = c->cols;
     nbuf X = {0}, W = {0}, B = {0}, Y = {0}, MU = {0}, RS = {0};
@@ -114,7 +115,11 @@ static void ln_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, c
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && t_fwd_regs_rung(v->name))
+    if (expect == T_REFUSES) {
+        CHECK(st == SL_ERR_UNSUPPORTED, "%s: status %d, want SL_ERR_UNSUPPORTED", what, (int)st);
+        goto out;
+    }
+    if (st == SL_ERR_UNSUPPORTED && v && expect == T_ANY && t_fwd_regs_rung(v->name))
         goto out; /* regs refuses x and y at different offsets, or rows beyond a cluster */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK)
@@ -180,7 +185,7 @@ static double t_round(sl_dtype dt, double v)
 
 /* add_rmsnorm: v (a rung) or, v NULL, sl_add_rmsnorm_fwd. inplace: 1 h = x,
  * 2 h = res and y = x. */
-static void arms_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c)
+static void arms_fwd_e(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c, int expect)
 {
     const size_t es = sl_dtype_size(dt), n = c->rows * c->cols, R = c->rows, N = c->cols;
     nbuf X = {0}, RE = {0}, W = {0}, H = {0}, Y = {0}, RS = {0};
@@ -239,7 +244,11 @@ static void arms_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt,
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && t_fwd_regs_rung(v->name))
+    if (expect == T_REFUSES) {
+        CHECK(st == SL_ERR_UNSUPPORTED, "%s: status %d, want SL_ERR_UNSUPPORTED", what, (int)st);
+        goto out;
+    }
+    if (st == SL_ERR_UNSUPPORTED && v && expect == T_ANY && t_fwd_regs_rung(v->name))
         goto out;
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK)
@@ -273,6 +282,16 @@ out:
     nb_free(&H);
     nb_free(&Y);
     nb_free(&RS);
+}
+
+static void ln_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c)
+{
+    ln_fwd_e(ctx, v, dt, wt, c, T_ANY);
+}
+
+static void arms_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c)
+{
+    arms_fwd_e(ctx, v, dt, wt, c, T_ANY);
 }
 
 /* L = sum_r,k g[r, k] y[r, k] through the fp64 forward, rows of xr (R x N). */
@@ -614,6 +633,8 @@ static int ln_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
         const sl_variant *v = &sl_op_layernorm.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
             ln_all(ctx, v, NULL, NULL, 1, 0, 0, big || strcmp(v->name, "serial") != 0);
+        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && strcmp(v->name, "bulk") == 0)
+            t_bulk_cases(ctx, v, ln_fwd_e, (size_t)512 << 10);
     }
     for (int i = 0; i < sl_op_layernorm_bwd.nvariants; i++) {
         const sl_variant *v = &sl_op_layernorm_bwd.variants[i];
@@ -624,6 +645,8 @@ static int ln_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
         const sl_variant *v = &sl_op_add_rmsnorm.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
             ln_all(ctx, NULL, NULL, v, 0, 0, 1, big || strcmp(v->name, "serial") != 0);
+        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && strcmp(v->name, "bulk") == 0)
+            t_bulk_cases(ctx, v, arms_fwd_e, (size_t)256 << 10); /* of x, and as much of res */
     }
     ln_all(ctx, NULL, NULL, NULL, 1, 1, 1, 1);
     ln_errors(ctx);

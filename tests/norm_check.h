@@ -72,14 +72,16 @@ static double t_ulp16(sl_dtype dt, double v)
 }
 
 /* A forward register rung (regs, regs_pf, regs_1k, lean, lean4, decode,
- * aligned): it may refuse x and y at different 16-byte offsets, or a row
- * beyond a cluster's registers (decode: beyond 1024 vectors), or (decode,
- * aligned) any buffer off 16 bytes or cols not a whole number of vectors
- * (SL_ERR_UNSUPPORTED; the API then runs another rung). */
+ * aligned) or the bulk rung: it may refuse x and y at different 16-byte
+ * offsets, or a row beyond a cluster's registers (decode: beyond 1024
+ * vectors; bulk: beyond 8 chunks), or (decode, aligned, bulk) any buffer
+ * off 16 bytes or cols not a whole number of vectors, or (bulk) a device
+ * before sm_90 (SL_ERR_UNSUPPORTED; the API then runs another rung).
+ * t_bulk_cases checks that bulk runs where it must and refuses the rest. */
 static inline int t_fwd_regs_rung(const char *name)
 {
     return strncmp(name, "regs", 4) == 0 || strncmp(name, "lean", 4) == 0 || strcmp(name, "decode") == 0 ||
-           strcmp(name, "aligned") == 0;
+           strcmp(name, "aligned") == 0 || strcmp(name, "bulk") == 0;
 }
 
 /* A backward register rung: regs, regs_pf, regs_sm, or aligned (their
@@ -124,6 +126,14 @@ static inline int t_bwd_refused(const sl_ctx *ctx, const sl_variant *v, sl_statu
     CHECK(!must, "%s: the aligned rung ran an unaligned launch (status %d)", what, (int)st);
     return must;
 }
+
+/* What a case expects of a rung's status: T_ANY, SL_OK or
+ * SL_ERR_UNSUPPORTED as t_fwd_regs_rung allows; T_RUNS, SL_OK;
+ * T_REFUSES, SL_ERR_UNSUPPORTED (then nothing else is checked). */
+enum { T_ANY = 0, T_RUNS = 1, T_REFUSES = 2 };
+
+/* Set by a GPU test's main: the device runs the bulk rungs (sm_90 on). */
+static int t_sm90;
 
 /* ---- inputs ------------------------------------------------------------------- */
 enum { K_RAND = 0, K_ZERO, K_HUGE, K_NAN, K_WIDE, K_MEAN };
@@ -259,10 +269,45 @@ typedef struct ncase {
 static const float T_EPS = 1e-6f;
 static const sl_dtype t_dts[] = {SL_F32, SL_BF16, SL_F16};
 
+/* The bulk rungs' long aligned rows (one block a row at 16384 bf16, then
+ * clusters of 2-8 chunks, an uneven last chunk at 40008), which they must
+ * run on sm_90 (max: the longest row of x they take, in bytes), and the
+ * misaligned or ragged rows they must refuse. Runs fwd(ctx, v, dt, wt, c,
+ * expect) over the three dtypes and w in the rows' dtype or f32. */
+typedef void (*t_fwd_fn)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int);
+static void t_bulk_cases(sl_ctx *ctx, const sl_variant *v, t_fwd_fn fwd, size_t max)
+{
+    static const ncase lc[] = {
+        {3, 16384, 0, 0, 0, {K_RAND, K_ZERO}, 2},
+        {7, 65536, 0, 0, 0, {K_RAND, K_WIDE}, 2},
+        {5, 131072, 0, 0, 0, {K_RAND}, 1},
+        {3, 40008, 0, 0, 0, {K_RAND, K_NAN}, 2},
+        {4, 16384, 0, 0, 1, {K_RAND}, 1}, /* in place */
+    };
+    static const ncase bad[] = {
+        {3, 16384, 1, 1, 0, {K_RAND}, 1}, /* x and y one element off 16 bytes */
+        {3, 16385, 0, 0, 0, {K_RAND}, 1}, /* rows not whole vectors */
+    };
+    for (int d = 0; d < (t_quick ? 2 : 3); d++)
+        for (int wf = 0; wf < 2; wf++) {
+            const sl_dtype dt = t_dts[d], wt = wf ? SL_F32 : dt;
+            if (wf && dt == SL_F32)
+                continue;
+            for (size_t i = 0; i < sizeof lc / sizeof lc[0]; i++) {
+                if (t_quick && lc[i].cols > 32768)
+                    continue;
+                fwd(ctx, v, dt, wt, &lc[i], !t_sm90 ? T_ANY : lc[i].cols * sl_dtype_size(dt) <= max ? T_RUNS : T_REFUSES);
+            }
+            for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+                fwd(ctx, v, dt, wt, &bad[i], T_REFUSES);
+        }
+}
+
 #ifndef SL_NORM_CHECK_SHARED_ONLY /* layernorm_check.h takes the helpers above only */
 
-/* The forward: v (a rung of ctx's backend) or, v NULL, sl_rmsnorm_fwd. */
-static void t_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c)
+/* The forward: v (a rung of ctx's backend) or, v NULL, sl_rmsnorm_fwd;
+ * expect: T_ANY, T_RUNS or T_REFUSES. */
+static void t_fwd_e(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c, int expect)
 {
     const size_t es = sl_dtype_size(dt), n = c->rows * c->cols;
     nbuf X = {0}, W = {0}, Y = {0}, RS = {0};
@@ -300,7 +345,11 @@ static void t_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, co
     }
     if (st == SL_OK && nm->sync())
         st = SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && t_fwd_regs_rung(v->name))
+    if (expect == T_REFUSES) {
+        CHECK(st == SL_ERR_UNSUPPORTED, "%s: status %d, want SL_ERR_UNSUPPORTED", what, (int)st);
+        goto out_w;
+    }
+    if (st == SL_ERR_UNSUPPORTED && v && expect == T_ANY && t_fwd_regs_rung(v->name))
         goto out_w; /* regs refuses x and y at different offsets, or rows beyond a cluster */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK || !want || !wr)
@@ -324,6 +373,11 @@ out:
     nb_free(&W);
     nb_free(&Y);
     nb_free(&RS);
+}
+
+static void t_fwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, const ncase *c)
+{
+    t_fwd_e(ctx, v, dt, wt, c, T_ANY);
 }
 
 /* The backward, with rstd from the fp64 forward rounded to f32 (as the
@@ -599,6 +653,8 @@ static int t_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
         const sl_variant *v = &sl_op_rmsnorm.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
             t_all(ctx, v, NULL, 1, 0, big || strcmp(v->name, "serial") != 0);
+        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && strcmp(v->name, "bulk") == 0)
+            t_bulk_cases(ctx, v, t_fwd_e, (size_t)512 << 10);
     }
     for (int i = 0; i < sl_op_rmsnorm_bwd.nvariants; i++) {
         const sl_variant *v = &sl_op_rmsnorm_bwd.variants[i];

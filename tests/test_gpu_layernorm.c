@@ -42,6 +42,9 @@ int main(void)
         return SKIP;
     static const nmem m = {d_alloc, d_release, d_sync};
     nm = &m;
+    int dev = 0, major = 0;
+    t_sm90 = cudaGetDevice(&dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9;
     t_rounds(ctx, &sl_op_layernorm_bwd, ln_bwd);
     const int rc = ln_main(ctx, SL_BACKEND_CUDA, 1, "test_gpu_layernorm");
     sl_ctx_destroy(ctx);

@@ -146,6 +146,13 @@ static const sl_variant variants[] = {
                   "vectors without the edge masks (issue 32)",
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_aligned), .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
+    {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "x and res staged in shared memory by bulk copies (cp.async.bulk, sm_90), read once from DRAM: "
+                  "chunks of <= 32 KiB of each, a cluster of 1-8 blocks of 512 a row, three blocks an SM; h stored "
+                  "and kept in shared memory, y from it; aligned rows only (issue 32, seventh session)",
+     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk),
+     .attrs = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 5},
     {.name = "sl_add_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_add_rmsnorm_fwd(): where x, res, h, y share one 16-byte offset and the row fits, regs "
                   "up to 256 vectors, lean up to 4096, lean4 beyond; but aligned rows of more than 256 vectors decode "

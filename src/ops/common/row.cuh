@@ -214,6 +214,26 @@ template <int BLOCK, class OP> static __device__ __forceinline__ float smx_block
 
 /* ---- host side -------------------------------------------------------------- */
 
+/* What the register rungs of softmax_bwd and xent share (defined in
+ * softmax_bwd/cuda/03_regs.cu): the current device's SM count and whether
+ * it runs thread block clusters (compute capability 9.0 on), each cached
+ * per device, and a launch of `blocks` blocks of `block` threads in
+ * clusters of C (C > 1: sm_90). */
+int sl_cuda_row_sms(void);
+bool sl_cuda_row_clusters(void);
+sl_status sl_cuda_row_launch(const void *fn, uint64_t blocks, int block, unsigned C, void **params, void *stream);
+/* The same with smem bytes of dynamic shared memory a block. */
+sl_status sl_cuda_row_launch_smem(const void *fn, uint64_t blocks, int block, unsigned C, size_t smem, void **params,
+                                  void *stream);
+/* What the bulk rungs (softmax_bwd, xent, the norms' forwards) share:
+ * let fn use `bytes` of dynamic shared memory (above the default 48 KiB),
+ * once per device (ready: SL_MAX_DEVICES flags, the caller's, zero at first);
+ * and a row of nv 16-byte vectors cut into the fewest C of 1, 2, 4, 8
+ * chunks of at most maxv vectors (cv each, the last fewer): false when 8
+ * do not suffice or rows x C blocks pass 2^31 - 1. */
+sl_status sl_cuda_row_smem_allow(const void *fn, int bytes, int *ready);
+bool sl_cuda_row_chunks(uint64_t nv, uint64_t maxv, uint64_t rows, unsigned *C, uint32_t *cv);
+
 /* Blocks for one block per row, the rows walked grid-stride beyond. */
 static inline unsigned smx_row_grid(uint64_t rows)
 {

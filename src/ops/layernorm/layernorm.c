@@ -187,6 +187,12 @@ static const sl_variant variants[] = {
                   "vectors without the edge masks (issue 32)",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_aligned), .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 6},
+    {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "the row staged in shared memory by bulk copies (cp.async.bulk, sm_90), read once from DRAM: chunks "
+                  "of <= 64 KiB, a cluster of 1-8 blocks of 512 a row, three blocks an SM; mean, then the variance "
+                  "two-pass from shared memory, y from it; aligned rows only (issue 32, seventh session)",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bulk), .attrs = SL_CUDA_FN(sl_cuda_layernorm_bulk_attrs),
+     .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 6},
     {.name = "sl_layernorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_fwd(): where x and y share their 16-byte offset and the row fits, regs for "
                   "the warp teams (up to 256 vectors), lean4 up to 4096 vectors at >= 4 rows a SM, lean "

@@ -165,6 +165,12 @@ static const sl_variant variants[] = {
                   "vectors without the edge masks (issue 32)",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_aligned), .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 4},
+    {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "the row staged in shared memory by bulk copies (cp.async.bulk, sm_90), read once from DRAM: chunks "
+                  "of <= 64 KiB, a cluster of 1-8 blocks of 512 a row (sums through distributed shared memory), three "
+                  "blocks an SM; y from shared memory; aligned rows only (issue 32, seventh session)",
+     .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bulk), .attrs = SL_CUDA_FN(sl_cuda_rmsnorm_bulk_attrs),
+     .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 4},
     {.name = "sl_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_rmsnorm_fwd(): aligned rows of 257-512 vectors (up to 1024 at fewer rows than SMs) decode, "
                   "other aligned rows aligned (but regs_pf's 2049-4096 vectors); "

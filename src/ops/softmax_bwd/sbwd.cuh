@@ -180,24 +180,8 @@ static inline bool sbwd_aligned(const sl_args *a)
     return (((y ^ (uintptr_t)a->buf[1]) | (y ^ (uintptr_t)a->buf[2])) & 15u) == 0;
 }
 
-/* What the register rungs of softmax_bwd and xent share (03_regs.cu): the
- * current device's SM count and whether it runs thread block clusters
- * (compute capability 9.0 on), each cached per device, and a launch of
- * `blocks` blocks of `block` threads in clusters of C (C > 1: sm_90). */
-int sl_cuda_row_sms(void);
-bool sl_cuda_row_clusters(void);
-sl_status sl_cuda_row_launch(const void *fn, uint64_t blocks, int block, unsigned C, void **params, void *stream);
-/* The same with smem bytes of dynamic shared memory a block. */
-sl_status sl_cuda_row_launch_smem(const void *fn, uint64_t blocks, int block, unsigned C, size_t smem, void **params,
-                                  void *stream);
-/* What the bulk rungs of softmax_bwd and xent share (04_bulk.cu): let fn
- * use `bytes` of dynamic shared memory (above the default 48 KiB), once
- * per device (ready: SL_MAX_DEVICES flags, the caller's, zero at first);
- * and a row of nv 16-byte vectors cut into the fewest C of 1, 2, 4, 8
- * chunks of at most maxv vectors (cv each, the last fewer): false when 8
- * do not suffice or rows x C blocks pass 2^31 - 1. */
-sl_status sl_cuda_row_smem_allow(const void *fn, int bytes, int *ready);
-bool sl_cuda_row_chunks(uint64_t nv, uint64_t maxv, uint64_t rows, unsigned *C, uint32_t *cv);
+/* The row launch helpers (sl_cuda_row_*, defined in 03_regs.cu) are
+ * declared in common/row.cuh: the norms' bulk rungs use them too. */
 
 /* 03_regs.cu: whether the launch fits the register rung, and running it. */
 struct sbwd_cfg {
