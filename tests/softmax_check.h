@@ -25,9 +25,14 @@
  * wide rows of issue 25 (logits and attention scores span more than
  * [-8, 8)): uniform in [-20, 20); uniform in [-80, 80) (x - m down to
  * -160: results from 1 down through the subnormals to 0); an attention
- * mask, about half the columns -1e4 (+-8) and the rest in [-20, 20). */
+ * mask, about half the columns -1e4 (+-8) and the rest in [-20, 20).
+ * Then two rows for the online (max, sum) of the bulk rung (issue 33):
+ * one huge logit (1000, at a random column) among [-20, 20), so that one
+ * piece, one block of a cluster, holds the whole row's mass; and a ramp
+ * from -40 to +40 along the row (+-0.5 noise), so that every piece raises
+ * every thread's running max and every state is rescaled the most times. */
 enum { SMX_RANDOM = 0, SMX_SOME_NEGINF, SMX_ALL_NEGINF, SMX_ONE_NAN, SMX_ONE_POSINF, SMX_HUGE, SMX_CONST,
-       SMX_KINDS, SMX_WIDE20 = SMX_KINDS, SMX_WIDE80, SMX_MASK1E4 };
+       SMX_KINDS, SMX_WIDE20 = SMX_KINDS, SMX_WIDE80, SMX_MASK1E4, SMX_ONE_BIG, SMX_RAMP };
 
 static inline uint64_t smx_t_next(uint64_t *s)
 {
@@ -66,6 +71,10 @@ static inline void smx_t_fill(sl_dtype dt, void *x, size_t rows, size_t cols, si
                 v *= 10.0;
             else if (kind == SMX_MASK1E4)
                 v = (smx_t_next(&s) & 1) ? -1e4 + v : 2.5 * v;
+            else if (kind == SMX_ONE_BIG)
+                v = j == bad ? 1000.0 : 2.5 * v;
+            else if (kind == SMX_RAMP)
+                v = -40.0 + 80.0 * (double)j / (double)cols + v / 16.0;
             sl_dtype_store_f64(dt, x, r * ld + j, v);
         }
     }

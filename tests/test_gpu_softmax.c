@@ -12,11 +12,23 @@
  * op's bound, (16 + ln(1 / |y|) + ln n) x 2^-24, and refused by it
  * tightened.
  * Many-row cases (rows >= 4 x the SMs of an H200, columns > 2048: the
- * register rung's 64-packed-elements kernel for bf16 / f16) run sl_softmax
- * and regs only. Exits 77 (skipped) without a GPU. SL_SOFTMAX_QUICK=1 (for
- * compute-sanitizer) runs f32 only, except the many-row cases (every
- * dtype: the packed kernel is 16-bit only), and leaves out the naive
- * rung's largest cases.
+ * register rung's 64-packed-elements kernel for bf16 / f16) run sl_softmax,
+ * regs and bulk only.
+ * The bulk rung (09_bulk.cu, issue 33) runs every case and must take
+ * exactly those it promises (sm_90, x and y 16-byte aligned, cols and ld
+ * multiples of 16 bytes, rows of at most 8 x 72 KiB) and refuse the rest
+ * with SL_ERR_UNSUPPORTED; its own cases (bulk-only) add long rows (every
+ * cluster size, the 72 KiB chunk and the 8-chunk limit, one past it),
+ * chunks of partial 16 KiB pieces, decode rows (1 / 16 / 64 x 4096), odd
+ * and padded rows, in place, the special rows, and two rows aimed at its
+ * online (max, sum): one huge logit, and a ramp that raises every
+ * thread's max in every piece.
+ * Exits 77 (skipped) without a GPU. SL_SOFTMAX_QUICK=1 (for
+ * compute-sanitizer) runs f32 only, except the many-row and bulk cases
+ * (every dtype: the packed kernel is 16-bit only, the bulk rung's chunking
+ * depends on the dtype), and leaves out the naive rung's largest cases.
+ * SL_SOFTMAX_VARIANTS=a,b (for compute-sanitizer of one rung) runs only
+ * those variants (sl_softmax: the public function).
  */
 #include "softmax_check.h"
 
@@ -33,8 +45,52 @@ typedef struct gcase {
     int inplace;
     const int *kinds;
     int nkinds;
-    int many; /* a many-row case: sl_softmax and regs only, every dtype under QUICK */
+    int many; /* a many-row case: sl_softmax, regs and bulk only, every dtype under QUICK */
+    int bulk; /* a case for the bulk rung only, every dtype under QUICK */
 } gcase;
+
+/* The compute capability's major number of device 0 (the tests' device). */
+static int cc_major;
+
+/* What the bulk rung promises to take (09_bulk.cu): sm_90, x and y 16-byte
+ * aligned (cudaMalloc's 256-byte base, y after GUARD bytes), cols and ld
+ * multiples of 16 bytes, rows of at most 8 x 72 KiB. */
+static int bulk_takes(sl_dtype dt, const gcase *c)
+{
+    const size_t es = sl_dtype_size(dt), yoff = c->inplace ? c->xoff : c->yoff;
+    return cc_major >= 9 && (c->xoff * es) % 16 == 0 && (yoff * es) % 16 == 0 && (c->ld * es) % 16 == 0 &&
+           (c->cols * es) % 16 == 0 && c->cols * es <= 8u * 72u * 1024u;
+}
+static size_t bulk_ran, bulk_refused;
+
+/* Whether SL_SOFTMAX_VARIANTS (a comma list; unset: every variant) names
+ * this variant (NULL: the public function, "sl_softmax"). */
+static int filtered(void)
+{
+    const char *list = getenv("SL_SOFTMAX_VARIANTS");
+    return list && *list;
+}
+
+static int selected_name(const char *name)
+{
+    const char *list = getenv("SL_SOFTMAX_VARIANTS");
+    if (!list || !*list)
+        return 1;
+    const size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
+static int selected(const sl_variant *v)
+{
+    return selected_name(v ? v->name : "sl_softmax");
+}
 
 /* Issue 25: over the wide rows in f32, the worst error (in 2^-24
  * relative) and the largest fraction of the op's bound it uses, and how
@@ -91,6 +147,20 @@ static int smx_case(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, const gcase *
     }
     if (st == SL_OK)
         st = cudaDeviceSynchronize() == cudaSuccess ? SL_OK : SL_ERR_CUDA_FAULT;
+    if (v && strcmp(v->name, "bulk") == 0) {
+        if (!bulk_takes(dt, c)) {
+            CHECK(st == SL_ERR_UNSUPPORTED && strstr(sl_last_error(), "bulk") != NULL,
+                  "%s: the bulk rung must refuse this shape (SL_ERR_UNSUPPORTED), got %s: %s", what,
+                  sl_status_string(st), st == SL_OK ? "" : sl_last_error());
+            bulk_refused++;
+            goto out;
+        }
+        if (st == SL_ERR_UNSUPPORTED && strstr(sl_last_error(), "no sm_90 code") != NULL) {
+            printf("  %s: skipped: %s\n", what, sl_last_error());
+            goto out;
+        }
+        bulk_ran += st == SL_OK;
+    }
     if (st == SL_ERR_UNSUPPORTED && may_refuse(v)) {
         if (v->kind == SL_KIND_PEER && c->rows == 1 && c->cols == 1)
             printf("  %s: skipped: %s\n", what, sl_last_error());
@@ -150,50 +220,73 @@ int main(void)
     const int random[] = {SMX_RANDOM};
     const int special[] = {SMX_SOME_NEGINF, SMX_ALL_NEGINF, SMX_ONE_NAN, SMX_ONE_POSINF, SMX_HUGE, SMX_CONST, SMX_RANDOM};
     const int wide[] = {SMX_WIDE20, SMX_WIDE80, SMX_MASK1E4}; /* issue 25 */
+    const int online[] = {SMX_WIDE20, SMX_ONE_BIG, SMX_RAMP, SMX_WIDE80, SMX_MASK1E4}; /* the bulk rung's (max, sum) */
     const gcase cases[] = {
         /* wide rows through every team of the register rung, the online
          * path beyond it and the 16-bit packed kernel */
-        {30, 2, 2, 0, 0, 0, wide, 3, 0},
-        {30, 1000, 1000, 1, 1, 0, wide, 3, 0},      /* a warp per row */
-        {9, 2048, 2048, 0, 0, 0, wide, 3, 0},       /* a block of 128 */
-        {6, 32768, 32768, 0, 0, 0, wide, 3, 0},     /* a block of 1024 */
-        {6, 40000, 40000, 3, 1, 0, wide, 3, 0},     /* a cluster; x and y at different offsets */
-        {3, 262149, 262149, 0, 0, 0, wide, 3, 0},   /* online */
-        {600, 16384, 16384, 0, 0, 0, wide, 3, 1},   /* many rows: 512-thread blocks, packed 16-bit */
-        {600, 3001, 3001, 0, 0, 1, wide, 3, 1},     /* many rows, in place */
-        {1, 1, 1, 0, 0, 0, random, 1, 0},
-        {1, 3, 3, 0, 0, 0, random, 1, 0},
-        {3, 1, 1, 0, 0, 0, random, 1, 0},
-        {5, 31, 31, 0, 0, 0, random, 1, 0},
-        {9, 257, 257, 1, 1, 0, random, 1, 0},       /* misaligned, same offset */
-        {6, 1000, 1003, 0, 0, 0, random, 1, 0},     /* padded rows */
-        {4, 1024, 1024, 0, 0, 0, random, 1, 0},
-        {7, 1025, 1025, 3, 1, 0, random, 1, 0},     /* x and y at different offsets */
-        {3, 2047, 2047, 0, 0, 0, random, 1, 0},
-        {5, 4097, 4100, 2, 2, 0, random, 1, 0},
-        {3, 8193, 8193, 0, 0, 0, random, 1, 0},     /* a cluster of 2 */
-        {2, 40000, 40000, 1, 1, 0, random, 1, 0},   /* a cluster of 2 or more */
-        {3, 65539, 65539, 0, 0, 0, random, 1, 0},
-        {2, 131072, 131072, 0, 0, 0, random, 1, 0}, /* the seed's widest */
-        {1, 262137, 262137, 0, 0, 0, random, 1, 0}, /* regs' limit: 2^18 - 7 */
-        {1, 262149, 262149, 0, 0, 0, random, 1, 0}, /* beyond: the API's online path */
-        {14, 37, 37, 0, 0, 0, special, SMX_KINDS, 0},
-        {14, 3000, 3000, 0, 0, 0, special, SMX_KINDS, 0},
-        {7, 50000, 50000, 0, 0, 0, special, SMX_KINDS, 0},
-        {7, 1000, 1000, 0, 0, 1, special, SMX_KINDS, 0}, /* in place */
-        {3, 70001, 70001, 1, 1, 1, random, 1, 0},
-        {1000, 77, 77, 0, 0, 0, random, 1, 0},      /* many short rows: warp per row */
+        {30, 2, 2, 0, 0, 0, wide, 3, 0, 0},
+        {30, 1000, 1000, 1, 1, 0, wide, 3, 0, 0},      /* a warp per row */
+        {9, 2048, 2048, 0, 0, 0, wide, 3, 0, 0},       /* a block of 128 */
+        {6, 32768, 32768, 0, 0, 0, wide, 3, 0, 0},     /* a block of 1024 */
+        {6, 40000, 40000, 3, 1, 0, wide, 3, 0, 0},     /* a cluster; x and y at different offsets */
+        {3, 262149, 262149, 0, 0, 0, wide, 3, 0, 0},   /* online */
+        {600, 16384, 16384, 0, 0, 0, wide, 3, 1, 0},   /* many rows: 512-thread blocks, packed 16-bit */
+        {600, 3001, 3001, 0, 0, 1, wide, 3, 1, 0},     /* many rows, in place */
+        {1, 1, 1, 0, 0, 0, random, 1, 0, 0},
+        {1, 3, 3, 0, 0, 0, random, 1, 0, 0},
+        {3, 1, 1, 0, 0, 0, random, 1, 0, 0},
+        {5, 31, 31, 0, 0, 0, random, 1, 0, 0},
+        {9, 257, 257, 1, 1, 0, random, 1, 0, 0},       /* misaligned, same offset */
+        {6, 1000, 1003, 0, 0, 0, random, 1, 0, 0},     /* padded rows */
+        {4, 1024, 1024, 0, 0, 0, random, 1, 0, 0},
+        {7, 1025, 1025, 3, 1, 0, random, 1, 0, 0},     /* x and y at different offsets */
+        {3, 2047, 2047, 0, 0, 0, random, 1, 0, 0},
+        {5, 4097, 4100, 2, 2, 0, random, 1, 0, 0},
+        {3, 8193, 8193, 0, 0, 0, random, 1, 0, 0},     /* a cluster of 2 */
+        {2, 40000, 40000, 1, 1, 0, random, 1, 0, 0},   /* a cluster of 2 or more */
+        {3, 65539, 65539, 0, 0, 0, random, 1, 0, 0},
+        {2, 131072, 131072, 0, 0, 0, random, 1, 0, 0}, /* the seed's widest */
+        {1, 262137, 262137, 0, 0, 0, random, 1, 0, 0}, /* regs' limit: 2^18 - 7 */
+        {1, 262149, 262149, 0, 0, 0, random, 1, 0, 0}, /* beyond: the API's online path */
+        {14, 37, 37, 0, 0, 0, special, SMX_KINDS, 0, 0},
+        {14, 3000, 3000, 0, 0, 0, special, SMX_KINDS, 0, 0},
+        {7, 50000, 50000, 0, 0, 0, special, SMX_KINDS, 0, 0},
+        {7, 1000, 1000, 0, 0, 1, special, SMX_KINDS, 0, 0}, /* in place */
+        {3, 70001, 70001, 1, 1, 1, random, 1, 0, 0},
+        {1000, 77, 77, 0, 0, 0, random, 1, 0, 0},      /* many short rows: warp per row */
         /* many rows (>= 4 x 132 SMs): 16-bit storage takes 64 packed
          * elements a thread (08_regs.cu, smx_regs_pk) */
-        {640, 2049, 2049, 0, 0, 0, random, 1, 1},          /* 128 threads, most vectors masked */
-        {640, 5003, 5003, 3, 3, 0, random, 1, 1},          /* misaligned, rows at 8 offsets */
-        {560, 16389, 16389, 0, 0, 0, random, 1, 1},        /* 512 threads, a short last vector */
-        {560, 32768, 32768, 0, 0, 0, random, 1, 1},        /* 512 threads, all vectors whole */
-        {560, 65541, 65541, 0, 0, 0, random, 1, 1},        /* a cluster of 8 x 256 */
-        {640, 3000, 3000, 0, 0, 0, special, SMX_KINDS, 1}, /* -inf, NaN, +inf, huge, constant */
-        {560, 9000, 9000, 0, 0, 1, special, SMX_KINDS, 1}, /* the same, in place */
+        {640, 2049, 2049, 0, 0, 0, random, 1, 1, 0},          /* 128 threads, most vectors masked */
+        {640, 5003, 5003, 3, 3, 0, random, 1, 1, 0},          /* misaligned, rows at 8 offsets */
+        {560, 16389, 16389, 0, 0, 0, random, 1, 1, 0},        /* 512 threads, a short last vector */
+        {560, 32768, 32768, 0, 0, 0, random, 1, 1, 0},        /* 512 threads, all vectors whole */
+        {560, 65541, 65541, 0, 0, 0, random, 1, 1, 0},        /* a cluster of 8 x 256 */
+        {640, 3000, 3000, 0, 0, 0, special, SMX_KINDS, 1, 0}, /* -inf, NaN, +inf, huge, constant */
+        {560, 9000, 9000, 0, 0, 1, special, SMX_KINDS, 1, 0}, /* the same, in place */
+        /* the bulk rung (09_bulk.cu): C chunks of <= 72 KiB a row, 16 KiB
+         * pieces; few rows split until rows x C passes the SMs */
+        {3, 131072, 131072, 0, 0, 0, online, 5, 0, 1},  /* clusters of 8 (f32 512 KiB, 16-bit split for few rows) */
+        {3, 147456, 147456, 0, 0, 0, online, 5, 0, 1},  /* f32 at the limit: 8 x 72 KiB, 4.5 pieces each */
+        {1, 294912, 294912, 0, 0, 0, random, 1, 0, 1},  /* 16-bit at the limit; f32 refused */
+        {1, 294920, 294920, 0, 0, 0, random, 1, 0, 1},  /* one vector past it: refused */
+        {5, 18488, 18488, 0, 0, 0, online, 5, 0, 1},    /* C = 2, chunks of partial pieces, a shorter last chunk */
+        {1, 4096, 4096, 0, 0, 0, online, 5, 0, 1},      /* decode rows */
+        {16, 4096, 4096, 0, 0, 0, online, 5, 0, 1},
+        {64, 4096, 4096, 0, 0, 0, random, 1, 0, 1},
+        {7, 1000, 1008, 0, 0, 0, online, 5, 0, 1},      /* padded rows, a part piece a block */
+        {5, 8, 8, 0, 0, 0, online, 5, 0, 1},            /* one or two vectors a row */
+        {3, 24, 24, 4, 4, 0, random, 1, 0, 1},          /* x, y 16 bytes in (f32); 8 bytes (16-bit): refused */
+        {9, 256, 256, 0, 4, 0, random, 1, 0, 1},        /* y 16 bytes in (f32); 8 bytes (16-bit): refused */
+        {6, 65536, 65536, 0, 0, 1, online, 5, 0, 1},    /* in place, clusters of 8 */
+        {200, 18432, 18432, 0, 0, 0, online, 5, 0, 1},  /* f32 72 KiB chunks, one block a row, 3 an SM */
+        {300, 32768, 32768, 0, 0, 0, online, 5, 0, 1},  /* many long rows: several waves */
+        {14, 4096, 4096, 0, 0, 0, special, SMX_KINDS, 0, 1},
+        {7, 70000, 70000, 0, 0, 0, special, SMX_KINDS, 0, 1}, /* special rows over a cluster */
+        {7, 40000, 40000, 0, 0, 1, special, SMX_KINDS, 0, 1}, /* the same, in place */
     };
     int lost = 0;
+    if (cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess)
+        cc_major = 0;
     const char *q = getenv("SL_SOFTMAX_QUICK");
     const int quick = q && *q && *q != '0';
     for (size_t d = 0; d < sizeof dts / sizeof dts[0] && !lost; d++) {
@@ -201,11 +294,15 @@ int main(void)
             const sl_variant *v = k < 0 ? NULL : &sl_op_softmax.variants[k];
             if (v && (v->backend != SL_BACKEND_CUDA || v->copy || !v->launch))
                 continue;
+            if (!selected(v))
+                continue;
             for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !lost; i++) {
                 const gcase *c = &cases[i];
-                if (quick && d > 0 && !c->many)
+                if (quick && d > 0 && !c->many && !c->bulk)
                     continue;
-                if (c->many && v && strcmp(v->name, "regs") != 0)
+                if (c->bulk && !(v && strcmp(v->name, "bulk") == 0))
+                    continue;
+                if (c->many && v && strcmp(v->name, "regs") != 0 && strcmp(v->name, "bulk") != 0)
                     continue;
                 if (c->inplace && v && strcmp(v->name, "naive") == 0)
                     continue; /* naive is not for in-place use (01_naive.cu) */
@@ -220,6 +317,15 @@ int main(void)
             }
         }
     }
+    /* The bulk rung ran (on sm_90) and refused what it should (checked
+     * case by case above). */
+    if (!lost) {
+        printf("bulk: %zu launches checked against the oracle, %zu refused as promised\n", bulk_ran, bulk_refused);
+        if (selected_name("bulk")) {
+            CHECK(cc_major < 9 || bulk_ran > 0, "the bulk rung never ran on an sm_%d0 device", cc_major);
+            CHECK(bulk_refused > 0, "the bulk rung's refusals were not exercised");
+        }
+    }
     /* Issue 25: the f32 wide rows within the op's bound (each element
      * checked above), and the bound tightened failing on them. */
     if (!lost) {
@@ -227,8 +333,10 @@ int main(void)
                "bound (16 + ln(1/y) + ln n); flat 16 x 2^-24 refuses %zu, the log term halved %zu of %zu elements\n",
                wide_worst, 100.0 * wide_worst_q, wide_flat_fail, wide_half_fail, wide_elems);
         CHECK(wide_elems > 0 && wide_worst_q <= 1.0, "wide rows: %.2f of the bound", wide_worst_q);
-        CHECK(wide_flat_fail > 0, "the flat 16 x 2^-24 must fail on the wide rows");
-        CHECK(wide_half_fail > 0, "the bound with its log term halved must fail on the wide rows");
+        if (!filtered()) { /* the bound's tightness: over every rung */
+            CHECK(wide_flat_fail > 0, "the flat 16 x 2^-24 must fail on the wide rows");
+            CHECK(wide_half_fail > 0, "the bound with its log term halved must fail on the wide rows");
+        }
         /* issue 25's two-element row on the device */
         float hx[2] = {0x1.3fffbep+4f, -0x1.180084p+4f}, hy[2] = {0, 0};
         void *d = NULL;

@@ -121,6 +121,12 @@ static sl_traffic moved_2(const sl_shape *s, sl_dtype dt)
 #define SMX_SRC "seed 002, softmax ladder"
 static const sl_variant variants[] = {
     SL_EW_CEILING_CUDA,
+    /* after `copy`, so that the % of copy column keeps cudaMemcpy; issue 33
+     * quotes softmax against this one (bench/softmax_bulk_h200.sh) */
+    {.name = "copy_k", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_CEILING, .copy = true,
+     .technique = "copy kernel: x into y, 16-byte loads and stores, 4 in flight a thread (issue 33's ceiling)",
+     .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_ceiling_copy_kernel), .loads_in_flight = 4,
+     .access_bytes = 16, .elems_per_thread = 16, .insts_per_elem = 1},
     {.name = "cudnn", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_PEER,
      .technique = "cuDNN cudnnSoftmaxForward, ACCURATE, INSTANCE mode (its own exp and summation order)",
      .source = "issue 18; cuDNN API reference", .launch = SL_CUDA_FN(sl_cuda_softmax_cudnn), .ulps = 64,
@@ -171,6 +177,13 @@ static const sl_variant variants[] = {
      .source = "ours (issue 18)", .launch = SL_CUDA_FN(sl_cuda_softmax_regs_cl),
      .attrs = SL_CUDA_FN(sl_cuda_softmax_regs_cl_attrs), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
+    {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "row staged in shared memory by bulk copies (cp.async.bulk, 16 KiB pieces on their own mbarriers), "
+                  "read once: chunks of <= 72 KiB, a cluster of 1-8 blocks of 512 a row (split further while the rows "
+                  "leave SMs idle), one online (max, sum) sweep, the exchange through distributed shared memory",
+     .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_softmax_bulk),
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_bulk_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 10},
     {.name = "sl_softmax", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_softmax(): regs where the row fits a cluster's registers, else online",
      .source = "issue 18", .launch = SL_CUDA_FN(sl_cuda_softmax_api), .loads_in_flight = 8, .access_bytes = 16,

@@ -37,6 +37,48 @@ template <int DT> static __device__ __forceinline__ float smx_exp(float x)
     return DT == SL_F32 ? expf(x) : __expf(x);
 }
 
+/* ---- 16-bit storage: packed max and the flushing exp (08_regs.cu's packed
+ * kernel and 09_bulk.cu) ----------------------------------------------------- */
+
+/* The two lanes' maxima of two packed pairs (HMNMX2: a NaN lane gives the
+ * other operand, as fmaxf; a NaN still makes its row NaN through the sum,
+ * smx_regs_pk). */
+template <int DT> static __device__ __forceinline__ uint32_t smx_hmax2(uint32_t a, uint32_t b);
+template <> __device__ __forceinline__ uint32_t smx_hmax2<SL_BF16>(uint32_t a, uint32_t b)
+{
+    __nv_bfloat162 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    const __nv_bfloat162 r = __hmax2(x, y);
+    uint32_t u;
+    memcpy(&u, &r, 4);
+    return u;
+}
+template <> __device__ __forceinline__ uint32_t smx_hmax2<SL_F16>(uint32_t a, uint32_t b)
+{
+    __half2 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    const __half2 r = __hmax2(x, y);
+    uint32_t u;
+    memcpy(&u, &r, 4);
+    return u;
+}
+
+/* exp(d) for the 16-bit kernel: 2^(d log2 e) by ex2.approx.ftz (PTX ISA,
+ * "ex2": maximum relative error 2^-22 over the full range; results below
+ * 2^-126 flush to 0). __expf is the same instruction without .ftz plus a
+ * range test and two multiplies a call (SASS: FSETP.GEU and 2 FMUL per exp)
+ * to keep subnormal results; here a flushed e < 2^-126 gives y < 2^-126,
+ * inside the absolute 2^-126 of SL_TOL_REL, and the sum s >= 1 (the
+ * maximum's own term) never notices. */
+static __device__ __forceinline__ float smx_exp_ftz(float d)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+    return r;
+}
+
 /* ---- the online normaliser (Milakov and Gimelshein, "Online normalizer
  * calculation for softmax", arXiv:1805.02867, 2018, Algorithm 3) ----------
  * (m, s): the maximum of the elements seen and the sum of exp(x - m) over

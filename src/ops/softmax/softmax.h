@@ -34,7 +34,12 @@ SL_DECLARE_LAUNCHER(sl_cuda_softmax_unroll)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_online)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_regs)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_regs_cl)
+SL_DECLARE_LAUNCHER(sl_cuda_softmax_bulk)
 sl_status sl_cuda_softmax_api(const sl_args *x);
+/* The copy-kernel ceiling (softmax_bwd/cuda/copy_kernel.cu): x copied into
+ * y by 16-byte loads and stores, the bar issue 33 quotes the row ops
+ * against (cudaMemcpy, the `copy` ceiling, runs ~2.7 TB/s at DRAM sizes). */
+sl_status sl_cuda_ceiling_copy_kernel(const sl_args *x);
 sl_status sl_cuda_softmax_cudnn(const sl_args *x);
 
 #ifdef __cplusplus
