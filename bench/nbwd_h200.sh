@@ -1,12 +1,15 @@
 #!/bin/bash
 # bench/nbwd_h200.sh - the norms' backwards (issue 32, third session;
-# seventh: the aligned rungs) on one device call: build, the two GPU tests
-# whole beside their compute-sanitizer memcheck (quick sizes), then every
-# register rung of rmsnorm_bwd and layernorm_bwd beside the copy at bf16
-# shapes from N = 1024 to 65536 and the decode shape (streamlab run,
-# event-timed).
+# seventh: the aligned and bulk rungs) on one device call: build, the two
+# GPU tests whole beside their compute-sanitizer memcheck (quick sizes),
+# then every register rung and the bulk rung of rmsnorm_bwd and
+# layernorm_bwd beside the copy at bf16 shapes from N = 1024 to 65536 and
+# the decode shape (streamlab run, event-timed).
 #   run(kind="nvidia-h200", carry=[".wt/nbwd", ".deps"], timeout_s=420,
 #       command="cd .wt/nbwd && ln -sfn ../../.deps .deps && bash bench/nbwd_h200.sh")
+# The bulk rung alone at the long rows (a worktree carried as .wt/nbbulk):
+#   run(kind="nvidia-h200", carry=[".wt/nbbulk", ".deps"], timeout_s=420,
+#       command="cd .wt/nbbulk && ln -sfn ../../.deps .deps && SHAPES=32768x4096,32768x8192,8192x16384,8192x32768,8192x65536 VARIANTS=aligned,bulk,sl_rmsnorm_bwd,sl_layernorm_bwd bash bench/nbwd_h200.sh")
 # STAGES (default "build tests sweep"; also qtests: the tests at their quick
 # sizes, ncu: Nsight Compute's occupancy and warp-state sections of the
 # register kernel); SHAPES and VARIANTS override the sweep's shapes and
@@ -24,7 +27,7 @@ has() { [[ " $STAGES " == *" $1 "* ]]; }
 B=build-nbwd
 T="test_gpu_rmsnorm test_gpu_layernorm"
 SH=${SHAPES:-32768x1024,32768x2048,32768x4096,32768x8192,8192x16384,8192x32768,8192x65536,64x4096}
-V=${VARIANTS:-regs,regs_pf,regs_sm,aligned,sl_rmsnorm_bwd,sl_layernorm_bwd}
+V=${VARIANTS:-regs,regs_pf,regs_sm,aligned,bulk,sl_rmsnorm_bwd,sl_layernorm_bwd}
 stage "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 . bench/deps_env.sh
@@ -55,7 +58,7 @@ if has tests || has qtests; then
     tar czf "$OUT/tests.tgz" -C "$W" $(cd "$W" && ls *.log)
 fi
 if has sweep; then
-    stage "sweep: the register rungs beside the copy, bf16"
+    stage "sweep: the register and bulk rungs beside the copy, bf16"
     timeout ${SWEEP_S:-120} $B/streamlab run --op rmsnorm_bwd,layernorm_bwd --dtype bf16 --shape $SH --variants $V \
         --trials 10 --warmup 2 --json "$OUT/sweep.json" --md "$OUT/sweep.md" > "$W/sweep.txt" 2>&1
     echo "run exit $?"

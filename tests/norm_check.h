@@ -110,20 +110,24 @@ static inline int t_bwd_aligned(sl_dtype dt, size_t cols, const void *const *buf
  * aligned must refuse exactly the unaligned launches, and the rows needing
  * a cluster (beyond 1024 vectors: common/norm_bwd.cuh) on a device without
  * clusters (before sm_90): an unaligned launch it ran is a failure (its
- * 16-byte accesses would fault or miss the row's edges). */
+ * 16-byte accesses would fault or miss the row's edges). bulk (05_bulk.cu)
+ * must refuse exactly the unaligned launches, every launch before sm_90
+ * (cp.async.bulk) and rows past 65536 columns (8 chunks). */
 static inline int t_bwd_refused(const sl_ctx *ctx, const sl_variant *v, sl_status st, sl_dtype dt, size_t cols,
                                 int al, const char *what)
 {
-    if (!v || !t_bwd_regs_rung(v->name))
+    if (!v || (!t_bwd_regs_rung(v->name) && strcmp(v->name, "bulk") != 0))
         return 0;
-    if (strcmp(v->name, "aligned") != 0)
+    const int bulk = strcmp(v->name, "bulk") == 0;
+    if (strcmp(v->name, "aligned") != 0 && !bulk)
         return st == SL_ERR_UNSUPPORTED;
-    const int must = !al || (ctx->info.cc_major < 9 && cols / (16 / sl_dtype_size(dt)) > 1024);
+    const int must = bulk ? !al || ctx->info.cc_major < 9 || cols > 65536
+                          : !al || (ctx->info.cc_major < 9 && cols / (16 / sl_dtype_size(dt)) > 1024);
     if (st == SL_ERR_UNSUPPORTED) {
-        CHECK(must, "%s: the aligned rung refused an aligned launch: %s", what, sl_last_error());
+        CHECK(must, "%s: the %s rung refused an aligned launch: %s", what, v->name, sl_last_error());
         return 1;
     }
-    CHECK(!must, "%s: the aligned rung ran an unaligned launch (status %d)", what, (int)st);
+    CHECK(!must, "%s: the %s rung ran a launch it must refuse (status %d)", what, v->name, (int)st);
     return must;
 }
 

@@ -10,13 +10,62 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The bulk rung's long rows (05_bulk.cu, common/norm_bwd_bulk.cuh: a
+ * cluster of 2-8 blocks a row, each a column chunk staged in shared memory,
+ * dw (db) in registers across a team's rows): 16384, 32768 and 65536
+ * columns (clusters of 2, 4 and 8 in 16-bit; f32 at 65536 takes chunks of
+ * 2048 vectors, 4 a thread), a few rows and an odd count (37), every dtype
+ * with w in x's dtype and in f32 (the weight's chunk at twice the bytes);
+ * then 517 rows of 16384 with 2 teams (259 and 258 rows: two rounds of
+ * partials each). bwd checks each run against the fp64 oracle and a second
+ * run for the same bits (dx and dw), and t_bwd_refused the refusals: a
+ * misaligned x (element 1) and a row of 16383 columns must be refused.
+ * Quick mode (compute-sanitizer): f32 and bf16, no 65536. */
+static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
+                        void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
+{
+    const sl_variant *v = NULL;
+    for (int k = 0; k < op->nvariants; k++)
+        if (op->variants[k].backend == SL_BACKEND_CUDA && op->variants[k].kind == SL_KIND_RUNG &&
+            op->variants[k].launch && strcmp(op->variants[k].name, "bulk") == 0)
+            v = &op->variants[k];
+    if (!v)
+        return;
+    const int quick = getenv("SL_NORM_QUICK") != NULL || getenv("STREAMLAB_TEST_QUICK") != NULL;
+    static const ncase cs[] = {
+        {5, 16384, 0, 0, 0, {K_RAND}, 1},
+        {37, 16384, 0, 0, 0, {K_RAND, K_ZERO}, 2}, /* an odd row count, rows of zeros */
+        {2, 32768, 0, 0, 0, {K_RAND}, 1},
+        {3, 65536, 0, 0, 0, {K_RAND, K_WIDE}, 2},
+        {3, 16384, 1, 1, 0, {K_RAND}, 1}, /* misaligned: refused */
+        {3, 16383, 0, 0, 0, {K_RAND}, 1}, /* not whole vectors: refused */
+        {4, 16384, 0, 0, 1, {K_RAND}, 1}, /* in place (dx = dy) */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        if (quick && cs[i].cols > 32768)
+            continue;
+        for (int d = 0; d < (quick ? 2 : 3); d++)
+            for (int wf = 0; wf < 2; wf++) {
+                const sl_dtype dt = t_dts[d], wt = wf ? SL_F32 : dt;
+                if (!(wf && dt == SL_F32))
+                    bwd(ctx, v, dt, wt, &cs[i], 0);
+            }
+    }
+    static const ncase rc = {517, 16384, 0, 0, 0, {K_RAND}, 1};
+    setenv("SL_NORM_BWD_TEAMS", "2", 1);
+    bwd(ctx, v, SL_BF16, SL_BF16, &rc, 0);
+    bwd(ctx, v, SL_F32, SL_F32, &rc, 0);
+    unsetenv("SL_NORM_BWD_TEAMS");
+}
+
 /* The backward's rounds (common/norm_bwd.cuh): SL_NORM_BWD_TEAMS caps a
  * launch's teams so that a team owns more than 256 rows and writes a
  * partial row per 256, and some blocks write a round of zeros (rows = 256
  * x teams + 1 for the warp teams' 2 blocks of 16, 1025 for 2 block teams).
  * Warp teams (64 columns), block teams (1500), clusters (20000); every
  * register rung (aligned too: 1500 bf16 is not a whole number of vectors,
- * so it refuses that one) and the public function. */
+ * so it refuses that one), bulk (the same refusal) and the public
+ * function; then the bulk rung's long rows (t_bulk_long). */
 static void t_rounds(sl_ctx *ctx, const sl_op_desc *op,
                      void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
 {
@@ -30,12 +79,13 @@ static void t_rounds(sl_ctx *ctx, const sl_op_desc *op,
             for (int k = 0; k < op->nvariants; k++) {
                 const sl_variant *v = &op->variants[k];
                 if (v->backend == SL_BACKEND_CUDA && v->kind == SL_KIND_RUNG && v->launch &&
-                    t_bwd_regs_rung(v->name))
+                    (t_bwd_regs_rung(v->name) || strcmp(v->name, "bulk") == 0))
                     bwd(ctx, v, dt, dt, &cs[i], 0);
             }
             bwd(ctx, NULL, dt, dt, &cs[i], 0);
         }
     unsetenv("SL_NORM_BWD_TEAMS");
+    t_bulk_long(ctx, op, bwd);
 }
 
 #endif

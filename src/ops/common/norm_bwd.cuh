@@ -499,13 +499,19 @@ static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, in
  * one GPC, so SMs x blocks per SM / CL overcounts, and a persistent grid
  * of that many clusters ran a second wave (issue 32: 33 clusters of 8 at
  * 8192 x 65536 where the H100 holds 30; docs/ladder.md). Kernels whose
- * shared memory passes 48 KiB are opted in first. Cached per device and
- * kernel (as norm_sms), so that a call (and a graph capture) costs no
- * query after the first. */
+ * shared memory passes 48 KiB are opted in first. Cached per device,
+ * kernel and cluster size (as norm_sms), so that a call (and a graph
+ * capture) costs no query after the first: the register kernels have one
+ * cluster size each, the bulk kernel (norm_bwd_bulk.cuh) takes 1-8 at run
+ * time and the shared memory of its chunk (c->smem); the opt-in only
+ * raises a kernel's limit, so a smaller chunk asked later leaves a larger
+ * one's launch valid. */
 static inline uint64_t norm_bwd_resident(const norm_bwd_cfg *c)
 {
     enum { NC = 64 };
     static const void *fns[SL_MAX_DEVICES][NC];
+    static unsigned cls[SL_MAX_DEVICES][NC];
+    static size_t smems[SL_MAX_DEVICES][NC];
     static uint64_t res[SL_MAX_DEVICES][NC];
     static std::mutex mu;
     int dev = 0;
@@ -514,12 +520,18 @@ static inline uint64_t norm_bwd_resident(const norm_bwd_cfg *c)
     if (dev >= 0) {
         std::lock_guard<std::mutex> lk(mu);
         for (int i = 0; i < NC && fns[dev][i]; i++)
-            if (fns[dev][i] == c->fn)
+            if (fns[dev][i] == c->fn && cls[dev][i] == c->cl && smems[dev][i] == c->smem)
                 return res[dev][i];
     }
-    if (c->smem > 48 * 1024 &&
-        cudaFuncSetAttribute(c->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem) != cudaSuccess)
-        (void)cudaGetLastError(); /* the launch reports it */
+    if (c->smem > 48 * 1024) {
+        cudaFuncAttributes fa;
+        const bool known = cudaFuncGetAttributes(&fa, c->fn) == cudaSuccess;
+        if (!known)
+            (void)cudaGetLastError();
+        if ((!known || (size_t)fa.maxDynamicSharedSizeBytes < c->smem) &&
+            cudaFuncSetAttribute(c->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem) != cudaSuccess)
+            (void)cudaGetLastError(); /* the launch reports it */
+    }
     int nb = 0;
     uint64_t r = 0;
     if (c->cl > 1) {
@@ -549,8 +561,10 @@ static inline uint64_t norm_bwd_resident(const norm_bwd_cfg *c)
     if (dev >= 0) {
         std::lock_guard<std::mutex> lk(mu);
         for (int i = 0; i < NC; i++)
-            if (!fns[dev][i] || fns[dev][i] == c->fn) {
+            if (!fns[dev][i] || (fns[dev][i] == c->fn && cls[dev][i] == c->cl && smems[dev][i] == c->smem)) {
                 res[dev][i] = r;
+                cls[dev][i] = c->cl;
+                smems[dev][i] = c->smem;
                 fns[dev][i] = c->fn;
                 break;
             }

@@ -245,6 +245,13 @@ static const sl_variant variants[] = {
      .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_aligned), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .smem_bytes_per_elem = 8, .insts_per_elem = 4},
+    {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "the row in shared memory: x and dy chunks staged by cp.async.bulk two rows ahead (2 stages), "
+                  "clusters of 1-8 blocks of 512 a row, persistent, sums through DSMEM, dx from shared memory, dw in "
+                  "registers per column chunk (aligned launches, sm_90; issue 32, seventh session)",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_bulk), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 4},
     {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_rmsnorm_bwd(): by row length in 16-byte vectors, regs_pf (16-bit, >= 1024 rows: <= 128, "
                   "1025-2048), regs (129-256, 513-1024) or regs_sm (257-512, > 1024), in aligned's form for aligned "

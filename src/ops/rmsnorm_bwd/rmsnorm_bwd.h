@@ -35,6 +35,9 @@ sl_status sl_cuda_rmsnorm_bwd_regs(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs_pf(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_regs_sm(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_aligned(const sl_args *a);
+/* The row in shared memory (05_bulk.cu): aligned launches, rows of at
+ * most 65536 columns, sm_90; else SL_ERR_UNSUPPORTED. */
+sl_status sl_cuda_rmsnorm_bwd_bulk(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a);
 /* A register rung of kind pf (common/norm_bwd.cuh's NORM_BWD_*), named who
  * in its errors. Defined once, in 03_regs.cu: its picker switches on pf at

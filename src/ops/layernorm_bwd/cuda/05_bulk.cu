@@ -1,0 +1,50 @@
+/*
+ * layernorm backward rung 7 (bulk): the row in shared memory, rmsnorm_bwd's
+ * bulk rung (its 05_bulk.cu says how; the kernel is common/norm_bwd_bulk.cuh
+ * in MODE NORM_LN) with layernorm's per-row numerics (norm_bwd_regs's): xh
+ * = (x - mean) rstd, g = w dy, the two row sums sum g and sum g xh formed
+ * in one pass from shared memory and sent to the cluster together (one
+ * st.async of 8 bytes a block and peer), dx = fmaf(-xh, c2, g - c1) rstd
+ * written from shared memory; dw += dy xh and db += dy in registers (32
+ * columns' sums a thread at 16-bit), written every 256 rows of a team as
+ * the two halves of the workspace's partial rows (sl_layernorm_bwd_ws, the
+ * regs rungs' layout) and finished in fp64 in order (deterministic).
+ *
+ * Change from rung 6 (aligned): at 16384-65536 columns aligned takes
+ * regs_sm in clusters with four cluster barriers a row (two team sums),
+ * none of its loads in flight while a cluster waits at them (bf16 on the
+ * H200: 0.60 of the copy at 8192 x 16384, 0.54 at 8192 x 65536;
+ * docs/ladder.md). Bytes in flight: as rmsnorm_bwd's bulk rung, up to two
+ * rows of each block's chunk of x and dy requested ahead of the one it
+ * works on (2 blocks of 512 a SM, (4 + 1) x 16 KiB of shared memory each
+ * at bf16: 128 KiB of x and dy in flight a SM), and no cluster barrier a
+ * row. Expectation (unmeasured, docs/ladder.md): about 0.85-0.95 of the
+ * copy at 8192 x 16384-65536 (bf16): the same bytes as rmsnorm_bwd's, a
+ * few more instructions an element (the mean, the second sum, db).
+ * Limits: as rmsnorm_bwd's bulk rung (aligned launches, rows of at most
+ * 65536 columns, sm_90); else SL_ERR_UNSUPPORTED.
+ */
+#include "layernorm_bwd.h"
+#include "norm_bwd_bulk.cuh"
+
+extern "C" sl_status sl_cuda_layernorm_bwd_bulk(const sl_args *a)
+{
+    sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", "bulk");
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    norm_bwd_cfg c = {};
+    if ((st = norm_bwd_bulk_plan<NORM_LN>(a, SL_LNB_W, "layernorm_bwd", &c)) != SL_OK)
+        return st;
+    const uint64_t rows = a->shape.rows, cols = a->shape.cols, Pm = sl_norm_dw_partials(rows, cols);
+    const norm_bwd_grid gr = norm_bwd_grid_of(&c, rows, cols);
+    if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || gr.P > Pm)
+        return sl_fail(SL_ERR_INVALID_ARG, "layernorm_bwd bulk: workspace of %zu bytes for %llu partials of %llu",
+                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)cols);
+    norm_bwd_geo g = {a->buf[SL_LNB_X], a->buf[SL_LNB_DY], a->buf[SL_LNB_W], (const float *)a->buf[SL_LNB_MEAN],
+                      (const float *)a->buf[SL_LNB_RSTD], a->buf[SL_LNB_DX], (float *)a->workspace,
+                      (float *)a->workspace + Pm * cols, rows, cols, a->shape.ld ? a->shape.ld : cols, 0};
+    if ((st = norm_bwd_launch(&c, &gr, &g, a->stream)) != SL_OK)
+        return st;
+    return sl_cuda_norm_dwdb_finish(g.part, g.partb, gr.P, cols, a->buf[SL_LNB_DW], a->buf[SL_LNB_DB],
+                                    norm_wdtype(a, SL_LNB_W), a->stream);
+}
