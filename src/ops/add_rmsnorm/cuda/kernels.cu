@@ -134,10 +134,14 @@ extern "C" sl_status sl_cuda_add_rmsnorm_aligned(const sl_args *a)
  * vectors (x and res: 2-8 vectors of each a thread); longer rows lean4 (a
  * cluster of blocks of 512, 4 vectors of each, no spills); else block.
  * But first, for aligned rows of more than 256 vectors: decode (w beside x
- * and res) where the rows are fewer than the SMs, and beyond 4096 vectors
- * aligned (lean's clusters without the masks: on an H200 0.820 of the copy
- * at 8192 x 65536 against lean4's 0.796; at 32768 x 4096 it ties lean's
- * 0.986; h200-norms-aligned-2026-11-26h.md). */
+ * and res) where the rows are fewer than the SMs; beyond 4096 vectors bulk
+ * (08_bulk.cu, x and res in shared memory: on an H200 0.868 / 0.866 of the
+ * copy at 8192 x 65536 and 4096 x 131072 against aligned's 0.814 / 0.786);
+ * 1025-4096 vectors, and beyond where bulk refuses, aligned (0.980 / 0.993
+ * at 8192 x 16384 / 32768 against lean's 0.961 / 0.939,
+ * h200-norms-bulk-2026-11-26o.md; at 8192 x 65536 0.820 against lean4's
+ * 0.796, h200-norms-aligned-2026-11-26h.md; at 32768 x 4096 it ties lean's
+ * 0.986). */
 extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
 {
     sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "sl_add_rmsnorm_fwd");
@@ -147,7 +151,12 @@ extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
     const uint64_t nvv = norm_fwd_nvv(a, SL_ARMS_X);
     if (nvv > 256 && a->shape.rows < (uint64_t)norm_sms() && arms_fits(a, NORM_FWD_DECODE, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
-    if (nvv > 4096 && arms_fits(a, NORM_FWD_ALIGNED, &c))
+    if (nvv > 4096 && norm_fwd_aligned(a)) { /* bulk; it refuses rows beyond 8 chunks and builds without sm_90 */
+        st = sl_cuda_add_rmsnorm_bulk(a);
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
+    if (nvv > 1024 && arms_fits(a, NORM_FWD_ALIGNED, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
     if (arms_fits(a, nvv <= 256 ? NORM_FWD_REGS : nvv <= 4096 ? NORM_FWD_LEAN : NORM_FWD_LEAN4, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);

@@ -39,7 +39,10 @@ extern "C" sl_status sl_cuda_layernorm_regs_pf(const sl_args *a)
  * lean4's clusters of 512 at 0.51); else the block rung. But first, for
  * aligned rows (every buffer on 16 bytes, whole vectors): decode
  * (06_decode.cu, w and b beside x) for rows of more than 256 vectors
- * fewer than the SMs, else aligned (07_aligned.cu; on an H200, of the
+ * fewer than the SMs; beyond 2048 vectors bulk (08_bulk.cu, the row in
+ * shared memory: 0.886 / 0.791 / 0.746 of the copy at 8192 x 32768 /
+ * 65536 and 4096 x 131072 against aligned's 0.762 / 0.676 / 0.670;
+ * h200-norms-bulk-2026-11-26o.md); else aligned (07_aligned.cu; on an H200, of the
  * copy: 0.914 / 0.922 / 0.952 / 0.912 / 0.670 at 32768 x 1024 / 2048 /
  * 4096 / 16384 and 8192 x 65536 against the earlier picks' 0.705 / 0.371
  * / 0.688 / 0.629 / 0.444; h200-norms-aligned-2026-11-26h.md, -j.md). */
@@ -52,6 +55,11 @@ extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
     const uint64_t nvv = norm_fwd_nvv(a, SL_LN_X);
     if (nvv > 256 && a->shape.rows < (uint64_t)norm_sms() && ln_fits(a, NORM_FWD_DECODE, &c))
         return ln_regs_launch(a, &c);
+    if (nvv > 2048 && norm_fwd_aligned(a)) { /* bulk; it refuses rows beyond 8 chunks and builds without sm_90 */
+        st = sl_cuda_layernorm_bulk(a);
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
     if (ln_fits(a, NORM_FWD_ALIGNED, &c))
         return ln_regs_launch(a, &c);
     const int kind = nvv <= 256                                                 ? NORM_FWD_REGS

@@ -91,8 +91,17 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
      * 16-bit rows of <= 128 vectors at >= 1024 rows, regs for 129-256 and
      * 513-1024, regs_sm for 257-512 and beyond 1024, where layernorm's two
      * accumulators leave regs 2 blocks a SM), and for aligned launches the
-     * same form without the edge masks (04_aligned.cu; seventh session,
-     * unmeasured: docs/ladder.md). */
+     * same form without the edge masks (04_aligned.cu; on an H200 the best
+     * rung at every row length measured but 2048 columns,
+     * h200-norms-bwd-aligned-2026-11-26n.md). Aligned rows of 32 KiB and
+     * more first take the bulk rung (05_bulk.cu: x and dy in shared memory;
+     * it refuses rows beyond 65536 columns and builds without sm_90):
+     * docs/ladder.md, "The norms' backwards, seventh session". */
+    if (a->shape.cols * sl_dtype_size(a->dtype) >= (32u << 10) && norm_fwd_aligned(a)) {
+        st = sl_cuda_layernorm_bwd_bulk(a);
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
     if (lnb_fits(a, NORM_BWD_ALIGNED, &c, &o))
         return lnb_launch(a, &c, o);
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;

@@ -79,7 +79,16 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
      * 16-bit rows of <= 128 vectors and of 1025-2048 at >= 1024 rows, regs
      * for 129-256 and 513-1024, regs_sm beyond), and for aligned launches
      * (every buffer on 16 bytes, whole vectors) the same form without the
-     * edge masks (04_aligned.cu; seventh session, unmeasured: docs/ladder.md). */
+     * edge masks (04_aligned.cu; on an H200 the best rung at every row
+     * length measured, h200-norms-bwd-aligned-2026-11-26n.md). Aligned rows
+     * of 32 KiB and more first take the bulk rung (05_bulk.cu: x and dy in
+     * shared memory; it refuses rows beyond 65536 columns and builds without
+     * sm_90): docs/ladder.md, "The norms' backwards, seventh session". */
+    if (a->shape.cols * sl_dtype_size(a->dtype) >= (32u << 10) && norm_fwd_aligned(a)) {
+        st = sl_cuda_rmsnorm_bwd_bulk(a);
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
     if (rmsb_fits(a, NORM_BWD_ALIGNED, &c, &o))
         return rmsb_launch(a, &c, o);
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;

@@ -5,7 +5,12 @@
  * otherwise the online rung (07: two passes, any length, 16-byte or
  * scalar loads). Both are safe in place (x == y): every element is read
  * before any element of its row is written (regs), or read and written by
- * the same thread (online).
+ * the same thread (online). But first, rows of more than 128 KiB take the
+ * bulk rung (09_bulk: the row in shared memory, sm_90, aligned rows; it
+ * refuses the rest): on an H100, of copy_k's bandwidth, 0.939 / 0.809 at
+ * 128 x 131072 f32 / bf16 against regs' 0.868 / 0.545, 1.029 at 16384 x
+ * 131072 f32 against 0.973; at 32768 columns regs stays ahead at 128 rows
+ * (0.799 / 0.740 against 0.750 / 0.658); bench/results/h100-softmax-bulk-2026-11-26p.md.
  */
 #include "softmax.cuh"
 
@@ -14,6 +19,11 @@ extern "C" sl_status sl_cuda_softmax_api(const sl_args *a)
     sl_status st = smx_check(a, "sl_softmax");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
+    if (a->shape.cols * sl_dtype_size(a->dtype) > (128u << 10)) {
+        st = sl_cuda_softmax_bulk(a);
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
     regs_cfg c;
     if (sl_cuda_softmax_regs_fits(a, &c))
         return sl_cuda_softmax_regs_run(a, &c);
