@@ -38,7 +38,7 @@
 
 #include "bulk.cuh" /* bulk_code_ok, bulk_copy.cuh */
 #include "norm_bwd.cuh"
-#include "sbwd.cuh" /* sl_cuda_row_chunks, sl_cuda_row_clusters (softmax_bwd's 03_regs.cu) */
+#include "row.cuh" /* sl_cuda_row_chunks, sl_cuda_row_clusters (defined in softmax_bwd's 03_regs.cu) */
 
 #include <cooperative_groups.h>
 
