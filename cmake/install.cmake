@@ -152,7 +152,7 @@ if(SL_PYTHON)
       set(_sl_th ${PROJECT_BINARY_DIR}/torchcall/_torchcall_thunks.h)
       add_custom_command(OUTPUT ${_sl_th}
                          COMMAND Python::Interpreter ${PROJECT_SOURCE_DIR}/python/gen_fastcall.py
-                                 ${SL_GENERATED_INCLUDE}/streamlab_ops.h ${PROJECT_BINARY_DIR}/torchcall/unused.c ${_sl_th}
+                                 ${SL_GENERATED_INCLUDE}/streamlab_ops.h - ${_sl_th}
                          DEPENDS ${PROJECT_SOURCE_DIR}/python/gen_fastcall.py
                                  ${PROJECT_SOURCE_DIR}/python/streamlab/_decls.py ${SL_GENERATED_INCLUDE}/streamlab_ops.h
                          COMMENT "Generating _torchcall_thunks.h from streamlab_ops.h" VERBATIM)

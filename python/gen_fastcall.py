@@ -4,6 +4,7 @@ python/torchcall.cpp).
 
 Run by the build (cmake/install.cmake, SL_PYTHON) as
     python gen_fastcall.py streamlab_ops.h _fastcall.c [_torchcall_thunks.h]
+(_fastcall.c "-": the thunks alone).
 The extension `streamlab._fastcall` then offers each sl_<op> with the same
 arguments as its ctypes binding (ints for pointers, None for NULL, floats,
 b"N" for a char), at about 0.2 us a call instead of ctypes' 1.3-1.5 us
@@ -116,6 +117,8 @@ def main():
     decls = _decls.read_declarations(Path(header))
     if len(sys.argv) > 3:
         Path(sys.argv[3]).write_text(thunks(decls))
+    if out == "-":  # the thunks alone (cmake/install.cmake's _torchcall)
+        return
     parts = [HEAD] + [wrapper(n, p) for n, p in decls.items()]
     parts.append("static PyMethodDef methods[] = {")
     for n in decls:
