@@ -2,7 +2,8 @@
 # The bench/ entry points without a GPU: bench/device.sh --help lists every
 # stage and refuses an unknown one (exit 2); bench/stage_report.py writes a
 # stage's .md and .json with its commands and results inside; bench/peers.py
-# lists its ops and refuses a call without one (exit 2).
+# lists its ops and refuses a call without one (exit 2); bench/ab_summary.py
+# compares a candidate's rounds with the base's over the same copy kernel.
 # Usage: test_bench_scripts.sh SOURCE_DIR
 set -u
 SRC=$1
@@ -52,6 +53,18 @@ done
 python3 bench/peers.py > /dev/null 2>&1
 rc=$?
 [ $rc -eq 2 ] || fail "peers.py without an op exits $rc, not 2"
+
+mkdir -p "$T/ab"
+for s in a:2.0 b:1.0; do
+    printf '{"results": [{"op": "softmax", "variant": "copy_k", "dtype": "bf16", "status": "ok", "shape": {"rows": 2, "cols": 8}, "time_ms": {"median": 1.0}, "gbs": 100.0}, {"op": "softmax", "variant": "regs", "dtype": "bf16", "status": "ok", "shape": {"rows": 2, "cols": 8}, "time_ms": {"median": %s}, "gbs": %s}]}\n' \
+        "${s#*:}" "$(python3 -c "print(100 / ${s#*:})")" > "$T/ab/${s%%:*}-1.json"
+done
+python3 bench/ab_summary.py "$T/ab" > "$T/ab.md" || fail "ab_summary.py exits $?"
+grep -q "| softmax | bf16 | 2x8 | regs | 1/1 | 2000.00 | 1000.00 | 0.500 | 0.500 | 1.000 |" "$T/ab.md" ||
+    fail "ab_summary.py's row is not B/A = 0.5 with copy fractions 0.5 and 1.0: $(cat "$T/ab.md")"
+python3 bench/ab_summary.py "$T/none" > /dev/null 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "ab_summary.py with no rows exits $rc, not 1"
 
 [ $fails -eq 0 ] && echo "test_bench_scripts: all checks passed"
 [ $fails -eq 0 ]

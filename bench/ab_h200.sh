@@ -1,0 +1,66 @@
+#!/bin/bash
+# bench/ab_h200.sh - a kernel change measured against the tree it changes,
+# in one device call: the same `streamlab run` on two checkouts, built side
+# by side (sm_90, warnings as errors) and run in turns A B A B ..., so that
+# both sides see the same card, clocks and neighbours. Each round's
+# `streamlab run` also times the op's copy ceiling (copy_k) in its own
+# process, so the summary compares bandwidth over copy_k, round by round,
+# and the kernel time (median of the trials), median over the rounds.
+#   A     the base checkout (default: this one)
+#   B     the candidate checkout (required), e.g. a worktree carried as .wt/x
+#   RUN   the `streamlab run` arguments (required; --json/--md are added)
+#   ROUNDS how many turns each (3); RUN_S each run's time limit (120 s)
+#   PRE   a command run in B first (e.g. its GPU tests: bench/verify_h200.sh)
+# Example (a worktree .wt/smld against main):
+#   run(kind="nvidia-h200", carry=[".wt/smld", ".deps"], timeout_s=560,
+#       command="B=.wt/smld RUN='--op softmax --dtype bf16 --shape 128x32768 --variants regs' bash bench/ab_h200.sh")
+# Outputs under $OUT: ab.log, {a,b}-<round>.json, ab.md (the summary).
+set -uo pipefail
+OUT=${OUT:-$PWD/bench-out}
+W=/tmp/sl-ab
+mkdir -p "$OUT" "$W"
+t0=$(date +%s)
+exec > >(tee "$OUT/ab.log") 2>&1
+stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+A=$(cd "${A:-.}" && pwd)
+B=$(cd "${B:?B: the candidate checkout}" && pwd)
+RUN=${RUN:?RUN: the streamlab run arguments}
+ROUNDS=${ROUNDS:-3}
+stage "device"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+. bench/deps_env.sh
+for side in A B; do
+    d=${!side}
+    echo "$side: $d at $(git -C "$d" log -1 --format='%h %s' 2>/dev/null | cut -c1-100)"
+done
+stage "build both (sm_90, -DSL_WERROR=ON): streamlab_cli"
+pids=""
+for side in A B; do
+    d=${!side}
+    ( cd "$d" && cmake -S . -B build-ab -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS &&
+        timeout 300 cmake --build build-ab -j 8 --target streamlab_cli ) > "$W/build-$side.log" 2>&1 &
+    pids="$pids $!:$side"
+done
+fail=0
+for p in $pids; do
+    wait "${p%%:*}"; rc=$?
+    echo "build ${p#*:} exit $rc"
+    [ $rc = 0 ] || { grep -E "error|Error" "$W/build-${p#*:}.log" | head -20; fail=1; }
+done
+[ $fail = 0 ] || exit 1
+if [ -n "${PRE:-}" ]; then
+    stage "PRE in B: $PRE"
+    (cd "$B" && eval "$PRE")
+    echo "PRE exit $?"
+fi
+for r in $(seq 1 "$ROUNDS"); do
+    for side in A B; do
+        d=${!side}; s=$(echo $side | tr A-Z a-z)
+        stage "round $r, $side: streamlab run $RUN"
+        timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $RUN --json "$OUT/$s-$r.json" --quiet > "$W/run-$s-$r.txt" 2>&1
+        echo "exit $?"
+    done
+done
+stage "summary"
+python3 bench/ab_summary.py "$OUT" | tee "$OUT/ab.md"
+stage "done"

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Summary of bench/ab_h200.sh: base (a-<round>.json) against candidate
+(b-<round>.json), written by `streamlab run --json` in turns on one card.
+
+For every (op, dtype, shape, variant) both sides measured: the kernel time
+(each round's median over its trials, then the median over the rounds),
+the candidate's time over the base's, and each side's bandwidth as a
+fraction of the copy kernel (copy_k) timed in the same process and round.
+Prints a Markdown table.
+
+Usage: ab_summary.py DIR
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import statistics
+import sys
+
+Key = tuple[str, str, str, str]
+
+
+def shape_text(row: dict) -> str:
+    s = row.get("shape") or {}
+    return f"{s.get('rows', 1)}x{s.get('cols', row.get('n'))}"
+
+
+def load(path: str) -> dict[Key, tuple[float, float | None]]:
+    """(op, dtype, shape, variant) -> (median time in ms, GB/s over copy_k's)."""
+    with open(path, encoding="utf-8") as f:
+        rows = [r for r in json.load(f).get("results", []) if r.get("status") == "ok"]
+    copy = {(r["op"], r["dtype"], shape_text(r)): r["gbs"] for r in rows if r["variant"] == "copy_k"}
+    out = {}
+    for r in rows:
+        k = (r["op"], r["dtype"], shape_text(r))
+        c = copy.get(k)
+        out[k + (r["variant"],)] = (r["time_ms"]["median"], r["gbs"] / c if c else None)
+    return out
+
+
+def side(d: str, s: str) -> dict[Key, list[tuple[float, float | None]]]:
+    acc: dict[Key, list[tuple[float, float | None]]] = {}
+    for p in sorted(glob.glob(os.path.join(d, f"{s}-*.json"))):
+        try:
+            for k, v in load(p).items():
+                acc.setdefault(k, []).append(v)
+        except (OSError, ValueError, KeyError) as e:
+            print(f"ab_summary: skipped {p}: {e}", file=sys.stderr)
+    return acc
+
+
+def med(xs: list[float | None]) -> float | None:
+    v = [x for x in xs if x is not None]
+    return statistics.median(v) if v else None
+
+
+def main() -> int:
+    if len(sys.argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    a, b = side(sys.argv[1], "a"), side(sys.argv[1], "b")
+    keys = sorted(set(a) & set(b))
+    if not keys:
+        print("ab_summary: no row measured on both sides", file=sys.stderr)
+        return 1
+    f = lambda x, p=3: "-" if x is None else f"{x:.{p}f}"  # noqa: E731
+    print("| op | dtype | shape | variant | rounds A/B | A µs | B µs | B/A time | A / copy_k | B / copy_k |")
+    print("|---|---|---|---|---|--:|--:|--:|--:|--:|")
+    for k in keys:
+        ta, tb = med([t for t, _ in a[k]]), med([t for t, _ in b[k]])
+        ratio = tb / ta if ta and tb else None
+        print(f"| {' | '.join(k)} | {len(a[k])}/{len(b[k])} | {f(ta * 1e3, 2)} | {f(tb * 1e3, 2)} | "
+              f"{f(ratio)} | {f(med([c for _, c in a[k]]))} | {f(med([c for _, c in b[k]]))} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
