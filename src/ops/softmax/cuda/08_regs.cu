@@ -105,6 +105,57 @@ template <int TPR> static __device__ __forceinline__ void smx_team_leave(unsigne
 #define SMX_CL_S ((float *)0)
 #endif
 
+/* A row in 32-bit indices (rows of at most SL_SOFTMAX_REGS_MAX_COLS
+ * elements): fewer registers and instructions than smx_rowv's 64-bit
+ * ones, which the 64 packed elements need (ptxas: 20-24 bytes of spills
+ * in bf16 with 64-bit indices). Same grid of 16-byte virtual vectors. */
+struct smx_rowp {
+    const char *x0;
+    char *y0;
+    int32_t o, n;
+    uint32_t nvv;
+};
+
+template <int DT> static __device__ __forceinline__ smx_rowp smx_rowp_of(const smx_geo &g, uint64_t r)
+{
+    const smx_rowv w = smx_rowv_of<DT>(g, r);
+    const smx_rowp p = {w.x0, w.y0, (int32_t)w.o, (int32_t)w.n, (uint32_t)w.nvv};
+    return p;
+}
+
+/* Virtual vector v of the row as raw storage; columns outside the row hold
+ * -inf. */
+template <int DT> static __device__ __forceinline__ uint4 smx_loadraw(const smx_rowp &w, uint32_t v)
+{
+    typedef typename sl_dt<DT>::raw R;
+    const int VE = smx_vec<DT>::VE;
+    const int32_t c0 = (int32_t)(v * VE) - w.o;
+    union {
+        uint4 u;
+        R r[VE];
+    } b;
+    if (c0 >= 0 && c0 + VE <= w.n) {
+        b.u = *(const uint4 *)(w.x0 + 16 * (uint64_t)v);
+    } else {
+        const R *p = (const R *)(w.x0 + 16 * (uint64_t)v);
+        const R ninf = sl_dt<DT>::store(-CUDART_INF_F);
+#pragma unroll
+        for (int k = 0; k < VE; k++) {
+            const int32_t c = c0 + k;
+            b.r[k] = c >= 0 && c < w.n ? p[k] : ninf;
+        }
+    }
+    return b.u;
+}
+
+/* Element j of a raw vector, widened exactly to f32. */
+template <int DT> static __device__ __forceinline__ float smx_unpack(const uint4 &u, int j)
+{
+    typedef typename sl_dt<DT>::raw R;
+    const uint32_t word = j < 2 ? u.x : j < 4 ? u.y : j < 6 ? u.z : u.w;
+    return sl_dt<DT>::load((R)(j & 1 ? word >> 16 : word & 0xffffu));
+}
+
 template <int BLOCK, int TPR, int EPT, int DT>
 static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(smx_geo g, unsigned C)
 {
@@ -127,15 +178,34 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(
     const smx_rowv w = smx_rowv_of<DT>(g, row);
     const uint64_t v0 = (uint64_t)rank * TPR * NV + t;
     float f[NV][VE];
+    if (DT == SL_F32) {
 #pragma unroll
-    for (int k = 0; k < NV; k++) {
-        if (v0 + (uint64_t)k * TPR < w.nvv) {
-            smx_loadv<DT>(w, v0 + (uint64_t)k * TPR, f[k]);
-        } else {
+        for (int k = 0; k < NV; k++) {
+            if (v0 + (uint64_t)k * TPR < w.nvv) {
+                smx_loadv<DT>(w, v0 + (uint64_t)k * TPR, f[k]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < VE; j++)
+                    f[k][j] = -CUDART_INF_F;
+            }
+        }
+    } else {
+        /* 16-bit rows: every raw vector loaded before any is widened. Widening
+         * each vector right after its load (smx_loadv) made the warp wait for
+         * that load before it reached the next one's branch: the SASS issued
+         * the NV loads one round trip apart (seventh session, docs/ladder.md). */
+        const smx_rowp p = {w.x0, w.y0, (int32_t)w.o, (int32_t)w.n, (uint32_t)w.nvv};
+        const uint32_t n2 = (uint32_t)sl_dt<DT>::store(-CUDART_INF_F) * 0x10001u; /* two -inf */
+        uint4 raw[NV];
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            raw[k] = v0 + (uint64_t)k * TPR < w.nvv ? smx_loadraw<DT>(p, (uint32_t)(v0 + (uint64_t)k * TPR))
+                                                   : make_uint4(n2, n2, n2, n2);
+#pragma unroll
+        for (int k = 0; k < NV; k++)
 #pragma unroll
             for (int j = 0; j < VE; j++)
-                f[k][j] = -CUDART_INF_F;
-        }
+                f[k][j] = smx_unpack<DT>(raw[k], j);
     }
     float m = -CUDART_INF_F;
 #pragma unroll
@@ -189,49 +259,6 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(
  * blocks per row, as TPR = BLOCK above. */
 #define SMX_PK_EPT 64
 
-/* A row in 32-bit indices (rows of at most SL_SOFTMAX_REGS_MAX_COLS
- * elements): fewer registers and instructions than smx_rowv's 64-bit
- * ones, which the 64 packed elements need (ptxas: 20-24 bytes of spills
- * in bf16 with 64-bit indices). Same grid of 16-byte virtual vectors. */
-struct smx_rowp {
-    const char *x0;
-    char *y0;
-    int32_t o, n;
-    uint32_t nvv;
-};
-
-template <int DT> static __device__ __forceinline__ smx_rowp smx_rowp_of(const smx_geo &g, uint64_t r)
-{
-    const smx_rowv w = smx_rowv_of<DT>(g, r);
-    const smx_rowp p = {w.x0, w.y0, (int32_t)w.o, (int32_t)w.n, (uint32_t)w.nvv};
-    return p;
-}
-
-/* Virtual vector v of the row as raw storage; columns outside the row hold
- * -inf. */
-template <int DT> static __device__ __forceinline__ uint4 smx_loadraw(const smx_rowp &w, uint32_t v)
-{
-    typedef typename sl_dt<DT>::raw R;
-    const int VE = smx_vec<DT>::VE;
-    const int32_t c0 = (int32_t)(v * VE) - w.o;
-    union {
-        uint4 u;
-        R r[VE];
-    } b;
-    if (c0 >= 0 && c0 + VE <= w.n) {
-        b.u = *(const uint4 *)(w.x0 + 16 * (uint64_t)v);
-    } else {
-        const R *p = (const R *)(w.x0 + 16 * (uint64_t)v);
-        const R ninf = sl_dt<DT>::store(-CUDART_INF_F);
-#pragma unroll
-        for (int k = 0; k < VE; k++) {
-            const int32_t c = c0 + k;
-            b.r[k] = c >= 0 && c < w.n ? p[k] : ninf;
-        }
-    }
-    return b.u;
-}
-
 /* Store y[0..VE) into virtual vector v of the row, skipping columns
  * outside it. */
 template <int DT> static __device__ __forceinline__ void smx_storep(const smx_rowp &w, uint32_t v, const float *y)
@@ -257,14 +284,6 @@ template <int DT> static __device__ __forceinline__ void smx_storep(const smx_ro
                 p[k] = b.r[k];
         }
     }
-}
-
-/* Element j of a raw vector, widened exactly to f32. */
-template <int DT> static __device__ __forceinline__ float smx_unpack(const uint4 &u, int j)
-{
-    typedef typename sl_dt<DT>::raw R;
-    const uint32_t word = j < 2 ? u.x : j < 4 ? u.y : j < 6 ? u.z : u.w;
-    return sl_dt<DT>::load((R)(j & 1 ? word >> 16 : word & 0xffffu));
 }
 
 template <int BLOCK, int DT>
