@@ -216,7 +216,9 @@ def case(torch, op: str, dt, M: int, N: int, seed: int) -> Tuple[Dict[str, Any],
             f = compiled(lambda a, tt: torch.autograd.grad(F.cross_entropy(a, tt), [a]))
             sides["compile"] = lambda: (lambda: f(xg, t))
             sides["quack"] = lambda: (lambda q=_mod("quack.cross_entropy"): q.cross_entropy_fwd(xw, t, return_dx=True, inplace_backward=True))
-            sides["liger:events"] = lambda: _liger_xent(torch, xw, t, grad=True)
+            # its own logits: Liger's forward marks them requires_grad, which the
+            # other in-place sides (streamlab's out= / inplace) rightly refuse
+            sides["liger:events"] = lambda: _liger_xent(torch, x.clone(), t, grad=True)
         return {"x": x}, nbytes, sides
     if op == "xent_bwd":
         # the backward alone: lse (and torch's graph) from one forward outside the timed call
@@ -233,6 +235,21 @@ def case(torch, op: str, dt, M: int, N: int, seed: int) -> Tuple[Dict[str, Any],
         sides["quack"] = lambda: _quack_xent_bwd(torch, x, t, dloss)
         return {"x": x}, nbytes, sides
     raise ValueError("unknown op %r" % op)
+
+
+def _extra_mib(torch, fn: Callable[[], Any]) -> float:
+    """The memory one eager call allocates beyond what was allocated before it,
+    in MiB: torch.cuda.max_memory_allocated over memory_allocated, its result
+    included (a gradient it returns counts; one written in place does not).
+    Memory a peer takes outside torch's allocator is not seen."""
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    out = fn()
+    torch.cuda.synchronize()
+    extra = (torch.cuda.max_memory_allocated() - before) / 2**20
+    del out
+    return extra
 
 
 def _sl_xent_bwd(sl, x, t, dloss):
@@ -403,6 +420,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 y = torch.empty_like(x)
                 fns: Dict[str, Callable[[], Any]] = {"copy": lambda: _sl().copy(x, out=y)}
                 skipped: Dict[str, str] = {}
+                peak: Dict[str, float] = {}
                 events: Dict[str, Callable[[], Any]] = {}
                 for name, make in sides.items():
                     base = name.split(":")[0]
@@ -411,7 +429,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                     try:
                         fn = make()
                         fn()  # eager once before any capture (compiles, autotunes, checks it runs)
-                        torch.cuda.synchronize()
+                        peak[base] = _extra_mib(torch, fn)
                         (events if name.endswith(":events") else fns)[base] = fn
                     except Unavailable as e:
                         skipped[base] = str(e)
@@ -435,6 +453,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 for r in res:
                     r.update(op=op, dtype=dn, M=M, N=N, bytes=byt[r["name"]])
                     r.setdefault("graph", True)
+                    if r["name"] in peak:
+                        r["extra_MiB"] = peak[r["name"]]
                     if cp and "GB/s" in r:
                         r["xcopy"] = r["GB/s"] / cp["GB/s"]
                 best = max((r for r in res if r["name"] not in ("copy", "streamlab") and "xcopy" in r),
@@ -479,6 +499,14 @@ def write_md(path: str, record: Dict[str, Any]) -> None:
         out.append("| %s | %s | %dx%d | %s | %s | %s |" % (op, dn, M, N, " | ".join(cells),
                                                          "%.2f" % s["us"] if "us" in s else "-",
                                                          "%.3f" % s["x_best_peer"] if "x_best_peer" in s else "-"))
+    mem = [(k, by) for k, by in keys.items() if k[0].startswith("xent")]
+    if mem:
+        out += ["", "Extra memory of one eager call, MiB (torch.cuda.max_memory_allocated over memory_allocated "
+                "before it; a returned gradient counts, one written in place does not):", "",
+                "| op | dtype | M x N | " + " | ".join(sides) + " |", "|---|---|---|" + "---|" * len(sides)]
+        for (op, dn, M, N), by in mem:
+            cells = ["%.1f" % by[sd]["extra_MiB"] if "extra_MiB" in by.get(sd, {}) else "-" for sd in sides]
+            out.append("| %s | %s | %dx%d | %s |" % (op, dn, M, N, " | ".join(cells)))
     with open(path, "w") as fh:
         fh.write("\n".join(out) + "\n")
 
