@@ -39,8 +39,8 @@
  * instructions an element and one F2FP a 16-bit element. Now: no division
  * at C = 1; the thread's max as a tree (HMNMX2 on packed 16-bit pairs);
  * the team max as REDUX.MAX over order-preserving int keys, one barrier;
- * the sum with one barrier and a tree or a lane butterfly over the warps'
- * values; and for bf16 / f16 one fused pass (smx_regs_h): each thread's
+ * the sum with one barrier and a tree over the warps' values (a quad a
+ * lane and a butterfly over the quads beyond 4 warps); and for bf16 / f16 one fused pass (smx_regs_h): each thread's
  * exp(x - m_t) by ex2.approx.ftz, computed while the team's max is being
  * reduced, then S = sum s_t exp(m_t - M) and y = e exp(m_t - M) / S.
  * f32 keeps the two reductions and expf (its bound has no room for the
@@ -219,9 +219,11 @@ template <int DT> static __device__ __forceinline__ void smx_storep(const smx_ro
  * order-preserving keys, one REDUX.MAX a warp (sm_80 on) instead of five
  * shuffles; the max and the sum each in their own shared slots, so one
  * barrier each; the warp values folded as a tree (up to 4 warps: every
- * thread reads all of them) or, with more warps, a butterfly over the
- * lanes, each lane reading one warp's value. Every thread of the team ends
- * with the same bits (fmaxf and the butterfly's adds are commutative). */
+ * thread reads all of them) or, with more warps, across the lanes (the
+ * max: a second REDUX, each lane reading one warp's key; the sum: each
+ * lane a quad of warps, then a butterfly over the quads). Every thread of
+ * the team ends with the same bits (fmaxf and the butterfly's adds are
+ * commutative). */
 
 /* An int key with the order of the floats: a NaN of positive sign above
  * +inf, of negative sign below -inf. The max then differs from fmaxf only
@@ -278,7 +280,7 @@ template <int BLOCK> static __device__ __forceinline__ int smx_block_kmax(int kw
 }
 
 /* The block's sum: warp butterflies, then one barrier. red: BLOCK / 32
- * floats of shared memory, written once. */
+ * floats of shared memory, 16-byte aligned, written once. */
 template <int BLOCK> static __device__ __forceinline__ float smx_block_sum1(float s, float *red)
 {
     const int NW = BLOCK / 32;
@@ -290,9 +292,12 @@ template <int BLOCK> static __device__ __forceinline__ float smx_block_sum1(floa
     __syncthreads();
     float v[NW];
     if (NW > 4) {
-        v[0] = red[threadIdx.x & (NW - 1)];
+        /* lane l adds the 4 values of quad l mod NW / 4 (one LDS.128), then
+         * a butterfly over the NW / 4 quads: 1-3 shuffle levels, not 3-5 */
+        const float4 q = ((const float4 *)red)[threadIdx.x & (NW > 4 ? NW / 4 - 1 : 0)];
+        v[0] = (q.x + q.y) + (q.z + q.w);
 #pragma unroll
-        for (int o = NW / 2; o > 0; o >>= 1)
+        for (int o = NW / 8; o > 0; o >>= 1)
             v[0] += __shfl_xor_sync(0xffffffffu, v[0], o);
     } else {
 #pragma unroll
@@ -366,7 +371,7 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(
 {
     const int DT = SL_F32, VE = smx_vec<DT>::VE, NV = EPT / VE;
     __shared__ int redm[BLOCK / 32];
-    __shared__ float reds[BLOCK / 32];
+    __shared__ __align__(16) float reds[BLOCK / 32];
     SMX_CL_SHARED;
     uint64_t row;
     unsigned t, rank;
@@ -447,7 +452,7 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs_
     typedef typename sl_dt<DT>::raw R;
     const int VE = smx_vec<DT>::VE, NV = EPT / VE;
     __shared__ int redm[BLOCK / 32];
-    __shared__ float reds[BLOCK / 32];
+    __shared__ __align__(16) float reds[BLOCK / 32];
     SMX_CL_SHARED;
     uint64_t row;
     unsigned t, rank;
