@@ -30,7 +30,7 @@
  *
  * Third pass (latency-bound rows: decode 1-64 x 4096, 128 x 4096 and
  * 128 x 32768, one block a row, fewer rows than SMs; docs/ladder.md,
- * "Softmax forward, ninth session"). Such a row is a dependent chain
+ * "Softmax forward, eighth session"). Such a row is a dependent chain
  * (load, max, exp and sum, sum, store) that no other block overlaps, and
  * the SASS of its kernel spent the chain on: an integer division by the
  * launch's C before the first load's address; a 32-deep FMNMX chain; a
