@@ -557,12 +557,37 @@ static void ln_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, cons
         {5, 2048, 0, 0, 0, {K_MEAN, K_RAND}, 2},
         {9, 4096, 1, 1, 0, {K_MEAN}, 1},
         {2, 65536, 0, 0, 0, {K_MEAN}, 1},
+        {6, 4096, 0, 0, 0, {K_MEAN}, 1},  /* aligned: a block of 128 a row (bf16 / f16) */
+        {3, 16384, 0, 0, 0, {K_MEAN}, 1}, /* aligned: a block of 512 (f32: 1024) */
     };
     for (size_t i = 0; run_f && i < sizeof mc / sizeof mc[0]; i++) {
         if ((!big && mc[i].cols > 10000) || (t_quick && mc[i].cols > 32768))
             continue;
         for (int d = 0; d < (t_quick ? 2 : 3); d++)
             ln_fwd(ctx, vf, t_dts[d], t_dts[d], &mc[i]);
+    }
+    /* the forwards' aligned launches at the team shapes whose launch
+     * bounds the eighth session raised (common/norm_fwd.cuh, at<>'s enum):
+     * 16-bit rows a warp of 2 vectors, blocks of 256 and 512 (f32: a warp
+     * of 4, blocks of 512 and 1024), w and b in the rows' dtype and in f32 */
+    static const ncase ac[] = {
+        {4, 512, 0, 0, 0, {K_RAND, K_HUGE}, 2},
+        {3, 8192, 0, 0, 0, {K_RAND, K_NAN}, 2},
+        {3, 16384, 0, 0, 0, {K_RAND, K_HUGE}, 2},
+    };
+    for (size_t i = 0; (run_f || run_a) && i < sizeof ac / sizeof ac[0]; i++) {
+        if (!big && ac[i].cols > 10000)
+            continue;
+        for (int d = 0; d < (t_quick ? 2 : 3); d++)
+            for (int wf = 0; wf < 2; wf++) {
+                const sl_dtype dt = t_dts[d], wt = wf ? SL_F32 : dt;
+                if (wf && dt == SL_F32)
+                    continue;
+                if (run_f)
+                    ln_fwd(ctx, vf, dt, wt, &ac[i]);
+                if (run_a)
+                    arms_fwd(ctx, va, dt, wt, &ac[i]);
+            }
     }
     static const ncase fc[] = {{3, 5, 0, 0, 0, {K_RAND}, 1}, {4, 33, 0, 0, 0, {K_RAND}, 1},
                                {2, 300, 1, 1, 0, {K_RAND}, 1}};

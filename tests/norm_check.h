@@ -594,6 +594,23 @@ static void t_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, int r
                     t_bwd(ctx, vb, dt, wt, &cs[i], 0);
             }
     }
+    /* the forward's aligned launches at the team shapes whose launch
+     * bounds the eighth session raised (common/norm_fwd.cuh, at<>'s enum):
+     * 16-bit rows a warp of 2 vectors, blocks of 256 and 512 (f32: a warp
+     * of 4, blocks of 512 and 1024), w in the rows' dtype and in f32 */
+    static const ncase ac[] = {
+        {4, 512, 0, 0, 0, {K_RAND, K_HUGE}, 2},
+        {3, 8192, 0, 0, 0, {K_RAND, K_NAN}, 2},
+        {3, 16384, 0, 0, 0, {K_RAND, K_HUGE}, 2},
+    };
+    for (size_t i = 0; run_f && i < sizeof ac / sizeof ac[0]; i++) {
+        if (!big && ac[i].cols > 10000)
+            continue;
+        for (int d = 0; d < (t_quick ? 2 : 3); d++)
+            for (int wf = 0; wf < 2; wf++)
+                if (!wf || t_dts[d] != SL_F32)
+                    t_fwd(ctx, vf, t_dts[d], wf ? SL_F32 : t_dts[d], &ac[i]);
+    }
     /* finite differences, f32, small shapes */
     static const ncase fc[] = {{3, 5, 0, 0, 0, {K_RAND}, 1}, {4, 33, 0, 0, 0, {K_RAND}, 1},
                                {2, 300, 1, 1, 0, {K_RAND}, 1}};

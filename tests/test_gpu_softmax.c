@@ -254,6 +254,16 @@ int main(void)
         {7, 1000, 1000, 0, 0, 1, special, SMX_KINDS, 0, 0}, /* in place */
         {3, 70001, 70001, 1, 1, 1, random, 1, 0, 0},
         {1000, 77, 77, 0, 0, 0, random, 1, 0, 0},      /* many short rows: warp per row */
+        /* the 16-bit register kernel's fused (max, sum) (smx_regs_h: each
+         * thread's exp(x - m_t), merged by exp(m_t - M)): one logit holding
+         * the row's mass in one thread, a ramp (every thread's max
+         * different), wide rows and masks, through each team; special rows
+         * in a 1024-thread block */
+        {5, 1000, 1000, 0, 0, 0, online, 5, 0, 0},     /* a warp per row */
+        {5, 4096, 4096, 0, 0, 0, online, 5, 0, 0},     /* a block of 128, the decode rows' team */
+        {5, 32768, 32768, 0, 0, 0, online, 5, 0, 0},   /* a block of 1024 */
+        {5, 40000, 40000, 0, 0, 0, online, 5, 0, 0},   /* a cluster */
+        {7, 32768, 32768, 0, 0, 0, special, SMX_KINDS, 0, 0},
         /* many rows (>= 4 x 132 SMs): 16-bit storage takes 64 packed
          * elements a thread (08_regs.cu, smx_regs_pk) */
         {640, 2049, 2049, 0, 0, 0, random, 1, 1, 0},          /* 128 threads, most vectors masked */

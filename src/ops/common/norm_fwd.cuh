@@ -454,9 +454,28 @@ struct norm_fwd_cfg {
 #define NORM_FL(B, C, V, M) (const void *)norm_fwd_regs<DT, WT, B, 0, C, V, false, MODE, M, true>
 #define NORM_FD(B, T, V) (const void *)norm_fwd_regs<DT, WT, B, T, 1, V, false, MODE, 1, true, NORM_AL_EARLY_W>
 #define NORM_FA(B, C, V, M) (const void *)norm_fwd_regs<DT, WT, B, 0, C, V, false, MODE, M, true, NORM_AL_ROWS>
-#define NORM_FAW(V) (const void *)norm_fwd_regs<DT, WT, 256, 32, 1, V, false, MODE, 3, true, NORM_AL_ROWS>
+#define NORM_FAW(V, M) (const void *)norm_fwd_regs<DT, WT, 256, 32, 1, V, false, MODE, M, true, NORM_AL_ROWS>
 template <int MODE> struct norm_fwd_pick_m {
     template <int DT, int WT> struct at {
+        /* aligned()'s launch bounds (blocks of its size an SM): the most
+         * that ptxas -v (sm_90, nvcc 13.0) compiles without spills, so
+         * that more rows are in flight an SM (issue 32, eighth session).
+         * AFULL: 2048 threads an SM (32 registers) for the block teams and
+         * the warp teams of 1-2 vectors: rmsnorm in every dtype pair,
+         * layernorm with 16-bit rows and weights in the rows' dtype (AW16;
+         * f32 rows or f32 weights spill 16-60 bytes there). Warp teams of 4
+         * vectors: rmsnorm 6 blocks of 256 (40 registers), layernorm 5 (48)
+         * and the fused add 4 (63) with AW16, else 3; of 8: layernorm 4
+         * (64) with AW16, else 3. Before: 3 blocks of 256 for every warp
+         * team, and 1024 threads an SM for the block teams. */
+        enum {
+            AW16 = DT != SL_F32 && WT == DT,
+            AFULL = MODE == NORM_RMS || (MODE == NORM_LN && AW16),
+            AW2 = AFULL ? 8 : 3,
+            AW4 = MODE == NORM_RMS ? 6 : !AW16 ? 3 : MODE == NORM_LN ? 5 : 4,
+            AW8 = MODE == NORM_LN && AW16 ? 4 : 3
+        };
+
         /* regs: the smallest team holding nvv vectors; false beyond a
          * cluster of 8. regs_pf (pf): persistent, the next row prefetched,
          * and at least 4 vectors a thread (blocks of 128-512, clusters of
@@ -565,7 +584,9 @@ template <int MODE> struct norm_fwd_pick_m {
 
         /* aligned (NORM_AL_ROWS): regs' warp teams up to 256 vectors (8 rows
          * a block of 256), lean4's blocks up to 4096, lean's clusters of 256
-         * beyond. The caller checks the alignment (norm_fwd_aligned). */
+         * beyond; the launch bounds of the enum above (AW2 .. AFULL), the
+         * clusters' as lean's. The caller checks the alignment
+         * (norm_fwd_aligned). */
         static bool aligned(uint64_t nvv, norm_fwd_cfg *c)
         {
             const int M8 = MODE == NORM_RMS ? 4 : MODE == NORM_LN ? 3 : 2;
@@ -576,15 +597,18 @@ template <int MODE> struct norm_fwd_pick_m {
             if (nvv <= 256) {
                 c->block = 256;
                 c->warp = true;
-                c->fn = nvv <= 32 ? NORM_FAW(1) : nvv <= 64 ? NORM_FAW(2) : nvv <= 128 ? NORM_FAW(4) : NORM_FAW(8);
+                c->fn = nvv <= 32    ? NORM_FAW(1, AW2)
+                        : nvv <= 64  ? NORM_FAW(2, AW2)
+                        : nvv <= 128 ? NORM_FAW(4, AW4)
+                                     : NORM_FAW(8, AW8);
             } else if (nvv <= 512)
-                c->fn = NORM_FA(128, 1, 4, 8);
+                c->fn = NORM_FA(128, 1, 4, AFULL ? 16 : 8);
             else if (nvv <= 1024)
-                c->fn = NORM_FA(256, 1, 4, 4), c->block = 256;
+                c->fn = NORM_FA(256, 1, 4, AFULL ? 8 : 4), c->block = 256;
             else if (nvv <= 2048)
-                c->fn = NORM_FA(512, 1, 4, 2), c->block = 512;
+                c->fn = NORM_FA(512, 1, 4, AFULL ? 4 : 2), c->block = 512;
             else if (nvv <= 4096)
-                c->fn = NORM_FA(1024, 1, 4, 1), c->block = 1024;
+                c->fn = NORM_FA(1024, 1, 4, AFULL ? 2 : 1), c->block = 1024;
             else if (nvv <= 8192)
                 c->fn = NORM_FA(256, 4, 8, M8), c->block = 256, c->cl = 4;
             else if (nvv <= NORM_FWD_MAX_VECS)

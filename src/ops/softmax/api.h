@@ -4,10 +4,12 @@
  *
  * Numerics: computed in f32 (bf16 and f16 widened exactly on load): the row
  * maximum m is subtracted first, so large inputs do not overflow; expf
- * (the accurate one) of the difference rounded to f32 for f32, __expf for
- * bf16 / f16 rows of up to 2^18 - 7 columns (its ~1e-6 relative error is
- * below the 16-bit output's rounding); the sum in f32 (fp64 on the CPU
- * backend); y = e x (1 / s), rounded to nearest-even into dtype.
+ * (the accurate one) of the difference rounded to f32 for f32, ex2.approx
+ * (2^-22 relative) for bf16 / f16 rows of up to 2^18 - 7 columns, there
+ * taken from each thread's own maximum and rescaled by exp(m_t - m) (a
+ * ~1e-5 relative error at most, below the 16-bit output's rounding); the
+ * sum in f32 (fp64 on the CPU backend); y = e x (1 / s), rounded to
+ * nearest-even into dtype.
  * Bound: each element y_j is within
  *   (16 + ln(1 / |want_j|) + ln n) x 2^-24 x |want_j| + 2^-126
  * of want_j, the fp64 reference rounded into dtype, plus one ulp of dtype

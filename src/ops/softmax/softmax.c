@@ -205,7 +205,7 @@ const sl_op_desc sl_op_softmax = {
     .name = "softmax",
     .formula = "y[r,j] = exp(x[r,j] - max_r) / sum_j exp(x[r,j] - max_r)",
     .source = "seed 002: the softmax ladder (issue 18)",
-    .numerics = "f32 (16-bit storage widened): max subtracted, expf of the rounded x - m (__expf for 16-bit "
+    .numerics = "f32 (16-bit storage widened): max subtracted, expf of the rounded x - m (ex2.approx for 16-bit "
                 "storage in regs), f32 sum (fp64 on the CPU), y = e (1 / s); within (16 + ln(1/|y|) + ln n) x 2^-24 "
                 "relative of the fp64 reference + 2^-126 (+1 ulp of a 16-bit dtype), n = cols",
     .rank = 2,

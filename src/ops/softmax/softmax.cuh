@@ -6,9 +6,10 @@
  * (max, sum) combine, and softmax's launch checks.
  *
  * Numerics, every rung: the row maximum m (fmaxf; the identity is -inf),
- * e_j = expf(x_j - m) (the accurate expf; the register rung uses __expf
- * for 16-bit storage, smx_exp below, and ex2.approx.ftz in its packed
- * kernel for many rows, 08_regs.cu), s = sum e_j in f32 (compensated
+ * e_j = expf(x_j - m) (the accurate expf; the register rung's 16-bit
+ * kernels use ex2.approx.ftz, smx_exp_ftz below, its few-row kernel
+ * relative to each thread's own max, rescaled by exp(m_t - m) in the sum
+ * and the store, 08_regs.cu, smx_regs_h), s = sum e_j in f32 (compensated
  * where a thread adds many terms),
  * y_j = e_j * (1 / s), rounded to nearest-even into the storage dtype.
  * Special values follow from the formula, as in the double reference: a
@@ -24,18 +25,17 @@
 #include "softmax.h"
 
 /* ---- exp for the register rung ------------------------------------------------
- * f32: the accurate expf (2 ulp). 16-bit storage: __expf (ex2.approx of
- * x log2 e: relative error ~2^-22 plus |x| 2^-24 from the product, about
- * 1e-6 for the |x - max| <= 16 of the tests), two instructions instead of
- * about ten. The result is rounded to bf16 (2^-9) or f16 (2^-11), so the
- * difference from expf moves it by at most the one ulp of the dtype that
- * SL_TOL_REL allows for 16-bit outputs (op.h). The first H200 run showed
- * bf16 at DRAM shapes doing no more elements per second than f32: the
- * per-element work, not the bytes, set its time. */
-template <int DT> static __device__ __forceinline__ float smx_exp(float x)
-{
-    return DT == SL_F32 ? expf(x) : __expf(x);
-}
+ * f32: the accurate expf (2 ulp). 16-bit storage: ex2.approx of x log2 e
+ * (smx_exp_ftz below; relative error ~2^-22 plus |x| 2^-24 from the
+ * product, about 1e-6 for the |x - max| <= 16 of the tests), three
+ * instructions instead of about ten. The result is rounded to bf16 (2^-9)
+ * or f16 (2^-11), so the difference from expf moves it by at most the one
+ * ulp of the dtype that SL_TOL_REL allows for 16-bit outputs (op.h). The
+ * first H200 run showed bf16 at DRAM shapes doing no more elements per
+ * second than f32: the per-element work, not the bytes, set its time.
+ * (__expf, the same instruction plus a range test and two multiplies for
+ * subnormal results, served the few-row 16-bit kernel until its fused
+ * pass, 08_regs.cu, smx_regs_h.) */
 
 /* ---- 16-bit storage: packed max and the flushing exp (08_regs.cu's packed
  * kernel and 09_bulk.cu) ----------------------------------------------------- */

@@ -130,7 +130,12 @@ extern "C" sl_status sl_cuda_add_rmsnorm_aligned(const sl_args *a)
     return arms_rung(a, NORM_FWD_ALIGNED, "aligned");
 }
 
-/* For the API: the warp teams (up to 256 vectors) regs; lean up to 4096
+/* For the API: the warp teams (up to 256 vectors) regs, but aligned bf16
+ * / f16 rows of up to 128 vectors (N <= 1024) with w in the rows' dtype
+ * aligned, whose warp team of 4 vectors holds x and res in 63 registers
+ * under a bound of 4 blocks of 256 an SM (regs: 76, 3 blocks): 32 rows,
+ * 128 KiB of x and res in flight an SM instead of 24 rows, 96 KiB (eighth
+ * session; unmeasured); lean up to 4096
  * vectors (x and res: 2-8 vectors of each a thread); longer rows lean4 (a
  * cluster of blocks of 512, 4 vectors of each, no spills); else block.
  * But first, for aligned rows of more than 256 vectors: decode (w beside x
@@ -156,7 +161,8 @@ extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }
-    if (nvv > 1024 && arms_fits(a, NORM_FWD_ALIGNED, &c))
+    const bool w16 = a->dtype != SL_F32 && norm_wdtype(a, SL_ARMS_W) == a->dtype; /* norm_fwd.cuh's AW16 */
+    if (((nvv <= 128 && w16) || nvv > 1024) && arms_fits(a, NORM_FWD_ALIGNED, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
     if (arms_fits(a, nvv <= 256 ? NORM_FWD_REGS : nvv <= 4096 ? NORM_FWD_LEAN : NORM_FWD_LEAN4, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);

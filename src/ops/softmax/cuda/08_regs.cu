@@ -7,11 +7,12 @@
  * (CUDA C++ Programming Guide, "Thread Block Clusters" and "Distributed
  * Shared Memory"; sm_90). Each thread loads its EPT elements as EPT / VE
  * 16-byte vectors (coalesced: vector k of thread t is k T + t), all in
- * flight at once, keeps them in registers, and after the two reductions
- * (max, then sum of exp(x - m), each a warp butterfly and a block fold;
- * a cluster's blocks then exchange their (max, sum) once and merge them as
- * the online normaliser does) writes y from the registers. The row's misalignment and
- * tail are masked edge vectors (softmax.cuh), so any M, N >= 1 runs.
+ * flight at once, keeps them in registers, and after the team's (max,
+ * sum) (f32: the max, then the sum of exp(x - m); bf16 / f16: one fused
+ * pass, below; a cluster's blocks then exchange their (max, sum) once and
+ * merge them as the online normaliser does) writes y from the registers.
+ * The row's misalignment and tail are masked edge vectors (softmax.cuh),
+ * so any M, N >= 1 runs.
  *
  * Change from rung 7: x is read once (the copy's traffic, 2 N x size per
  * row), and short rows are a warp's work (no block barrier), long rows a
@@ -26,6 +27,26 @@
  * f32's bytes in flight per SM and moved f32's elements per second;
  * smx_regs_pk holds 64 elements a thread packed (f32's 128 bytes) where
  * the rows alone fill the SMs.
+ *
+ * Third pass (latency-bound rows: decode 1-64 x 4096, 128 x 4096 and
+ * 128 x 32768, one block a row, fewer rows than SMs; docs/ladder.md,
+ * "Softmax forward, eighth session"). Such a row is a dependent chain
+ * (load, max, exp and sum, sum, store) that no other block overlaps, and
+ * the SASS of its kernel spent the chain on: an integer division by the
+ * launch's C before the first load's address; a 32-deep FMNMX chain; a
+ * five-shuffle butterfly and a block fold behind two barriers for each of
+ * the two reductions (31 dependent adds at 1024 threads); __expf's six
+ * instructions an element and one F2FP a 16-bit element. Now: no division
+ * at C = 1; the thread's max as a tree (HMNMX2 on packed 16-bit pairs);
+ * the team max as REDUX.MAX over order-preserving int keys, one barrier;
+ * the sum with one barrier and a tree over the warps' values (a quad a
+ * lane and a butterfly over the quads beyond 4 warps); and for bf16 / f16 one fused pass (smx_regs_h): each thread's
+ * exp(x - m_t) by ex2.approx.ftz, computed while the team's max is being
+ * reduced, then S = sum s_t exp(m_t - M) and y = e exp(m_t - M) / S.
+ * f32 keeps the two reductions and expf (its bound has no room for the
+ * fused form's second rounded exp). Expectation (H200, graph replay):
+ * bf16 decode and 128 x 4096 0.25-0.5 us less, 128 x 32768 bf16 ~0.4-0.6
+ * us less, f32 0.1-0.3 us less; DRAM shapes unchanged or faster.
  */
 #include "softmax.cuh"
 
@@ -58,7 +79,7 @@ namespace cg = cooperative_groups;
  * each), then scale = exp(m_b - M) / S; the block then arrives at the
  * cluster barrier, and smx_team_leave waits on it before the block exits
  * (a block's shared memory must outlive the others' reads). */
-template <int TPR>
+template <int TPR, bool FAST = false>
 static __device__ __forceinline__ float smx_team_scale(float m, float s, unsigned C, float *cl_m, float *cl_s)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -81,8 +102,10 @@ static __device__ __forceinline__ float smx_team_scale(float m, float s, unsigne
 #else
     (void)C, (void)cl_m, (void)cl_s;
 #endif
-    /* a row of -inf only: NaN, as the formula (-inf - -inf) gives */
-    return m == -CUDART_INF_F ? CUDART_NAN_F : 1.0f / s;
+    /* a row of -inf only: NaN, as the formula (-inf - -inf) gives. FAST
+     * (16-bit storage): MUFU.RCP's 1 ulp instead of the IEEE division's
+     * sequence and slow-path branch; s >= 1 (the maximum's own term) */
+    return m == -CUDART_INF_F ? CUDART_NAN_F : FAST ? __fdividef(1.0f, s) : 1.0f / s;
 }
 
 template <int TPR> static __device__ __forceinline__ void smx_team_leave(unsigned C)
@@ -156,83 +179,245 @@ template <int DT> static __device__ __forceinline__ float smx_unpack(const uint4
     return sl_dt<DT>::load((R)(j & 1 ? word >> 16 : word & 0xffffu));
 }
 
-template <int BLOCK, int TPR, int EPT, int DT>
+/* Store y[0..VE) into virtual vector v of the row, skipping columns
+ * outside it. */
+template <int DT> static __device__ __forceinline__ void smx_storep(const smx_rowp &w, uint32_t v, const float *y)
+{
+    typedef typename sl_dt<DT>::raw R;
+    const int VE = smx_vec<DT>::VE;
+    static_assert(VE == 8, "smx_storep: 16-bit storage only");
+    const int32_t c0 = (int32_t)(v * VE) - w.o;
+    union {
+        uint4 u;
+        R r[VE];
+    } b;
+    /* two elements a conversion (F2FP packs a pair; one a pair with RZ
+     * and a PRMT to join them, as element-wise stores compiled, is twice
+     * the instructions); the same round-to-nearest-even bits */
+    b.u.x = sl_dt<DT>::store2(y[0], y[1]);
+    b.u.y = sl_dt<DT>::store2(y[2], y[3]);
+    b.u.z = sl_dt<DT>::store2(y[4], y[5]);
+    b.u.w = sl_dt<DT>::store2(y[6], y[7]);
+    if (c0 >= 0 && c0 + VE <= w.n) {
+        *(uint4 *)(w.y0 + 16 * (uint64_t)v) = b.u;
+    } else {
+        R *p = (R *)(w.y0 + 16 * (uint64_t)v);
+#pragma unroll
+        for (int k = 0; k < VE; k++) {
+            const int32_t c = c0 + k;
+            if (c >= 0 && c < w.n)
+                p[k] = b.r[k];
+        }
+    }
+}
+
+/* ---- the team's reductions, one block barrier each -------------------------
+ * smx_block (row.cuh) costs a row two barriers a reduction (the second one
+ * only so that its slots can be reused), a five-shuffle butterfly for the
+ * max, and a fold of the BLOCK / 32 warp values in one dependent chain
+ * (31 adds at 1024 threads). Here: the max as an integer maximum of
+ * order-preserving keys, one REDUX.MAX a warp (sm_80 on) instead of five
+ * shuffles; the max and the sum each in their own shared slots, so one
+ * barrier each; the warp values folded as a tree (up to 4 warps: every
+ * thread reads all of them) or, with more warps, across the lanes (the
+ * max: a second REDUX, each lane reading one warp's key; the sum: each
+ * lane a quad of warps, then a butterfly over the quads). Every thread of
+ * the team ends with the same bits (fmaxf and the butterfly's adds are
+ * commutative). */
+
+/* An int key with the order of the floats: a NaN of positive sign above
+ * +inf, of negative sign below -inf. The max then differs from fmaxf only
+ * where the row holds a NaN, and such a row comes out NaN either way (its
+ * NaN's exp makes the sum NaN); +0 and -0 give the same x - m. */
+static __device__ __forceinline__ int smx_fkey(float f)
+{
+    const int b = __float_as_int(f);
+    return b ^ ((b >> 31) & 0x7fffffff);
+}
+
+static __device__ __forceinline__ float smx_funkey(int k)
+{
+    return __int_as_float(k ^ ((k >> 31) & 0x7fffffff));
+}
+
+/* The largest key of the warp, in every lane (all 32 lanes active). */
+static __device__ __forceinline__ int smx_warp_kmax(int k)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xffffffffu, k);
+#else
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        k = max(k, __shfl_xor_sync(0xffffffffu, k, o));
+    return k;
+#endif
+}
+
+/* The block's largest key from each warp's (kw, the warp's own): one
+ * barrier. red: BLOCK / 32 ints of shared memory, written once. */
+template <int BLOCK> static __device__ __forceinline__ int smx_block_kmax(int kw, int *red)
+{
+    const int NW = BLOCK / 32;
+    if (NW == 1)
+        return kw;
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = kw;
+    __syncthreads();
+    int v[NW];
+    if (NW > 4) {
+        v[0] = smx_warp_kmax(red[threadIdx.x & (NW - 1)]);
+    } else {
+#pragma unroll
+        for (int w = 0; w < NW; w++)
+            v[w] = red[w];
+#pragma unroll
+        for (int h = 1; h < NW; h *= 2)
+#pragma unroll
+            for (int w = 0; w + h < NW; w += 2 * h)
+                v[w] = max(v[w], v[w + h]);
+    }
+    return v[0];
+}
+
+/* The block's sum: warp butterflies, then one barrier. red: BLOCK / 32
+ * floats of shared memory, 16-byte aligned, written once. */
+template <int BLOCK> static __device__ __forceinline__ float smx_block_sum1(float s, float *red)
+{
+    const int NW = BLOCK / 32;
+    s = smx_warp<smx_sum_op>(s);
+    if (NW == 1)
+        return s;
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = s;
+    __syncthreads();
+    float v[NW];
+    if (NW > 4) {
+        /* lane l adds the 4 values of quad l mod NW / 4 (one LDS.128), then
+         * a butterfly over the NW / 4 quads: 1-3 shuffle levels, not 3-5 */
+        const float4 q = ((const float4 *)red)[threadIdx.x & (NW > 4 ? NW / 4 - 1 : 0)];
+        v[0] = (q.x + q.y) + (q.z + q.w);
+#pragma unroll
+        for (int o = NW / 8; o > 0; o >>= 1)
+            v[0] += __shfl_xor_sync(0xffffffffu, v[0], o);
+    } else {
+#pragma unroll
+        for (int w = 0; w < NW; w++)
+            v[w] = red[w];
+#pragma unroll
+        for (int h = 1; h < NW; h *= 2)
+#pragma unroll
+            for (int w = 0; w + h < NW; w += 2 * h)
+                v[w] += v[w + h];
+    }
+    return v[0];
+}
+
+/* A thread's K values folded as a pairwise tree (depth log2 K instead of
+ * a chain of K - 1 dependent instructions). */
+template <int K> static __device__ __forceinline__ float smx_tree_max(float *v)
+{
+#pragma unroll
+    for (int h = 1; h < K; h *= 2)
+#pragma unroll
+        for (int i = 0; i + h < K; i += 2 * h)
+            v[i] = fmaxf(v[i], v[i + h]);
+    return v[0];
+}
+
+template <int K> static __device__ __forceinline__ float smx_tree_sum(const float *e)
+{
+    float v[K];
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        v[i] = e[i];
+#pragma unroll
+    for (int h = 1; h < K; h *= 2)
+#pragma unroll
+        for (int i = 0; i + h < K; i += 2 * h)
+            v[i] += v[i + h];
+    return v[0];
+}
+
+/* The row, team and rank of this thread (smx_regs and smx_regs_h); false:
+ * a warp past the last row (warp mode). C = 1 skips the division by the
+ * launch's C, which stood before the first load's address (~20 dependent
+ * instructions, I2F / MUFU.RCP / F2I among them). */
+template <int BLOCK, int TPR>
+static __device__ __forceinline__ bool smx_regs_where(const smx_geo &g, unsigned C, uint64_t *row, unsigned *t,
+                                                      unsigned *rank)
+{
+    if (TPR == 32) {
+        *row = (uint64_t)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5);
+        *t = threadIdx.x & 31;
+        *rank = 0;
+        return *row < g.rows; /* a whole warp; warp mode has no block barrier */
+    }
+    if (C == 1) {
+        *row = blockIdx.x;
+        *rank = 0;
+    } else {
+        *row = blockIdx.x / C;
+        *rank = blockIdx.x % C;
+    }
+    *t = threadIdx.x;
+    return true;
+}
+
+/* f32: two team reductions, the max and then the sum of exp(x - max), as
+ * the op's numerics say (the f32 bound leaves no room for a second
+ * rounded exp per element, which the fused form below needs). */
+template <int BLOCK, int TPR, int EPT>
 static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(smx_geo g, unsigned C)
 {
-    const int VE = smx_vec<DT>::VE, NV = EPT / VE;
-    __shared__ float red[BLOCK / 32];
+    const int DT = SL_F32, VE = smx_vec<DT>::VE, NV = EPT / VE;
+    __shared__ int redm[BLOCK / 32];
+    __shared__ __align__(16) float reds[BLOCK / 32];
     SMX_CL_SHARED;
     uint64_t row;
     unsigned t, rank;
-    if (TPR == 32) {
-        row = (uint64_t)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5);
-        t = threadIdx.x & 31;
-        rank = 0;
-        if (row >= g.rows)
-            return; /* a whole warp; warp mode has no block barrier */
-    } else {
-        row = blockIdx.x / C;
-        rank = blockIdx.x % C;
-        t = threadIdx.x;
-    }
+    if (!smx_regs_where<BLOCK, TPR>(g, C, &row, &t, &rank))
+        return;
     const smx_rowv w = smx_rowv_of<DT>(g, row);
     const uint64_t v0 = (uint64_t)rank * TPR * NV + t;
     float f[NV][VE];
-    if (DT == SL_F32) {
 #pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if (v0 + (uint64_t)k * TPR < w.nvv) {
-                smx_loadv<DT>(w, v0 + (uint64_t)k * TPR, f[k]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < VE; j++)
-                    f[k][j] = -CUDART_INF_F;
-            }
-        }
-    } else {
-        /* 16-bit rows: every raw vector loaded before any is widened. Widening
-         * each vector right after its load (smx_loadv) made the warp wait for
-         * that load before it reached the next one's branch: the SASS issued
-         * the NV loads one round trip apart (seventh session, docs/ladder.md). */
-        const smx_rowp p = {w.x0, w.y0, (int32_t)w.o, (int32_t)w.n, (uint32_t)w.nvv};
-        const uint32_t n2 = (uint32_t)sl_dt<DT>::store(-CUDART_INF_F) * 0x10001u; /* two -inf */
-        uint4 raw[NV];
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            raw[k] = v0 + (uint64_t)k * TPR < w.nvv ? smx_loadraw<DT>(p, (uint32_t)(v0 + (uint64_t)k * TPR))
-                                                   : make_uint4(n2, n2, n2, n2);
-#pragma unroll
-        for (int k = 0; k < NV; k++)
+    for (int k = 0; k < NV; k++) {
+        if (v0 + (uint64_t)k * TPR < w.nvv) {
+            smx_loadv<DT>(w, v0 + (uint64_t)k * TPR, f[k]);
+        } else {
 #pragma unroll
             for (int j = 0; j < VE; j++)
-                f[k][j] = smx_unpack<DT>(raw[k], j);
+                f[k][j] = -CUDART_INF_F;
+        }
     }
-    float m = -CUDART_INF_F;
+    /* the thread's max as VE chains of NV (a tree over all EPT would keep
+     * EPT / 2 more values live beside the row: ptxas spilled) */
+    float mv[VE];
 #pragma unroll
-    for (int k = 0; k < NV; k++)
+    for (int j = 0; j < VE; j++)
+        mv[j] = f[0][j];
+#pragma unroll
+    for (int k = 1; k < NV; k++)
 #pragma unroll
         for (int j = 0; j < VE; j++)
-            m = fmaxf(m, f[k][j]);
-    if (TPR == 32)
-        m = smx_warp<smx_max_op>(m);
-    else
-        m = smx_block<BLOCK, smx_max_op>(m, red);
+            mv[j] = fmaxf(mv[j], f[k][j]);
+    const int kw = smx_warp_kmax(smx_fkey(smx_tree_max<VE>(mv)));
     /* m: the team's max (the row's without a cluster). ref = 0 stands in
      * for a team of -inf only (softmax.cuh, smx_ms), so that no
      * exp(-inf - -inf) appears before the merge. */
+    const float m = smx_funkey(TPR == 32 ? kw : smx_block_kmax<BLOCK>(kw, redm));
     const float ref = m == -CUDART_INF_F ? 0.0f : m;
+    /* the sum in order, as before: its chain of adds hides under expf's
+     * ~8 instructions a term */
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < NV; k++)
 #pragma unroll
         for (int j = 0; j < VE; j++) {
-            f[k][j] = smx_exp<DT>(f[k][j] - ref); /* a masked -inf gives 0 */
+            f[k][j] = expf(f[k][j] - ref); /* a masked -inf gives 0 */
             s += f[k][j];
         }
-    if (TPR == 32)
-        s = smx_warp<smx_sum_op>(s);
-    else
-        s = smx_block<BLOCK, smx_sum_op>(s, red);
+    s = TPR == 32 ? smx_warp<smx_sum_op>(s) : smx_block_sum1<BLOCK>(s, reds);
     const float scale = smx_team_scale<TPR>(m, s, C, SMX_CL_M, SMX_CL_S);
 #pragma unroll
     for (int k = 0; k < NV; k++) {
@@ -246,6 +431,83 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(
     smx_team_leave<TPR>(C);
 }
 
+/* bf16 / f16: one fused (max, sum) pass. Each thread takes its own max m_t
+ * (on packed pairs, HMNMX2), and at once e_j = exp(x_j - m_t) and s_t =
+ * sum e_j, while the team's max M is reduced (REDUX, one barrier) beside
+ * those exponentials instead of before them; then s_t exp(m_t - M) is
+ * summed over the team (one barrier), and y_j = e_j exp(m_t - M) / S.
+ * exp is ex2.approx.ftz (smx_exp_ftz): e_j and the factor each carry
+ * ~2^-22 relative plus the rounding of their arguments (|x_j - M| 2^-23
+ * together), ~1e-5 at most, under the 16-bit output's 2^-9 / 2^-11
+ * rounding and within the one ulp of the dtype that SL_TOL_REL allows;
+ * a flushed e_j or factor (below 2^-126) means y_j < 2^-126 (m_t <= M),
+ * inside the bound's absolute 2^-126. Special rows: a NaN makes its
+ * thread's s_t, so S, so the row NaN; a +inf gives exp(inf - inf) = NaN in
+ * its thread's s_t; a row of -inf only has M = -inf and the team scale's
+ * NaN (smx_team_scale); a thread of -inf only (or of padding) has s_t = 0
+ * and factor exp(-inf - M) = 0. */
+template <int BLOCK, int TPR, int EPT, int DT>
+static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs_h(smx_geo g, unsigned C)
+{
+    typedef typename sl_dt<DT>::raw R;
+    const int VE = smx_vec<DT>::VE, NV = EPT / VE;
+    __shared__ int redm[BLOCK / 32];
+    __shared__ __align__(16) float reds[BLOCK / 32];
+    SMX_CL_SHARED;
+    uint64_t row;
+    unsigned t, rank;
+    if (!smx_regs_where<BLOCK, TPR>(g, C, &row, &t, &rank))
+        return;
+    const smx_rowp p = smx_rowp_of<DT>(g, row);
+    const uint32_t v0 = rank * TPR * NV + t;
+    /* every raw vector loaded before any is widened (seventh session: a
+     * widening right after its load made the warp wait for that load
+     * before it reached the next one's branch) */
+    const uint32_t n2 = (uint32_t)sl_dt<DT>::store(-CUDART_INF_F) * 0x10001u; /* two -inf */
+    uint4 raw[NV];
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        raw[k] = v0 + k * TPR < p.nvv ? smx_loadraw<DT>(p, v0 + k * TPR) : make_uint4(n2, n2, n2, n2);
+    /* the thread's max on packed pairs, as a tree */
+    uint32_t h[4 * NV];
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        h[4 * k] = raw[k].x, h[4 * k + 1] = raw[k].y, h[4 * k + 2] = raw[k].z, h[4 * k + 3] = raw[k].w;
+#pragma unroll
+    for (int d = 1; d < 4 * NV; d *= 2)
+#pragma unroll
+        for (int i = 0; i + d < 4 * NV; i += 2 * d)
+            h[i] = smx_hmax2<DT>(h[i], h[i + d]);
+    const float mt = fmaxf(sl_dt<DT>::load((R)(h[0] & 0xffffu)), sl_dt<DT>::load((R)(h[0] >> 16)));
+    const int kw = smx_warp_kmax(smx_fkey(mt)); /* independent of the exps below */
+    const float rt = mt == -CUDART_INF_F ? 0.0f : mt;
+    float e[NV][VE];
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+#pragma unroll
+        for (int j = 0; j < VE; j++)
+            e[k][j] = smx_exp_ftz(smx_unpack<DT>(raw[k], j) - rt); /* a masked -inf gives 0 */
+    const float st = smx_tree_sum<EPT>(&e[0][0]);
+    /* m: the team's max (the row's without a cluster); ref = 0 for a team
+     * of -inf only, as in smx_regs */
+    const float m = smx_funkey(TPR == 32 ? kw : smx_block_kmax<BLOCK>(kw, redm));
+    const float ref = m == -CUDART_INF_F ? 0.0f : m;
+    const float ft = smx_exp_ftz(mt - ref); /* exp(m_t - M); 0 for a thread of -inf only */
+    float s = st * ft;
+    s = TPR == 32 ? smx_warp<smx_sum_op>(s) : smx_block_sum1<BLOCK>(s, reds);
+    const float scale = ft * smx_team_scale<TPR, true>(m, s, C, SMX_CL_M, SMX_CL_S);
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        if (v0 + k * TPR < p.nvv) {
+#pragma unroll
+            for (int j = 0; j < VE; j++)
+                e[k][j] *= scale;
+            smx_storep<DT>(p, v0 + k * TPR, e[k]);
+        }
+    }
+    smx_team_leave<TPR>(C);
+}
+
 /* ---- 16-bit storage at many rows: 64 elements a thread, kept packed ----------
  * The f32 kernel above holds EPT = 32 elements a thread widened to f32,
  * capped at 64 registers; in bf16 / f16 that is 64 bytes a thread in
@@ -254,37 +516,10 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(
  * to a 32-bit register (SMX_PK_NV 16-byte vectors, 32 registers), so that
  * a thread has f32's 128 bytes in flight; it widens them for the max and
  * for the sum, and computes exp again in the store phase instead of
- * keeping 64 f32 exponentials (the same smx_exp of the same argument: the
- * same bits as the sum used). A block (BLOCK threads) or a cluster of C
+ * keeping 64 f32 exponentials (the same smx_exp_ftz of the same argument:
+ * the same bits as the sum used). A block (BLOCK threads) or a cluster of C
  * blocks per row, as TPR = BLOCK above. */
 #define SMX_PK_EPT 64
-
-/* Store y[0..VE) into virtual vector v of the row, skipping columns
- * outside it. */
-template <int DT> static __device__ __forceinline__ void smx_storep(const smx_rowp &w, uint32_t v, const float *y)
-{
-    typedef typename sl_dt<DT>::raw R;
-    const int VE = smx_vec<DT>::VE;
-    const int32_t c0 = (int32_t)(v * VE) - w.o;
-    union {
-        uint4 u;
-        R r[VE];
-    } b;
-#pragma unroll
-    for (int k = 0; k < VE; k++)
-        b.r[k] = sl_dt<DT>::store(y[k]);
-    if (c0 >= 0 && c0 + VE <= w.n) {
-        *(uint4 *)(w.y0 + 16 * (uint64_t)v) = b.u;
-    } else {
-        R *p = (R *)(w.y0 + 16 * (uint64_t)v);
-#pragma unroll
-        for (int k = 0; k < VE; k++) {
-            const int32_t c = c0 + k;
-            if (c >= 0 && c < w.n)
-                p[k] = b.r[k];
-        }
-    }
-}
 
 template <int BLOCK, int DT>
 static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs_pk(smx_geo g, unsigned C)
@@ -338,15 +573,12 @@ template <int BLOCK> static const void *regs_pk_fn(sl_dtype dt)
     return dt == SL_BF16 ? (const void *)smx_regs_pk<BLOCK, SL_BF16> : (const void *)smx_regs_pk<BLOCK, SL_F16>;
 }
 
-template <int BLOCK, int TPR, int EPT> struct regs_pick {
-    template <int DT> static const void *fn() { return (const void *)smx_regs<BLOCK, TPR, EPT, DT>; }
-};
-
+/* f32: smx_regs (two reductions); bf16 / f16: smx_regs_h (one fused pass) */
 template <int BLOCK, int TPR, int EPT> static const void *regs_fn(sl_dtype dt)
 {
-    return dt == SL_F32    ? regs_pick<BLOCK, TPR, EPT>::template fn<SL_F32>()
-           : dt == SL_BF16 ? regs_pick<BLOCK, TPR, EPT>::template fn<SL_BF16>()
-                           : regs_pick<BLOCK, TPR, EPT>::template fn<SL_F16>();
+    return dt == SL_F32    ? (const void *)smx_regs<BLOCK, TPR, EPT>
+           : dt == SL_BF16 ? (const void *)smx_regs_h<BLOCK, TPR, EPT, SL_BF16>
+                           : (const void *)smx_regs_h<BLOCK, TPR, EPT, SL_F16>;
 }
 
 /* The team for a row of `need` element slots (cols plus the largest
