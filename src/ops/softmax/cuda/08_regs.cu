@@ -279,6 +279,23 @@ template <int BLOCK> static __device__ __forceinline__ int smx_block_kmax(int kw
     return v[0];
 }
 
+/* K values of a copy of v folded as a pairwise tree with Op (row.cuh's
+ * smx_max_op / smx_sum_op): depth log2 K instead of a chain of K - 1
+ * dependent instructions; v itself is left as it was. */
+template <int K, class Op> static __device__ __forceinline__ float smx_tree(const float *v)
+{
+    float t[K];
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        t[i] = v[i];
+#pragma unroll
+    for (int h = 1; h < K; h *= 2)
+#pragma unroll
+        for (int i = 0; i + h < K; i += 2 * h)
+            t[i] = Op::apply(t[i], t[i + h]);
+    return t[0];
+}
+
 /* The block's sum: warp butterflies, then one barrier. red: BLOCK / 32
  * floats of shared memory, 16-byte aligned, written once. */
 template <int BLOCK> static __device__ __forceinline__ float smx_block_sum1(float s, float *red)
@@ -303,38 +320,8 @@ template <int BLOCK> static __device__ __forceinline__ float smx_block_sum1(floa
 #pragma unroll
         for (int w = 0; w < NW; w++)
             v[w] = red[w];
-#pragma unroll
-        for (int h = 1; h < NW; h *= 2)
-#pragma unroll
-            for (int w = 0; w + h < NW; w += 2 * h)
-                v[w] += v[w + h];
+        v[0] = smx_tree<NW, smx_sum_op>(v);
     }
-    return v[0];
-}
-
-/* A thread's K values folded as a pairwise tree (depth log2 K instead of
- * a chain of K - 1 dependent instructions). */
-template <int K> static __device__ __forceinline__ float smx_tree_max(float *v)
-{
-#pragma unroll
-    for (int h = 1; h < K; h *= 2)
-#pragma unroll
-        for (int i = 0; i + h < K; i += 2 * h)
-            v[i] = fmaxf(v[i], v[i + h]);
-    return v[0];
-}
-
-template <int K> static __device__ __forceinline__ float smx_tree_sum(const float *e)
-{
-    float v[K];
-#pragma unroll
-    for (int i = 0; i < K; i++)
-        v[i] = e[i];
-#pragma unroll
-    for (int h = 1; h < K; h *= 2)
-#pragma unroll
-        for (int i = 0; i + h < K; i += 2 * h)
-            v[i] += v[i + h];
     return v[0];
 }
 
@@ -401,7 +388,7 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs(
 #pragma unroll
         for (int j = 0; j < VE; j++)
             mv[j] = fmaxf(mv[j], f[k][j]);
-    const int kw = smx_warp_kmax(smx_fkey(smx_tree_max<VE>(mv)));
+    const int kw = smx_warp_kmax(smx_fkey(smx_tree<VE, smx_max_op>(mv)));
     /* m: the team's max (the row's without a cluster). ref = 0 stands in
      * for a team of -inf only (softmax.cuh, smx_ms), so that no
      * exp(-inf - -inf) appears before the merge. */
@@ -487,7 +474,7 @@ static __global__ void __launch_bounds__(BLOCK, SMX_MIN_BLOCKS(BLOCK)) smx_regs_
 #pragma unroll
         for (int j = 0; j < VE; j++)
             e[k][j] = smx_exp_ftz(smx_unpack<DT>(raw[k], j) - rt); /* a masked -inf gives 0 */
-    const float st = smx_tree_sum<EPT>(&e[0][0]);
+    const float st = smx_tree<EPT, smx_sum_op>(&e[0][0]);
     /* m: the team's max (the row's without a cluster); ref = 0 for a team
      * of -inf only, as in smx_regs */
     const float m = smx_funkey(TPR == 32 ? kw : smx_block_kmax<BLOCK>(kw, redm));
