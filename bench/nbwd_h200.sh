@@ -11,10 +11,10 @@
 #   run(kind="nvidia-h200", carry=[".wt/nbbulk", ".deps"], timeout_s=420,
 #       command="cd .wt/nbbulk && ln -sfn ../../.deps .deps && SHAPES=32768x4096,32768x8192,8192x16384,8192x32768,8192x65536 VARIANTS=aligned,bulk,sl_rmsnorm_bwd,sl_layernorm_bwd bash bench/nbwd_h200.sh")
 # STAGES (default "build tests sweep"; also qtests: the tests at their quick
-# sizes, ncu: Nsight Compute's occupancy and warp-state sections of the
-# register kernel); SHAPES and VARIANTS override the sweep's shapes and
+# sizes, ncu: bench/ncu_rows.sh on the register kernel of each NCU_CASES
+# entry, op:MxN:variant); SHAPES and VARIANTS override the sweep's shapes and
 # rungs. Outputs under $OUT: nbwd.log, sweep.{json,md}, tests.tgz (the test
-# and memcheck logs), ncu-*.txt.
+# and memcheck logs), ncu-*.txt and ncu-rows.log.
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=/tmp/sl-nbwd
@@ -64,18 +64,12 @@ if has sweep; then
     echo "run exit $?"
     cut -c1-150 "$W/sweep.txt"
 fi
-if has ncu; then
-    NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+if has ncu; then  # bench/ncu_rows.sh, on the register kernel of each NCU_CASES entry (op:MxN:variant, bf16)
+    cases=""
     for c in ${NCU_CASES:-"rmsnorm_bwd:8192x65536:regs_sm"}; do
         IFS=: read -r op shp var <<<"$c"
-        stage "ncu: $op $shp $var"
-        timeout 90 $NCU --kernel-name regex:norm_bwd_regs --launch-count 1 --section SpeedOfLight \
-            --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
-            $B/streamlab run --op $op --dtype bf16 --shape $shp --variants $var --trials 1 --warmup 0 --quiet \
-            > "$OUT/ncu-$op-$shp-$var.txt" 2>&1
-        echo "ncu exit $?"
-        grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|No Eligible|Waves Per SM|Grid Size|Max Active Clusters" \
-            "$OUT/ncu-$op-$shp-$var.txt" | head -20
+        cases="$cases $op:bf16:$shp:$var:norm_bwd_regs"
     done
+    BUILD=$B CASES="$cases" bash bench/ncu_rows.sh
 fi
 stage "done"

@@ -253,6 +253,28 @@ static __device__ __forceinline__ int smx_warp_kmax(int k)
 #endif
 }
 
+/* K values of a copy of v folded as a pairwise tree with Op (row.cuh's
+ * smx_max_op / smx_sum_op, or smx_kmax_op on keys): depth log2 K instead
+ * of a chain of K - 1 dependent instructions; v itself is left as it was. */
+template <int K, class Op, class T> static __device__ __forceinline__ T smx_tree(const T *v)
+{
+    T t[K];
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        t[i] = v[i];
+#pragma unroll
+    for (int h = 1; h < K; h *= 2)
+#pragma unroll
+        for (int i = 0; i + h < K; i += 2 * h)
+            t[i] = Op::apply(t[i], t[i + h]);
+    return t[0];
+}
+
+/* The larger of two order-preserving keys (smx_fkey), for smx_tree. */
+struct smx_kmax_op {
+    static __device__ __forceinline__ int apply(int a, int b) { return max(a, b); }
+};
+
 /* The block's largest key from each warp's (kw, the warp's own): one
  * barrier. red: BLOCK / 32 ints of shared memory, written once. */
 template <int BLOCK> static __device__ __forceinline__ int smx_block_kmax(int kw, int *red)
@@ -270,30 +292,9 @@ template <int BLOCK> static __device__ __forceinline__ int smx_block_kmax(int kw
 #pragma unroll
         for (int w = 0; w < NW; w++)
             v[w] = red[w];
-#pragma unroll
-        for (int h = 1; h < NW; h *= 2)
-#pragma unroll
-            for (int w = 0; w + h < NW; w += 2 * h)
-                v[w] = max(v[w], v[w + h]);
+        v[0] = smx_tree<NW, smx_kmax_op>(v);
     }
     return v[0];
-}
-
-/* K values of a copy of v folded as a pairwise tree with Op (row.cuh's
- * smx_max_op / smx_sum_op): depth log2 K instead of a chain of K - 1
- * dependent instructions; v itself is left as it was. */
-template <int K, class Op> static __device__ __forceinline__ float smx_tree(const float *v)
-{
-    float t[K];
-#pragma unroll
-    for (int i = 0; i < K; i++)
-        t[i] = v[i];
-#pragma unroll
-    for (int h = 1; h < K; h *= 2)
-#pragma unroll
-        for (int i = 0; i + h < K; i += 2 * h)
-            t[i] = Op::apply(t[i], t[i + h]);
-    return t[0];
 }
 
 /* The block's sum: warp butterflies, then one barrier. red: BLOCK / 32
