@@ -9,14 +9,14 @@
 #   A     the base checkout (default: this one)
 #   B     the candidate checkout (required), e.g. a worktree carried as .wt/x
 #   RUN   the `streamlab run` arguments (required; --json/--md are added);
-#         RUN2 a second set, run after RUN in each turn (other ops, dtypes or
+#         RUN2, RUN3, RUN4 more sets, run after RUN in each turn (other ops, dtypes or
 #         shapes)
 #   ROUNDS how many turns each (3); RUN_S each run's time limit (120 s)
 #   PRE   a command run in B first (e.g. its GPU tests: bench/verify_h200.sh)
 # Example (a worktree .wt/smld against main):
 #   run(kind="nvidia-h200", carry=[".wt/smld", ".deps"], timeout_s=560,
 #       command="B=.wt/smld RUN='--op softmax --dtype bf16 --shape 128x32768 --variants regs' bash bench/ab_h200.sh")
-# Outputs under $OUT: ab.log, {a,b}-<round>[-2].json, ab.md (the summary).
+# Outputs under $OUT: ab.log, {a,b}-<round>[-2..4].json, ab.md (the summary).
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=/tmp/sl-ab
@@ -61,11 +61,13 @@ for r in $(seq 1 "$ROUNDS"); do
         stage "round $r, $side: streamlab run $RUN"
         timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $RUN --json "$OUT/$s-$r.json" --quiet > "$W/run-$s-$r.txt" 2>&1
         echo "exit $?"
-        if [ -n "${RUN2:-}" ]; then
-            stage "round $r, $side: streamlab run $RUN2"
-            timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $RUN2 --json "$OUT/$s-$r-2.json" --quiet > "$W/run2-$s-$r.txt" 2>&1
+        for i in 2 3 4; do
+            v=RUN$i
+            [ -n "${!v:-}" ] || continue
+            stage "round $r, $side: streamlab run ${!v}"
+            timeout ${RUN_S:-120} "$d/build-ab/streamlab" run ${!v} --json "$OUT/$s-$r-$i.json" --quiet > "$W/run$i-$s-$r.txt" 2>&1
             echo "exit $?"
-        fi
+        done
     done
 done
 stage "summary"

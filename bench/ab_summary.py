@@ -24,7 +24,8 @@ Key = tuple[str, str, str, str]
 
 def shape_text(row: dict) -> str:
     s = row.get("shape") or {}
-    return f"{s.get('rows', 1)}x{s.get('cols', row.get('n'))}"
+    k = f"x{s['k']}" if s.get("k") else ""  # matmul's K, the stencil's radius
+    return f"{s.get('rows', 1)}x{s.get('cols', row.get('n'))}{k}"
 
 
 def load(path: str) -> dict[Key, tuple[float, float | None]]:

@@ -62,6 +62,18 @@ done
 python3 bench/ab_summary.py "$T/ab" > "$T/ab.md" || fail "ab_summary.py exits $?"
 grep -q "| softmax | bf16 | 2x8 | regs | 1/1 | 2000.00 | 1000.00 | 0.500 | 0.500 | 1.000 |" "$T/ab.md" ||
     fail "ab_summary.py's row is not B/A = 0.5 with copy fractions 0.5 and 1.0: $(cat "$T/ab.md")"
+# a third extent (the stencil's radius, matmul's K) keeps two shapes apart
+mkdir -p "$T/abk"
+for s in a b; do
+    for k in 1 4; do
+        printf '{"results": [{"op": "stencil", "variant": "copy_k", "dtype": "f32", "status": "ok", "shape": {"rows": 8, "cols": 8, "k": %s}, "time_ms": {"median": 1.0}, "gbs": 100.0}, {"op": "stencil", "variant": "regwin", "dtype": "f32", "status": "ok", "shape": {"rows": 8, "cols": 8, "k": %s}, "time_ms": {"median": %s}, "gbs": 50.0}]}\n' \
+            $k $k $k > "$T/abk/$s-1-$k.json"
+    done
+done
+python3 bench/ab_summary.py "$T/abk" > "$T/abk.md" || fail "ab_summary.py (k) exits $?"
+grep -q "| stencil | f32 | 8x8x1 | regwin | 1/1 | 1000.00 | 1000.00 |" "$T/abk.md" &&
+    grep -q "| stencil | f32 | 8x8x4 | regwin | 1/1 | 4000.00 | 4000.00 |" "$T/abk.md" ||
+    fail "ab_summary.py merged two radii of one shape: $(cat "$T/abk.md")"
 python3 bench/ab_summary.py "$T/none" > /dev/null 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "ab_summary.py with no rows exits $rc, not 1"

@@ -91,6 +91,8 @@ static cJSON *row_json(const sl_report *rep, const sl_result *r)
         cJSON_AddNumberToObject(sh, "rows", (double)r->shape.rows);
         cJSON_AddNumberToObject(sh, "cols", (double)r->shape.cols);
         cJSON_AddNumberToObject(sh, "ld", (double)r->shape.ld);
+        if (r->shape.k) /* the third extent: matmul's K, the stencil's radius */
+            cJSON_AddNumberToObject(sh, "k", (double)r->shape.k);
     }
     cJSON_AddNumberToObject(o, "bytes_per_elem", r->n ? r->bytes / (double)r->n : 0.0);
     cJSON_AddNumberToObject(o, "bytes", r->bytes);
