@@ -2,7 +2,8 @@
 """Summary of bench/ab_h200.sh: base (a-<round>.json) against candidate
 (b-<round>.json), written by `streamlab run --json` in turns on one card.
 
-For every (op, dtype, shape, variant) both sides measured: the kernel time
+For every (op, dtype, shape, variant) the candidate measured (a row the
+base lacks, such as a new rung, shows "-" on the base's side): the kernel time
 (each round's median over its trials, then the median over the rounds),
 the candidate's time over the base's, and each side's bandwidth as a
 fraction of the op's copy kernel (copy_k, or a "copy" ceiling whose
@@ -69,18 +70,21 @@ def main() -> int:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     a, b = side(sys.argv[1], "a"), side(sys.argv[1], "b")
-    keys = sorted(set(a) & set(b))
-    if not keys:
+    # every row B measured (a new rung has no A side: its A columns are "-");
+    # rows only A measured are left out
+    keys = sorted(set(b))
+    if not set(a) & set(b):
         print("ab_summary: no row measured on both sides", file=sys.stderr)
         return 1
     f = lambda x, p=3: "-" if x is None else f"{x:.{p}f}"  # noqa: E731
     print("| op | dtype | shape | variant | rounds A/B | A µs | B µs | B/A time | A / copy | B / copy |")
     print("|---|---|---|---|---|--:|--:|--:|--:|--:|")
     for k in keys:
-        ta, tb = med([t for t, _ in a[k]]), med([t for t, _ in b[k]])
+        ak = a.get(k, [])
+        ta, tb = med([t for t, _ in ak]), med([t for t, _ in b[k]])
         ratio = tb / ta if ta and tb else None
-        print(f"| {' | '.join(k)} | {len(a[k])}/{len(b[k])} | {f(ta * 1e3, 2)} | {f(tb * 1e3, 2)} | "
-              f"{f(ratio)} | {f(med([c for _, c in a[k]]))} | {f(med([c for _, c in b[k]]))} |")
+        print(f"| {' | '.join(k)} | {len(ak)}/{len(b[k])} | {f(ta * 1e3 if ta else None, 2)} | {f(tb * 1e3, 2)} | "
+              f"{f(ratio)} | {f(med([c for _, c in ak]))} | {f(med([c for _, c in b[k]]))} |")
     return 0
 
 

@@ -59,7 +59,12 @@ for s in a:2.0 b:1.0; do
     printf '{"results": [{"op": "softmax", "variant": "copy_k", "dtype": "bf16", "status": "ok", "shape": {"rows": 2, "cols": 8}, "time_ms": {"median": 1.0}, "gbs": 100.0}, {"op": "softmax", "variant": "regs", "dtype": "bf16", "status": "ok", "shape": {"rows": 2, "cols": 8}, "time_ms": {"median": %s}, "gbs": %s}]}\n' \
         "${s#*:}" "$(python3 -c "print(100 / ${s#*:})")" > "$T/ab/${s%%:*}-1.json"
 done
+# a rung only the candidate has (B's rows add "new"): its base columns are "-"
+sed 's/}]}$/}, {"op": "softmax", "variant": "new", "dtype": "bf16", "status": "ok", "shape": {"rows": 2, "cols": 8}, "time_ms": {"median": 0.5}, "gbs": 200.0}]}/' \
+    "$T/ab/b-1.json" > "$T/ab/b-1.tmp" && mv "$T/ab/b-1.tmp" "$T/ab/b-1.json"
 python3 bench/ab_summary.py "$T/ab" > "$T/ab.md" || fail "ab_summary.py exits $?"
+grep -q "| softmax | bf16 | 2x8 | new | 0/1 | - | 500.00 | - | - | 2.000 |" "$T/ab.md" ||
+    fail "ab_summary.py leaves out or mislabels a rung only B has: $(cat "$T/ab.md")"
 grep -q "| softmax | bf16 | 2x8 | regs | 1/1 | 2000.00 | 1000.00 | 0.500 | 0.500 | 1.000 |" "$T/ab.md" ||
     fail "ab_summary.py's row is not B/A = 0.5 with copy fractions 0.5 and 1.0: $(cat "$T/ab.md")"
 # a third extent (the stencil's radius, matmul's K) keeps two shapes apart
