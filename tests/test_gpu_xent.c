@@ -399,7 +399,7 @@ int main(void)
         {12, 65536, 0, 0, 3, 0, 0.0, special, XK_KINDS},
         {12, 65536, 0, 0, 3, 1, 0.1, special, XK_KINDS}, /* in place, smoothing */
         /* bulk: 2501- and 2500-vector chunks (16-bit): threads with 5 and 4
-         * vectors (the odd one outside the two-a-step loop), V - 1 in it */
+         * vectors (the fifth after the four-a-step loop), V - 1 in it */
         {12, 40008, 0, 0, 3, 1, 0.1, special, XK_KINDS},
         {4, 65536, 0, 0, 3, 1, 0.0, special, XK_KINDS}, /* the same, small enough for SL_XENT_QUICK */
     };

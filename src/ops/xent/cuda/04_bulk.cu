@@ -47,8 +47,8 @@
  * 0.791 of the copy at 2^17 / 2^18 bf16, ncu on an H100: issue 0.55 a
  * scheduler, DRAM 73%). Read from the sm_90 SASS of the bf16 kernel,
  * executed thread-instructions an element in the hot loops, before ->
- * after: max 0.75 -> 0.75 (HMNMX2 already), sum of exp 6.2 -> 4.6,
- * gradient 8.3 -> 5.3; 15.2 -> 10.7 (docs/ladder.md has the counts):
+ * after: max 0.75 -> 0.75 (HMNMX2 already), sum of exp 6.2 -> 4.4,
+ * gradient 8.3 -> 5.1; 15.2 -> 10.3 (docs/ladder.md has the counts):
  *  - exp(x - ref) as 2^(x log2 e + nl), nl = -ref log2 e rounded once a
  *    block: one FFMA and one MUFU.EX2, where x - ref, a multiply and the
  *    MUFU took three (as 03_bwd.cu);
@@ -59,8 +59,8 @@
  *    target's vector stores that element again, same expression minus
  *    one1g (program order keeps its second store); an ignored row is a
  *    block-uniform loop of zero stores;
- *  - two vectors a step with no bounds test between them, the stores'
- *    addresses by immediate offsets from one pointer;
+ *  - four vectors a step (XU) with no bounds test between them, the
+ *    loads' and stores' addresses immediate offsets from one pointer;
  *  - the block's reductions read the 16 warp values as four LDS.128
  *    (the generic xent_block loops over blockDim.x / 32).
  * Numerics of the fma form: the rounding of ref log2 e multiplies every
@@ -84,7 +84,8 @@ namespace cg = cooperative_groups;
 enum {
     XK_BLOCK = 512,
     XK_MAXV = 4608, /* 16-byte vectors a chunk: 72 KiB, three blocks an SM (228 KiB) */
-    XK_PIECE = 1024 /* vectors a bulk copy: 16 KiB */
+    XK_PIECE = 1024, /* vectors a bulk copy: 16 KiB */
+    XU = 4           /* vectors a step of the sum and gradient sweeps */
 };
 
 /* The running max m of a thread's 16-bit elements as a packed pair
@@ -215,24 +216,29 @@ static __global__ void __launch_bounds__(XK_BLOCK, BULK_MIN_BLOCKS) xent_bulk(xe
     const float ref = m == -CUDART_INF_F ? 0.0f : m;
     /* pass 2: sum of exp(x - ref) = 2^(x log2 e + nl), one fma and one
      * MUFU.EX2 an element; the thread's vectors j = tid + 512 i, i < nt,
-     * two a step without a bounds test between them */
+     * XU a step without a bounds test between them */
     const float L2E = 1.4426950408889634f, nl = -ref * L2E;
     const uint32_t nt = threadIdx.x < cnt ? (cnt - threadIdx.x + XK_BLOCK - 1) / XK_BLOCK : 0u;
     const uint4 *xt0 = xs + threadIdx.x;
     float s = 0.0f;
     {
         uint32_t i = 0;
-        for (; i + 2 <= nt; i += 2) {
-            const uint4 u0 = xt0[(i + 0) * XK_BLOCK], u1 = xt0[(i + 1) * XK_BLOCK];
-            float s0 = 0.0f, s1 = 0.0f;
+        for (; i + XU <= nt; i += XU) {
+            uint4 u[XU];
+            float sq[XU];
 #pragma unroll
-            for (int k = 0; k < VE; k++) {
-                s0 += xk_ex2(fmaf(xk_el<DT>(u0, k), L2E, nl));
-                s1 += xk_ex2(fmaf(xk_el<DT>(u1, k), L2E, nl));
-            }
-            s += s0 + s1;
+            for (int q = 0; q < XU; q++)
+                u[q] = xt0[(i + q) * XK_BLOCK], sq[q] = 0.0f;
+#pragma unroll
+            for (int k = 0; k < VE; k++)
+#pragma unroll
+                for (int q = 0; q < XU; q++)
+                    sq[q] += xk_ex2(fmaf(xk_el<DT>(u[q], k), L2E, nl));
+#pragma unroll
+            for (int q = 0; q < XU; q++)
+                s += sq[q];
         }
-        if (i < nt) {
+        for (; i < nt; i++) {
             const uint4 u = xt0[i * XK_BLOCK];
             float s0 = 0.0f;
 #pragma unroll
@@ -301,18 +307,21 @@ static __global__ void __launch_bounds__(XK_BLOCK, BULK_MIN_BLOCKS) xent_bulk(xe
             dt0[i * XK_BLOCK] = make_uint4(0u, 0u, 0u, 0u);
     } else {
         uint32_t i = 0;
-        for (; i + 2 <= nt; i += 2) {
-            const uint4 u0 = xt0[(i + 0) * XK_BLOCK], u1 = xt0[(i + 1) * XK_BLOCK];
-            float f0[VE], f1[VE];
+        for (; i + XU <= nt; i += XU) {
+            uint4 u[XU];
 #pragma unroll
-            for (int k = 0; k < VE; k++) {
-                f0[k] = fmaf(xk_ex2(fmaf(xk_el<DT>(u0, k), L2E, nl)), fg, -og);
-                f1[k] = fmaf(xk_ex2(fmaf(xk_el<DT>(u1, k), L2E, nl)), fg, -og);
+            for (int q = 0; q < XU; q++)
+                u[q] = xt0[(i + q) * XK_BLOCK];
+#pragma unroll
+            for (int q = 0; q < XU; q++) {
+                float f[VE];
+#pragma unroll
+                for (int k = 0; k < VE; k++)
+                    f[k] = fmaf(xk_ex2(fmaf(xk_el<DT>(u[q], k), L2E, nl)), fg, -og);
+                dt0[(i + q) * XK_BLOCK] = sbwd_pack<DT>(f);
             }
-            dt0[(i + 0) * XK_BLOCK] = sbwd_pack<DT>(f0);
-            dt0[(i + 1) * XK_BLOCK] = sbwd_pack<DT>(f1);
         }
-        if (i < nt) {
+        for (; i < nt; i++) {
             const uint4 u = xt0[i * XK_BLOCK];
             float f[VE];
 #pragma unroll
