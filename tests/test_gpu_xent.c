@@ -8,7 +8,8 @@
  * of 2^17 f32 / 2^18 bf16 and the two-pass fallback beyond), 50257, many
  * short rows, logits and dx misaligned to 16 bytes at one offset and at
  * different offsets, the special rows (+-100, a 1e4 logit, equal logits,
- * NaN), ignored rows and all rows ignored, label smoothing, guard bytes
+ * NaN), targets at a 1e4 logit and at the bulk kernel's chunk edges,
+ * ignored rows and all rows ignored, label smoothing, guard bytes
  * around dx; targets out of range giving NaN loss and gradient rows with
  * lse written (compute-sanitizer memcheck shows no access outside the
  * logits); the gradient against finite differences of the loss on the
@@ -392,6 +393,15 @@ int main(void)
         {3, 40008, 0, 0, 0, 1, 0.1, k20, 2},       /* bulk: chunks of 2501 and 2500 vectors (16-bit) */
         {4, 65536, 0, 0, 0, 0, 0.2, k20, 2},       /* bulk: a cluster of 2 (16-bit), 4 (f32) */
         {2, 131072, 0, 0, 0, 1, 0.0, special, XK_KINDS}, /* bulk: a cluster of 4 (16-bit), 8 (f32), in place */
+        /* bulk: targets at the 1e4 logit (p near 1), at the chunks' edges,
+         * 0 / V - 1 and ignored NaN rows (tmode 3: the kernel stores the
+         * target's element apart); clusters of 2 (16-bit) and 4 (f32) */
+        {12, 65536, 0, 0, 3, 0, 0.0, special, XK_KINDS},
+        {12, 65536, 0, 0, 3, 1, 0.1, special, XK_KINDS}, /* in place, smoothing */
+        /* bulk: 2501- and 2500-vector chunks (16-bit): threads with 5 and 4
+         * vectors (the fifth after the four-a-step loop), V - 1 in it */
+        {12, 40008, 0, 0, 3, 1, 0.1, special, XK_KINDS},
+        {4, 65536, 0, 0, 3, 1, 0.0, special, XK_KINDS}, /* the same, small enough for SL_XENT_QUICK */
     };
     const char *q = getenv("SL_XENT_QUICK");
     const int quick = q && *q && *q != '0';

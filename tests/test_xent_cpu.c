@@ -108,6 +108,12 @@ static void test_public(sl_ctx *ctx)
         run_public(ctx, dts[d], &s);
         s.eps = 0.2, s.inplace = 1, s.i64 = 1;
         run_public(ctx, dts[d], &s);
+        /* targets at the 1e4 logit (p near 1), 0-based chunk edges, V - 1,
+         * ignored NaN rows (xt_fill's tmode 3, as test_gpu_xent) */
+        xcase h = {12, 336, 3, 0.0, SL_REDUCTION_NONE, 0, 0, 1, special, XK_KINDS};
+        run_public(ctx, dts[d], &h);
+        h.eps = 0.1, h.inplace = 1;
+        run_public(ctx, dts[d], &h);
         xcase all = {6, 100, 1, 0.0, SL_REDUCTION_MEAN, 0, 0, 1, k20, 1}; /* every row ignored */
         run_public(ctx, dts[d], &all);
         all.red = SL_REDUCTION_SUM;

@@ -33,8 +33,13 @@ static inline uint64_t xt_next(uint64_t *s)
 
 /* Logits (rows x cols of dt, dense) of kinds[r % nkinds], and targets:
  * row r's target is 0, cols - 1, random, ignored (XT_IGNORE) or random
- * for r mod 5 = 0..4 (tmode 0), all ignored (tmode 1), or all random
- * (tmode 2). Targets as int64 in t64 (the caller narrows). */
+ * for r mod 5 = 0..4 (tmode 0), all ignored (tmode 1), all random
+ * (tmode 2), or (tmode 3) for r mod 6 = 0..5 the row's hot column,
+ * cols / 2 - 1, cols / 2 (the last and first columns of the bulk
+ * kernel's chunks when a row is cut in 2 or 4), cols - 1, ignored, the
+ * hot column, and the hot column in every XK_HUGE row (the target is the
+ * 1e4 logit: p near 1, its p - (1 - eps) cancels). Targets as int64 in
+ * t64 (the caller narrows). */
 static inline void xt_fill(sl_dtype dt, void *x, int64_t *t64, size_t rows, size_t cols, uint64_t seed,
                            const int *kinds, int nkinds, int tmode)
 {
@@ -55,8 +60,14 @@ static inline void xt_fill(sl_dtype dt, void *x, int64_t *t64, size_t rows, size
         }
         const int64_t rnd = (int64_t)(xt_next(&s) % cols);
         const int m = (int)(r % 5);
+        const int m6 = (int)(r % 6);
         t64[r] = tmode == 1 ? XT_IGNORE
                  : tmode == 2 ? rnd
+                 : tmode == 3 ? (kind == XK_HUGE || m6 == 0 || m6 == 5 ? (int64_t)hot
+                                 : m6 == 1                      ? (int64_t)(cols / 2) - 1
+                                 : m6 == 2                      ? (int64_t)(cols / 2)
+                                 : m6 == 3                      ? (int64_t)cols - 1
+                                                                : XT_IGNORE)
                  : m == 0 ? 0
                  : m == 1 ? (int64_t)cols - 1
                  : m == 3 ? XT_IGNORE

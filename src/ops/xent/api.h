@@ -32,7 +32,10 @@ typedef enum sl_reduction {
  *
  * Numerics: f32 throughout (bf16 / f16 logits widened exactly): the row
  * maximum m is subtracted before exp (on CUDA 2^((x - m) log2 e) by
- * ex2.approx, relative error 2^-22; the CPU's expf), s = sum exp(x - m)
+ * ex2.approx, relative error 2^-22, the bulk kernel's as one fma
+ * 2^(x log2 e - m log2 e) with m log2 e rounded once a block, whose
+ * rounding scales the block's sum and gradient terms alike; the CPU's
+ * expf), s = sum exp(x - m)
  * and sum x in f32 (fp64 on the CPU backend), lse = m + log s, the losses and lse
  * stored as f32, the gradient rounded to nearest-even into dtype.
  * Checked against an fp64 reference (`streamlab run --op xent`,

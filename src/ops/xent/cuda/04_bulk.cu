@@ -14,7 +14,8 @@
  * normaliser does (thread 0 reads the C slots, the block gets the result
  * through its own shared memory); the target's logit comes from the
  * chunk that holds it, so x is never read twice. In place (dx = x) is
- * safe: a block writes only its own chunk, after all of it has landed.
+ * safe: a block writes only its own chunk, after all of it has landed
+ * (the target's element twice, by one thread, in program order).
  *
  * Change from rung 2 (regs): regs held a row in registers with 16
  * registers of data a thread under a 64-register cap, so at 2^15 columns
@@ -41,6 +42,37 @@
  * there), against 0.73 for the unfused pair the public function ran
  * before. 32 KiB chunks (4 blocks an SM, clusters of 8) measured 0.89
  * and 0.87.
+ *
+ * Fewer instructions an element (fourth session, issue 33; H200 0.806 /
+ * 0.791 of the copy at 2^17 / 2^18 bf16, ncu on an H100: issue 0.55 a
+ * scheduler, DRAM 73%). Read from the sm_90 SASS of the bf16 kernel,
+ * executed thread-instructions an element in the hot loops, before ->
+ * after: max 0.75 -> 0.75 (HMNMX2 already), sum of exp 6.2 -> 4.4,
+ * gradient 8.3 -> 5.1; 15.2 -> 10.3 (docs/ladder.md has the counts):
+ *  - exp(x - ref) as 2^(x log2 e + nl), nl = -ref log2 e rounded once a
+ *    block: one FFMA and one MUFU.EX2, where x - ref, a multiply and the
+ *    MUFU took three (as 03_bwd.cu);
+ *  - bf16 widened by one instruction an element (the high half masked,
+ *    not shifted down and up);
+ *  - the target's - (1 - eps) g not tested per element (8 compares and
+ *    predicated adds a vector, a BSSY region): the thread that stored the
+ *    target's vector stores that element again, same expression minus
+ *    one1g (program order keeps its second store); an ignored row is a
+ *    block-uniform loop of zero stores;
+ *  - four vectors a step (XU) with no bounds test between them, the
+ *    loads' and stores' addresses immediate offsets from one pointer;
+ *  - the block's reductions read the 16 warp values as four LDS.128
+ *    (the generic xent_block loops over blockDim.x / 32).
+ * Numerics of the fma form: the rounding of ref log2 e multiplies every
+ * term 2^t of a block (its sum and its gradient) by one factor 2^e,
+ * |e| <= |ref| log2 e 2^-24; within a block it cancels in p = 2^t / S, so
+ * the target at the row's max (p near 1, p - (1 - eps) cancelling) stays
+ * exact to the absolute term; across the cluster's blocks the factors
+ * differ: (|ref| + |M|) 2^-24 relative on p, and the fma rounds once
+ * (|x - ref| 2^-24): (|x - ref| + |ref| + |M|) 2^-24 <= 3 S 2^-24 where
+ * |x|, |ref| <= S, and where they are not p <= e^-(|x| - S) and the
+ * excess is under the absolute (16 + L) 2^-24: inside api.h's 4 S 2^-24
+ * relative (the old form: 2 |x - ref| 2^-24). Tolerance text unchanged.
  */
 #include "bulk_copy.cuh"
 #include "xent.cuh"
@@ -52,7 +84,8 @@ namespace cg = cooperative_groups;
 enum {
     XK_BLOCK = 512,
     XK_MAXV = 4608, /* 16-byte vectors a chunk: 72 KiB, three blocks an SM (228 KiB) */
-    XK_PIECE = 1024 /* vectors a bulk copy: 16 KiB */
+    XK_PIECE = 1024, /* vectors a bulk copy: 16 KiB */
+    XU = 4           /* vectors a step of the sum and gradient sweeps */
 };
 
 /* The running max m of a thread's 16-bit elements as a packed pair
@@ -66,6 +99,55 @@ template <int DT> static __device__ __forceinline__ uint32_t xk_pmax(uint32_t a,
     else
         asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
     return r;
+}
+
+/* Element k of a 16-byte vector widened to f32. bf16 pairs: the low one
+ * by a shift, the high one by a mask (one instruction each, where the
+ * generic unpack shifts the high one down and up again); f16 and f32 as
+ * sbwd_el. */
+template <int DT> static __device__ __forceinline__ float xk_el(const uint4 &u, int k)
+{
+    if (DT != SL_BF16)
+        return sbwd_el<DT>(u, k);
+    const uint32_t w = sbwd_word(u, k >> 1);
+    return __uint_as_float(k & 1 ? w & 0xffff0000u : w << 16);
+}
+
+/* 2^t (ex2.approx.ftz: relative error 2^-22, below 2^-126 flushed to 0).
+ * The callers pass t = x log2 e + nl, one fma, nl = -ref log2 e rounded
+ * once a block: exp(x - ref) without the subtraction (as 03_bwd.cu). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900 /* the sm_90 kernel body's only */
+static __device__ __forceinline__ float xk_ex2(float t)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(t));
+    return r;
+}
+#endif
+
+/* A 512-thread block's sum or max of v (xent_block with the block size
+ * known: the 16 warp values read as four 16-byte words, no loop). red: 32
+ * floats, free on entry and on return. */
+template <class OP> static __device__ __forceinline__ float xk_block(float v, float *red)
+{
+    v = smx_warp<OP>(v);
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    const float4 *r4 = (const float4 *)red;
+    float4 q[XK_BLOCK / 128];
+#pragma unroll
+    for (int i = 0; i < XK_BLOCK / 128; i++)
+        q[i] = r4[i];
+    v = q[0].x;
+    v = OP::apply(v, q[0].y), v = OP::apply(v, q[0].z), v = OP::apply(v, q[0].w);
+#pragma unroll
+    for (int i = 1; i < XK_BLOCK / 128; i++) {
+        v = OP::apply(v, q[i].x), v = OP::apply(v, q[i].y);
+        v = OP::apply(v, q[i].z), v = OP::apply(v, q[i].w);
+    }
+    __syncthreads();
+    return v;
 }
 
 /* Three 512-thread blocks an SM on sm_90 (2048 threads); the other
@@ -84,7 +166,7 @@ static __global__ void __launch_bounds__(XK_BLOCK, BULK_MIN_BLOCKS) xent_bulk(xe
     typedef typename sl_dt<DT>::raw R;
     const int VE = smx_vec<DT>::VE;
     extern __shared__ __align__(128) uint4 xs[];
-    __shared__ float red[32];
+    __shared__ __align__(16) float red[32];
     __shared__ float cl[4];  /* this block's (max, sum, sum x, target logit): read by the cluster */
     __shared__ float fin[4]; /* the row's, merged by thread 0 */
     __shared__ __align__(8) uint64_t bar;
@@ -130,22 +212,44 @@ static __global__ void __launch_bounds__(XK_BLOCK, BULK_MIN_BLOCKS) xent_bulk(xe
                 sx += sbwd_el<DT>(u, k);
         }
     }
-    m = xent_block<smx_max_op>(m, red);
+    m = xk_block<smx_max_op>(m, red);
     const float ref = m == -CUDART_INF_F ? 0.0f : m;
-    /* pass 2: sum of exp(x - ref) */
+    /* pass 2: sum of exp(x - ref) = 2^(x log2 e + nl), one fma and one
+     * MUFU.EX2 an element; the thread's vectors j = tid + 512 i, i < nt,
+     * XU a step without a bounds test between them */
+    const float L2E = 1.4426950408889634f, nl = -ref * L2E;
+    const uint32_t nt = threadIdx.x < cnt ? (cnt - threadIdx.x + XK_BLOCK - 1) / XK_BLOCK : 0u;
+    const uint4 *xt0 = xs + threadIdx.x;
     float s = 0.0f;
-#pragma unroll 4
-    for (uint32_t j = threadIdx.x; j < cnt; j += XK_BLOCK) {
-        const uint4 u = xs[j];
-        float sk = 0.0f;
+    {
+        uint32_t i = 0;
+        for (; i + XU <= nt; i += XU) {
+            uint4 u[XU];
+            float sq[XU];
 #pragma unroll
-        for (int k = 0; k < VE; k++)
-            sk += xent_exp(sbwd_el<DT>(u, k) - ref);
-        s += sk;
+            for (int q = 0; q < XU; q++)
+                u[q] = xt0[(i + q) * XK_BLOCK], sq[q] = 0.0f;
+#pragma unroll
+            for (int k = 0; k < VE; k++)
+#pragma unroll
+                for (int q = 0; q < XU; q++)
+                    sq[q] += xk_ex2(fmaf(xk_el<DT>(u[q], k), L2E, nl));
+#pragma unroll
+            for (int q = 0; q < XU; q++)
+                s += sq[q];
+        }
+        for (; i < nt; i++) {
+            const uint4 u = xt0[i * XK_BLOCK];
+            float s0 = 0.0f;
+#pragma unroll
+            for (int k = 0; k < VE; k++)
+                s0 += xk_ex2(fmaf(xk_el<DT>(u, k), L2E, nl));
+            s += s0;
+        }
     }
-    s = xent_block<smx_sum_op>(s, red);
+    s = xk_block<smx_sum_op>(s, red);
     if (g.eps != 0.0f)
-        sx = xent_block<smx_sum_op>(sx, red);
+        sx = xk_block<smx_sum_op>(sx, red);
     /* the target's logit, from the chunk that holds it */
     const int32_t tc = tg.ign || tg.bad ? -1 : (int32_t)tg.t;
     const int32_t c0 = (int32_t)(v0 * VE);
@@ -187,26 +291,51 @@ static __global__ void __launch_bounds__(XK_BLOCK, BULK_MIN_BLOCKS) xent_bulk(xe
     }
     if (rank == 0 && threadIdx.x == 0)
         xent_epilogue(g, row, tg, M, S, SX, XT);
-    /* pass 3: the gradient, (exp(x - ref) exp(ref - M) / S - (1 - eps) [j = t] - eps / V) g */
+    /* pass 3: the gradient, (exp(x - ref) exp(ref - M) / S - (1 - eps) [j = t] - eps / V) g:
+     * one fma, MUFU.EX2, fma an element and a pack a pair; the target's
+     * - (1 - eps) g is not tested for per element: the thread that owns
+     * column t stores that one element again afterwards (the same
+     * expression, minus one1g: the same rounding as a per-element test
+     * gave). An ignored row stores zeros (whatever the logits hold). */
     const float Mref = M == -CUDART_INF_F ? 0.0f : M;
     const float factor = (M == -CUDART_INF_F ? CUDART_NAN_F : expf(ref - Mref)) / S;
     const float gs = xent_gscale(g, tg), one1g = (1.0f - g.eps) * gs, fg = factor * gs,
                 og = g.eps / (float)g.cols * gs;
-#pragma unroll 4
-    for (uint32_t j = threadIdx.x; j < cnt; j += XK_BLOCK) {
-        const uint4 u = xs[j];
-        const int32_t cj = c0 + (int32_t)(j * VE);
-        float f[VE];
+    uint4 *dt0 = (uint4 *)dr + v0 + threadIdx.x;
+    if (tg.ign) {
+        for (uint32_t i = 0; i < nt; i++)
+            dt0[i * XK_BLOCK] = make_uint4(0u, 0u, 0u, 0u);
+    } else {
+        uint32_t i = 0;
+        for (; i + XU <= nt; i += XU) {
+            uint4 u[XU];
 #pragma unroll
-        for (int k = 0; k < VE; k++)
-            f[k] = tg.ign ? 0.0f : fmaf(xent_exp(sbwd_el<DT>(u, k) - ref), fg, -og);
-        if ((uint32_t)(tc - cj) < (uint32_t)VE) {
+            for (int q = 0; q < XU; q++)
+                u[q] = xt0[(i + q) * XK_BLOCK];
+#pragma unroll
+            for (int q = 0; q < XU; q++) {
+                float f[VE];
+#pragma unroll
+                for (int k = 0; k < VE; k++)
+                    f[k] = fmaf(xk_ex2(fmaf(xk_el<DT>(u[q], k), L2E, nl)), fg, -og);
+                dt0[(i + q) * XK_BLOCK] = sbwd_pack<DT>(f);
+            }
+        }
+        for (; i < nt; i++) {
+            const uint4 u = xt0[i * XK_BLOCK];
+            float f[VE];
 #pragma unroll
             for (int k = 0; k < VE; k++)
-                if (cj + k == tc)
-                    f[k] -= one1g;
+                f[k] = fmaf(xk_ex2(fmaf(xk_el<DT>(u, k), L2E, nl)), fg, -og);
+            dt0[i * XK_BLOCK] = sbwd_pack<DT>(f);
         }
-        *(uint4 *)(dr + 16 * (uint64_t)(v0 + j)) = sbwd_pack<DT>(f);
+        /* the target's element, by the thread that stored its vector
+         * (program order: this store lands after that one) */
+        const uint32_t te = (uint32_t)(tc - c0);
+        if (tc >= c0 && te < cnt * VE && (te / VE) % XK_BLOCK == threadIdx.x) {
+            const float x1 = sl_dt<DT>::load(((const R *)xs)[te]);
+            ((R *)dr)[tc] = sl_dt<DT>::store(fmaf(xk_ex2(fmaf(x1, L2E, nl)), fg, -og) - one1g);
+        }
     }
     if (C > 1)
         asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
