@@ -6,7 +6,8 @@
 # `streamlab run` also times the op's copy ceiling (copy_k) in its own
 # process, so the summary compares bandwidth over copy_k, round by round,
 # and the kernel time (median of the trials), median over the rounds.
-#   A     the base checkout (default: this one)
+#   A     the base checkout (default: this one); A = B times a new variant
+#         the base lacks against the candidate's own rungs (one build)
 #   B     the candidate checkout (required), e.g. a worktree carried as .wt/x
 #   RUN   the `streamlab run` arguments (required; --json/--md are added);
 #         RUN2, RUN3, RUN4 more sets, run after RUN in each turn (other ops, dtypes or
@@ -39,6 +40,9 @@ stage "build both (sm_90, -DSL_WERROR=ON): streamlab_cli"
 pids=""
 for side in A B; do
     d=${!side}
+    # A = B (a new variant the base lacks, timed against its own tree's
+    # rungs round by round): one build, or the two would race in one dir
+    [ "$side" = B ] && [ "$A" = "$B" ] && continue
     ( cd "$d" && cmake -S . -B build-ab -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS &&
         timeout 300 cmake --build build-ab -j 8 --target streamlab_cli ) > "$W/build-$side.log" 2>&1 &
     pids="$pids $!:$side"

@@ -1,11 +1,15 @@
 /*
  * The stencil op on the GPU (issue 11): every CUDA variant of the op (the
- * l1, smem and regwin rungs, the api entry) and sl_stencil2d() against the
- * op's CPU reference, bit for bit, at odd shapes (1 x 1, one row, one
- * column, grids smaller than the radius, sizes that are not multiples of
- * any block or strip, ld > cols) and radii 1, 4 and 16 (every radius at one
- * shape); the padding columns and the bytes after the output must keep
- * their poison. Then the errors on a CUDA context: radius 0 and 17, in
+ * l1, smem, regwin, regwin4 and regwin2 rungs, the api entry) and
+ * sl_stencil2d() against the op's CPU reference, bit for bit, at odd shapes
+ * (1 x 1, one row, one column, grids smaller than the radius, sizes that
+ * are not multiples of any block or strip, ld > cols) and radii 1, 4 and 16
+ * (every radius at one shape, R = 1..4 at the issue-26 shapes), each at
+ * three offsets of the pointers (16-byte aligned, 4 bytes off, 8 bytes
+ * off); then huge values (sums that overflow to +-inf, inf - inf) and NaN
+ * inputs, where NaN outputs match as NaN (the payload of a NaN is the
+ * hardware's); the padding columns and the bytes after the output must
+ * keep their poison. Then the errors on a CUDA context: radius 0 and 17, in
  * place, overlap, a host pointer, NULL. Skips (exit 77) without a GPU; run
  * under compute-sanitizer memcheck by bench/stencil_h200.sh.
  */
@@ -27,7 +31,11 @@ typedef struct shape_case {
 static const shape_case shapes[] = {{1, 1, 1},       {1, 300, 300},   {300, 1, 1},    {3, 5, 7},
                                     {17, 33, 33},     {129, 257, 257}, {130, 513, 520}, {257, 31, 31},
                                     {300, 700, 704},  {9, 7, 8},       {64, 258, 260},  {70, 1027, 1028},
-                                    {2000, 259, 260}, {5, 4, 4}};
+                                    {2000, 259, 260}, {5, 4, 4},
+                                    /* issue 26 (regwin2): odd cols with an even ld (a partial float2 at
+                                     * the right edge), one row, one column with an even ld */
+                                    {1000, 777, 778}, {1, 1000, 1000}, {1000, 1, 2}, {3, 9, 10}};
+enum { FIRST_R14_SHAPE = 14 }; /* shapes from here on run R = 1..4 and 16 */
 
 /* One variant (NULL: sl_stencil2d) at one shape and radius; returns wrong
  * elements (or SIZE_MAX on a failed call). */
@@ -62,7 +70,8 @@ static size_t stencil_case(sl_ctx *ctx, const sl_variant *v, const shape_case *s
     size_t bad = 0, first = SIZE_MAX;
     for (size_t e = 0; e < len; e++) {
         const bool data = e < span && (e % s->ld) < s->cols;
-        const bool ok = data ? memcmp(&hy[e], &want[e], 4) == 0 : hy[e] == POISON;
+        const bool ok = data ? memcmp(&hy[e], &want[e], 4) == 0 || (isnan(hy[e]) && isnan(want[e]))
+                             : hy[e] == POISON;
         if (!ok && first == SIZE_MAX)
             first = e;
         bad += !ok;
@@ -83,15 +92,17 @@ static void test_shapes(sl_ctx *ctx)
         const size_t span = (s->rows - 1) * s->ld + s->cols, len = span + guard;
         float *hx = malloc(len * 4), *hy = malloc(len * 4), *want = malloc(len * 4);
         float *dx = NULL, *dy = NULL;
-        CHECK(hx && hy && want && cudaMalloc((void **)&dx, (len + 1) * 4) == cudaSuccess &&
-                  cudaMalloc((void **)&dy, (len + 1) * 4) == cudaSuccess,
+        CHECK(hx && hy && want && cudaMalloc((void **)&dx, (len + 2) * 4) == cudaSuccess &&
+                  cudaMalloc((void **)&dy, (len + 2) * 4) == cudaSuccess,
               "memory");
         for (size_t e = 0; e < len; e++)
             hx[e] = e < span && (e % s->ld) < s->cols ? sl_rand_f32(31 + sc, e) : NAN; /* padding: never read */
-        const int radii_few[] = {1, 4, 16};
+        const int radii_few[] = {1, 4, 16}, radii_r14[] = {1, 2, 3, 4, 16};
         const bool all_radii = sc == 5; /* 129 x 257: every radius */
-        for (int ri = 0; ri < (all_radii ? 16 : 3); ri++) {
-            const int R = all_radii ? ri + 1 : radii_few[ri];
+        const bool r14 = sc >= FIRST_R14_SHAPE;
+        const int nr = all_radii ? 16 : r14 ? 5 : 3;
+        for (int ri = 0; ri < nr; ri++) {
+            const int R = all_radii ? ri + 1 : r14 ? radii_r14[ri] : radii_few[ri];
             for (size_t e = 0; e < len; e++)
                 want[e] = POISON;
             sl_ref_args ra = {.shape = {.rows = s->rows, .cols = s->cols, .ld = s->ld, .k = (uint64_t)R},
@@ -103,7 +114,7 @@ static void test_shapes(sl_ctx *ctx)
                 const sl_variant *var = v < 0 ? NULL : &sl_op_stencil.variants[v];
                 if (var && (var->backend != SL_BACKEND_CUDA || !var->launch || var->kind == SL_KIND_CEILING))
                     continue;
-                for (int off = 0; off < 2; off++) { /* 16-byte aligned, then 4 bytes off */
+                for (int off = 0; off < 3; off++) { /* 16-byte aligned, 4 bytes off, 8 bytes off */
                     const size_t bad = stencil_case(ctx, var, s, R, hx, dx + off, dy + off, hy, want, len, guard);
                     CHECK(bad == 0, "%s %zux%zu ld %zu R=%d offset %d: %zu elements wrong", case_name(var), s->rows,
                           s->cols, s->ld, R, off, bad);
@@ -116,6 +127,55 @@ static void test_shapes(sl_ctx *ctx)
         free(hy);
         free(want);
     }
+}
+
+/* Huge values and NaN (issue 26): inputs near FLT_MAX of both signs, so
+ * that ((W + E) + N) + S overflows to +-inf and meets the other sign (NaN),
+ * infinities, NaNs, denormals and zeros of both signs, scattered over a
+ * grid with an odd cols and an even ld, at R = 1..4 and 16, every CUDA
+ * variant and sl_stencil2d(), offsets 0, 1 and 2 floats. */
+static void test_values(sl_ctx *ctx)
+{
+    const shape_case s = {300, 517, 518};
+    const size_t guard = 33, span = (s.rows - 1) * s.ld + s.cols, len = span + guard;
+    float *hx = malloc(len * 4), *hy = malloc(len * 4), *want = malloc(len * 4);
+    float *dx = NULL, *dy = NULL;
+    CHECK(hx && hy && want && cudaMalloc((void **)&dx, (len + 2) * 4) == cudaSuccess &&
+              cudaMalloc((void **)&dy, (len + 2) * 4) == cudaSuccess,
+          "memory");
+    const float special[] = {3.0e38f, -3.0e38f, 3.4028235e38f, INFINITY, -INFINITY, NAN, 1.0e-40f, -0.0f, 0.0f};
+    const size_t nspecial = sizeof special / sizeof special[0];
+    for (size_t e = 0; e < len; e++) {
+        const bool data = e < span && (e % s.ld) < s.cols;
+        const float r = sl_rand_f32(977, e);
+        /* one element in 7 special, in runs along rows and columns */
+        hx[e] = !data ? NAN : (e % 7 == 3 || (e / s.ld) % 13 == 5) ? special[(e / 7) % nspecial] : r * 1.0e38f;
+    }
+    const int radii[] = {1, 2, 3, 4, 16};
+    for (int ri = 0; ri < 5; ri++) {
+        const int R = radii[ri];
+        for (size_t e = 0; e < len; e++)
+            want[e] = POISON;
+        sl_ref_args ra = {.shape = {.rows = s.rows, .cols = s.cols, .ld = s.ld, .k = (uint64_t)R},
+                          .lo = 0, .hi = s.rows, .dtype = SL_F32, .out_dtype = SL_F32};
+        ra.in[0] = hx;
+        ra.out[1] = want;
+        sl_op_stencil.reference(&ra);
+        for (int v = -1; v < sl_op_stencil.nvariants; v++) {
+            const sl_variant *var = v < 0 ? NULL : &sl_op_stencil.variants[v];
+            if (var && (var->backend != SL_BACKEND_CUDA || !var->launch || var->kind == SL_KIND_CEILING))
+                continue;
+            for (int off = 0; off < 3; off++) {
+                const size_t bad = stencil_case(ctx, var, &s, R, hx, dx + off, dy + off, hy, want, len, guard);
+                CHECK(bad == 0, "values: %s R=%d offset %d: %zu elements wrong", case_name(var), R, off, bad);
+            }
+        }
+    }
+    cudaFree(dx);
+    cudaFree(dy);
+    free(hx);
+    free(hy);
+    free(want);
 }
 
 static void test_errors(sl_ctx *ctx)
@@ -153,6 +213,7 @@ int main(void)
     if (!ctx)
         return SKIP;
     test_shapes(ctx);
+    test_values(ctx);
     test_errors(ctx);
     sl_ctx_destroy(ctx);
     return check_exit("test_gpu_stencil");

@@ -222,6 +222,14 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_stencil_regwin4_d8), .attrs = SL_CUDA_FN(sl_cuda_stencil_regwin4_d8_attrs),
      .moved = moved_regwin, .loads_in_flight = 9, .access_bytes = 16, .elems_per_thread = 4,
      .smem_bytes_per_elem = 4 + 4 * 3, .insts_per_elem = 12},
+    {.name = "regwin2", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "regwin4 at twice the warps: float2 register ring, 128-thread blocks, <= 64 registers (50% "
+                  "occupancy), 4 rows ahead (8 at R <= 2), halo columns by cp.async into one line per ring slot "
+                  "(regwin for rows not 8-byte aligned, regwin4 above R = 4)",
+     .source = "ours (issue 26); Micikevicius 2009 (2.5-D blocking), seed 004 (Little's law)",
+     .launch = SL_CUDA_FN(sl_cuda_stencil_regwin2), .attrs = SL_CUDA_FN(sl_cuda_stencil_regwin2_attrs),
+     .moved = moved_regwin, .loads_in_flight = 5, .access_bytes = 8, .elems_per_thread = 2,
+     .smem_bytes_per_elem = 4 + 4 * 2, .insts_per_elem = 18},
     {.name = "sl_stencil2d", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_stencil2d(): regwin4 (regwin for rows not 16-byte aligned)", .source = "issue 11",
      .launch = SL_CUDA_FN(sl_cuda_stencil_api), .moved = moved_regwin, .loads_in_flight = 5, .access_bytes = 16,

@@ -71,6 +71,7 @@ SL_DECLARE_LAUNCHER(sl_cuda_stencil_smem)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin4)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin4_d8)
+SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin2)
 sl_status sl_cuda_stencil_api(const sl_args *x);
 
 #ifdef __cplusplus
