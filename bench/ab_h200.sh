@@ -9,6 +9,8 @@
 #   A     the base checkout (default: this one)
 #   B     the candidate checkout (required), e.g. a worktree carried as .wt/x
 #   RUN   the `streamlab run` arguments (required; --json/--md are added);
+#   RUN_A side A's arguments for the first set when they must differ (a new
+#         variant that A lacks: A would refuse the unknown name); default RUN
 #         RUN2, RUN3, RUN4 more sets, run after RUN in each turn (other ops, dtypes or
 #         shapes)
 #   ROUNDS how many turns each (3); RUN_S each run's time limit (120 s)
@@ -58,8 +60,10 @@ fi
 for r in $(seq 1 "$ROUNDS"); do
     for side in A B; do
         d=${!side}; s=$(echo $side | tr A-Z a-z)
-        stage "round $r, $side: streamlab run $RUN"
-        timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $RUN --json "$OUT/$s-$r.json" --quiet > "$W/run-$s-$r.txt" 2>&1
+        stage "round $r, $side: streamlab run $([ $side = A ] && echo "${RUN_A:-$RUN}" || echo "$RUN")"
+        args=$RUN
+        [ $side = A ] && args=${RUN_A:-$RUN}
+        timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $args --json "$OUT/$s-$r.json" --quiet > "$W/run-$s-$r.txt" 2>&1
         echo "exit $?"
         for i in 2 3 4; do
             v=RUN$i
