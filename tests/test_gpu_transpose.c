@@ -7,12 +7,42 @@
  * output checked for stray writes; then sl_transpose's argument errors.
  * Exits 77 (skipped) without a GPU. STREAMLAB_TEST_QUICK=1 (for
  * compute-sanitizer) keeps every variant, dtype and path but fewer shapes.
+ *
+ * The TMA rungs (tma, tma_col: 06_tma.cu) take only what a tensor map can
+ * describe; where this file's own statement of those rules (tma_takes)
+ * says they cannot, they must refuse with SL_ERR_UNSUPPORTED and leave the
+ * output unwritten, and on an sm_90 device they must take and pass some
+ * cases of every dtype, edge tiles included.
  */
 #include "op.h"
 #include "transpose_check.h"
 
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
+
+static int g_cc;                 /* the device's compute capability, 10 x major + minor */
+static int g_tma_took, g_tma_refused; /* cases the TMA rungs took / refused */
+
+/* The edge shapes of issue 26 item 3 (rows, cols, pad: ld = cols + pad),
+ * run for every variant: 1-wide, a row or a column alone, many partial
+ * tiles, and padded versions that meet a tensor map's 16-byte strides in
+ * every dtype (ld and rows multiples of 8 elements) so that the TMA rungs
+ * take them with clipped edge tiles. */
+static const tp_case tp_edge_cases[] = {
+    {1, 1, 0}, {1, 777, 0}, {777, 1, 0}, {1000, 777, 0}, {4097, 33, 0},
+    {1000, 777, 7}, {4096, 33, 7}, {776, 1, 7}, {8, 1, 7}, {136, 72, 0},
+};
+#define TP_NEDGE ((int)(sizeof tp_edge_cases / sizeof tp_edge_cases[0]))
+
+/* Whether a TMA rung can take a case: an sm_90 device, both pointers
+ * 16-byte aligned, the input's row stride (ld x size) and the output's
+ * (rows x size) multiples of 16 bytes (cuTensorMapEncodeTiled's rules for
+ * global addresses and strides). */
+static int tma_takes(size_t es, size_t rows, size_t ld, const void *in, const void *out)
+{
+    return g_cc >= 90 && (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0 && (ld * es) % 16 == 0 &&
+           (rows * es) % 16 == 0;
+}
 
 static int cuda_ok(cudaError_t e, const char *what)
 {
@@ -61,6 +91,22 @@ static void run_gpu_case(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, size_t r
     } else {
         st = sl_transpose(ctx, dt, rows, cols, in, out, NULL);
     }
+    if (v && strncmp(v->name, "tma", 3) == 0 && !tma_takes(es, rows, ld, in, out)) {
+        /* refused, with a reason, and nothing written */
+        g_tma_refused++;
+        CHECK(st == SL_ERR_UNSUPPORTED, "%s: a TMA rung must refuse this case (status %d)", what, (int)st);
+        CHECK(strstr(sl_last_error(), "tma") != NULL, "%s: the refusal names the rung: %s", what, sl_last_error());
+        if (!cuda_ok(cudaDeviceSynchronize(), what) ||
+            !cuda_ok(cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost), "download"))
+            goto done;
+        size_t touched = 0;
+        for (size_t b = 0; b < out_bytes; b++)
+            touched += h_out[b] != 0xffu;
+        CHECK(touched == 0, "%s: a refusal wrote %zu bytes", what, touched);
+        goto done;
+    }
+    if (v && strncmp(v->name, "tma", 3) == 0)
+        g_tma_took++;
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st != SL_OK || !cuda_ok(cudaDeviceSynchronize(), what) ||
         !cuda_ok(cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost), "download"))
@@ -109,6 +155,11 @@ int main(void)
         printf("test_gpu_transpose: SKIPPED: cannot open device 0: %s\n", sl_last_error());
         return SKIP;
     }
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess)
+        g_cc = 10 * major + minor;
     const sl_op_desc *op = &sl_op_transpose;
     const char *q = getenv("STREAMLAB_TEST_QUICK");
     const int quick = q && *q && strcmp(q, "0") != 0;
@@ -135,11 +186,29 @@ int main(void)
             if (!quick)
                 run_gpu_case(ctx, var, dt, 1536, 1000, 0, 0, 0);
             run_gpu_case(ctx, var, dt, 999, 2050, var ? 6 : 0, 0, 0);
+            /* issue 26's edge shapes, aligned (the TMA rungs take the padded
+             * ones); under STREAMLAB_TEST_QUICK (memcheck) for the TMA rungs
+             * only, whose edge tiles the tensor maps clip */
+            const int tma = var && strncmp(var->name, "tma", 3) == 0;
+            for (int i = 0; i < TP_NEDGE; i++) {
+                const tp_case *c = &tp_edge_cases[i];
+                if ((!var && c->pad) || (quick && !tma))
+                    continue;
+                run_gpu_case(ctx, var, dt, c->rows, c->cols, c->pad, 0, 0);
+            }
         }
     }
-    CHECK(ran == 13, "naive, tile32, pad33, swizzle, the six vec rungs, cublas, the api row and "
+    CHECK(ran == 15, "naive, tile32, pad33, swizzle, the six vec rungs, the two tma rungs, cublas, the api row and "
                      "sl_transpose ran (%d)",
           ran);
+    /* per dtype at least the 1000 x 777 (ld 784), 4096 x 33, 776 x 1, 8 x 1
+     * and 136 x 72 edge cases and the 128 x 256 / 64 x 64 / 32 x 32 ones */
+    if (g_cc >= 90)
+        CHECK(g_tma_took >= 2 * TP_NDTYPES * 5, "the TMA rungs took %d cases (refused %d)", g_tma_took,
+              g_tma_refused);
+    else
+        CHECK(g_tma_took == 0, "below sm_90 the TMA rungs took %d cases", g_tma_took);
+    CHECK(g_tma_refused > 0, "the TMA rungs refused no case");
     check_errors(ctx);
     sl_ctx_destroy(ctx);
     return check_exit("test_gpu_transpose");

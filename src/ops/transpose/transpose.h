@@ -35,6 +35,9 @@ SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_band32)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_wide)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_tall)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_big)
+/* The TMA rung (06_tma.cu): sm_90, tensor-map strides of 16 bytes. */
+SL_DECLARE_LAUNCHER(sl_cuda_transpose_tma)
+SL_DECLARE_LAUNCHER(sl_cuda_transpose_tma_col)
 sl_status sl_cuda_transpose_cublas(const sl_args *x);
 sl_status sl_cuda_transpose_api(const sl_args *x);
 
