@@ -15,7 +15,8 @@
 #         RUN2, RUN3, RUN4 more sets, run after RUN in each turn (other ops, dtypes or
 #         shapes)
 #   ROUNDS how many turns each (3); RUN_S each run's time limit (120 s)
-#   PRE   a command run in B first (e.g. its GPU tests: bench/verify_h200.sh)
+#   PRE   a command run in B first (e.g. its GPU tests: `BUILD=build-ab bash
+#         bench/verify_h200.sh`, which adds the tests to B's build)
 # Example (a worktree .wt/smld against main):
 #   run(kind="nvidia-h200", carry=[".wt/smld", ".deps"], timeout_s=560,
 #       command="B=.wt/smld RUN='--op softmax --dtype bf16 --shape 128x32768 --variants regs' bash bench/ab_h200.sh")

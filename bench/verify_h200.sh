@@ -20,6 +20,8 @@
 #   TIMING="args" after the tests, `streamlab run args` with its JSON and
 #                 Markdown into $OUT/timing.{json,md} (a rung's measurement
 #                 in the same call that checks it); TIMING2 a second one;
+#   BUILD         the build directory (build-verify); BUILD=build-ab from
+#                 bench/ab_h200.sh's PRE reuses the candidate's build there;
 #   MEMCHECK_S    each memcheck's time limit (50 s); CTEST_S the GPU tests' (90 s),
 #                 CTEST_J how many at once (1); PYTEST_S pytest's (150 s);
 #   ROW_OPS       the ops of the small `streamlab run` check (the row ops);
@@ -47,7 +49,7 @@ QUICK_ENV="STREAMLAB_TEST_QUICK=1 SL_NORM_QUICK=1 SL_XENT_QUICK=1 SL_SOFTMAX_QUI
 stage "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,ecc.mode.current --format=csv,noheader
 . bench/deps_env.sh   # cJSON from the carried .deps/ where the machine lacks it
-B=build-verify
+B=${BUILD:-build-verify}
 PY=${PY:-source}
 if [ "$PY" = install ]; then
     stage "pip install . in the background (build dir /tmp/skb)"
