@@ -11,6 +11,9 @@
 #   RUN   the `streamlab run` arguments (required; --json/--md are added);
 #         RUN2, RUN3, RUN4 more sets, run after RUN in each turn (other ops, dtypes or
 #         shapes)
+#   RUN_A A's arguments where they differ (default RUN): RUN without a variant
+#         that B adds (streamlab run refuses an unknown variant name); ab.md
+#         lists a row of one side only after the rows of both
 #   ROUNDS how many turns each (3); RUN_S each run's time limit (120 s)
 #   PRE   a command run in B first (e.g. its GPU tests: bench/verify_h200.sh)
 # Example (a worktree .wt/smld against main):
@@ -58,8 +61,10 @@ fi
 for r in $(seq 1 "$ROUNDS"); do
     for side in A B; do
         d=${!side}; s=$(echo $side | tr A-Z a-z)
-        stage "round $r, $side: streamlab run $RUN"
-        timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $RUN --json "$OUT/$s-$r.json" --quiet > "$W/run-$s-$r.txt" 2>&1
+        args=$RUN
+        [ $side = A ] && args=${RUN_A:-$RUN}
+        stage "round $r, $side: streamlab run $args"
+        timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $args --json "$OUT/$s-$r.json" --quiet > "$W/run-$s-$r.txt" 2>&1
         echo "exit $?"
         for i in 2 3 4; do
             v=RUN$i

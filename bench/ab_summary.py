@@ -73,14 +73,17 @@ def main() -> int:
     if not keys:
         print("ab_summary: no row measured on both sides", file=sys.stderr)
         return 1
+    # rows of one side only (a variant the candidate adds, RUN_A without it): shown after, "-" for the other
+    keys += sorted(set(a) ^ set(b))
     f = lambda x, p=3: "-" if x is None else f"{x:.{p}f}"  # noqa: E731
     print("| op | dtype | shape | variant | rounds A/B | A µs | B µs | B/A time | A / copy | B / copy |")
     print("|---|---|---|---|---|--:|--:|--:|--:|--:|")
     for k in keys:
-        ta, tb = med([t for t, _ in a[k]]), med([t for t, _ in b[k]])
+        ak, bk = a.get(k, []), b.get(k, [])
+        ta, tb = med([t for t, _ in ak]), med([t for t, _ in bk])
         ratio = tb / ta if ta and tb else None
-        print(f"| {' | '.join(k)} | {len(a[k])}/{len(b[k])} | {f(ta * 1e3, 2)} | {f(tb * 1e3, 2)} | "
-              f"{f(ratio)} | {f(med([c for _, c in a[k]]))} | {f(med([c for _, c in b[k]]))} |")
+        print(f"| {' | '.join(k)} | {len(ak)}/{len(bk)} | {f(ta and ta * 1e3, 2)} | {f(tb and tb * 1e3, 2)} | "
+              f"{f(ratio)} | {f(med([c for _, c in ak]))} | {f(med([c for _, c in bk]))} |")
     return 0
 
 
