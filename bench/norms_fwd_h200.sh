@@ -87,9 +87,9 @@ for tool in racecheck synccheck; do
         --shape 7x4096,3x30001,2x65536 --variants $SV --trials 1 --warmup 0 > "$W/$tool.log" 2>&1
     echo "$tool exit: $?"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error" "$W/$tool.log" | head -4
-    # bulk_pf's walk: 2 clusters (its test hook) over 24 rows, both stages and slot pairs wrapped
+    # bulk_pf walk: 2 clusters (its test hook) over 12-24 rows, both stages and slot pairs wrapped
     SL_NORM_FWD_PF_CLUSTERS=2 timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 $SL run --op $OPS \
-        --dtype bf16 --shape 24x16384,24x65536 --variants bulk_pf --trials 1 --warmup 0 > "$W/$tool-pf.log" 2>&1
+        --dtype bf16 --shape 24x16384,12x65536 --variants bulk_pf --trials 1 --warmup 0 > "$W/$tool-pf.log" 2>&1
     echo "$tool bulk_pf walk exit: $?"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error" "$W/$tool-pf.log" | head -4
 done

@@ -128,7 +128,7 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
         GB = (MODE == NORM_LN ? 8 : 16) / (4 * WH * (MODE == NORM_LN ? 2 : 1)),
         G = GB < 1 ? 1 : GB > VPT ? VPT : GB
     };
-    extern __shared__ __align__(128) uint4 xs[]; /* stage s at xs + s NIN cv: x, then (fused add) res */
+    extern __shared__ __align__(128) uint4 xs[]; /* stage s at xs + s sv: x, then (fused add) res */
     __shared__ float red[NFB_BLOCK / 32];
     __shared__ float cl[2][2]; /* [row parity][first, second sum]: read by the cluster */
     __shared__ __align__(8) uint64_t bar[2];
@@ -136,7 +136,10 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
     const uint32_t rank = blockIdx.x % C, v0 = rank * cv;
     const uint32_t cnt = v0 < nvec ? min(cv, nvec - v0) : 0u;
     const uint64_t rowb = g.ld * sizeof(R), coff = 16 * (uint64_t)v0;
-    const uint32_t sv = (uint32_t)NIN * cv; /* vectors a stage */
+    /* a stage's x and res each start on 128 bytes (cv rounded up to 8 vectors): with the chunks' global
+     * starts on 128 bytes (rows a multiple of 1024 bytes, as every measured shape), the copies' shared
+     * and global addresses agree modulo 128 (bulk.cuh: copies that differ modulo 32 ran 2-7% slower) */
+    const uint32_t cvr = (cv + 7u) & ~7u, sv = (uint32_t)NIN * cvr; /* vectors a stage */
     /* thread 0: row r's chunk (x, res) into stage s on bar[s] */
     auto issue = [&](uint64_t r, uint32_t s) {
         uint4 *d = xs + (size_t)s * sv;
@@ -146,7 +149,7 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
             const uint32_t b = 16u * min((uint32_t)NFB_PIECE, cnt - p);
             bulk_load(d + p, (const char *)g.x + off + 16 * (uint64_t)p, b, &bar[s]);
             if (NIN == 2)
-                bulk_load(d + cv + p, (const char *)g.res + off + 16 * (uint64_t)p, b, &bar[s]);
+                bulk_load(d + cvr + p, (const char *)g.res + off + 16 * (uint64_t)p, b, &bar[s]);
         }
     };
     if (threadIdx.x == 0) {
@@ -172,7 +175,7 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
             const uint32_t j = threadIdx.x + (uint32_t)i * NFB_BLOCK;
             uint4 u = j < cnt ? xr[j] : z;
             if (MODE == NORM_ADD_RMS) {
-                const uint4 r = j < cnt ? xr[cv + j] : z;
+                const uint4 r = j < cnt ? xr[cvr + j] : z;
                 float f[VE];
 #pragma unroll
                 for (int k = 0; k < VE; k++)
@@ -295,15 +298,13 @@ template <int MODE> static sl_status nfp_prepare(sl_dtype dt, sl_dtype wt)
     return st != SL_OK ? st : sl_cuda_row_smem_allow(fn, 2 * NFP_STAGEV * 16, ready[k]);
 }
 
-/* The clusters of C blocks of fn (smem bytes of dynamic shared memory)
- * resident at once: cudaOccupancyMaxActiveClusters (a cluster's blocks
- * share a GPC, so SMs x blocks an SM / C overcounts: norm_bwd_resident),
- * or for C = 1 the blocks an SM x SMs. Cached per device, pair and C
- * (index 0-3 for 1, 2, 4, 8); smem is a function of C and the pair's
- * chunk only through cv, and the launch asks the largest stage (2 x
- * NFP_STAGEV vectors) so the count is the same for every cv: the
- * occupancy of the kernel with its largest chunk, which is what three
- * blocks an SM is sized for. */
+/* The clusters of C blocks of fn resident at once: cudaOccupancyMaxActiveClusters
+ * (a cluster's blocks share a GPC, so SMs x blocks an SM / C overcounts:
+ * norm_bwd_resident's note), or for C = 1 (or a failed query) blocks an SM
+ * x SMs / C. Asked with the largest stages (2 x NFP_STAGEV vectors), so one
+ * count a device, pair and C (index 0-3 for 1, 2, 4, 8), cached: a launch
+ * with a smaller chunk fits at least as many, so the grid never runs a
+ * second wave. */
 template <int MODE> static uint64_t nfp_resident(const void *fn, int pair, unsigned C)
 {
     static int cache[5][4][SL_MAX_DEVICES];
@@ -372,7 +373,8 @@ template <int MODE> static sl_status nfp_run(const sl_args *a, norm_fwd_geo g, i
     if (P > a->shape.rows)
         P = a->shape.rows;
     void *params[] = {&g, &nvec, &cv, &C};
-    return sl_cuda_row_launch_smem(fn, P * C, NFB_BLOCK, C, (size_t)cv * 16 * nin * 2, params, a->stream);
+    const size_t stage = (size_t)((cv + 7u) & ~7u) * 16 * nin; /* the kernel's sv x 16 bytes */
+    return sl_cuda_row_launch_smem(fn, P * C, NFB_BLOCK, C, 2 * stage, params, a->stream);
 }
 
 template <int MODE> static sl_status nfp_attrs(sl_dtype dt, sl_kernel_attrs *out)
