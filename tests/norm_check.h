@@ -303,9 +303,9 @@ static void t_bulk_cases(sl_ctx *ctx, const sl_variant *v, t_fwd_fn fwd, size_t 
      * at cap clusters (SL_NORM_FWD_PF_CLUSTERS, the kernel's test hook) so
      * that each walks 13-60 rows and wraps both stages and both exchange
      * slots many times, with rows a cap does not divide, NaN and huge rows
-     * among them, an uneven last chunk, and in place; then, uncapped, more
-     * rows than the resident clusters hold twice (the H200's ~400 blocks of
-     * one chunk at 8192 columns of bf16). */
+     * among them, an uneven last chunk, and in place; then, uncapped and in
+     * place, more rows than twice the resident clusters (the H200's ~400
+     * blocks of one chunk at 8192 columns of bf16). */
     static const struct {
         ncase c;
         int cap;
@@ -313,8 +313,8 @@ static void t_bulk_cases(sl_ctx *ctx, const sl_variant *v, t_fwd_fn fwd, size_t 
         {{150, 16384, 0, 0, 0, {K_RAND, K_NAN, K_HUGE}, 3}, 3},
         {{67, 40008, 0, 0, 0, {K_RAND, K_WIDE}, 2}, 5},
         {{41, 65536, 0, 0, 0, {K_RAND, K_NAN}, 2}, 2},
-        {{120, 16384, 0, 0, 1, {K_RAND, K_HUGE}, 2}, 2},            /* in place */
-        {{1100, 8192, 0, 0, 1, {K_RAND, K_NAN, K_WIDE}, 3}, 0},     /* in place */
+        {{120, 16384, 0, 0, 1, {K_RAND, K_HUGE}, 2}, 2}, /* in place */
+        {{1100, 8192, 0, 0, 1, {K_RAND, K_NAN, K_WIDE}, 3}, 0}, /* in place, uncapped */
     };
     const int is_pf = strcmp(v->name, "bulk_pf") == 0;
     for (int d = 0; d < (t_quick ? 2 : 3); d++)
