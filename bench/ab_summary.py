@@ -6,8 +6,10 @@ For every (op, dtype, shape, variant) both sides measured: the kernel time
 (each round's median over its trials, then the median over the rounds),
 the candidate's time over the base's, and each side's bandwidth as a
 fraction of the op's copy kernel (copy_k, or a "copy" ceiling whose
-technique names a kernel) timed in the same process and round.
-Prints a Markdown table.
+technique names a kernel) timed in the same process and round. Then the
+rows only one side measured (a variant the candidate adds, which the base
+does not know: ab_h200.sh's RUN_A), "-" on the other side. Prints a
+Markdown table; exits 1 when no row was measured on both sides.
 
 Usage: ab_summary.py DIR
 """

@@ -74,6 +74,19 @@ python3 bench/ab_summary.py "$T/abk" > "$T/abk.md" || fail "ab_summary.py (k) ex
 grep -q "| stencil | f32 | 8x8x1 | regwin | 1/1 | 1000.00 | 1000.00 |" "$T/abk.md" &&
     grep -q "| stencil | f32 | 8x8x4 | regwin | 1/1 | 4000.00 | 4000.00 |" "$T/abk.md" ||
     fail "ab_summary.py merged two radii of one shape: $(cat "$T/abk.md")"
+# a variant only B runs (RUN_A without it): its row after the shared ones, "-" on A's side
+mkdir -p "$T/ab1"
+cp "$T/ab/a-1.json" "$T/ab1/a-1.json"
+python3 - "$T/ab/b-1.json" "$T/ab1/b-1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["results"].append(dict(d["results"][1], variant="regs_new"))
+json.dump(d, open(sys.argv[2], "w"))
+PY
+python3 bench/ab_summary.py "$T/ab1" > "$T/ab1.md" || fail "ab_summary.py (one side) exits $?"
+grep -q "| softmax | bf16 | 2x8 | regs | 1/1 |" "$T/ab1.md" &&
+    grep -q "| softmax | bf16 | 2x8 | regs_new | 0/1 | - | 1000.00 | - | - | 1.000 |" "$T/ab1.md" ||
+    fail "ab_summary.py left out or misprinted B's one-side row: $(cat "$T/ab1.md")"
 python3 bench/ab_summary.py "$T/none" > /dev/null 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "ab_summary.py with no rows exits $rc, not 1"
