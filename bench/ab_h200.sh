@@ -10,7 +10,8 @@
 #   B     the candidate checkout (required), e.g. a worktree carried as .wt/x
 #   RUN   the `streamlab run` arguments (required; --json/--md are added);
 #         RUN2 a second set, run after RUN in each turn (other ops, dtypes or
-#         shapes)
+#         shapes); RUNB a set run in B only, after B's RUN (rungs A lacks:
+#         ab_summary.py lists them apart, over B's copy of the same process)
 #   ROUNDS how many turns each (3); RUN_S each run's time limit (120 s)
 #   PRE   a command run in B first (e.g. its GPU tests: bench/verify_h200.sh)
 # Example (a worktree .wt/smld against main):
@@ -64,6 +65,11 @@ for r in $(seq 1 "$ROUNDS"); do
         if [ -n "${RUN2:-}" ]; then
             stage "round $r, $side: streamlab run $RUN2"
             timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $RUN2 --json "$OUT/$s-$r-2.json" --quiet > "$W/run2-$s-$r.txt" 2>&1
+            echo "exit $?"
+        fi
+        if [ -n "${RUNB:-}" ] && [ $side = B ]; then
+            stage "round $r, B only: streamlab run $RUNB"
+            timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $RUNB --json "$OUT/b-$r-b.json" --quiet > "$W/runb-$r.txt" 2>&1
             echo "exit $?"
         fi
     done

@@ -7,7 +7,8 @@ For every (op, dtype, shape, variant) both sides measured: the kernel time
 the candidate's time over the base's, and each side's bandwidth as a
 fraction of the op's copy kernel (copy_k, or a "copy" ceiling whose
 technique names a kernel) timed in the same process and round.
-Prints a Markdown table.
+Prints a Markdown table, then the rows measured in B only (new rungs:
+ab_h200.sh's RUNB), each over B's copy kernel of the same process.
 
 Usage: ab_summary.py DIR
 """
@@ -80,6 +81,14 @@ def main() -> int:
         ratio = tb / ta if ta and tb else None
         print(f"| {' | '.join(k)} | {len(a[k])}/{len(b[k])} | {f(ta * 1e3, 2)} | {f(tb * 1e3, 2)} | "
               f"{f(ratio)} | {f(med([c for _, c in a[k]]))} | {f(med([c for _, c in b[k]]))} |")
+    only = sorted(set(b) - set(a))  # rungs A lacks (ab_h200.sh's RUNB), beside B's copy of the same process
+    if only:
+        print("\nMeasured in B only (rungs the base lacks):\n")
+        print("| op | dtype | shape | variant | rounds | B µs | B / copy |")
+        print("|---|---|---|---|---|--:|--:|")
+        for k in only:
+            tb = med([t for t, _ in b[k]])
+            print(f"| {' | '.join(k)} | {len(b[k])} | {f(tb * 1e3, 2)} | {f(med([c for _, c in b[k]]))} |")
     return 0
 
 

@@ -62,6 +62,13 @@ done
 python3 bench/ab_summary.py "$T/ab" > "$T/ab.md" || fail "ab_summary.py exits $?"
 grep -q "| softmax | bf16 | 2x8 | regs | 1/1 | 2000.00 | 1000.00 | 0.500 | 0.500 | 1.000 |" "$T/ab.md" ||
     fail "ab_summary.py's row is not B/A = 0.5 with copy fractions 0.5 and 1.0: $(cat "$T/ab.md")"
+printf '{"results": [{"op": "softmax", "variant": "copy_k", "dtype": "bf16", "status": "ok", "shape": {"rows": 2, "cols": 8}, "time_ms": {"median": 1.0}, "gbs": 100.0}, {"op": "softmax", "variant": "new", "dtype": "bf16", "status": "ok", "shape": {"rows": 2, "cols": 8}, "time_ms": {"median": 0.5}, "gbs": 80.0}]}\n' \
+    > "$T/ab/b-1-b.json" # ab_h200.sh's RUNB: a rung A lacks, listed apart over B's copy
+python3 bench/ab_summary.py "$T/ab" > "$T/ab.md" || fail "ab_summary.py with a B-only rung exits $?"
+grep -q "| softmax | bf16 | 2x8 | new | 1 | 500.00 | 0.800 |" "$T/ab.md" ||
+    fail "ab_summary.py's B-only row is not 500 us at 0.8 of the copy: $(cat "$T/ab.md")"
+grep -q "| softmax | bf16 | 2x8 | regs | 1/1 | 2000.00 | 1000.00 | 0.500 | 0.500 | 1.000 |" "$T/ab.md" ||
+    fail "ab_summary.py's A/B row changed with a B-only file: $(cat "$T/ab.md")"
 python3 bench/ab_summary.py "$T/none" > /dev/null 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "ab_summary.py with no rows exits $rc, not 1"
