@@ -90,11 +90,11 @@ static inline int t_fwd_regs_rung(const char *name)
            strcmp(name, "aligned") == 0 || t_bulk_rung(name);
 }
 
-/* A backward register rung: regs, regs_pf, regs_sm, or aligned (their
- * form for aligned launches only). */
+/* A backward register rung: regs, regs_pf, regs_sm, or aligned and
+ * aligned_pf (their forms for aligned launches only). */
 static inline int t_bwd_regs_rung(const char *name)
 {
-    return strncmp(name, "regs", 4) == 0 || strcmp(name, "aligned") == 0;
+    return strncmp(name, "regs", 4) == 0 || strncmp(name, "aligned", 7) == 0;
 }
 
 /* Whether a backward launch is aligned (the aligned rungs' condition,
@@ -113,7 +113,7 @@ static inline int t_bwd_aligned(sl_dtype dt, size_t cols, const void *const *buf
  * stops), 0 where the caller goes on and checks st and the results. regs,
  * regs_pf and regs_sm may refuse x, dy and dx at different offsets or a
  * row beyond a cluster's registers (the API then runs another rung).
- * aligned must refuse exactly the unaligned launches, and the rows needing
+ * aligned and aligned_pf must refuse exactly the unaligned launches, and the rows needing
  * a cluster (beyond 1024 vectors: common/norm_bwd.cuh) on a device without
  * clusters (before sm_90): an unaligned launch it ran is a failure (its
  * 16-byte accesses would fault or miss the row's edges). bulk (05_bulk.cu)
@@ -125,7 +125,7 @@ static inline int t_bwd_refused(const sl_ctx *ctx, const sl_variant *v, sl_statu
     if (!v || (!t_bwd_regs_rung(v->name) && strcmp(v->name, "bulk") != 0))
         return 0;
     const int bulk = strcmp(v->name, "bulk") == 0;
-    if (strcmp(v->name, "aligned") != 0 && !bulk)
+    if (strncmp(v->name, "aligned", 7) != 0 && !bulk)
         return st == SL_ERR_UNSUPPORTED;
     const int must = bulk ? !al || ctx->info.cc_major < 9 || cols > 65536
                           : !al || (ctx->info.cc_major < 9 && cols / (16 / sl_dtype_size(dt)) > 1024);
@@ -647,6 +647,25 @@ static void t_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, int r
                 if (!wf || t_dts[d] != SL_F32)
                     t_fwd(ctx, vf, t_dts[d], wf ? SL_F32 : t_dts[d], &ac[i]);
     }
+    /* the backward's short rows (eighth session: aligned_pf's pair teams,
+     * 129-256 vectors; warp teams up to 128): 2048 and 1032 columns (bf16 /
+     * f16 256 and 129 vectors), 1024, 1000 and 520 (f32 256, 250 and 130),
+     * odd row counts, huge values, NaN, in place; w in the rows' dtype and
+     * in f32 */
+    static const ncase bc[] = {
+        {37, 2048, 0, 0, 0, {K_RAND, K_HUGE}, 2},
+        {261, 1024, 0, 0, 0, {K_RAND, K_NAN}, 2},
+        {5, 1032, 0, 0, 0, {K_RAND, K_ZERO}, 2},
+        {9, 520, 0, 0, 0, {K_RAND, K_WIDE}, 2},
+        {13, 1000, 0, 0, 0, {K_RAND}, 1},
+        {6, 2048, 0, 0, 1, {K_RAND}, 1}, /* in place (dx = dy) */
+        {7, 2048, 1, 1, 0, {K_RAND}, 1}, /* misaligned: the aligned rungs refuse */
+    };
+    for (size_t i = 0; run_b && i < sizeof bc / sizeof bc[0]; i++)
+        for (int d = 0; d < (t_quick ? 2 : 3); d++)
+            for (int wf = 0; wf < 2; wf++)
+                if (!wf || t_dts[d] != SL_F32)
+                    t_bwd(ctx, vb, t_dts[d], wf ? SL_F32 : t_dts[d], &bc[i], 0);
     /* finite differences, f32, small shapes */
     static const ncase fc[] = {{3, 5, 0, 0, 0, {K_RAND}, 1}, {4, 33, 0, 0, 0, {K_RAND}, 1},
                                {2, 300, 1, 1, 0, {K_RAND}, 1}};

@@ -62,7 +62,10 @@ static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
  * launch's teams so that a team owns more than 256 rows and writes a
  * partial row per 256, and some blocks write a round of zeros (rows = 256
  * x teams + 1 for the warp teams' 2 blocks of 16, 1025 for 2 block teams).
- * Warp teams (64 columns), block teams (1500), clusters (20000); every
+ * Warp teams (64 columns), block teams (1500), clusters (20000), and
+ * aligned_pf's pair teams (2049 = 256 x 8 + 1 rows: 2 blocks of 4 pairs;
+ * 1032 columns bf16, 520 f32, with a partial last vector column of the
+ * team; 520 bf16 its warp teams); every
  * register rung (aligned too: 1500 bf16 is not a whole number of vectors,
  * so it refuses that one), bulk (the same refusal) and the public
  * function; then the bulk rung's long rows (t_bulk_long). */
@@ -71,7 +74,9 @@ static void t_rounds(sl_ctx *ctx, const sl_op_desc *op,
 {
     static const ncase cs[] = {{8193, 64, 0, 0, 0, {K_RAND}, 1},
                                {1025, 1500, 0, 0, 0, {K_RAND}, 1},
-                               {600, 20000, 0, 0, 0, {K_RAND}, 1}};
+                               {600, 20000, 0, 0, 0, {K_RAND}, 1},
+                               {2049, 1032, 0, 0, 0, {K_RAND}, 1},
+                               {2049, 520, 0, 0, 0, {K_RAND}, 1}};
     setenv("SL_NORM_BWD_TEAMS", "2", 1);
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         for (int d = 0; d < 2; d++) {

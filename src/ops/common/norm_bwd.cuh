@@ -24,6 +24,11 @@
  * (norm_fwd.cuh) for aligned launches (norm_fwd_aligned: every buffer on
  * 16 bytes, cols and ld whole vectors): each of x's, dy's, dx's and w's
  * vectors whole or absent, one 16-byte access without the edge masks.
+ * Pair teams (eighth session, the aligned_pf and aligned_sm rungs): TEAM
+ * 64, two warps a row and BLOCK / 64 rows a block, for regs_pf and
+ * regs_sm at 129-256 vectors (4 a thread): the row's sums through one
+ * named barrier of the pair (norm_bwd_pair_sum), the partials added in
+ * pair order at the flush as the warp teams' in warp order.
  */
 #ifndef SL_NORM_BWD_CUH
 #define SL_NORM_BWD_CUH
@@ -56,8 +61,60 @@ enum { NORM_BWD_REGS = 0, NORM_BWD_PF = 1, NORM_BWD_SM = 2 };
  * public function's form at the row's length (norm_bwd_form) in its AL
  * kernel, for aligned launches only. */
 enum { NORM_BWD_ALIGNED = 3 };
+/* The aligned_pf and aligned_sm rungs' kinds (eighth session), aligned
+ * launches only, as NORM_BWD_ALIGNED: pair teams (TEAM 64: two warps a
+ * row, four rows a block of 256, 4 vectors a thread) at 129-256 vectors,
+ * in regs_pf's form (the next row prefetched; _PF) or regs_sm's (no
+ * prefetch, more blocks a SM; _SM); up to 128 vectors _PF takes regs_pf's
+ * warp teams and _SM aligned's form; beyond 256 both take aligned's. */
+enum { NORM_BWD_ALIGNED_PF = 4, NORM_BWD_ALIGNED_SM = 5 };
+static inline bool norm_bwd_al(int pf)
+{
+    return pf == NORM_BWD_ALIGNED || pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM;
+}
 #define NORM_BWD_MINB(BLOCK, PF, VPT, AL)                                                                             \
     ((PF) == NORM_BWD_SM ? ((AL) && (VPT) <= 2 ? 1024 : 768) / (BLOCK) : (BLOCK) <= 128 ? 4 : (BLOCK) <= 256 ? 2 : 1)
+
+/* Pair teams (TEAM 64, regs_pf and regs_sm only): the sums of NV values
+ * over the two warps of thread t's team: each warp's butterfly, then the
+ * even warp's plus the odd warp's (the same bits in both warps), through
+ * pr (2 x BLOCK / 32 x NV floats of shared memory, phase ph of two) and
+ * the team's named barrier (1 + t / 64; 0 is __syncthreads's), an
+ * immediate in each case of a switch: with the id in a register ptxas
+ * reserves all 16 barriers of the block ("used 16 barriers"), which can
+ * cost resident blocks; with immediates it counts 5. One
+ * barrier a call: a warp writes phase ph again two calls later, after the
+ * next call's barrier, which its partner passes only once its reads of
+ * this call are done. */
+template <int BLOCK, int NV>
+static __device__ __forceinline__ void norm_bwd_pair_sum(float (&v)[NV], float *pr, unsigned ph)
+{
+    const unsigned w = threadIdx.x >> 5;
+    float *p = pr + ph * (BLOCK / 32) * NV;
+#pragma unroll
+    for (int s = 0; s < NV; s++) {
+        v[s] = smx_warp<smx_sum_op>(v[s]);
+        if ((threadIdx.x & 31u) == 0)
+            p[w * NV + s] = v[s];
+    }
+    switch (threadIdx.x >> 6) { /* warp-uniform; BLOCK <= 256 (norm_bwd_regs asserts it) */
+    case 0:
+        asm volatile("bar.sync 1, 64;" ::: "memory");
+        break;
+    case 1:
+        asm volatile("bar.sync 2, 64;" ::: "memory");
+        break;
+    case 2:
+        asm volatile("bar.sync 3, 64;" ::: "memory");
+        break;
+    default:
+        asm volatile("bar.sync 4, 64;" ::: "memory");
+        break;
+    }
+#pragma unroll
+    for (int s = 0; s < NV; s++)
+        v[s] = p[(w & ~1u) * NV + s] + p[(w | 1u) * NV + s];
+}
 
 /* regs_pf's and regs_sm's partial sums live in dynamic shared memory as float4 slots,
  * slot-major (slot (s, i, q) of thread t at [slot x BLOCK + t]): a warp's
@@ -86,20 +143,23 @@ static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, flo
                                                       float4 *sacc, uint64_t pr, unsigned tl, unsigned T, uint64_t nvv)
 {
     const int VE = NORM_VE(DT);
+    const bool SUB = TEAM == 32 || TEAM == 64; /* warp or pair teams, BLOCK / TEAM a block */
+    static_assert(TEAM != 64 || SA, "pair teams keep their partials in shared memory");
     __shared__ float comb[TEAM == 32 && !SA ? 32 * VPT * VE : 1];
     const float *sf = (const float *)sacc;
 #pragma unroll
     for (int s = 0; s < NA; s++) {
         float *part = (s ? g.partb : g.part) + pr * g.cols;
-        if (TEAM == 32) {
+        if (SUB) {
             __syncthreads(); /* the slots written (SA); comb's last readers done (regs) */
-            if (SA) { /* slot (i, k) of lane l: the block's warps in warp order */
-                for (unsigned p = threadIdx.x; p < 32u * VPT * VE; p += BLOCK) {
-                    const unsigned lane = p % 32u, sl = p / 32u, i = sl / VE, k = sl % VE;
+            if (SA) { /* slot (i, k) of team thread l: the block's teams in team order */
+                const unsigned TT = SUB ? TEAM : 1;
+                for (unsigned p = threadIdx.x; p < TT * VPT * VE; p += BLOCK) {
+                    const unsigned lane = p % TT, sl = p / TT, i = sl / VE, k = sl % VE;
                     float t = 0.0f;
-                    for (unsigned wq = 0; wq < BLOCK / 32; wq++)
-                        t += sf[((uint64_t)NORM_BWD_SLOT(s, i, k / 4) * BLOCK + wq * 32 + lane) * 4 + k % 4];
-                    const int64_t c = (int64_t)((i * 32 + lane) * VE + k) - (int64_t)g.o;
+                    for (unsigned wq = 0; wq < BLOCK / TT; wq++)
+                        t += sf[((uint64_t)NORM_BWD_SLOT(s, i, k / 4) * BLOCK + wq * TT + lane) * 4 + k % 4];
+                    const int64_t c = (int64_t)((i * TT + lane) * VE + k) - (int64_t)g.o;
                     if (c >= 0 && (uint64_t)c < g.cols)
                         part[c] = t;
                 }
@@ -136,7 +196,7 @@ static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, flo
             }
         }
     }
-    if (TEAM == 32)
+    if (SUB)
         __syncthreads(); /* every warp's slots read before they are zeroed */
 #pragma unroll
     for (int s = 0; s < NA; s++)
@@ -162,24 +222,33 @@ static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, flo
  * all, and every block writes every round (zeros where it had no rows in
  * it): the finish reads nflush x per_round rows, each one written. A block
  * of warp teams walks its warps' rows in lockstep (the flush is
- * block-wide): a warp past the last row idles through the step. */
-template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, int PF, int MODE, int AL = NORM_AL_NONE>
-static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF, VPT, AL)) norm_bwd_regs(norm_bwd_geo g)
+ * block-wide): a warp past the last row idles through the step; pair
+ * teams (TEAM 64) the same, both warps of a pair alike. MB: the launch
+ * bound's blocks a SM where it is not NORM_BWD_MINB's (0). */
+template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, int PF, int MODE, int AL = NORM_AL_NONE, int MB = 0>
+static __global__ void __launch_bounds__(BLOCK, MB ? MB : NORM_BWD_MINB(BLOCK, PF, VPT, AL)) norm_bwd_regs(norm_bwd_geo g)
 {
     const bool PRE = PF == NORM_BWD_PF, SA = PF != NORM_BWD_REGS; /* prefetch; partials in shared memory */
     const bool A = AL != NORM_AL_NONE; /* whole vectors (g.o = 0, cols a multiple of VE) */
     typedef typename sl_dt<DT>::raw R;
     const int VE = NORM_VE(DT);
     const int NA = MODE == NORM_LN ? 2 : 1; /* accumulators: dw (and db) */
-    const unsigned T = TEAM == 32 ? 32u : (unsigned)(BLOCK * CL);
+    /* sub-block teams: a warp (TEAM 32) or a pair of warps (TEAM 64) a row,
+     * BLOCK / TEAM rows a block; else the block or cluster */
+    const bool SUB = TEAM == 32 || TEAM == 64;
+    const unsigned TS = SUB ? (unsigned)TEAM : 1u;
+    static_assert(TEAM != 64 || (SA && CL == 1 && BLOCK % 64 == 0 && BLOCK / 64 <= 4), "pair teams: regs_pf, regs_sm");
+    const unsigned T = SUB ? TS : (unsigned)(BLOCK * CL);
     __shared__ float red[BLOCK / 32];
     __shared__ float cl;
+    __shared__ float pr[TEAM == 64 ? 2 * (BLOCK / 32) * NA : 1]; /* pair teams' sums: norm_bwd_pair_sum */
+    unsigned ph = 0;
     extern __shared__ float4 sacc[]; /* regs_pf, regs_sm: NA x VPT x VE / 4 float4 slots a thread */
-    const unsigned tl = TEAM == 32 ? (threadIdx.x & 31u) : norm_cl_rank<CL>() * BLOCK + threadIdx.x;
-    const uint64_t team = TEAM == 32 ? (uint64_t)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5) : blockIdx.x / CL;
-    const uint64_t team0 = TEAM == 32 ? (uint64_t)blockIdx.x * (BLOCK / 32) : team; /* the block's first */
-    const uint64_t nteams = TEAM == 32 ? (uint64_t)gridDim.x * (BLOCK / 32) : gridDim.x / CL;
-    const uint64_t per_round = TEAM == 32 ? gridDim.x : nteams, pr0 = TEAM == 32 ? blockIdx.x : team;
+    const unsigned tl = SUB ? threadIdx.x % TS : norm_cl_rank<CL>() * BLOCK + threadIdx.x;
+    const uint64_t team = SUB ? (uint64_t)blockIdx.x * (BLOCK / TS) + threadIdx.x / TS : blockIdx.x / CL;
+    const uint64_t team0 = SUB ? (uint64_t)blockIdx.x * (BLOCK / TS) : team; /* the block's first */
+    const uint64_t nteams = SUB ? (uint64_t)gridDim.x * (BLOCK / TS) : gridDim.x / CL;
+    const uint64_t per_round = SUB ? gridDim.x : nteams, pr0 = SUB ? blockIdx.x : team;
     const uint64_t nflush = ((g.rows + nteams - 1) / nteams + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS;
     const uint64_t nvv = A ? g.cols / VE : (g.o + g.cols + VE - 1) / VE;
     const bool wv = norm_wvec<WT>(g.w, g.o);
@@ -208,8 +277,8 @@ static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF, VPT, AL
         const uint64_t k1 = (j + 1) * SL_NORM_DW_ROWS;
         for (uint64_t k = j * SL_NORM_DW_ROWS; k < k1 && team0 + k * nteams < g.rows; k++) {
             const uint64_t r = team + k * nteams;
-            if (TEAM == 32 && r >= g.rows)
-                continue; /* this warp's rows are done, its block's are not */
+            if (SUB && r >= g.rows)
+                continue; /* this team's rows are done, its block's are not (a pair's warps alike) */
             const char *x0 = (const char *)g.x + r * rowb - back;
             const char *dy0 = (const char *)g.dy + r * rowb - back;
             char *dx0 = (char *)g.dx + r * rowb - back;
@@ -257,10 +326,23 @@ static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF, VPT, AL
                     }
                 }
             }
-            d = norm_team_sum<BLOCK, TEAM, CL>(d, red, &cl);
             float c, c1 = 0.0f;
+            if (TEAM == 64) { /* both sums through one barrier */
+                float v[NA];
+                v[0] = d;
+                if (NA > 1)
+                    v[NA - 1] = d1;
+                norm_bwd_pair_sum<BLOCK, NA>(v, pr, ph);
+                ph ^= 1u;
+                d = v[0];
+                d1 = v[NA - 1];
+            } else {
+                d = norm_team_sum<BLOCK, TEAM, CL>(d, red, &cl);
+                if (MODE == NORM_LN)
+                    d1 = norm_team_sum<BLOCK, TEAM, CL>(d1, red, &cl);
+            }
             if (MODE == NORM_LN) {
-                c1 = norm_team_sum<BLOCK, TEAM, CL>(d1, red, &cl) / (float)g.cols;
+                c1 = d1 / (float)g.cols;
                 c = d / (float)g.cols;
             } else {
                 c = d / (float)g.cols * rs * rs * rs;
@@ -331,7 +413,8 @@ static __global__ void __launch_bounds__(BLOCK, NORM_BWD_MINB(BLOCK, PF, VPT, AL
 struct norm_bwd_cfg {
     const void *fn;
     unsigned block, cl;
-    bool warp;
+    bool warp; /* sub-block teams: warps, or pairs of warps where tt = 64 */
+    unsigned tt; /* a sub-block team's threads: 64 (pair teams), else 0 (warp teams: 32) */
     size_t smem; /* regs_pf: the partials' dynamic shared memory, bytes */
 };
 
@@ -350,17 +433,23 @@ template <int MODE> static inline int norm_bwd_form(sl_dtype dt, uint64_t rows, 
 
 #define NORM_BK(B, T, C, V, P) (const void *)norm_bwd_regs<DT, WT, B, T, C, V, P, MODE>
 #define NORM_BKA(B, T, C, V, P) (const void *)norm_bwd_regs<DT, WT, B, T, C, V, P, MODE, NORM_AL_ROWS>
+#define NORM_BKP(T, V) (const void *)norm_bwd_regs<DT, WT, 256, T, 1, V, NORM_BWD_PF, MODE, NORM_AL_ROWS>
+#define NORM_BKS(MB) (const void *)norm_bwd_regs<DT, WT, 256, 64, 1, 4, NORM_BWD_SM, MODE, NORM_AL_ROWS, MB>
 
 template <int MODE> struct norm_bwd_pick_m {
     template <int DT, int WT> struct at {
-        /* pf: a kernel form (NORM_BWD_REGS, _PF, _SM), or NORM_BWD_ALIGNED. */
+        /* pf: a kernel form (NORM_BWD_REGS, _PF, _SM), NORM_BWD_ALIGNED or
+         * NORM_BWD_ALIGNED_PF or _SM. */
         static bool run(uint64_t nvv, uint64_t rows, int pf, norm_bwd_cfg *c)
         {
+            if (pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM)
+                return aligned_pair(nvv, rows, pf == NORM_BWD_ALIGNED_SM, c);
             if (pf == NORM_BWD_ALIGNED)
                 return aligned(nvv, rows, c);
             c->block = 512;
             c->cl = 1;
             c->warp = true;
+            c->tt = 0;
             c->smem = 0;
             if (pf == NORM_BWD_PF) { /* regs_pf: 256-thread warp blocks, else 4 vectors a thread */
                 c->block = 256;
@@ -458,15 +547,62 @@ template <int MODE> struct norm_bwd_pick_m {
                 c->fn = NORM_BKA(512, 0, 8, 4, NORM_BWD_SM); /* run refused beyond 16384 */
             return true;
         }
+
+        /* aligned_pf (eighth session; sm false): the AL regs_pf at every row of <= 256
+         * vectors whatever the dtype and row count: warp teams of 1, 2 or 4
+         * vectors a thread (regs_pf's kernels) up to 128 vectors, pair
+         * teams of 4 vectors a thread (64 threads a row, 4 rows a block of
+         * 256, bound 2: 128 registers) at 129-256; beyond, aligned's form.
+         * x and dy in flight a SM: 2 blocks x 256 threads x 4 vectors x 2
+         * x 16 bytes = 64 KiB between every row's loads (the next row's
+         * prefetch), where aligned's regs at 129-256 (block teams, 1 vector
+         * a thread, 3-4 blocks of 256) has 24-32 KiB and only until the
+         * team sum. One partial row a block and round, the teams in team
+         * order (norm_bwd_flush): 2 a SM, where block teams write 3-4.
+         * aligned_sm (sm true): the pair teams at 129-256 vectors in
+         * regs_sm's form, no prefetch, bound 4 blocks of 256 for rmsnorm
+         * with w in the rows' dtype (<= 64 registers; 32 KiB of dw
+         * partials a block; f32 w with 16-bit rows spills 4 bytes at 64)
+         * and 3 for the rest and layernorm (<= 80; layernorm's 64 KiB of
+         * dw and db partials a block allow 3 at 16-bit rows): 128 / 96 KiB
+         * of x and dy in flight a SM while the rows load, none between a
+         * team's sums and its next row but what the other teams have;
+         * aligned's form elsewhere. */
+        static bool aligned_pair(uint64_t nvv, uint64_t rows, bool sm, norm_bwd_cfg *c)
+        {
+            if (nvv > 256 || (sm && nvv <= 128))
+                return aligned(nvv, rows, c);
+            c->block = 256;
+            c->cl = 1;
+            c->warp = true;
+            c->tt = 0;
+            size_t vpt = 4;
+            if (nvv <= 32)
+                c->fn = NORM_BKP(32, 1), vpt = 1;
+            else if (nvv <= 64)
+                c->fn = NORM_BKP(32, 2), vpt = 2;
+            else if (nvv <= 128)
+                c->fn = NORM_BKP(32, 4);
+            else if (sm)
+                c->fn = NORM_BKS(MODE == NORM_RMS && DT == WT ? 4 : 3), c->tt = 64;
+            else
+                c->fn = NORM_BKP(64, 4), c->tt = 64;
+            const size_t na = MODE == NORM_LN ? 2 : 1;
+            c->smem = na * vpt * (16 / sizeof(typename sl_dt<DT>::raw)) * c->block * sizeof(float);
+            return true;
+        }
     };
 };
 #undef NORM_BK
 #undef NORM_BKA
+#undef NORM_BKP
+#undef NORM_BKS
 
 /* Whether the launch fits: x, dy and dx (buffers ix, idy, idx) at one
  * offset modulo 16 bytes, every row at that offset (ld a multiple of 16
  * bytes, or one row), the row within a team's registers (clusters on
- * sm_90+ only); NORM_BWD_ALIGNED: an aligned launch (norm_fwd_aligned). */
+ * sm_90+ only); NORM_BWD_ALIGNED, _PF and _SM: an aligned launch
+ * (norm_fwd_aligned). */
 template <int MODE>
 static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, int pf, norm_bwd_cfg *c, uint32_t *o)
 {
@@ -474,7 +610,7 @@ static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, in
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
     if (((ux ^ ud) | (ux ^ uo)) & 15u || ((ld * es) % 16 != 0 && a->shape.rows > 1) ||
-        (pf == NORM_BWD_ALIGNED && !norm_fwd_aligned(a)))
+        (norm_bwd_al(pf) && !norm_fwd_aligned(a)))
         return false;
     *o = (uint32_t)((ux & 15u) / es);
     const uint64_t nvv = (*o + a->shape.cols + ve - 1) / ve;
@@ -586,7 +722,8 @@ struct norm_bwd_grid {
 
 static inline norm_bwd_grid norm_bwd_grid_of(const norm_bwd_cfg *c, uint64_t rows, uint64_t cols)
 {
-    const uint64_t rpb = c->warp ? c->block / 32 : 1; /* rows a block (warp teams) or team takes a step */
+    /* rows a block (warp or pair teams) or team takes a step */
+    const uint64_t rpb = c->warp ? c->block / (c->tt ? c->tt : 32) : 1;
     const uint64_t need = (rows + rpb - 1) / rpb, most = sl_norm_dw_partials(rows, cols);
     uint64_t p = norm_bwd_resident(c);
     p = p < need ? p : need;

@@ -51,7 +51,7 @@ extern "C" sl_status sl_cuda_layernorm_bwd_rung(const sl_args *a, int pf, const 
         return st;
     norm_bwd_cfg c;
     uint32_t o;
-    if (pf == NORM_BWD_ALIGNED && !norm_fwd_aligned(a))
+    if (norm_bwd_al(pf) && !norm_fwd_aligned(a))
         return sl_fail(SL_ERR_UNSUPPORTED,
                        "layernorm_bwd %s: a buffer off 16 bytes, or cols %llu (ld %llu) not a multiple of %zu "
                        "elements (whole 16-byte vectors): regs runs it",
