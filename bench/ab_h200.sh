@@ -6,9 +6,12 @@
 # `streamlab run` also times the op's copy ceiling (copy_k) in its own
 # process, so the summary compares bandwidth over copy_k, round by round,
 # and the kernel time (median of the trials), median over the rounds.
-#   A     the base checkout (default: this one)
+#   A     the base checkout (default: this one); A = B times a new variant
+#         the base lacks against the candidate's own rungs (one build)
 #   B     the candidate checkout (required), e.g. a worktree carried as .wt/x
 #   RUN   the `streamlab run` arguments (required; --json/--md are added);
+#   A_LACKS variants new in B, left out of side A's --variants lists (A
+#         would refuse an unknown name), e.g. A_LACKS=tma,regwin2
 #         RUN2, RUN3, RUN4 more sets, run after RUN in each turn (other ops, dtypes or
 #         shapes)
 #   ROUNDS how many turns each (3); RUN_S each run's time limit (120 s)
@@ -40,6 +43,9 @@ stage "build both (sm_90, -DSL_WERROR=ON): streamlab_cli"
 pids=""
 for side in A B; do
     d=${!side}
+    # A = B (a new variant the base lacks, timed against its own tree's
+    # rungs round by round): one build, or the two would race in one dir
+    [ "$side" = B ] && [ "$A" = "$B" ] && continue
     ( cd "$d" && cmake -S . -B build-ab -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS &&
         timeout 300 cmake --build build-ab -j 8 --target streamlab_cli ) > "$W/build-$side.log" 2>&1 &
     pids="$pids $!:$side"
@@ -56,17 +62,32 @@ if [ -n "${PRE:-}" ]; then
     (cd "$B" && eval "$PRE")
     echo "PRE exit $?"
 fi
+# side_args SIDE ARGS: ARGS, with A_LACKS's names left out of the
+# --variants list on side A
+side_args() {
+    local prev="" out="" w
+    for w in $2; do
+        if [ "$1" = A ] && [ "$prev" = --variants ] && [ -n "${A_LACKS:-}" ]; then
+            w=$(echo "$w" | tr , '\n' | grep -vxF -f <(echo "$A_LACKS" | tr , '\n') | paste -sd, -)
+        fi
+        out="$out${out:+ }$w"
+        prev=$w
+    done
+    echo "$out"
+}
 for r in $(seq 1 "$ROUNDS"); do
     for side in A B; do
         d=${!side}; s=$(echo $side | tr A-Z a-z)
-        stage "round $r, $side: streamlab run $RUN"
-        timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $RUN --json "$OUT/$s-$r.json" --quiet > "$W/run-$s-$r.txt" 2>&1
+        args=$(side_args $side "$RUN")
+        stage "round $r, $side: streamlab run $args"
+        timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $args --json "$OUT/$s-$r.json" --quiet > "$W/run-$s-$r.txt" 2>&1
         echo "exit $?"
         for i in 2 3 4; do
             v=RUN$i
             [ -n "${!v:-}" ] || continue
-            stage "round $r, $side: streamlab run ${!v}"
-            timeout ${RUN_S:-120} "$d/build-ab/streamlab" run ${!v} --json "$OUT/$s-$r-$i.json" --quiet > "$W/run$i-$s-$r.txt" 2>&1
+            args=$(side_args $side "${!v}")
+            stage "round $r, $side: streamlab run $args"
+            timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $args --json "$OUT/$s-$r-$i.json" --quiet > "$W/run$i-$s-$r.txt" 2>&1
             echo "exit $?"
         done
     done

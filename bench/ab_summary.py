@@ -2,12 +2,14 @@
 """Summary of bench/ab_h200.sh: base (a-<round>.json) against candidate
 (b-<round>.json), written by `streamlab run --json` in turns on one card.
 
-For every (op, dtype, shape, variant) the candidate measured (a row the
-base lacks, such as a new rung, shows "-" on the base's side): the kernel time
+For every (op, dtype, shape, variant) both sides measured: the kernel time
 (each round's median over its trials, then the median over the rounds),
 the candidate's time over the base's, and each side's bandwidth as a
 fraction of the op's copy kernel (copy_k, or a "copy" ceiling whose
-technique names a kernel) timed in the same process and round.
+technique names a kernel) timed in the same process and round; where a run
+has no copy kernel (transpose's only ceiling is cudaMemcpyAsync, the one its
+ladder and bars use), the "copy" ceiling, marked with * after the fraction.
+Rows one side lacks (a variant new in B) are printed with "-" for the other.
 Prints a Markdown table.
 
 Usage: ab_summary.py DIR
@@ -41,12 +43,24 @@ def load(path: str) -> dict[Key, tuple[float, float | None]]:
         if r["variant"] == "copy_k" or (r["variant"] == "copy" and k not in copy
                                         and "kernel" in str(r.get("technique", ""))):
             copy[k] = r["gbs"]
+    memcpy: dict[tuple[str, str, str], float] = {}
+    for r in rows:
+        k = (r["op"], r["dtype"], shape_text(r))
+        if r["variant"] == "copy" and k not in copy:
+            memcpy[k] = r["gbs"]
     out = {}
     for r in rows:
         k = (r["op"], r["dtype"], shape_text(r))
-        c = copy.get(k)
+        c, star = copy.get(k), False
+        if c is None and k in memcpy:
+            c, star = memcpy[k], True
+        if star:
+            MEMCPY_KEYS.add(k)
         out[k + (r["variant"],)] = (r["time_ms"]["median"], r["gbs"] / c if c else None)
     return out
+
+
+MEMCPY_KEYS: set[tuple[str, str, str]] = set()  # (op, dtype, shape) whose fractions are over cudaMemcpy
 
 
 def side(d: str, s: str) -> dict[Key, list[tuple[float, float | None]]]:
@@ -70,9 +84,7 @@ def main() -> int:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     a, b = side(sys.argv[1], "a"), side(sys.argv[1], "b")
-    # every row B measured (a new rung has no A side: its A columns are "-");
-    # rows only A measured are left out
-    keys = sorted(set(b))
+    keys = sorted(set(a) | set(b))
     if not set(a) & set(b):
         print("ab_summary: no row measured on both sides", file=sys.stderr)
         return 1
@@ -80,11 +92,15 @@ def main() -> int:
     print("| op | dtype | shape | variant | rounds A/B | A µs | B µs | B/A time | A / copy | B / copy |")
     print("|---|---|---|---|---|--:|--:|--:|--:|--:|")
     for k in keys:
-        ak = a.get(k, [])
-        ta, tb = med([t for t, _ in ak]), med([t for t, _ in b[k]])
+        ra, rb = a.get(k, []), b.get(k, [])
+        ta, tb = med([t for t, _ in ra]), med([t for t, _ in rb])
         ratio = tb / ta if ta and tb else None
-        print(f"| {' | '.join(k)} | {len(ak)}/{len(b[k])} | {f(ta * 1e3 if ta else None, 2)} | {f(tb * 1e3, 2)} | "
-              f"{f(ratio)} | {f(med([c for _, c in ak]))} | {f(med([c for _, c in b[k]]))} |")
+        st = "*" if k[:3] in MEMCPY_KEYS else ""
+        ca, cb = med([c for _, c in ra]), med([c for _, c in rb])
+        print(f"| {' | '.join(k)} | {len(ra)}/{len(rb)} | {f(ta * 1e3 if ta else None, 2)} | "
+              f"{f(tb * 1e3 if tb else None, 2)} | {f(ratio)} | {f(ca)}{st if ca else ''} | {f(cb)}{st if cb else ''} |")
+    if MEMCPY_KEYS:
+        print('\n\\* over the "copy" ceiling (cudaMemcpyAsync): these runs timed no copy kernel.')
     return 0
 
 

@@ -79,6 +79,18 @@ python3 bench/ab_summary.py "$T/abk" > "$T/abk.md" || fail "ab_summary.py (k) ex
 grep -q "| stencil | f32 | 8x8x1 | regwin | 1/1 | 1000.00 | 1000.00 |" "$T/abk.md" &&
     grep -q "| stencil | f32 | 8x8x4 | regwin | 1/1 | 4000.00 | 4000.00 |" "$T/abk.md" ||
     fail "ab_summary.py merged two radii of one shape: $(cat "$T/abk.md")"
+# an op with only the cudaMemcpy ceiling (transpose): fractions over it,
+# starred; a variant only B has (A_LACKS) printed with "-" for A
+mkdir -p "$T/abt"
+for s in a b; do
+    extra=""
+    [ $s = b ] && extra=', {"op": "transpose", "variant": "tma", "dtype": "f32", "status": "ok", "shape": {"rows": 8, "cols": 8}, "time_ms": {"median": 2.0}, "gbs": 50.0}'
+    printf '{"results": [{"op": "transpose", "variant": "copy", "technique": "cudaMemcpyAsync device to device: the copy ceiling", "dtype": "f32", "status": "ok", "shape": {"rows": 8, "cols": 8}, "time_ms": {"median": 1.0}, "gbs": 100.0}, {"op": "transpose", "variant": "vec", "dtype": "f32", "status": "ok", "shape": {"rows": 8, "cols": 8}, "time_ms": {"median": 1.25}, "gbs": 80.0}%s]}\n' "$extra" > "$T/abt/$s-1.json"
+done
+python3 bench/ab_summary.py "$T/abt" > "$T/abt.md" || fail "ab_summary.py (transpose) exits $?"
+grep -q "| transpose | f32 | 8x8 | vec | 1/1 | 1250.00 | 1250.00 | 1.000 | 0.800\* | 0.800\* |" "$T/abt.md" &&
+    grep -q "| transpose | f32 | 8x8 | tma | 0/1 | - | 2000.00 | - | - | 0.500\* |" "$T/abt.md" ||
+    fail "ab_summary.py's memcpy fallback or B-only row: $(cat "$T/abt.md")"
 python3 bench/ab_summary.py "$T/none" > /dev/null 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "ab_summary.py with no rows exits $rc, not 1"
