@@ -72,22 +72,16 @@ static double t_ulp16(sl_dtype dt, double v)
 }
 
 /* A forward register rung (regs, regs_pf, regs_1k, lean, lean4, decode,
- * aligned) or a bulk rung (bulk, bulk_pf): it may refuse x and y at different 16-byte
+ * aligned) or the bulk rung: it may refuse x and y at different 16-byte
  * offsets, or a row beyond a cluster's registers (decode: beyond 1024
  * vectors; bulk: beyond 8 chunks), or (decode, aligned, bulk) any buffer
  * off 16 bytes or cols not a whole number of vectors, or (bulk) a device
  * before sm_90 (SL_ERR_UNSUPPORTED; the API then runs another rung).
- * t_bulk_cases checks that bulk and bulk_pf run where they must and
- * refuse the rest. */
-static inline int t_bulk_rung(const char *name)
-{
-    return strcmp(name, "bulk") == 0 || strcmp(name, "bulk_pf") == 0;
-}
-
+ * t_bulk_cases checks that bulk runs where it must and refuses the rest. */
 static inline int t_fwd_regs_rung(const char *name)
 {
     return strncmp(name, "regs", 4) == 0 || strncmp(name, "lean", 4) == 0 || strcmp(name, "decode") == 0 ||
-           strcmp(name, "aligned") == 0 || t_bulk_rung(name);
+           strcmp(name, "aligned") == 0 || strcmp(name, "bulk") == 0;
 }
 
 /* A backward register rung: regs, regs_pf, regs_sm, or aligned and
@@ -298,25 +292,6 @@ static void t_bulk_cases(sl_ctx *ctx, const sl_variant *v, t_fwd_fn fwd, size_t 
         {3, 16384, 1, 1, 0, {K_RAND}, 1}, /* x and y one element off 16 bytes */
         {3, 16385, 0, 0, 0, {K_RAND}, 1}, /* rows not whole vectors */
     };
-    /* bulk_pf (common/norm_fwd_bulk_pf.cuh), a persistent grid walking rows
-     * through two shared-memory stages: many rows a cluster, the grid capped
-     * at cap clusters (SL_NORM_FWD_PF_CLUSTERS, the kernel's test hook) so
-     * that each walks 13-60 rows and wraps both stages and both exchange
-     * slots many times, with rows a cap does not divide, NaN and huge rows
-     * among them, an uneven last chunk, and in place; then, uncapped and in
-     * place, more rows than twice the resident clusters (the H200's ~400
-     * blocks of one chunk at 8192 columns of bf16). */
-    static const struct {
-        ncase c;
-        int cap;
-    } pf[] = {
-        {{150, 16384, 0, 0, 0, {K_RAND, K_NAN, K_HUGE}, 3}, 3},
-        {{67, 40008, 0, 0, 0, {K_RAND, K_WIDE}, 2}, 5},
-        {{41, 65536, 0, 0, 0, {K_RAND, K_NAN}, 2}, 2},
-        {{120, 16384, 0, 0, 1, {K_RAND, K_HUGE}, 2}, 2}, /* in place */
-        {{1100, 8192, 0, 0, 1, {K_RAND, K_NAN, K_WIDE}, 3}, 0}, /* in place, uncapped */
-    };
-    const int is_pf = strcmp(v->name, "bulk_pf") == 0;
     for (int d = 0; d < (t_quick ? 2 : 3); d++)
         for (int wf = 0; wf < 2; wf++) {
             const sl_dtype dt = t_dts[d], wt = wf ? SL_F32 : dt;
@@ -329,17 +304,6 @@ static void t_bulk_cases(sl_ctx *ctx, const sl_variant *v, t_fwd_fn fwd, size_t 
             }
             for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
                 fwd(ctx, v, dt, wt, &bad[i], T_REFUSES);
-            for (size_t i = 0; is_pf && i < sizeof pf / sizeof pf[0]; i++) {
-                const ncase *c = &pf[i].c;
-                if (t_quick && (c->cols > 32768 || c->rows > 1000))
-                    continue;
-                char cap[16];
-                snprintf(cap, sizeof cap, "%d", pf[i].cap);
-                if (pf[i].cap > 0)
-                    setenv("SL_NORM_FWD_PF_CLUSTERS", cap, 1);
-                fwd(ctx, v, dt, wt, c, !t_sm90 ? T_ANY : c->cols * sl_dtype_size(dt) <= max ? T_RUNS : T_REFUSES);
-                unsetenv("SL_NORM_FWD_PF_CLUSTERS");
-            }
         }
 }
 
@@ -729,8 +693,8 @@ static int t_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
         const sl_variant *v = &sl_op_rmsnorm.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
             t_all(ctx, v, NULL, 1, 0, big || strcmp(v->name, "serial") != 0);
-        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && t_bulk_rung(v->name))
-            t_bulk_cases(ctx, v, t_fwd_e, (size_t)(strcmp(v->name, "bulk") == 0 ? 512 : 256) << 10);
+        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && strcmp(v->name, "bulk") == 0)
+            t_bulk_cases(ctx, v, t_fwd_e, (size_t)512 << 10);
     }
     for (int i = 0; i < sl_op_rmsnorm_bwd.nvariants; i++) {
         const sl_variant *v = &sl_op_rmsnorm_bwd.variants[i];

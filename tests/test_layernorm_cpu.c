@@ -5,8 +5,6 @@
  * shapes, misaligned, in place, on rows of zeros, huge values and NaN, and
  * the public functions' errors.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv (norm_check.h's bulk_pf cases) */
-
 #include "layernorm_check.h"
 
 #include <stdio.h>

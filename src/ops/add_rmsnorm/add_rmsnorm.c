@@ -153,13 +153,6 @@ static const sl_variant variants[] = {
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk),
      .attrs = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_attrs), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
-    {.name = "bulk_pf", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
-     .technique = "bulk as a persistent kernel (the clusters that fit resident, each walking rows): two shared-memory "
-                  "stages of <= 16 KiB of x and of res a block, the next row's requested by bulk copy before this "
-                  "row's h, sum, cluster exchange and stores; aligned rows only (issue 32, ninth session)",
-     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_pf),
-     .attrs = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_pf_attrs), .loads_in_flight = 8, .access_bytes = 16,
-     .elems_per_thread = 16, .insts_per_elem = 5},
     {.name = "sl_add_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_add_rmsnorm_fwd(): where x, res, h, y share one 16-byte offset and the row fits, regs "
                   "up to 256 vectors, lean up to 4096, lean4 beyond; but aligned rows of more than 256 vectors decode "

@@ -26,8 +26,6 @@ sl_status sl_cuda_add_rmsnorm_decode(const sl_args *a);
 sl_status sl_cuda_add_rmsnorm_aligned(const sl_args *a);
 sl_status sl_cuda_add_rmsnorm_bulk(const sl_args *a);
 sl_status sl_cuda_add_rmsnorm_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out);
-sl_status sl_cuda_add_rmsnorm_bulk_pf(const sl_args *a);
-sl_status sl_cuda_add_rmsnorm_bulk_pf_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_add_rmsnorm_api(const sl_args *a);
 
 #ifdef __cplusplus

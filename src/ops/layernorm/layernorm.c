@@ -193,13 +193,6 @@ static const sl_variant variants[] = {
                   "two-pass from shared memory, y from it; aligned rows only (issue 32, seventh session)",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bulk), .attrs = SL_CUDA_FN(sl_cuda_layernorm_bulk_attrs),
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 6},
-    {.name = "bulk_pf", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
-     .technique = "bulk as a persistent kernel (the clusters that fit resident, each walking rows): two shared-memory "
-                  "stages of <= 32 KiB a block, the next row's chunk requested by bulk copy before this row's mean, "
-                  "variance and stores; aligned rows only (issue 32, ninth session)",
-     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bulk_pf),
-     .attrs = SL_CUDA_FN(sl_cuda_layernorm_bulk_pf_attrs), .loads_in_flight = 8, .access_bytes = 16,
-     .elems_per_thread = 32, .insts_per_elem = 6},
     {.name = "sl_layernorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_fwd(): where x and y share their 16-byte offset and the row fits, regs for "
                   "the warp teams (up to 256 vectors), lean4 up to 4096 vectors at >= 4 rows a SM, lean "

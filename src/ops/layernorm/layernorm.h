@@ -28,8 +28,6 @@ sl_status sl_cuda_layernorm_decode(const sl_args *a);
 sl_status sl_cuda_layernorm_aligned(const sl_args *a);
 sl_status sl_cuda_layernorm_bulk(const sl_args *a);
 sl_status sl_cuda_layernorm_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out);
-sl_status sl_cuda_layernorm_bulk_pf(const sl_args *a);
-sl_status sl_cuda_layernorm_bulk_pf_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_layernorm_api(const sl_args *a);
 
 #ifdef __cplusplus

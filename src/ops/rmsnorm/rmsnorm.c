@@ -171,13 +171,6 @@ static const sl_variant variants[] = {
                   "blocks an SM; y from shared memory; aligned rows only (issue 32, seventh session)",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bulk), .attrs = SL_CUDA_FN(sl_cuda_rmsnorm_bulk_attrs),
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 4},
-    {.name = "bulk_pf", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
-     .technique = "bulk as a persistent kernel (the clusters that fit resident, each walking rows): two shared-memory "
-                  "stages of <= 32 KiB a block, the next row's chunk requested by bulk copy before this row's sum, "
-                  "cluster exchange and stores; aligned rows only (issue 32, ninth session)",
-     .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bulk_pf),
-     .attrs = SL_CUDA_FN(sl_cuda_rmsnorm_bulk_pf_attrs), .loads_in_flight = 8, .access_bytes = 16,
-     .elems_per_thread = 32, .insts_per_elem = 4},
     {.name = "sl_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_rmsnorm_fwd(): aligned rows of 257-512 vectors (up to 1024 at fewer rows than SMs) decode, "
                   "other aligned rows aligned (but regs_pf's 2049-4096 vectors); "
