@@ -521,6 +521,13 @@ template <int MODE> struct norm_bwd_pick_m {
          * The caller checks the alignment (norm_fwd_aligned). */
         static bool aligned(uint64_t nvv, uint64_t rows, norm_bwd_cfg *c)
         {
+            /* 16-bit rows of 129-256 vectors (1032-2048 columns) at 1024 rows
+             * and more: the pair teams with the next row prefetched
+             * (aligned_pf; H200, bf16, 32768 x 2048: rmsnorm_bwd 0.865 and
+             * layernorm_bwd 0.877 of the copy kernel against this form's 0.807
+             * and 0.653; bench/results/h200-norms-2026-11-27.md) */
+            if (DT != SL_F32 && nvv > 128 && nvv <= 256 && rows >= 1024)
+                return aligned_pair(nvv, rows, false, c);
             const int f = norm_bwd_form<MODE>((sl_dtype)DT, rows, nvv);
             if (!run(nvv, rows, f, c))
                 return false;

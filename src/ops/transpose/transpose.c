@@ -176,8 +176,9 @@ static const sl_variant variants[] = {
      .elems_per_thread = 32, .smem_bytes_per_elem = 8, .smem_conflict_ways = 1, .async_reads = true,
      .insts_per_elem = 2},
     {.name = "sl_transpose", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_transpose(): vec for 2- and 4-byte elements where 16-byte accesses fit, else pad33",
-     .source = "issue 11",
+     .technique = "public sl_transpose(): tma_col for 4-byte elements at 2^26 and more on sm_90, else vec for 2- and "
+                  "4-byte elements where 16-byte accesses fit, else pad33",
+     .source = "issues 11, 26",
      .launch = SL_CUDA_FN(sl_cuda_transpose_api), .loads_in_flight = 4, .access_bytes = 16, .elems_per_thread = 16,
      .smem_bytes_per_elem = 8, .smem_conflict_ways = 1, .insts_per_elem = 3},
     SL_EW_CEILING_CPU,

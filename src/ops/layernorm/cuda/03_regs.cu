@@ -42,7 +42,10 @@ extern "C" sl_status sl_cuda_layernorm_regs_pf(const sl_args *a)
  * fewer than the SMs; beyond 2048 vectors bulk (08_bulk.cu, the row in
  * shared memory: 0.886 / 0.791 / 0.746 of the copy at 8192 x 32768 /
  * 65536 and 4096 x 131072 against aligned's 0.762 / 0.676 / 0.670;
- * h200-norms-bulk-2026-11-26o.md); else aligned (07_aligned.cu; on an H200, of the
+ * h200-norms-bulk-2026-11-26o.md), and, for bf16 / f16 since the eighth
+ * session's launch bounds, beyond 4096 vectors only (8192 x 32768 bf16:
+ * aligned 0.951 of the copy against bulk's 0.882, 65536: 0.672 against
+ * 0.786; h200-norms-2026-11-27.md); else aligned (07_aligned.cu; on an H200, of the
  * copy: 0.914 / 0.922 / 0.952 / 0.912 / 0.670 at 32768 x 1024 / 2048 /
  * 4096 / 16384 and 8192 x 65536 against the earlier picks' 0.705 / 0.371
  * / 0.688 / 0.629 / 0.444; h200-norms-aligned-2026-11-26h.md, -j.md). */
@@ -55,7 +58,8 @@ extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
     const uint64_t nvv = norm_fwd_nvv(a, SL_LN_X);
     if (nvv > 256 && a->shape.rows < (uint64_t)norm_sms() && ln_fits(a, NORM_FWD_DECODE, &c))
         return ln_regs_launch(a, &c);
-    if (nvv > 2048 && norm_fwd_aligned(a)) { /* bulk; it refuses rows beyond 8 chunks and builds without sm_90 */
+    /* bulk beyond 64 KiB rows of 16-bit dtypes, beyond 2048 vectors of f32 (unmeasured since the launch bounds) */
+    if (nvv > (a->dtype == SL_F32 ? 2048u : 4096u) && norm_fwd_aligned(a)) { /* bulk refuses rows beyond 8 chunks and builds without sm_90 */
         st = sl_cuda_layernorm_bulk(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;

@@ -178,10 +178,20 @@ extern "C" sl_status sl_cuda_stencil_regwin_attrs(sl_dtype dt, sl_kernel_attrs *
     return sl_cuda_kernel_attrs((const void *)stencil_regwin<SL_STENCIL_DEFAULT_RADIUS>, RW_BX, 0, out);
 }
 
-/* sl_stencil2d() on a CUDA context: regwin4 (16-byte rows), which falls
- * back to regwin for rows that are not 16-byte aligned (docs/ladder.md). */
+/* sl_stencil2d() on a CUDA context, by radius (H200, 8192^2 f32, fraction
+ * of the copy; bench/results/h200-stencil-2026-11-27.md): R = 3 and 4
+ * regwin2 (0.909 / 0.895 against regwin4's 0.860 / 0.859), R = 2
+ * regwin4_d8 (0.892 against 0.853), R = 1 and above 4 regwin4 (R = 1:
+ * 0.857-0.863 for all three). Each falls back as its rung does: regwin2
+ * to regwin for rows not 8-byte aligned, regwin4 and regwin4_d8 to regwin
+ * for rows not 16-byte aligned (docs/ladder.md). */
 extern "C" sl_status sl_cuda_stencil_api(const sl_args *x)
 {
+    const int r = sl_stencil_radius(&x->shape);
+    if (r == 3 || r == 4)
+        return sl_cuda_stencil_regwin2(x);
+    if (r == 2)
+        return sl_cuda_stencil_regwin4_d8(x);
     return sl_cuda_stencil_regwin4(x);
 }
 

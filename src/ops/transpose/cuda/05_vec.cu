@@ -198,6 +198,16 @@ extern "C" sl_status sl_cuda_transpose_api(const sl_args *x)
 {
     bool vin, vout;
     tp_vec_paths(x, &vin, &vout);
+    /* f32 at 2^26 elements and more: tma_col (06_tma.cu) on sm_90, which
+     * refuses elsewhere (H200, of the cudaMemcpy copy: 0.949 / 0.953 at
+     * 8192^2 / 16384^2 against vec's 0.909 / 0.900, 1.043 / 1.017 x
+     * cuBLAS geam; bench/results/h200-transpose-2026-11-27.md); smaller
+     * and other dtypes unmeasured with it: vec or pad33 as before */
+    if (sl_dtype_size(x->dtype) == 4 && vin && vout && x->shape.rows * x->shape.cols >= (1ull << 26)) {
+        const sl_status st = sl_cuda_transpose_tma_col(x);
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
     if (sl_dtype_size(x->dtype) == 8 || !vin || !vout)
         return sl_cuda_transpose_pad33(x);
     return sl_cuda_transpose_vec(x);
