@@ -589,21 +589,10 @@ static void ln_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, cons
                     arms_fwd(ctx, va, dt, wt, &ac[i]);
             }
     }
-    /* the backward's short rows (eighth session: aligned_pf's pair teams,
-     * 129-256 vectors; warp teams up to 128): 2048 and 1032 columns (bf16 /
-     * f16 256 and 129 vectors), 1024, 1000 and 520 (f32 256, 250 and 130),
-     * odd row counts, huge values, NaN, in place; w and b in the rows'
-     * dtype and in f32 */
-    static const ncase bc[] = {
-        {37, 2048, 0, 0, 0, {K_RAND, K_HUGE}, 2},
-        {261, 1024, 0, 0, 0, {K_RAND, K_NAN}, 2},
-        {5, 1032, 0, 0, 0, {K_RAND, K_ZERO}, 2},
-        {9, 520, 0, 0, 0, {K_RAND, K_WIDE}, 2},
-        {13, 1000, 0, 0, 0, {K_RAND}, 1},
-        {6, 2048, 0, 0, 1, {K_RAND}, 1}, /* in place (dx = dy) */
-        {7, 2048, 1, 1, 0, {K_RAND}, 1}, /* misaligned: the aligned rungs refuse */
-    };
-    for (size_t i = 0; run_b && i < sizeof bc / sizeof bc[0]; i++)
+    /* the backward's short rows (t_bwd_short); w and b in the rows' dtype and in f32 */
+    size_t nbc = 0;
+    const ncase *bc = t_bwd_short(&nbc);
+    for (size_t i = 0; run_b && i < nbc; i++)
         for (int d = 0; d < (t_quick ? 2 : 3); d++)
             for (int wf = 0; wf < 2; wf++)
                 if (!wf || t_dts[d] != SL_F32)
