@@ -19,7 +19,10 @@
  * Memory, stream, errors: the contract above; a radius outside 1..16 or a
  * bad shape gives SL_ERR_INVALID_ARG.
  * Source: seed 004 ("2D Stencil Experiment", the Volta L1 vs shared-memory
- * study); the CUDA context runs the register sliding-window rung
- * (docs/ladder.md, "Stencil"). */
+ * study); the CUDA context runs a register sliding-window rung chosen by
+ * radius: two outputs a thread at R = 3 and 4 (`regwin2`), four with 8
+ * rows loaded ahead at R = 2 (`regwin4_d8`), four at R = 1 and above 4
+ * (`regwin4`), each falling back to one output a thread for rows it
+ * cannot vectorize (docs/ladder.md, "The 2-D stencil"; issue 26). */
 sl_status sl_stencil2d(sl_ctx *ctx, size_t rows, size_t cols, size_t ld, int radius, const float *in, float *out,
                        void *stream);

@@ -14,13 +14,18 @@
  * Aliasing: in place is not supported: out must not overlap in at all
  * (SL_ERR_OVERLAP, also for out == in, even for a square matrix).
  * Stream, memory, errors: the contract in streamlab.h.
- * Kernel: on a CUDA context, for 2- and 4-byte elements 64 x 64 tiles
+ * Kernel: on a CUDA context, for 4-byte elements at 2^26 elements and
+ * more on sm_90, 64 x 64 tiles loaded and stored by the tensor memory
+ * accelerator through a 128-byte-swizzled shared-memory tile, walked down
+ * tile columns so that the output's rows are written in order (the
+ * `tma_col` rung: 0.94-0.96 of the copy on an H200; docs/ladder.md, "TMA
+ * tiles"); otherwise, for 2- and 4-byte elements 64 x 64 tiles
  * through an XOR-swizzled shared-memory tile with 16-byte loads and stores
  * (the `vec` rung), for 8-byte elements and wherever the 16-byte path does
  * not fit, 32 x 32 tiles through a 32 x 33 padded shared-memory tile (the
  * `pad33` rung; docs/ladder.md, "Transpose and bank conflicts"); on a CPU
  * context, 32 x 32 cache blocks over OpenMP threads.
  * Source: seed 004 (Volta optimisation slides), "Case Study: Matrix
- * Transpose"; issue 11. */
+ * Transpose"; issues 11 and 26. */
 sl_status sl_transpose(sl_ctx *ctx, sl_dtype dtype, size_t rows, size_t cols, const void *in, void *out,
                        void *stream);
