@@ -6,8 +6,7 @@
 # `streamlab run` also times the op's copy ceiling (copy_k) in its own
 # process, so the summary compares bandwidth over copy_k, round by round,
 # and the kernel time (median of the trials), median over the rounds.
-#   A     the base checkout (default: this one); A = B times a new variant
-#         the base lacks against the candidate's own rungs (one build)
+#   A     the base checkout (default: this one; A = B builds it once)
 #   B     the candidate checkout (required), e.g. a worktree carried as .wt/x
 #   RUN   the `streamlab run` arguments (required; --json/--md are added);
 #   A_LACKS variants new in B, left out of side A's --variants lists (A
@@ -43,9 +42,7 @@ stage "build both (sm_90, -DSL_WERROR=ON): streamlab_cli"
 pids=""
 for side in A B; do
     d=${!side}
-    # A = B (a new variant the base lacks, timed against its own tree's
-    # rungs round by round): one build, or the two would race in one dir
-    [ "$side" = B ] && [ "$A" = "$B" ] && continue
+    [ "$side" = B ] && [ "$A" = "$B" ] && continue # one build dir: built once
     ( cd "$d" && cmake -S . -B build-ab -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS &&
         timeout 300 cmake --build build-ab -j 8 --target streamlab_cli ) > "$W/build-$side.log" 2>&1 &
     pids="$pids $!:$side"
@@ -78,16 +75,13 @@ side_args() {
 for r in $(seq 1 "$ROUNDS"); do
     for side in A B; do
         d=${!side}; s=$(echo $side | tr A-Z a-z)
-        args=$(side_args $side "$RUN")
-        stage "round $r, $side: streamlab run $args"
-        timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $args --json "$OUT/$s-$r.json" --quiet > "$W/run-$s-$r.txt" 2>&1
-        echo "exit $?"
-        for i in 2 3 4; do
-            v=RUN$i
+        for i in 1 2 3 4; do # RUN, then RUN2..RUN4 where set; their files end -2..-4
+            v=RUN; sfx=""
+            [ $i = 1 ] || { v=RUN$i; sfx=-$i; }
             [ -n "${!v:-}" ] || continue
             args=$(side_args $side "${!v}")
             stage "round $r, $side: streamlab run $args"
-            timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $args --json "$OUT/$s-$r-$i.json" --quiet > "$W/run$i-$s-$r.txt" 2>&1
+            timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $args --json "$OUT/$s-$r$sfx.json" --quiet > "$W/run$sfx-$s-$r.txt" 2>&1
             echo "exit $?"
         done
     done

@@ -31,40 +31,32 @@ def shape_text(row: dict) -> str:
     return f"{s.get('rows', 1)}x{s.get('cols', row.get('n'))}{k}"
 
 
-def load(path: str) -> dict[Key, tuple[float, float | None]]:
-    """(op, dtype, shape, variant) -> (median time in ms, GB/s over copy_k's)."""
+def load(path: str) -> dict[Key, tuple[float, float | None, bool]]:
+    """(op, dtype, shape, variant) -> (median time in ms, GB/s over the
+    ceiling's, whether that ceiling is cudaMemcpy rather than a kernel)."""
     with open(path, encoding="utf-8") as f:
         rows = [r for r in json.load(f).get("results", []) if r.get("status") == "ok"]
     # the op's copy kernel: softmax's and xent's copy_k ("copy" is cudaMemcpy
-    # there); the norms' ceiling "copy" is already a kernel
-    copy: dict[tuple[str, str, str], float] = {}
+    # there); the norms' ceiling "copy" is already a kernel; where a run has
+    # no copy kernel (transpose), its "copy", marked
+    ceil: dict[tuple[str, str, str], tuple[float, bool]] = {}
     for r in rows:
         k = (r["op"], r["dtype"], shape_text(r))
-        if r["variant"] == "copy_k" or (r["variant"] == "copy" and k not in copy
-                                        and "kernel" in str(r.get("technique", ""))):
-            copy[k] = r["gbs"]
-    memcpy: dict[tuple[str, str, str], float] = {}
-    for r in rows:
-        k = (r["op"], r["dtype"], shape_text(r))
-        if r["variant"] == "copy" and k not in copy:
-            memcpy[k] = r["gbs"]
+        kernel = r["variant"] == "copy_k" or (r["variant"] == "copy" and "kernel" in str(r.get("technique", "")))
+        if kernel and (r["variant"] == "copy_k" or k not in ceil or ceil[k][1]):
+            ceil[k] = (r["gbs"], False)
+        elif r["variant"] == "copy" and k not in ceil:
+            ceil[k] = (r["gbs"], True)
     out = {}
     for r in rows:
         k = (r["op"], r["dtype"], shape_text(r))
-        c, star = copy.get(k), False
-        if c is None and k in memcpy:
-            c, star = memcpy[k], True
-        if star:
-            MEMCPY_KEYS.add(k)
-        out[k + (r["variant"],)] = (r["time_ms"]["median"], r["gbs"] / c if c else None)
+        c, memcpy = ceil.get(k, (None, False))
+        out[k + (r["variant"],)] = (r["time_ms"]["median"], r["gbs"] / c if c else None, memcpy)
     return out
 
 
-MEMCPY_KEYS: set[tuple[str, str, str]] = set()  # (op, dtype, shape) whose fractions are over cudaMemcpy
-
-
-def side(d: str, s: str) -> dict[Key, list[tuple[float, float | None]]]:
-    acc: dict[Key, list[tuple[float, float | None]]] = {}
+def side(d: str, s: str) -> dict[Key, list[tuple[float, float | None, bool]]]:
+    acc: dict[Key, list[tuple[float, float | None, bool]]] = {}
     for p in sorted(glob.glob(os.path.join(d, f"{s}-*.json"))):
         try:
             for k, v in load(p).items():
@@ -91,15 +83,17 @@ def main() -> int:
     f = lambda x, p=3: "-" if x is None else f"{x:.{p}f}"  # noqa: E731
     print("| op | dtype | shape | variant | rounds A/B | A µs | B µs | B/A time | A / copy | B / copy |")
     print("|---|---|---|---|---|--:|--:|--:|--:|--:|")
+    starred = False
     for k in keys:
         ra, rb = a.get(k, []), b.get(k, [])
-        ta, tb = med([t for t, _ in ra]), med([t for t, _ in rb])
+        ta, tb = med([t for t, _, _ in ra]), med([t for t, _, _ in rb])
         ratio = tb / ta if ta and tb else None
-        st = "*" if k[:3] in MEMCPY_KEYS else ""
-        ca, cb = med([c for _, c in ra]), med([c for _, c in rb])
+        st = "*" if any(m for _, _, m in ra + rb) else ""
+        starred = starred or bool(st)
+        ca, cb = med([c for _, c, _ in ra]), med([c for _, c, _ in rb])
         print(f"| {' | '.join(k)} | {len(ra)}/{len(rb)} | {f(ta * 1e3 if ta else None, 2)} | "
               f"{f(tb * 1e3 if tb else None, 2)} | {f(ratio)} | {f(ca)}{st if ca else ''} | {f(cb)}{st if cb else ''} |")
-    if MEMCPY_KEYS:
+    if starred:
         print('\n\\* over the "copy" ceiling (cudaMemcpyAsync): these runs timed no copy kernel.')
     return 0
 

@@ -24,7 +24,7 @@
  * (norm_fwd.cuh) for aligned launches (norm_fwd_aligned: every buffer on
  * 16 bytes, cols and ld whole vectors): each of x's, dy's, dx's and w's
  * vectors whole or absent, one 16-byte access without the edge masks.
- * Pair teams (eighth session, the aligned_pf and aligned_sm rungs): TEAM
+ * Pair teams (ninth session, the aligned_pf and aligned_sm rungs): TEAM
  * 64, two warps a row and BLOCK / 64 rows a block, for regs_pf and
  * regs_sm at 129-256 vectors (4 a thread): the row's sums through one
  * named barrier of the pair (norm_bwd_pair_sum), the partials added in
@@ -61,7 +61,7 @@ enum { NORM_BWD_REGS = 0, NORM_BWD_PF = 1, NORM_BWD_SM = 2 };
  * public function's form at the row's length (norm_bwd_form) in its AL
  * kernel, for aligned launches only. */
 enum { NORM_BWD_ALIGNED = 3 };
-/* The aligned_pf and aligned_sm rungs' kinds (eighth session), aligned
+/* The aligned_pf and aligned_sm rungs' kinds (ninth session), aligned
  * launches only, as NORM_BWD_ALIGNED: pair teams (TEAM 64: two warps a
  * row, four rows a block of 256, 4 vectors a thread) at 129-256 vectors,
  * in regs_pf's form (the next row prefetched; _PF) or regs_sm's (no
@@ -555,7 +555,7 @@ template <int MODE> struct norm_bwd_pick_m {
             return true;
         }
 
-        /* aligned_pf (eighth session; sm false): the AL regs_pf at every row of <= 256
+        /* aligned_pf (ninth session; sm false): the AL regs_pf at every row of <= 256
          * vectors whatever the dtype and row count: warp teams of 1, 2 or 4
          * vectors a thread (regs_pf's kernels) up to 128 vectors, pair
          * teams of 4 vectors a thread (64 threads a row, 4 rows a block of

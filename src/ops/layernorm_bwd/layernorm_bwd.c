@@ -253,14 +253,14 @@ static const sl_variant variants[] = {
     {.name = "aligned_pf", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "aligned with regs_pf at every row of <= 256 vectors: the next row's x and dy in flight during "
                   "this row's sums, partials in shared memory; pair teams (two warps a row, 4 rows a block of 256, "
-                  "4 vectors a thread) at 129-256 vectors; aligned launches (issue 32, eighth session)",
+                  "4 vectors a thread) at 129-256 vectors; aligned launches (issue 32, ninth session)",
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_aligned_pf), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .smem_bytes_per_elem = 16, .insts_per_elem = 6},
     {.name = "aligned_sm", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "aligned with pair teams at 129-256 vectors in regs_sm's form: two warps a row, 4 rows a block of "
                   "256, 4 vectors a thread, no prefetch, partials in shared memory, 3-4 blocks a SM; aligned's form "
-                  "elsewhere; aligned launches (issue 32, eighth session)",
+                  "elsewhere; aligned launches (issue 32, ninth session)",
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_aligned_sm), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .smem_bytes_per_elem = 16, .insts_per_elem = 6},

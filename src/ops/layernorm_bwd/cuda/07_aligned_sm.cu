@@ -8,8 +8,10 @@
  * Expectation: the dw and db partials (64 KiB a block at 16-bit rows)
  * allow 3 blocks of 256 a SM (bound 3, <= 80 registers): 96 KiB of x and
  * dy in flight while the rows load, against aligned's 24 KiB (3 blocks of
- * 1 vector) and aligned_pf's 64 KiB held through the sums. Unmeasured
- * (docs/ladder.md, eighth session).
+ * 1 vector) and aligned_pf's 64 KiB held through the sums. Measured on an
+ * H200 at 32768 x 2048 bf16 (bench/results/h200-norms-2026-11-27.md):
+ * 0.827 of the copy, behind aligned_pf's 0.877 (docs/ladder.md, ninth
+ * session).
  */
 #include "layernorm_bwd.h"
 #include "norm_bwd.cuh"
