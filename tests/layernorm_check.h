@@ -569,9 +569,12 @@ static void ln_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, cons
     /* the forwards' aligned launches at the team shapes whose launch
      * bounds the eighth session raised (common/norm_fwd.cuh, at<>'s enum):
      * 16-bit rows a warp of 2 vectors, blocks of 256 and 512 (f32: a warp
-     * of 4, blocks of 512 and 1024), w and b in the rows' dtype and in f32 */
+     * of 4, blocks of 512 and 1024), w and b in the rows' dtype and in f32;
+     * and the fused add's block of 128 at 129-256 vectors (193 at 1544
+     * bf16 / f16: two vectors for some threads, one for the rest) */
     static const ncase ac[] = {
         {4, 512, 0, 0, 0, {K_RAND, K_HUGE}, 2},
+        {5, 1544, 0, 0, 0, {K_RAND, K_NAN}, 2},
         {3, 8192, 0, 0, 0, {K_RAND, K_NAN}, 2},
         {3, 16384, 0, 0, 0, {K_RAND, K_HUGE}, 2},
     };

@@ -142,8 +142,8 @@ static const sl_variant variants[] = {
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_decode), .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
     {.name = "aligned", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
-     .technique = "lean4's blocks up to 4096 vectors, lean's clusters beyond, for aligned rows: whole 16-byte "
-                  "vectors without the edge masks (issue 32)",
+     .technique = "warp teams up to 128 vectors, a block of 128 up to 512, lean4's blocks up to 4096, lean's "
+                  "clusters beyond, for aligned rows: whole 16-byte vectors without the edge masks (issue 32)",
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_aligned), .loads_in_flight = 4, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
     {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
@@ -154,9 +154,10 @@ static const sl_variant variants[] = {
      .attrs = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_attrs), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
     {.name = "sl_add_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_add_rmsnorm_fwd(): where x, res, h, y share one 16-byte offset and the row fits, regs "
-                  "up to 256 vectors, lean up to 4096, lean4 beyond; but aligned rows of more than 256 vectors decode "
-                  "(fewer rows than SMs), aligned beyond 4096 vectors; else block",
+     .technique = "public sl_add_rmsnorm_fwd(): aligned rows: decode beyond 256 vectors with fewer rows than SMs, "
+                  "bulk beyond 4096 (sm_90), aligned for 16-bit rows of <= 128 vectors with w in their dtype, for "
+                  "129-256 vectors and beyond 1024; else, where x, res, h, y share one 16-byte offset, regs up to "
+                  "256 vectors, lean up to 4096, lean4 beyond; else block",
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
     SL_EW_CEILING_CPU,

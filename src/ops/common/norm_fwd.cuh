@@ -585,8 +585,14 @@ template <int MODE> struct norm_fwd_pick_m {
         /* aligned (NORM_AL_ROWS): regs' warp teams up to 256 vectors (8 rows
          * a block of 256), lean4's blocks up to 4096, lean's clusters of 256
          * beyond; the launch bounds of the enum above (AW2 .. AFULL), the
-         * clusters' as lean's. The caller checks the alignment
-         * (norm_fwd_aligned). */
+         * clusters' as lean's. But the fused add's rows of 129-256 vectors
+         * take the block of 128 of 257-512 (2 vectors of x and of res a
+         * thread, 8 blocks an SM): its warp team of 8 holds 16 vectors a
+         * thread in 80 registers, 3 blocks an SM, and ran at 0.75-0.80 of
+         * the copy at 32768 x 1536 / 2048 bf16 where the block of 128 runs
+         * 1.0 at 2560 (H200, bench/results/h200-ab-arms-2026-11-27.md, with
+         * Nsight Compute: 33% achieved occupancy, no eligible warp 55% of
+         * the cycles). The caller checks the alignment (norm_fwd_aligned). */
         static bool aligned(uint64_t nvv, norm_fwd_cfg *c)
         {
             const int M8 = MODE == NORM_RMS ? 4 : MODE == NORM_LN ? 3 : 2;
@@ -594,7 +600,7 @@ template <int MODE> struct norm_fwd_pick_m {
             c->warp = false;
             c->pf = false;
             c->block = 128;
-            if (nvv <= 256) {
+            if (nvv <= (MODE == NORM_ADD_RMS ? 128u : 256u)) {
                 c->block = 256;
                 c->warp = true;
                 c->fn = nvv <= 32    ? NORM_FAW(1, AW2)

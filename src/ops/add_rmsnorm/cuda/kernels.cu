@@ -146,7 +146,10 @@ extern "C" sl_status sl_cuda_add_rmsnorm_aligned(const sl_args *a)
  * at 8192 x 16384 / 32768 against lean's 0.961 / 0.939,
  * h200-norms-bulk-2026-11-26o.md; at 8192 x 65536 0.820 against lean4's
  * 0.796, h200-norms-aligned-2026-11-26h.md; at 32768 x 4096 it ties lean's
- * 0.986). */
+ * 0.986). Aligned rows of 129-256 vectors aligned too: its block of 128
+ * there, not the warp team of 8 vectors that every other rung runs (0.75-
+ * 0.80 of the copy at 32768 x 1536 / 2048 bf16 on an H200; norm_fwd.cuh's
+ * aligned()). */
 extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
 {
     sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "sl_add_rmsnorm_fwd");
@@ -162,7 +165,7 @@ extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
             return st;
     }
     const bool w16 = a->dtype != SL_F32 && norm_wdtype(a, SL_ARMS_W) == a->dtype; /* norm_fwd.cuh's AW16 */
-    if (((nvv <= 128 && w16) || nvv > 1024) && arms_fits(a, NORM_FWD_ALIGNED, &c))
+    if (((nvv <= 128 && w16) || (nvv > 128 && nvv <= 256) || nvv > 1024) && arms_fits(a, NORM_FWD_ALIGNED, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
     if (arms_fits(a, nvv <= 256 ? NORM_FWD_REGS : nvv <= 4096 ? NORM_FWD_LEAN : NORM_FWD_LEAN4, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
