@@ -595,6 +595,7 @@ static void t_all(sl_ctx *ctx, const sl_variant *vf, const sl_variant *vb, int r
         {6, 1000, 0, 0, 2, {K_RAND}, 1},           /* in place (dx = x) */
         {300, 64, 0, 0, 0, {K_RAND}, 1},
         {40, 2048, 0, 0, 0, {K_RAND, K_NAN}, 2},
+        {5, 1544, 0, 0, 0, {K_RAND, K_HUGE}, 2},   /* aligned's block of 128 at 193 vectors (bf16 / f16) */
         {33, 8200, 3, 3, 0, {K_RAND, K_HUGE}, 2},  /* a block per row, misaligned */
         {3, 30001, 0, 0, 0, {K_RAND}, 1},          /* cluster of 2 (bf16) */
         {2, 65536, 0, 0, 0, {K_RAND, K_ZERO}, 2},  /* cluster of 4-8 */

@@ -465,15 +465,15 @@ template <int MODE> struct norm_fwd_pick_m {
          * layernorm with 16-bit rows and weights in the rows' dtype (AW16;
          * f32 rows or f32 weights spill 16-60 bytes there). Warp teams of 4
          * vectors: rmsnorm 6 blocks of 256 (40 registers), layernorm 5 (48)
-         * and the fused add 4 (63) with AW16, else 3; of 8: layernorm 4
-         * (64) with AW16, else 3. Before: 3 blocks of 256 for every warp
-         * team, and 1024 threads an SM for the block teams. */
+         * and the fused add 4 (63) with AW16, else 3. Before: 3 blocks of
+         * 256 for every warp team, and 1024 threads an SM for the block
+         * teams. (The warp teams of 8 vectors, 3-4 blocks an SM, left
+         * aligned() in the tenth session: see there.) */
         enum {
             AW16 = DT != SL_F32 && WT == DT,
             AFULL = MODE == NORM_RMS || (MODE == NORM_LN && AW16),
             AW2 = AFULL ? 8 : 3,
-            AW4 = MODE == NORM_RMS ? 6 : !AW16 ? 3 : MODE == NORM_LN ? 5 : 4,
-            AW8 = MODE == NORM_LN && AW16 ? 4 : 3
+            AW4 = MODE == NORM_RMS ? 6 : !AW16 ? 3 : MODE == NORM_LN ? 5 : 4
         };
 
         /* regs: the smallest team holding nvv vectors; false beyond a
@@ -582,17 +582,19 @@ template <int MODE> struct norm_fwd_pick_m {
             return true;
         }
 
-        /* aligned (NORM_AL_ROWS): regs' warp teams up to 256 vectors (8 rows
-         * a block of 256), lean4's blocks up to 4096, lean's clusters of 256
-         * beyond; the launch bounds of the enum above (AW2 .. AFULL), the
-         * clusters' as lean's. But the fused add's rows of 129-256 vectors
-         * take the block of 128 of 257-512 (2 vectors of x and of res a
-         * thread, 8 blocks an SM): its warp team of 8 holds 16 vectors a
-         * thread in 80 registers, 3 blocks an SM, and ran at 0.75-0.80 of
-         * the copy at 32768 x 1536 / 2048 bf16 where the block of 128 runs
-         * 1.0 at 2560 (H200, bench/results/h200-ab-arms-2026-11-27.md, with
-         * Nsight Compute: 33% achieved occupancy, no eligible warp 55% of
-         * the cycles). The caller checks the alignment (norm_fwd_aligned). */
+        /* aligned (NORM_AL_ROWS): regs' warp teams up to 128 vectors (8 rows
+         * a block of 256), a block of 128 up to 512, lean4's blocks up to
+         * 4096, lean's clusters of 256 beyond; the launch bounds of the enum
+         * above (AW2 .. AFULL), the clusters' as lean's. Rows of 129-256
+         * vectors ran the warp team of 8 vectors until the tenth session;
+         * they take the block of 128 (2 vectors a thread; 8-16 blocks an
+         * SM) since: the fused add's team of 8 held 16 vectors a thread (x and res)
+         * in 80 registers, 3 blocks an SM, and ran at 0.75-0.80 of the copy
+         * at 32768 x 1536 / 2048 bf16 where the block of 128 runs 1.0 at
+         * 2560 (H200, bench/results/h200-ab-arms-2026-11-27.md; Nsight
+         * Compute: 33% achieved occupancy, no eligible warp 55% of the
+         * cycles); rmsnorm's and layernorm's teams of 8 (0.92-0.94 there)
+         * the same way. The caller checks the alignment (norm_fwd_aligned). */
         static bool aligned(uint64_t nvv, norm_fwd_cfg *c)
         {
             const int M8 = MODE == NORM_RMS ? 4 : MODE == NORM_LN ? 3 : 2;
@@ -600,13 +602,10 @@ template <int MODE> struct norm_fwd_pick_m {
             c->warp = false;
             c->pf = false;
             c->block = 128;
-            if (nvv <= (MODE == NORM_ADD_RMS ? 128u : 256u)) {
+            if (nvv <= 128) {
                 c->block = 256;
                 c->warp = true;
-                c->fn = nvv <= 32    ? NORM_FAW(1, AW2)
-                        : nvv <= 64  ? NORM_FAW(2, AW2)
-                        : nvv <= 128 ? NORM_FAW(4, AW4)
-                                     : NORM_FAW(8, AW8);
+                c->fn = nvv <= 32 ? NORM_FAW(1, AW2) : nvv <= 64 ? NORM_FAW(2, AW2) : NORM_FAW(4, AW4);
             } else if (nvv <= 512)
                 c->fn = NORM_FA(128, 1, 4, AFULL ? 16 : 8);
             else if (nvv <= 1024)
