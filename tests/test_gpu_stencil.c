@@ -84,80 +84,47 @@ static size_t stencil_case(sl_ctx *ctx, const sl_variant *v, const shape_case *s
     return bad;
 }
 
-static void test_shapes(sl_ctx *ctx)
+/* An input element of a grid (never called for the padding). */
+typedef float (*stencil_fill)(const shape_case *s, size_t e, uint64_t seed);
+
+static float fill_random(const shape_case *s, size_t e, uint64_t seed)
 {
-    const size_t guard = 33;
-    for (size_t sc = 0; sc < sizeof shapes / sizeof shapes[0]; sc++) {
-        const shape_case *s = &shapes[sc];
-        const size_t span = (s->rows - 1) * s->ld + s->cols, len = span + guard;
-        float *hx = malloc(len * 4), *hy = malloc(len * 4), *want = malloc(len * 4);
-        float *dx = NULL, *dy = NULL;
-        CHECK(hx && hy && want && cudaMalloc((void **)&dx, (len + 2) * 4) == cudaSuccess &&
-                  cudaMalloc((void **)&dy, (len + 2) * 4) == cudaSuccess,
-              "memory");
-        for (size_t e = 0; e < len; e++)
-            hx[e] = e < span && (e % s->ld) < s->cols ? sl_rand_f32(31 + sc, e) : NAN; /* padding: never read */
-        const int radii_few[] = {1, 4, 16}, radii_r14[] = {1, 2, 3, 4, 16};
-        const bool all_radii = sc == 5; /* 129 x 257: every radius */
-        const bool r14 = sc >= FIRST_R14_SHAPE;
-        const int nr = all_radii ? 16 : r14 ? 5 : 3;
-        for (int ri = 0; ri < nr; ri++) {
-            const int R = all_radii ? ri + 1 : r14 ? radii_r14[ri] : radii_few[ri];
-            for (size_t e = 0; e < len; e++)
-                want[e] = POISON;
-            sl_ref_args ra = {.shape = {.rows = s->rows, .cols = s->cols, .ld = s->ld, .k = (uint64_t)R},
-                              .lo = 0, .hi = s->rows, .dtype = SL_F32, .out_dtype = SL_F32};
-            ra.in[0] = hx;
-            ra.out[1] = want;
-            sl_op_stencil.reference(&ra);
-            for (int v = -1; v < sl_op_stencil.nvariants; v++) {
-                const sl_variant *var = v < 0 ? NULL : &sl_op_stencil.variants[v];
-                if (var && (var->backend != SL_BACKEND_CUDA || !var->launch || var->kind == SL_KIND_CEILING))
-                    continue;
-                for (int off = 0; off < 3; off++) { /* 16-byte aligned, 4 bytes off, 8 bytes off */
-                    const size_t bad = stencil_case(ctx, var, s, R, hx, dx + off, dy + off, hy, want, len, guard);
-                    CHECK(bad == 0, "%s %zux%zu ld %zu R=%d offset %d: %zu elements wrong", case_name(var), s->rows,
-                          s->cols, s->ld, R, off, bad);
-                }
-            }
-        }
-        cudaFree(dx);
-        cudaFree(dy);
-        free(hx);
-        free(hy);
-        free(want);
-    }
+    (void)s;
+    return sl_rand_f32(seed, e);
 }
 
 /* Huge values and NaN (issue 26): inputs near FLT_MAX of both signs, so
  * that ((W + E) + N) + S overflows to +-inf and meets the other sign (NaN),
- * infinities, NaNs, denormals and zeros of both signs, scattered over a
- * grid with an odd cols and an even ld, at R = 1..4 and 16, every CUDA
- * variant and sl_stencil2d(), offsets 0, 1 and 2 floats. */
-static void test_values(sl_ctx *ctx)
+ * infinities, NaNs, denormals and zeros of both signs: one element in 7
+ * special, in runs along rows and columns, the others random times 1e38. */
+static float fill_special(const shape_case *s, size_t e, uint64_t seed)
 {
-    const shape_case s = {300, 517, 518};
-    const size_t guard = 33, span = (s.rows - 1) * s.ld + s.cols, len = span + guard;
+    static const float special[] = {3.0e38f, -3.0e38f, 3.4028235e38f, INFINITY, -INFINITY, NAN, 1.0e-40f, -0.0f, 0.0f};
+    const size_t nspecial = sizeof special / sizeof special[0];
+    return (e % 7 == 3 || (e / s->ld) % 13 == 5) ? special[(e / 7) % nspecial] : sl_rand_f32(seed, e) * 1.0e38f;
+}
+
+/* One grid: its input from fill (NaN in the padding: never read), then at
+ * each of the nr radii the CPU reference, and every CUDA variant and
+ * sl_stencil2d() at three offsets of the pointers (16-byte aligned, 4
+ * bytes off, 8 bytes off) against it. what: a prefix for the messages. */
+static void stencil_grid(sl_ctx *ctx, const char *what, const shape_case *s, const int *radii, int nr,
+                         stencil_fill fill, uint64_t seed)
+{
+    const size_t guard = 33, span = (s->rows - 1) * s->ld + s->cols, len = span + guard;
     float *hx = malloc(len * 4), *hy = malloc(len * 4), *want = malloc(len * 4);
     float *dx = NULL, *dy = NULL;
     CHECK(hx && hy && want && cudaMalloc((void **)&dx, (len + 2) * 4) == cudaSuccess &&
               cudaMalloc((void **)&dy, (len + 2) * 4) == cudaSuccess,
           "memory");
-    const float special[] = {3.0e38f, -3.0e38f, 3.4028235e38f, INFINITY, -INFINITY, NAN, 1.0e-40f, -0.0f, 0.0f};
-    const size_t nspecial = sizeof special / sizeof special[0];
-    for (size_t e = 0; e < len; e++) {
-        const bool data = e < span && (e % s.ld) < s.cols;
-        const float r = sl_rand_f32(977, e);
-        /* one element in 7 special, in runs along rows and columns */
-        hx[e] = !data ? NAN : (e % 7 == 3 || (e / s.ld) % 13 == 5) ? special[(e / 7) % nspecial] : r * 1.0e38f;
-    }
-    const int radii[] = {1, 2, 3, 4, 16};
-    for (int ri = 0; ri < 5; ri++) {
+    for (size_t e = 0; e < len; e++)
+        hx[e] = e < span && (e % s->ld) < s->cols ? fill(s, e, seed) : NAN;
+    for (int ri = 0; ri < nr; ri++) {
         const int R = radii[ri];
         for (size_t e = 0; e < len; e++)
             want[e] = POISON;
-        sl_ref_args ra = {.shape = {.rows = s.rows, .cols = s.cols, .ld = s.ld, .k = (uint64_t)R},
-                          .lo = 0, .hi = s.rows, .dtype = SL_F32, .out_dtype = SL_F32};
+        sl_ref_args ra = {.shape = {.rows = s->rows, .cols = s->cols, .ld = s->ld, .k = (uint64_t)R},
+                          .lo = 0, .hi = s->rows, .dtype = SL_F32, .out_dtype = SL_F32};
         ra.in[0] = hx;
         ra.out[1] = want;
         sl_op_stencil.reference(&ra);
@@ -166,8 +133,9 @@ static void test_values(sl_ctx *ctx)
             if (var && (var->backend != SL_BACKEND_CUDA || !var->launch || var->kind == SL_KIND_CEILING))
                 continue;
             for (int off = 0; off < 3; off++) {
-                const size_t bad = stencil_case(ctx, var, &s, R, hx, dx + off, dy + off, hy, want, len, guard);
-                CHECK(bad == 0, "values: %s R=%d offset %d: %zu elements wrong", case_name(var), R, off, bad);
+                const size_t bad = stencil_case(ctx, var, s, R, hx, dx + off, dy + off, hy, want, len, guard);
+                CHECK(bad == 0, "%s%s %zux%zu ld %zu R=%d offset %d: %zu elements wrong", what, case_name(var),
+                      s->rows, s->cols, s->ld, R, off, bad);
             }
         }
     }
@@ -176,6 +144,30 @@ static void test_values(sl_ctx *ctx)
     free(hx);
     free(hy);
     free(want);
+}
+
+/* Every shape at radii 1, 4 and 16; 129 x 257 at every radius; the
+ * issue-26 shapes at 1..4 and 16. */
+static void test_shapes(sl_ctx *ctx)
+{
+    static const int radii_all[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    static const int radii_few[] = {1, 4, 16}, radii_r14[] = {1, 2, 3, 4, 16};
+    for (size_t sc = 0; sc < sizeof shapes / sizeof shapes[0]; sc++) {
+        const bool all_radii = sc == 5; /* 129 x 257: every radius */
+        const bool r14 = sc >= FIRST_R14_SHAPE;
+        const int *radii = all_radii ? radii_all : r14 ? radii_r14 : radii_few;
+        const int nr = all_radii ? 16 : r14 ? 5 : 3;
+        stencil_grid(ctx, "", &shapes[sc], radii, nr, fill_random, 31 + sc);
+    }
+}
+
+/* The special values over a grid with an odd cols and an even ld, at
+ * R = 1..4 and 16. */
+static void test_values(sl_ctx *ctx)
+{
+    static const shape_case s = {300, 517, 518};
+    static const int radii[] = {1, 2, 3, 4, 16};
+    stencil_grid(ctx, "values: ", &s, radii, 5, fill_special, 977);
 }
 
 static void test_errors(sl_ctx *ctx)

@@ -39,6 +39,13 @@ typedef struct sl_grid_cache { int grid[SL_MAX_DEVICES]; } sl_grid_cache;
 sl_status sl_cuda_persistent_grid(sl_grid_cache *cache, const void *func, int block,
                                   size_t dyn_smem, int *grid);
 
+/* cudaFuncSetAttribute(func, attr, value) once per device: ready holds
+ * SL_MAX_DEVICES flags, the caller's (one array per kernel and setting),
+ * zero at first; a device past SL_MAX_DEVICES gets the call every time.
+ * For settings that stay for the context's life (the dynamic shared
+ * memory limit, the preferred carve-out), kept out of timed launches. */
+sl_status sl_cuda_func_attr_once(const void *func, cudaFuncAttribute attr, int value, int *ready);
+
 /* A scalar head and tail around a 16-byte-aligned vector body
  * (elementwise.cuh, sl_ew_split):
  *   [0, head)                      scalar, brings c to a 16-byte boundary

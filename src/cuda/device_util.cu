@@ -128,6 +128,18 @@ sl_status sl_cuda_kernel_attrs(const void *func, int block, size_t dyn_smem, sl_
     return SL_OK;
 }
 
+sl_status sl_cuda_func_attr_once(const void *func, cudaFuncAttribute attr, int value, int *ready)
+{
+    int dev = 0;
+    SL_CUDA_TRY(cudaGetDevice(&dev));
+    if (dev >= 0 && dev < SL_MAX_DEVICES && __atomic_load_n(&ready[dev], __ATOMIC_RELAXED))
+        return SL_OK;
+    SL_CUDA_TRY(cudaFuncSetAttribute(func, attr, value));
+    if (dev >= 0 && dev < SL_MAX_DEVICES)
+        __atomic_store_n(&ready[dev], 1, __ATOMIC_RELAXED);
+    return SL_OK;
+}
+
 sl_status sl_cuda_persistent_grid(sl_grid_cache *cache, const void *func, int block, size_t dyn_smem,
                                   int *grid)
 {

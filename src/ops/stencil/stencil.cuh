@@ -92,4 +92,52 @@ static inline sl_status stencil_apply_carveout(const void *func)
     return SL_OK;
 }
 
+/* Rows per strip forced by the environment variable SL_STENCIL_STRIP
+ * (8..4096), read once; 0 (unset or invalid): automatic. A lab knob for
+ * bench/stencil_h200.sh, as the carve-out. */
+extern "C" int sl_stencil_strip(void);
+
+/* The launch grid of the register-window rungs (regwin, regwin4, regwin2):
+ * gx column blocks `width` columns wide by gy strips of h rows. h is
+ * SL_STENCIL_STRIP where set, else as tall as one wave of resident blocks
+ * allows, so that the 2R halo rows each strip re-reads are as few as the
+ * device's parallelism allows: with B blocks of `kernel` resident at
+ * `block` threads (the occupancy query cached per device in *cache),
+ * strips = max(1, B / gx) and h = max(8, ceil(rows / strips)). */
+struct stencil_strips {
+    long long h;
+    unsigned long long gx, gy;
+};
+
+static inline sl_status stencil_strips_of(const stencil_dims &d, int width, sl_grid_cache *cache, const void *kernel,
+                                          int block, stencil_strips *s)
+{
+    const unsigned long long gx = ((unsigned long long)d.cols + width - 1) / width;
+    long long h = sl_stencil_strip();
+    if (h == 0) {
+        int resident = 0;
+        sl_status sg = sl_cuda_persistent_grid(cache, kernel, block, 0, &resident);
+        if (sg != SL_OK)
+            return sg;
+        const unsigned long long strips = (unsigned long long)resident > gx ? (unsigned long long)resident / gx : 1;
+        h = (long long)(((unsigned long long)d.rows + strips - 1) / strips);
+        if (h < 8)
+            h = 8;
+    }
+    s->h = h;
+    s->gx = gx;
+    s->gy = ((unsigned long long)d.rows + (unsigned long long)h - 1) / (unsigned long long)h;
+    return SL_OK;
+}
+
+/* SL_ERR_INVALID_ARG (from `who`) where the strips' grid is above CUDA's
+ * limits (gy <= 65535, gx <= 2^31 - 1). */
+static inline sl_status stencil_strips_fit(const stencil_dims &d, const stencil_strips *s, const char *who)
+{
+    if (s->gy > 65535u || s->gx > 0x7fffffffu)
+        return sl_fail(SL_ERR_INVALID_ARG, "%s: %lld x %lld needs a %llu x %llu grid, above CUDA's limits", who, d.rows,
+                       d.cols, s->gx, s->gy);
+    return SL_OK;
+}
+
 #endif /* SL_OP_STENCIL_CUH */

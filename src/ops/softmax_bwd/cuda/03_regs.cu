@@ -178,14 +178,7 @@ sl_status sl_cuda_row_launch_smem(const void *fn, uint64_t blocks, int block, un
 
 sl_status sl_cuda_row_smem_allow(const void *fn, int bytes, int *ready)
 {
-    int dev = 0;
-    SL_CUDA_TRY(cudaGetDevice(&dev));
-    if (dev >= 0 && dev < SL_MAX_DEVICES && __atomic_load_n(&ready[dev], __ATOMIC_RELAXED))
-        return SL_OK;
-    SL_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    if (dev >= 0 && dev < SL_MAX_DEVICES)
-        __atomic_store_n(&ready[dev], 1, __ATOMIC_RELAXED);
-    return SL_OK;
+    return sl_cuda_func_attr_once(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes, ready);
 }
 
 bool sl_cuda_row_chunks(uint64_t nv, uint64_t maxv, uint64_t rows, unsigned *C, uint32_t *cv)

@@ -37,19 +37,6 @@
 
 enum { RW_BX = 128, RW_V = 2, RW_W = RW_BX * RW_V };
 
-/* Rows per strip forced by SL_STENCIL_STRIP (8..4096), or 0: automatic. */
-static int rw_strip_forced(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        const char *e = getenv("SL_STENCIL_STRIP");
-        char *end = NULL;
-        const long v = e ? strtol(e, &end, 10) : 0;
-        cached = e && end != e && *end == '\0' && v >= 8 && v <= 4096 ? (int)v : 0;
-    }
-    return cached;
-}
-
 template <int R> struct rw_cfg {
     enum { D = R <= 8 ? 4 : 2, L = 2 * R + 1 + D, LINE = RW_W + 2 * R };
     /* Resident blocks asked of the register allocator: the ring is
@@ -134,29 +121,17 @@ static __global__ void __launch_bounds__(RW_BX, rw_cfg<R>::MINB) stencil_regwin(
 template <int R> static sl_status launch_regwin(const sl_args *x)
 {
     const stencil_dims d = stencil_dims_of(x);
-    const unsigned long long gx = ((unsigned long long)d.cols + RW_W - 1) / RW_W;
-    long long h = rw_strip_forced();
-    if (h == 0) {
-        static sl_grid_cache cache;
-        int resident = 0;
-        sl_status sg = sl_cuda_persistent_grid(&cache, (const void *)stencil_regwin<R>, RW_BX, 0, &resident);
-        if (sg != SL_OK)
-            return sg;
-        const unsigned long long strips = (unsigned long long)resident > gx ? (unsigned long long)resident / gx : 1;
-        h = (long long)(((unsigned long long)d.rows + strips - 1) / strips);
-        if (h < 8)
-            h = 8;
-    }
-    const unsigned long long gy = ((unsigned long long)d.rows + (unsigned long long)h - 1) / (unsigned long long)h;
-    if (gy > 65535u || gx > 0x7fffffffu)
-        return sl_fail(SL_ERR_INVALID_ARG,
-                       "stencil regwin: %lld x %lld needs a %llu x %llu grid, above CUDA's limits", d.rows, d.cols,
-                       gx, gy);
-    sl_status st = stencil_apply_carveout((const void *)stencil_regwin<R>);
+    static sl_grid_cache cache;
+    stencil_strips s;
+    sl_status st = stencil_strips_of(d, RW_W, &cache, (const void *)stencil_regwin<R>, RW_BX, &s);
+    if (st == SL_OK)
+        st = stencil_strips_fit(d, &s, "stencil regwin");
+    if (st == SL_OK)
+        st = stencil_apply_carveout((const void *)stencil_regwin<R>);
     if (st != SL_OK)
         return st;
-    stencil_regwin<R><<<dim3((unsigned)gx, (unsigned)gy), RW_BX, 0, (cudaStream_t)x->stream>>>(
-        (const float *)x->buf[0], (float *)x->buf[1], d, h);
+    stencil_regwin<R><<<dim3((unsigned)s.gx, (unsigned)s.gy), RW_BX, 0, (cudaStream_t)x->stream>>>(
+        (const float *)x->buf[0], (float *)x->buf[1], d, s.h);
     SL_CUDA_LAUNCHED();
     return SL_OK;
 }
@@ -195,14 +170,28 @@ extern "C" sl_status sl_cuda_stencil_api(const sl_args *x)
     return sl_cuda_stencil_regwin4(x);
 }
 
+/* The environment variable `name` as a whole decimal number in lo..hi, or
+ * `none` (unset or anything else). */
+static int stencil_env(const char *name, long lo, long hi, int none)
+{
+    const char *e = getenv(name);
+    char *end = NULL;
+    const long v = e ? strtol(e, &end, 10) : none;
+    return e && end != e && *end == '\0' && v >= lo && v <= hi ? (int)v : none;
+}
+
+extern "C" int sl_stencil_strip(void)
+{
+    static int cached = -1;
+    if (cached < 0)
+        cached = stencil_env("SL_STENCIL_STRIP", 8, 4096, 0);
+    return cached;
+}
+
 extern "C" int sl_stencil_carveout(void)
 {
     static int cached = -2;
-    if (cached == -2) {
-        const char *e = getenv("SL_STENCIL_CARVEOUT");
-        char *end = NULL;
-        const long v = e ? strtol(e, &end, 10) : -1;
-        cached = e && end != e && *end == '\0' && v >= 0 && v <= 100 ? (int)v : -1;
-    }
+    if (cached == -2)
+        cached = stencil_env("SL_STENCIL_CARVEOUT", 0, 100, -1);
     return cached;
 }

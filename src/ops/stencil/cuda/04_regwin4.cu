@@ -21,8 +21,6 @@
  */
 #include "stencil.cuh"
 
-#include <stdlib.h>
-
 enum { R4_BX = 64, R4_W = 4 * R4_BX };
 
 /* AH > 0 forces the rows kept ahead (regwin4_d8: 8 at R <= 4, issue 11's
@@ -139,41 +137,20 @@ static __global__ void __launch_bounds__(R4_BX, r4_cfg<R, AH>::MINB)
     }
 }
 
-/* Rows per strip forced by SL_STENCIL_STRIP (8..4096), or 0: automatic. */
-static long long r4_strip_forced(void)
-{
-    const char *e = getenv("SL_STENCIL_STRIP");
-    char *end = NULL;
-    const long v = e ? strtol(e, &end, 10) : 0;
-    return e && end != e && *end == '\0' && v >= 8 && v <= 4096 ? v : 0;
-}
-
 template <int R, int AH = 0> static sl_status launch_regwin4(const sl_args *x)
 {
     const stencil_dims d = stencil_dims_of(x);
-    const unsigned long long gx = ((unsigned long long)d.cols + R4_W - 1) / R4_W;
-    long long h = r4_strip_forced();
-    if (h == 0) {
-        static sl_grid_cache cache;
-        int resident = 0;
-        sl_status sg = sl_cuda_persistent_grid(&cache, (const void *)stencil_regwin4<R, AH>, R4_BX, 0, &resident);
-        if (sg != SL_OK)
-            return sg;
-        const unsigned long long strips = (unsigned long long)resident > gx ? (unsigned long long)resident / gx : 1;
-        h = (long long)(((unsigned long long)d.rows + strips - 1) / strips);
-        if (h < 8)
-            h = 8;
-    }
-    const unsigned long long gy = ((unsigned long long)d.rows + (unsigned long long)h - 1) / (unsigned long long)h;
-    if (gy > 65535u || gx > 0x7fffffffu)
-        return sl_fail(SL_ERR_INVALID_ARG,
-                       "stencil regwin4: %lld x %lld needs a %llu x %llu grid, above CUDA's limits", d.rows, d.cols,
-                       gx, gy);
-    sl_status st = stencil_apply_carveout((const void *)stencil_regwin4<R, AH>);
+    static sl_grid_cache cache;
+    stencil_strips s;
+    sl_status st = stencil_strips_of(d, R4_W, &cache, (const void *)stencil_regwin4<R, AH>, R4_BX, &s);
+    if (st == SL_OK)
+        st = stencil_strips_fit(d, &s, "stencil regwin4");
+    if (st == SL_OK)
+        st = stencil_apply_carveout((const void *)stencil_regwin4<R, AH>);
     if (st != SL_OK)
         return st;
-    stencil_regwin4<R, AH><<<dim3((unsigned)gx, (unsigned)gy), R4_BX, 0, (cudaStream_t)x->stream>>>(
-        (const float *)x->buf[0], (float *)x->buf[1], d, h);
+    stencil_regwin4<R, AH><<<dim3((unsigned)s.gx, (unsigned)s.gy), R4_BX, 0, (cudaStream_t)x->stream>>>(
+        (const float *)x->buf[0], (float *)x->buf[1], d, s.h);
     SL_CUDA_LAUNCHED();
     return SL_OK;
 }

@@ -39,8 +39,6 @@
  */
 #include "stencil.cuh"
 
-#include <stdlib.h>
-
 enum { R2_BX = 128, R2_W = 2 * R2_BX };
 
 template <int R> struct r2_cfg {
@@ -218,43 +216,22 @@ static __global__ void __launch_bounds__(R2_BX, r2_cfg<R>::MINB)
         r2_strip<R, false>(in, out, d, h, line);
 }
 
-/* Rows per strip forced by SL_STENCIL_STRIP (8..4096), or 0: automatic. */
-static long long r2_strip_forced(void)
-{
-    const char *e = getenv("SL_STENCIL_STRIP");
-    char *end = NULL;
-    const long v = e ? strtol(e, &end, 10) : 0;
-    return e && end != e && *end == '\0' && v >= 8 && v <= 4096 ? v : 0;
-}
-
 template <int R> static sl_status launch_regwin2(const sl_args *x)
 {
     const stencil_dims d = stencil_dims_of(x);
-    const unsigned long long gx = ((unsigned long long)d.cols + R2_W - 1) / R2_W;
-    long long h = r2_strip_forced();
-    if (h == 0) {
-        static sl_grid_cache cache;
-        int resident = 0;
-        sl_status sg = sl_cuda_persistent_grid(&cache, (const void *)stencil_regwin2<R>, R2_BX, 0, &resident);
-        if (sg != SL_OK)
-            return sg;
-        const unsigned long long strips = (unsigned long long)resident > gx ? (unsigned long long)resident / gx : 1;
-        h = (long long)(((unsigned long long)d.rows + strips - 1) / strips);
-        if (h < 8)
-            h = 8;
-    }
-    if (h > 0x7fff0000LL) /* the kernel counts a strip's rows in 32 bits */
-        return sl_cuda_stencil_regwin4(x);
-    const unsigned long long gy = ((unsigned long long)d.rows + (unsigned long long)h - 1) / (unsigned long long)h;
-    if (gy > 65535u || gx > 0x7fffffffu)
-        return sl_fail(SL_ERR_INVALID_ARG,
-                       "stencil regwin2: %lld x %lld needs a %llu x %llu grid, above CUDA's limits", d.rows, d.cols,
-                       gx, gy);
-    sl_status st = stencil_apply_carveout((const void *)stencil_regwin2<R>);
+    static sl_grid_cache cache;
+    stencil_strips s;
+    sl_status st = stencil_strips_of(d, R2_W, &cache, (const void *)stencil_regwin2<R>, R2_BX, &s);
     if (st != SL_OK)
         return st;
-    stencil_regwin2<R><<<dim3((unsigned)gx, (unsigned)gy), R2_BX, 0, (cudaStream_t)x->stream>>>(
-        (const float *)x->buf[0], (float *)x->buf[1], d, h);
+    if (s.h > 0x7fff0000LL) /* the kernel counts a strip's rows in 32 bits */
+        return sl_cuda_stencil_regwin4(x);
+    if ((st = stencil_strips_fit(d, &s, "stencil regwin2")) == SL_OK)
+        st = stencil_apply_carveout((const void *)stencil_regwin2<R>);
+    if (st != SL_OK)
+        return st;
+    stencil_regwin2<R><<<dim3((unsigned)s.gx, (unsigned)s.gy), R2_BX, 0, (cudaStream_t)x->stream>>>(
+        (const float *)x->buf[0], (float *)x->buf[1], d, s.h);
     SL_CUDA_LAUNCHED();
     return SL_OK;
 }

@@ -226,7 +226,7 @@ static sl_status tp_encode(PFN_cuTensorMapEncodeTiled_v12000 enc, CUtensorMap *m
 template <int E> static sl_status launch_tma(const sl_args *x, uint32_t band_req, const char *who)
 {
     typedef tp_tma_tile<E> S;
-    static int code_cache[SL_MAX_DEVICES];
+    static int code_cache[SL_MAX_DEVICES], carveout_set[SL_MAX_DEVICES];
     const uint64_t rows = x->shape.rows, cols = x->shape.cols, ld = x->shape.ld;
     if (rows == 0 || cols == 0)
         return SL_OK;
@@ -261,9 +261,11 @@ template <int E> static sl_status launch_tma(const sl_args *x, uint32_t band_req
         (st = tp_encode(enc, &tout, E, x->buf[1], cols, rows, rows * E, S::EPR, S::TC, "output")) != SL_OK)
         return st;
     /* 9 blocks a SM (registers bind first) need ~153 KB of shared memory:
-     * ask for the largest carve-out rather than rely on the default */
-    SL_CUDA_TRY(cudaFuncSetAttribute((const void *)tp_tma<E>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                     cudaSharedmemCarveoutMaxShared));
+     * ask for the largest carve-out rather than rely on the default (once
+     * per device: the setting stays with the kernel) */
+    if ((st = sl_cuda_func_attr_once((const void *)tp_tma<E>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared, carveout_set)) != SL_OK)
+        return st;
     const uint32_t band = band_req < g.tiles_r ? band_req : g.tiles_r;
     tp_tma<E><<<g.grid, TB, 0, (cudaStream_t)x->stream>>>(tin, tout, g.tiles_r, g.tiles_c, band);
     SL_CUDA_LAUNCHED();

@@ -62,7 +62,9 @@
  *  - four vectors a step (XU) with no bounds test between them, the
  *    loads' and stores' addresses immediate offsets from one pointer;
  *  - the block's reductions read the 16 warp values as four LDS.128
- *    (the generic xent_block loops over blockDim.x / 32).
+ *    (row.cuh's smx_block with the block size a constant: its unrolled
+ *    fold of red[0..15] is vectorised by the compiler; the generic
+ *    xent_block loops over blockDim.x / 32).
  * Numerics of the fma form: the rounding of ref log2 e multiplies every
  * term 2^t of a block (its sum and its gradient) by one factor 2^e,
  * |e| <= |ref| log2 e 2^-24; within a block it cancels in p = 2^t / S, so
@@ -124,31 +126,6 @@ static __device__ __forceinline__ float xk_ex2(float t)
     return r;
 }
 #endif
-
-/* A 512-thread block's sum or max of v (xent_block with the block size
- * known: the 16 warp values read as four 16-byte words, no loop). red: 32
- * floats, free on entry and on return. */
-template <class OP> static __device__ __forceinline__ float xk_block(float v, float *red)
-{
-    v = smx_warp<OP>(v);
-    if ((threadIdx.x & 31) == 0)
-        red[threadIdx.x >> 5] = v;
-    __syncthreads();
-    const float4 *r4 = (const float4 *)red;
-    float4 q[XK_BLOCK / 128];
-#pragma unroll
-    for (int i = 0; i < XK_BLOCK / 128; i++)
-        q[i] = r4[i];
-    v = q[0].x;
-    v = OP::apply(v, q[0].y), v = OP::apply(v, q[0].z), v = OP::apply(v, q[0].w);
-#pragma unroll
-    for (int i = 1; i < XK_BLOCK / 128; i++) {
-        v = OP::apply(v, q[i].x), v = OP::apply(v, q[i].y);
-        v = OP::apply(v, q[i].z), v = OP::apply(v, q[i].w);
-    }
-    __syncthreads();
-    return v;
-}
 
 /* Three 512-thread blocks an SM on sm_90 (2048 threads); the other
  * architectures this file is compiled for (the kernel body is sm_90 only)
@@ -212,7 +189,7 @@ static __global__ void __launch_bounds__(XK_BLOCK, BULK_MIN_BLOCKS) xent_bulk(xe
                 sx += sbwd_el<DT>(u, k);
         }
     }
-    m = xk_block<smx_max_op>(m, red);
+    m = smx_block<XK_BLOCK, smx_max_op>(m, red);
     const float ref = m == -CUDART_INF_F ? 0.0f : m;
     /* pass 2: sum of exp(x - ref) = 2^(x log2 e + nl), one fma and one
      * MUFU.EX2 an element; the thread's vectors j = tid + 512 i, i < nt,
@@ -247,9 +224,9 @@ static __global__ void __launch_bounds__(XK_BLOCK, BULK_MIN_BLOCKS) xent_bulk(xe
             s += s0;
         }
     }
-    s = xk_block<smx_sum_op>(s, red);
+    s = smx_block<XK_BLOCK, smx_sum_op>(s, red);
     if (g.eps != 0.0f)
-        sx = xk_block<smx_sum_op>(sx, red);
+        sx = smx_block<XK_BLOCK, smx_sum_op>(sx, red);
     /* the target's logit, from the chunk that holds it */
     const int32_t tc = tg.ign || tg.bad ? -1 : (int32_t)tg.t;
     const int32_t c0 = (int32_t)(v0 * VE);
