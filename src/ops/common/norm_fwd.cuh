@@ -465,15 +465,16 @@ template <int MODE> struct norm_fwd_pick_m {
          * layernorm with 16-bit rows and weights in the rows' dtype (AW16;
          * f32 rows or f32 weights spill 16-60 bytes there). Warp teams of 4
          * vectors: rmsnorm 6 blocks of 256 (40 registers), layernorm 5 (48)
-         * and the fused add 4 (63) with AW16, else 3. Before: 3 blocks of
-         * 256 for every warp team, and 1024 threads an SM for the block
-         * teams. (The warp teams of 8 vectors, 3-4 blocks an SM, left
-         * aligned() in the tenth session: see there.) */
+         * and the fused add 4 (63) with AW16, else 3; of 8 (layernorm's
+         * only since the tenth session: aligned() says why) 4 with AW16,
+         * else 3. Before: 3 blocks of 256 for every warp team, and 1024
+         * threads an SM for the block teams. */
         enum {
             AW16 = DT != SL_F32 && WT == DT,
             AFULL = MODE == NORM_RMS || (MODE == NORM_LN && AW16),
             AW2 = AFULL ? 8 : 3,
-            AW4 = MODE == NORM_RMS ? 6 : !AW16 ? 3 : MODE == NORM_LN ? 5 : 4
+            AW4 = MODE == NORM_RMS ? 6 : !AW16 ? 3 : MODE == NORM_LN ? 5 : 4,
+            AW8 = AW16 ? 4 : 3 /* layernorm's warp team of 8 vectors (64 registers with AW16) */
         };
 
         /* regs: the smallest team holding nvv vectors; false beyond a
@@ -587,14 +588,17 @@ template <int MODE> struct norm_fwd_pick_m {
          * 4096, lean's clusters of 256 beyond; the launch bounds of the enum
          * above (AW2 .. AFULL), the clusters' as lean's. Rows of 129-256
          * vectors ran the warp team of 8 vectors until the tenth session;
-         * they take the block of 128 (2 vectors a thread; 8-16 blocks an
-         * SM) since: the fused add's team of 8 held 16 vectors a thread (x and res)
-         * in 80 registers, 3 blocks an SM, and ran at 0.75-0.80 of the copy
-         * at 32768 x 1536 / 2048 bf16 where the block of 128 runs 1.0 at
-         * 2560 (H200, bench/results/h200-ab-arms-2026-11-27.md; Nsight
-         * Compute: 33% achieved occupancy, no eligible warp 55% of the
-         * cycles); rmsnorm's and layernorm's teams of 8 (0.92-0.94 there)
-         * the same way. The caller checks the alignment (norm_fwd_aligned). */
+         * rmsnorm and the fused add take the block of 128 there since (2
+         * vectors a thread, 8-16 blocks an SM): the fused add's team of 8
+         * held 16 vectors a thread (x and res) in 80 registers, 3 blocks
+         * an SM (Nsight Compute: 33% achieved occupancy, no eligible warp
+         * 55% of the cycles). H200, bf16, fraction of the copy, team of 8
+         * -> block of 128 (bench/results/h200-ab-norms-2026-11-27b.md): the
+         * fused add 0.791 -> 1.039 at 32768 x 1536, 0.785 -> 1.042 at 2048;
+         * rmsnorm 0.942 -> 0.978 and 0.912 -> 0.984; layernorm 0.943 ->
+         * 0.762 and 0.928 -> 0.852, so layernorm keeps its team of 8 (two
+         * reductions a row: two block barriers instead of shuffles). The
+         * caller checks the alignment (norm_fwd_aligned). */
         static bool aligned(uint64_t nvv, norm_fwd_cfg *c)
         {
             const int M8 = MODE == NORM_RMS ? 4 : MODE == NORM_LN ? 3 : 2;
@@ -602,10 +606,13 @@ template <int MODE> struct norm_fwd_pick_m {
             c->warp = false;
             c->pf = false;
             c->block = 128;
-            if (nvv <= 128) {
+            if (nvv <= (MODE == NORM_LN ? 256u : 128u)) {
                 c->block = 256;
                 c->warp = true;
-                c->fn = nvv <= 32 ? NORM_FAW(1, AW2) : nvv <= 64 ? NORM_FAW(2, AW2) : NORM_FAW(4, AW4);
+                c->fn = nvv <= 32    ? NORM_FAW(1, AW2)
+                        : nvv <= 64  ? NORM_FAW(2, AW2)
+                        : nvv <= 128 ? NORM_FAW(4, AW4)
+                                     : NORM_FAW(8, AW8);
             } else if (nvv <= 512)
                 c->fn = NORM_FA(128, 1, 4, AFULL ? 16 : 8);
             else if (nvv <= 1024)
