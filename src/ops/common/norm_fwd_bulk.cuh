@@ -425,4 +425,19 @@ template <int MODE> using nfb_ex512 = nfb_cfg<512, MODE == NORM_ADD_RMS ? 4 : 8,
 template <int MODE> using nfb_ex128 = nfb_cfg<128, 8, NFB_X1>;
 template <int MODE> using nfb_cp = nfb_cfg<256, 8, NFB_X1 | NFB_CP>;
 
+/* The extern "C" launcher sl_cuda_<OP>_<NAME> (FN<configuration>(a,
+ * "NAME"): the op's checks, geometry and nfb_run) and its attrs of one
+ * configuration CFG (nfb_ex, ...), and NFB_EX_RUNGS the four of an op. */
+#define NFB_EX_RUNG(OP, MODE, FN, NAME, CFG)                                                                     \
+    extern "C" sl_status sl_cuda_##OP##_##NAME(const sl_args *a) { return FN<CFG<MODE>>(a, #NAME); }              \
+    extern "C" sl_status sl_cuda_##OP##_##NAME##_attrs(sl_dtype dt, sl_kernel_attrs *out)                         \
+    {                                                                                                            \
+        return nfb_attrs<MODE, CFG<MODE>>(dt, out);                                                              \
+    }
+#define NFB_EX_RUNGS(OP, MODE, FN)                                                                               \
+    NFB_EX_RUNG(OP, MODE, FN, bulk_ex, nfb_ex)                                                                   \
+    NFB_EX_RUNG(OP, MODE, FN, bulk_ex512, nfb_ex512)                                                             \
+    NFB_EX_RUNG(OP, MODE, FN, bulk_ex128, nfb_ex128)                                                             \
+    NFB_EX_RUNG(OP, MODE, FN, bulk_cp, nfb_cp)
+
 #endif /* SL_NORM_FWD_BULK_CUH */

@@ -37,42 +37,4 @@ template <class K> static sl_status arms_ex(const sl_args *a, const char *who)
     return nfb_run<NORM_ADD_RMS, K>(a, g, SL_ARMS_W, "add_rmsnorm", who);
 }
 
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk_ex(const sl_args *a)
-{
-    return arms_ex<nfb_ex<NORM_ADD_RMS>>(a, "bulk_ex");
-}
-
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk_ex512(const sl_args *a)
-{
-    return arms_ex<nfb_ex512<NORM_ADD_RMS>>(a, "bulk_ex512");
-}
-
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk_ex128(const sl_args *a)
-{
-    return arms_ex<nfb_ex128<NORM_ADD_RMS>>(a, "bulk_ex128");
-}
-
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk_cp(const sl_args *a)
-{
-    return arms_ex<nfb_cp<NORM_ADD_RMS>>(a, "bulk_cp");
-}
-
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk_ex_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_ADD_RMS, nfb_ex<NORM_ADD_RMS>>(dt, out);
-}
-
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk_ex512_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_ADD_RMS, nfb_ex512<NORM_ADD_RMS>>(dt, out);
-}
-
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk_ex128_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_ADD_RMS, nfb_ex128<NORM_ADD_RMS>>(dt, out);
-}
-
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk_cp_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_ADD_RMS, nfb_cp<NORM_ADD_RMS>>(dt, out);
-}
+NFB_EX_RUNGS(add_rmsnorm, NORM_ADD_RMS, arms_ex)

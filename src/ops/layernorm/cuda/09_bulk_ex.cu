@@ -34,42 +34,4 @@ template <class K> static sl_status ln_ex(const sl_args *a, const char *who)
     return nfb_run<NORM_LN, K>(a, g, SL_LN_W, "layernorm", who);
 }
 
-extern "C" sl_status sl_cuda_layernorm_bulk_ex(const sl_args *a)
-{
-    return ln_ex<nfb_ex<NORM_LN>>(a, "bulk_ex");
-}
-
-extern "C" sl_status sl_cuda_layernorm_bulk_ex512(const sl_args *a)
-{
-    return ln_ex<nfb_ex512<NORM_LN>>(a, "bulk_ex512");
-}
-
-extern "C" sl_status sl_cuda_layernorm_bulk_ex128(const sl_args *a)
-{
-    return ln_ex<nfb_ex128<NORM_LN>>(a, "bulk_ex128");
-}
-
-extern "C" sl_status sl_cuda_layernorm_bulk_cp(const sl_args *a)
-{
-    return ln_ex<nfb_cp<NORM_LN>>(a, "bulk_cp");
-}
-
-extern "C" sl_status sl_cuda_layernorm_bulk_ex_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_LN, nfb_ex<NORM_LN>>(dt, out);
-}
-
-extern "C" sl_status sl_cuda_layernorm_bulk_ex512_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_LN, nfb_ex512<NORM_LN>>(dt, out);
-}
-
-extern "C" sl_status sl_cuda_layernorm_bulk_ex128_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_LN, nfb_ex128<NORM_LN>>(dt, out);
-}
-
-extern "C" sl_status sl_cuda_layernorm_bulk_cp_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_LN, nfb_cp<NORM_LN>>(dt, out);
-}
+NFB_EX_RUNGS(layernorm, NORM_LN, ln_ex)

@@ -54,42 +54,4 @@ template <class K> static sl_status rms_ex(const sl_args *a, const char *who)
     return nfb_run<NORM_RMS, K>(a, rms_ex_geo(a), SL_RMS_W, "rmsnorm", who);
 }
 
-extern "C" sl_status sl_cuda_rmsnorm_bulk_ex(const sl_args *a)
-{
-    return rms_ex<nfb_ex<NORM_RMS>>(a, "bulk_ex");
-}
-
-extern "C" sl_status sl_cuda_rmsnorm_bulk_ex512(const sl_args *a)
-{
-    return rms_ex<nfb_ex512<NORM_RMS>>(a, "bulk_ex512");
-}
-
-extern "C" sl_status sl_cuda_rmsnorm_bulk_ex128(const sl_args *a)
-{
-    return rms_ex<nfb_ex128<NORM_RMS>>(a, "bulk_ex128");
-}
-
-extern "C" sl_status sl_cuda_rmsnorm_bulk_cp(const sl_args *a)
-{
-    return rms_ex<nfb_cp<NORM_RMS>>(a, "bulk_cp");
-}
-
-extern "C" sl_status sl_cuda_rmsnorm_bulk_ex_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_RMS, nfb_ex<NORM_RMS>>(dt, out);
-}
-
-extern "C" sl_status sl_cuda_rmsnorm_bulk_ex512_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_RMS, nfb_ex512<NORM_RMS>>(dt, out);
-}
-
-extern "C" sl_status sl_cuda_rmsnorm_bulk_ex128_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_RMS, nfb_ex128<NORM_RMS>>(dt, out);
-}
-
-extern "C" sl_status sl_cuda_rmsnorm_bulk_cp_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_RMS, nfb_cp<NORM_RMS>>(dt, out);
-}
+NFB_EX_RUNGS(rmsnorm, NORM_RMS, rms_ex)
