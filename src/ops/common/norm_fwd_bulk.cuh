@@ -45,6 +45,15 @@
  * whole number of vectors (norm_fwd_aligned), at most 8 chunks a row
  * (512 KiB of x; the fused add 256 KiB of x and of res), sm_90 with code
  * built for it (bulk_code_ok); else SL_ERR_UNSUPPORTED.
+ *
+ * The kernel is a template over the block, the vectors a thread of each
+ * input (so the chunk) and two flags (nfb_cfg): bulk is the configuration
+ * above; the tenth session's rungs (bulk_ex, bulk_ex512, bulk_ex128,
+ * bulk_cp: nfb_ex ... nfb_cp below) replace the block and cluster sums by
+ * the one-sided exchange (NFB_X1: nfb_sum_x1, no barrier in a row's path,
+ * no cluster wait at the exit, the fused add's h stored in the first
+ * pass) and, bulk_cp, the bulk copies by every thread's own cp.async
+ * (NFB_CP); docs/ladder.md, "The norms' forwards, tenth session".
  */
 #ifndef SL_NORM_FWD_BULK_CUH
 #define SL_NORM_FWD_BULK_CUH
