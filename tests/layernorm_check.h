@@ -669,8 +669,8 @@ static int ln_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
         const sl_variant *v = &sl_op_layernorm.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
             ln_all(ctx, v, NULL, NULL, 1, 0, 0, big || strcmp(v->name, "serial") != 0);
-        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && strcmp(v->name, "bulk") == 0)
-            t_bulk_cases(ctx, v, ln_fwd_e, (size_t)512 << 10);
+        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && t_fwd_bulk_rung(v->name))
+            t_bulk_cases(ctx, v, ln_fwd_e, t_fwd_bulk_max(v->name, 1));
     }
     for (int i = 0; i < sl_op_layernorm_bwd.nvariants; i++) {
         const sl_variant *v = &sl_op_layernorm_bwd.variants[i];
@@ -681,8 +681,8 @@ static int ln_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
         const sl_variant *v = &sl_op_add_rmsnorm.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
             ln_all(ctx, NULL, NULL, v, 0, 0, 1, big || strcmp(v->name, "serial") != 0);
-        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && strcmp(v->name, "bulk") == 0)
-            t_bulk_cases(ctx, v, arms_fwd_e, (size_t)256 << 10); /* of x, and as much of res */
+        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && t_fwd_bulk_rung(v->name))
+            t_bulk_cases(ctx, v, arms_fwd_e, t_fwd_bulk_max(v->name, 2)); /* of x, and as much of res */
     }
     ln_all(ctx, NULL, NULL, NULL, 1, 1, 1, 1);
     ln_errors(ctx);

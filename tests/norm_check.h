@@ -71,17 +71,40 @@ static double t_ulp16(sl_dtype dt, double v)
     return ldexp(1.0, ee - p + 1);
 }
 
+/* A forward rung that stages the row in shared memory: bulk (seventh
+ * session) and the one-sided exchange's configurations bulk_ex,
+ * bulk_ex512, bulk_ex128 and bulk_cp (common/norm_fwd_bulk.cuh). */
+static inline int t_fwd_bulk_rung(const char *name)
+{
+    return strncmp(name, "bulk", 4) == 0;
+}
+
+/* The longest row of x, in bytes, that forward bulk rung `name` must run
+ * (8 chunks of its block x vectors a thread; nin = 2: the fused add,
+ * which stages x and res): beyond it, it must refuse. */
+static inline size_t t_fwd_bulk_max(const char *name, int nin)
+{
+    if (strcmp(name, "bulk") == 0)
+        return (size_t)512 << 10 >> (nin - 1);
+    if (strcmp(name, "bulk_ex512") == 0)
+        return (size_t)512 << 10 >> (nin - 1);
+    if (strcmp(name, "bulk_ex128") == 0)
+        return (size_t)128 << 10;
+    return (size_t)256 << 10; /* bulk_ex, bulk_cp */
+}
+
 /* A forward register rung (regs, regs_pf, regs_1k, lean, lean4, decode,
- * aligned) or the bulk rung: it may refuse x and y at different 16-byte
+ * aligned) or a bulk rung: it may refuse x and y at different 16-byte
  * offsets, or a row beyond a cluster's registers (decode: beyond 1024
  * vectors; bulk: beyond 8 chunks), or (decode, aligned, bulk) any buffer
  * off 16 bytes or cols not a whole number of vectors, or (bulk) a device
  * before sm_90 (SL_ERR_UNSUPPORTED; the API then runs another rung).
- * t_bulk_cases checks that bulk runs where it must and refuses the rest. */
+ * t_bulk_cases checks that a bulk rung runs where it must and refuses the
+ * rest. */
 static inline int t_fwd_regs_rung(const char *name)
 {
     return strncmp(name, "regs", 4) == 0 || strncmp(name, "lean", 4) == 0 || strcmp(name, "decode") == 0 ||
-           strcmp(name, "aligned") == 0 || strcmp(name, "bulk") == 0;
+           strcmp(name, "aligned") == 0 || t_fwd_bulk_rung(name);
 }
 
 /* A backward register rung: regs, regs_pf, regs_sm, or aligned and
@@ -294,11 +317,15 @@ static inline const ncase *t_bwd_short(size_t *n)
 static const float T_EPS = 1e-6f;
 static const sl_dtype t_dts[] = {SL_F32, SL_BF16, SL_F16};
 
-/* The bulk rungs' long aligned rows (one block a row at 16384 bf16, then
- * clusters of 2-8 chunks, an uneven last chunk at 40008), which they must
- * run on sm_90 (max: the longest row of x they take, in bytes), and the
- * misaligned or ragged rows they must refuse. Runs fwd(ctx, v, dt, wt, c,
- * expect) over the three dtypes and w in the rows' dtype or f32. */
+/* The bulk rungs' long aligned rows (one block a row at 16384 bf16 for
+ * bulk, then clusters of 2-8 chunks; bulk_ex: 1, 2, 4 and 8 chunks at
+ * 16384, 32768, 65536, 131072 bf16; an uneven last chunk at 40008 and
+ * chunks shorter than a block's vectors at 24576), which they must run on
+ * sm_90 (max: the longest row of x they take, in bytes), and the
+ * misaligned or ragged rows they must refuse; rows of zeros, of ~2^40,
+ * with a NaN, wide ranges, odd row counts, and both in-place forms (y =
+ * x; the fused add's h = x, or h = res with y = x). Runs fwd(ctx, v, dt,
+ * wt, c, expect) over the three dtypes and w in the rows' dtype or f32. */
 typedef void (*t_fwd_fn)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int);
 static void t_bulk_cases(sl_ctx *ctx, const sl_variant *v, t_fwd_fn fwd, size_t max)
 {
@@ -308,6 +335,9 @@ static void t_bulk_cases(sl_ctx *ctx, const sl_variant *v, t_fwd_fn fwd, size_t 
         {5, 131072, 0, 0, 0, {K_RAND}, 1},
         {3, 40008, 0, 0, 0, {K_RAND, K_NAN}, 2},
         {4, 16384, 0, 0, 1, {K_RAND}, 1}, /* in place */
+        {5, 32768, 0, 0, 0, {K_RAND, K_HUGE}, 2},
+        {9, 24576, 0, 0, 0, {K_ZERO, K_RAND, K_NAN}, 3},
+        {3, 65536, 0, 0, 2, {K_RAND, K_HUGE}, 2}, /* in place (the fused add: h = res, y = x) */
     };
     static const ncase bad[] = {
         {3, 16384, 1, 1, 0, {K_RAND}, 1}, /* x and y one element off 16 bytes */
@@ -704,8 +734,8 @@ static int t_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
         const sl_variant *v = &sl_op_rmsnorm.variants[i];
         if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch)
             t_all(ctx, v, NULL, 1, 0, big || strcmp(v->name, "serial") != 0);
-        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && strcmp(v->name, "bulk") == 0)
-            t_bulk_cases(ctx, v, t_fwd_e, (size_t)512 << 10);
+        if (v->backend == be && v->kind == SL_KIND_RUNG && v->launch && t_fwd_bulk_rung(v->name))
+            t_bulk_cases(ctx, v, t_fwd_e, t_fwd_bulk_max(v->name, 1));
     }
     for (int i = 0; i < sl_op_rmsnorm_bwd.nvariants; i++) {
         const sl_variant *v = &sl_op_rmsnorm_bwd.variants[i];

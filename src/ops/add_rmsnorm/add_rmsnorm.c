@@ -153,6 +153,31 @@ static const sl_variant variants[] = {
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk),
      .attrs = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_attrs), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
+    {.name = "bulk_ex", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "one-sided cluster exchange (each warp's partial st.async into every cluster CTA's slots, one "
+                  "mbarrier wait; no bar.sync or cluster barrier in a row) and quack's granularity: blocks of 256, 32 + "
+                  "32 KiB (x, res) chunks, 3 blocks an SM, bulk copies; aligned rows only (issue 32, tenth session)",
+     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_ex),
+     .attrs = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_ex_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 64, .insts_per_elem = 5},
+    {.name = "bulk_ex512", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk's blocks of 512 and 32 + 32 KiB (x, res) chunks (3 an SM) with the one-sided cluster exchange "
+                  "only; aligned rows only (issue 32, tenth session)",
+     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_ex512),
+     .attrs = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_ex512_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 5},
+    {.name = "bulk_ex128", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_ex with blocks of 128 and 16 + 16 KiB (x, res) chunks (6 blocks an SM); aligned rows only "
+                  "(issue 32, tenth session)",
+     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_ex128),
+     .attrs = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_ex128_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 64, .insts_per_elem = 5},
+    {.name = "bulk_cp", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_ex with every thread's own 16-byte cp.async (no chunk-wide wait) instead of one thread's bulk "
+                  "copies: quack's loads; aligned rows only (issue 32, tenth session)",
+     .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_cp),
+     .attrs = SL_CUDA_FN(sl_cuda_add_rmsnorm_bulk_cp_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 64, .insts_per_elem = 5},
     {.name = "sl_add_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_add_rmsnorm_fwd(): aligned rows: decode beyond 256 vectors with fewer rows than SMs, "
                   "bulk beyond 4096 (sm_90), aligned for 16-bit rows of <= 128 vectors with w in their dtype, for "

@@ -1,8 +1,11 @@
 /*
  * bulk_copy.cuh - thin wrappers over the sm_90 PTX for the bulk-copy engine
- * (cp.async.bulk, the non-tensor form of TMA) and the mbarrier it signals.
- * Source: PTX ISA 8.x, sections "cp.async.bulk", "mbarrier",
- * "fence.proxy.async". Everything here needs sm_90; callers guard with
+ * (cp.async.bulk, the non-tensor form of TMA) and the mbarrier it signals,
+ * and for the cluster exchanges the one-sided store into a peer CTA's
+ * shared memory (st.async, mapa), the split cluster barrier and the
+ * per-thread 16-byte cp.async. Source: PTX ISA 8.x, sections
+ * "cp.async.bulk", "mbarrier", "fence.proxy.async", "st.async", "mapa",
+ * "barrier.cluster", "cp.async". Everything here needs sm_90; callers guard with
  * __CUDA_ARCH__ >= 900 and their launchers refuse older devices.
  */
 #ifndef SL_BULK_COPY_CUH
@@ -45,6 +48,57 @@ static __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
                      : "r"(smem_u32(bar)), "r"(parity)
                      : "memory");
     }
+}
+
+/* Arrive once (release at CTA scope: this thread's earlier shared-memory
+ * stores are visible to a thread whose wait on the phase succeeds). */
+static __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+}
+
+/* The shared::cluster address of p's counterpart in cluster CTA `rank`. */
+static __device__ __forceinline__ uint32_t smem_peer(const void *p, uint32_t rank)
+{
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(smem_u32(p)), "r"(rank));
+    return r;
+}
+
+/* Store v into another cluster CTA's shared memory (dst, bar: smem_peer
+ * addresses in the same CTA); its 4 bytes complete that CTA's mbarrier
+ * `bar` (complete_tx). Non-blocking: the destination's mbarrier wait is
+ * what orders the data. */
+static __device__ __forceinline__ void st_async_f32(uint32_t dst, float v, uint32_t bar)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(dst), "f"(v),
+                 "r"(bar)
+                 : "memory");
+}
+
+/* Every thread of the cluster arrives (relaxed: orders nothing but the
+ * fence before it, e.g. fence.mbarrier_init), and later waits (acquire). */
+static __device__ __forceinline__ void cluster_arrive_relaxed(void)
+{
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
+static __device__ __forceinline__ void cluster_wait(void)
+{
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
+/* Global -> shared, one 16-byte cp.async (L2 only) by this thread, in its
+ * current commit group. */
+static __device__ __forceinline__ void cp_async16(void *dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
+}
+
+/* Commit this thread's cp.async copies and wait for all of them. */
+static __device__ __forceinline__ void cp_async_wait_all(void)
+{
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
 }
 
 /* Global -> shared; bytes a multiple of 16, both addresses 16-byte aligned.

@@ -45,6 +45,15 @@
  * whole number of vectors (norm_fwd_aligned), at most 8 chunks a row
  * (512 KiB of x; the fused add 256 KiB of x and of res), sm_90 with code
  * built for it (bulk_code_ok); else SL_ERR_UNSUPPORTED.
+ *
+ * The kernel is a template over the block, the vectors a thread of each
+ * input (so the chunk) and two flags (nfb_cfg): bulk is the configuration
+ * above; the tenth session's rungs (bulk_ex, bulk_ex512, bulk_ex128,
+ * bulk_cp: nfb_ex ... nfb_cp below) replace the block and cluster sums by
+ * the one-sided exchange (NFB_X1: nfb_sum_x1, no barrier in a row's path,
+ * no cluster wait at the exit, the fused add's h stored in the first
+ * pass) and, bulk_cp, the bulk copies by every thread's own cp.async
+ * (NFB_CP); docs/ladder.md, "The norms' forwards, tenth session".
  */
 #ifndef SL_NORM_FWD_BULK_CUH
 #define SL_NORM_FWD_BULK_CUH
@@ -54,18 +63,31 @@
 #include "norm_fwd.cuh"
 
 enum {
-    NFB_BLOCK = 512,
-    NFB_MAXV = 4096, /* 16-byte vectors a block stages: 64 KiB, three blocks (192 KiB) an SM */
+    NFB_BLOCK = 512, /* bulk's block */
+    NFB_MAXV = 4096, /* 16-byte vectors a bulk block stages: 64 KiB, three blocks (192 KiB) an SM */
     NFB_PIECE = 1024 /* vectors a bulk copy: 16 KiB */
 };
+
+/* Flags of the kernel (FL): NFB_X1, the one-sided cluster exchange
+ * (nfb_sum_x1: st.async into the peers' slots, one mbarrier wait, no
+ * block or cluster barrier in a row's path); NFB_CP, the chunk loaded by
+ * every thread's own 16-byte cp.async instead of one thread's bulk copies
+ * (with NFB_X1 only). */
+enum { NFB_X1 = 1, NFB_CP = 2 };
+
+/* Blocks an SM the chunk's shared memory allows (NIN inputs of BLOCK x VPT
+ * vectors, ~2 KiB of static memory and the 1 KiB an SM reserves a block,
+ * out of 227 KiB): the launch bound's minimum (NORM_MINB caps it by
+ * threads). */
+#define NFB_MINB(BLOCK, VPT, NIN) ((232448 / ((NIN) * (BLOCK) * (VPT) * 16 + 2048)) > 0 ? (232448 / ((NIN) * (BLOCK) * (VPT) * 16 + 2048)) : 1)
 
 /* The row's sum of v: over the block, then (C > 1) over the cluster
  * through slot cl of each block (a full cluster barrier first: every slot
  * written, and every earlier slot's reads done). The caller arrives on
  * the cluster barrier after its last call and waits before exit. */
-static __device__ __forceinline__ float nfb_sum(float v, float *red, float *cl, unsigned C)
+template <int BLOCK> static __device__ __forceinline__ float nfb_sum(float v, float *red, float *cl, unsigned C)
 {
-    v = smx_block<NFB_BLOCK, smx_sum_op>(v, red);
+    v = smx_block<BLOCK, smx_sum_op>(v, red);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (C > 1) {
         cooperative_groups::cluster_group g = cooperative_groups::this_cluster();
@@ -81,25 +103,70 @@ static __device__ __forceinline__ float nfb_sum(float v, float *red, float *cl, 
     return v;
 }
 
+/* The row's sum of v, one-sided (NFB_X1): every warp's butterfly sum goes
+ * to slot [rank x NW + warp] of every CTA of the cluster, lane q writing
+ * CTA q's by st.async, which completes that CTA's mbarrier xb (armed for
+ * NW x C x 4 bytes); C = 1: lane 0 writes its own CTA's slot and arrives
+ * on xb (NW arrivals). Every thread then waits on its own CTA's xb and
+ * each warp folds the NW x C slots in index order (lane l: l, l + 32,
+ * ...), then by the butterfly: the same bits in every warp of every CTA.
+ * No block or cluster barrier: a warp waits only for the partials
+ * themselves. xr and xb serve one sum a launch (phase 0). first: the
+ * first sum of the launch, which waits on the cluster barrier that the
+ * kernel's start arrived on (every CTA's mbarriers initialised before a
+ * peer stores into them). */
+template <int BLOCK>
+static __device__ __forceinline__ float nfb_sum_x1(float v, float *xr, uint64_t *xb, unsigned C, unsigned rank,
+                                                   bool first)
+{
+    enum { NW = BLOCK / 32 };
+    v = smx_warp<smx_sum_op>(v);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (C > 1) {
+        if (first)
+            cluster_wait();
+        if (lane < C)
+            st_async_f32(smem_peer(xr + rank * NW + warp, lane), v, smem_peer(xb, lane));
+    } else if (lane == 0) {
+        xr[warp] = v;
+        mbar_arrive(xb);
+    }
+    mbar_wait(xb, 0);
+    float t = 0.0f;
+#pragma unroll
+    for (unsigned i = 0; i < (NW * 8 + 31) / 32; i++)
+        if (lane + 32 * i < NW * C)
+            t += xr[lane + 32 * i];
+    v = smx_warp<smx_sum_op>(t);
+#else
+    (void)xr, (void)xb, (void)C, (void)rank, (void)first;
+#endif
+    return v;
+}
+
 /* The raw w (and, NORM_LN, b) vectors of a store group: the chunk's
- * vectors j0, j0 + NFB_BLOCK, ... (G of them; zeros past cnt), predicated
+ * vectors j0, j0 + BLOCK, ... (G of them; zeros past cnt), predicated
  * loads in volatile asm (norm_ldw_raw), so they issue together. */
-template <int DT, int WT, int MODE, int G>
+template <int DT, int WT, int MODE, int G, int BLOCK>
 static __device__ __forceinline__ void nfb_ldwb(const norm_fwd_geo &g, uint32_t v0, uint32_t cnt, uint32_t j0,
                                                 uint4 (*wr)[NORM_VE(DT) / NORM_VE(WT)],
                                                 uint4 (*br)[NORM_VE(DT) / NORM_VE(WT)])
 {
 #pragma unroll
     for (int i = 0; i < G; i++) {
-        const uint32_t j = j0 + (uint32_t)i * NFB_BLOCK;
+        const uint32_t j = j0 + (uint32_t)i * BLOCK;
         norm_ldw_raw<DT, WT>(g.w, v0 + j, j < cnt, wr[i]);
         if (MODE == NORM_LN)
             norm_ldw_raw<DT, WT>(g.b, v0 + j, j < cnt, br[i]);
     }
 }
 
-template <int DT, int WT, int MODE>
-static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
+/* BLOCK threads, VPT vectors a thread of each input (a chunk of BLOCK x
+ * VPT vectors of x, and as many of res for the fused add), flags FL.
+ * bulk: BLOCK 512, VPT 8 (the fused add 4), FL 0. */
+template <int DT, int WT, int MODE, int BLOCK, int VPT, int FL>
+static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, NFB_MINB(BLOCK, VPT, MODE == NORM_ADD_RMS ? 2 : 1)))
     norm_fwd_bulk(norm_fwd_geo g, uint32_t nvec, uint32_t cv, unsigned C)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -107,31 +174,62 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
     enum {
         VE = NORM_VE(DT),
         NIN = MODE == NORM_ADD_RMS ? 2 : 1,
-        VPT = NFB_MAXV / NIN / NFB_BLOCK, /* a thread's vectors at most: 8 (the fused add 4) */
+        NW = BLOCK / 32,
+        X1 = (FL & NFB_X1) != 0,
+        CP = (FL & NFB_CP) != 0,
+        NS = MODE == NORM_LN ? 2 : 1,     /* the row's sums */
         WH = NORM_VE(DT) / NORM_VE(WT),   /* 16-byte vectors of w a vector of x */
         GB = 16 / (4 * WH * (MODE == NORM_LN ? 2 : 1)), /* vectors whose w (and b) fit 16 registers */
         G = GB < 1 ? 1 : GB > VPT ? VPT : GB
     };
+    static_assert(!CP || X1, "the per-thread loads come with the one-sided exchange");
     extern __shared__ __align__(128) uint4 xs[]; /* x in [0, cv); the fused add: res in [cv, 2 cv), h over x */
-    __shared__ float red[NFB_BLOCK / 32];
-    __shared__ float cl[2]; /* this block's partial of the row's first and second sums: read by the cluster */
-    __shared__ __align__(8) uint64_t bar;
+    __shared__ float red[X1 ? 1 : NW];
+    __shared__ float cl[2]; /* !X1: this block's partial of the row's first and second sums, read by the cluster */
+    __shared__ float xr[X1 ? NS : 1][X1 ? NW * 8 : 1]; /* X1: the cluster's warp partials, a set a sum */
+    __shared__ __align__(8) uint64_t bar, xb[NS];
     const uint64_t row = blockIdx.x / C;
     const uint32_t rank = blockIdx.x % C, v0 = rank * cv;
     const uint32_t cnt = v0 < nvec ? min(cv, nvec - v0) : 0u;
     const uint64_t off = row * g.ld * sizeof(R) + 16 * (uint64_t)v0; /* the chunk's first byte in every matrix */
-    if (threadIdx.x == 0) {
-        mbar_init(&bar, 1);
-        mbar_arrive_expect(&bar, (uint32_t)NIN * cnt * 16u);
-        for (uint32_t p = 0; p < cnt; p += NFB_PIECE) {
-            const uint32_t b = 16u * min((uint32_t)NFB_PIECE, cnt - p);
-            bulk_load(xs + p, (const char *)g.x + off + 16 * (uint64_t)p, b, &bar);
-            if (NIN == 2)
-                bulk_load(xs + cv + p, (const char *)g.res + off + 16 * (uint64_t)p, b, &bar);
+    if (CP) {
+        /* this thread's own vectors, the ones it alone reads and stores */
+#pragma unroll
+        for (int i = 0; i < VPT; i++) {
+            const uint32_t j = threadIdx.x + (uint32_t)i * BLOCK;
+            if (j < cnt) {
+                cp_async16(xs + j, (const char *)g.x + off + 16 * (uint64_t)j);
+                if (NIN == 2)
+                    cp_async16(xs + cv + j, (const char *)g.res + off + 16 * (uint64_t)j);
+            }
         }
     }
-    __syncthreads(); /* the barrier is initialised before anyone waits on it */
-    mbar_wait(&bar, 0);
+    if (threadIdx.x == 0) {
+        if (!CP) {
+            mbar_init(&bar, 1);
+            mbar_arrive_expect(&bar, (uint32_t)NIN * cnt * 16u);
+            for (uint32_t p = 0; p < cnt; p += NFB_PIECE) {
+                const uint32_t b = 16u * min((uint32_t)NFB_PIECE, cnt - p);
+                bulk_load(xs + p, (const char *)g.x + off + 16 * (uint64_t)p, b, &bar);
+                if (NIN == 2)
+                    bulk_load(xs + cv + p, (const char *)g.res + off + 16 * (uint64_t)p, b, &bar);
+            }
+        }
+        if (X1)
+            for (int k = 0; k < NS; k++) {
+                mbar_init(&xb[k], C > 1 ? 1u : (uint32_t)NW);
+                if (C > 1)
+                    mbar_arrive_expect(&xb[k], (uint32_t)(NW * C * 4));
+            }
+    }
+    if (!CP || C == 1)
+        __syncthreads(); /* the barriers are initialised before anyone waits on them */
+    if (X1 && C > 1)
+        cluster_arrive_relaxed(); /* waited on before the first remote store (nfb_sum_x1) */
+    if (CP)
+        cp_async_wait_all(); /* this thread's vectors have landed */
+    else
+        mbar_wait(&bar, 0);
 
     /* the first sum: x^2, h^2 (after h = x + res) or x; VPT x VE <= 64
      * terms in order. Vectors past the chunk read as 0 (adding nothing):
@@ -140,7 +238,7 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
     float s = 0.0f;
 #pragma unroll
     for (int i = 0; i < VPT; i++) {
-        const uint32_t j = threadIdx.x + (uint32_t)i * NFB_BLOCK;
+        const uint32_t j = threadIdx.x + (uint32_t)i * BLOCK;
         uint4 u = j < cnt ? xs[j] : z;
         if (MODE == NORM_ADD_RMS) {
             const uint4 r = j < cnt ? xs[cv + j] : z;
@@ -149,8 +247,11 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
             for (int k = 0; k < VE; k++)
                 f[k] = norm_el<DT>(u, k) + norm_el<DT>(r, k);
             u = norm_pack<DT>(f);
-            if (j < cnt)
+            if (j < cnt) {
                 xs[j] = u; /* only this thread reads slot j again */
+                if (X1) /* no release barrier ahead to wait for it: h leaves now */
+                    *(uint4 *)((char *)g.h + off + 16 * (uint64_t)j) = u;
+            }
         }
 #pragma unroll
         for (int k = 0; k < VE; k++) {
@@ -163,15 +264,15 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
      * reductions (the registers of x are free again here) */
     uint4 wr[G][WH], br[MODE == NORM_LN ? G : 1][WH];
     if (MODE != NORM_LN)
-        nfb_ldwb<DT, WT, MODE, G>(g, v0, cnt, threadIdx.x, wr, br);
-    s = nfb_sum(s, red, &cl[0], C);
+        nfb_ldwb<DT, WT, MODE, G, BLOCK>(g, v0, cnt, threadIdx.x, wr, br);
+    s = X1 ? nfb_sum_x1<BLOCK>(s, xr[0], &xb[0], C, rank, true) : nfb_sum<BLOCK>(s, red, &cl[0], C);
     float mu = 0.0f, rstd;
     if (MODE == NORM_LN) {
         mu = s / (float)g.cols;
         float q = 0.0f;
 #pragma unroll
         for (int i = 0; i < VPT; i++) {
-            const uint32_t j = threadIdx.x + (uint32_t)i * NFB_BLOCK;
+            const uint32_t j = threadIdx.x + (uint32_t)i * BLOCK;
             const uint4 u = j < cnt ? xs[j] : z;
 #pragma unroll
             for (int k = 0; k < VE; k++) {
@@ -179,33 +280,33 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
                 q = j < cnt ? fmaf(d, d, q) : q;
             }
         }
-        nfb_ldwb<DT, WT, MODE, G>(g, v0, cnt, threadIdx.x, wr, br);
-        q = nfb_sum(q, red, &cl[1], C);
+        nfb_ldwb<DT, WT, MODE, G, BLOCK>(g, v0, cnt, threadIdx.x, wr, br);
+        q = X1 ? nfb_sum_x1<BLOCK>(q, xr[NS - 1], &xb[NS - 1], C, rank, false) : nfb_sum<BLOCK>(q, red, &cl[1], C);
         rstd = rsqrtf(q / (float)g.cols + g.eps);
     } else {
         rstd = rsqrtf(s / (float)g.cols + g.eps);
     }
-    if (C > 1) /* done reading the others' slots; waited on before exit */
+    if (!X1 && C > 1) /* done reading the others' slots; waited on before exit */
         asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
     if (rank == 0 && threadIdx.x == 0) {
         g.rstd[row] = rstd;
         if (MODE == NORM_LN)
             g.mean[row] = mu;
     }
-    /* y (and the fused add's h), G vectors at a time: the group's w (and
-     * b) loads issued together (nfb_ldwb), so a thread waits for one L2
-     * round trip a group, not one a vector; G from a budget of 16
-     * registers of w and b. The h stores come here, not in the first
-     * pass: before the cluster barrier its arrive.release (MEMBAR.ALL.GPU
-     * in the SASS) would wait for them to complete. */
+    /* y (and, !X1, the fused add's h), G vectors at a time: the group's w
+     * (and b) loads issued together (nfb_ldwb), so a thread waits for one
+     * L2 round trip a group, not one a vector; G from a budget of 16
+     * registers of w and b. Without X1 the h stores come here, not in the
+     * first pass: before the cluster barrier its arrive.release
+     * (MEMBAR.ALL.GPU in the SASS) would wait for them to complete. */
     char *y0 = (char *)g.y + off;
 #pragma unroll
     for (int i0 = 0; i0 < VPT; i0 += G) {
         if (i0 > 0)
-            nfb_ldwb<DT, WT, MODE, G>(g, v0, cnt, threadIdx.x + (uint32_t)i0 * NFB_BLOCK, wr, br);
+            nfb_ldwb<DT, WT, MODE, G, BLOCK>(g, v0, cnt, threadIdx.x + (uint32_t)i0 * BLOCK, wr, br);
 #pragma unroll
         for (int i = 0; i < G; i++) {
-            const uint32_t j = threadIdx.x + (uint32_t)(i0 + i) * NFB_BLOCK;
+            const uint32_t j = threadIdx.x + (uint32_t)(i0 + i) * BLOCK;
             if (j >= cnt)
                 break;
             const uint4 u = xs[j];
@@ -223,11 +324,11 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
                     f[k] = norm_el<DT>(u, k) * rstd * wl[k];
             }
             *(uint4 *)(y0 + 16 * (uint64_t)j) = norm_pack<DT>(f);
-            if (MODE == NORM_ADD_RMS)
+            if (MODE == NORM_ADD_RMS && !X1)
                 *(uint4 *)((char *)g.h + off + 16 * (uint64_t)j) = u;
         }
     }
-    if (C > 1)
+    if (!X1 && C > 1)
         asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #else
     /* the launcher runs this rung only where sm_90 code was loaded (bulk_code_ok) */
@@ -238,16 +339,24 @@ static __global__ void __launch_bounds__(NFB_BLOCK, NORM_MINB(NFB_BLOCK, 3))
 
 /* ---- host side -------------------------------------------------------------- */
 
+/* A configuration of the kernel: BLOCK threads, VPT vectors a thread of
+ * each input, flags FL (NFB_X1, NFB_CP). bulk is nfb_cfg<512, 8 / NIN, 0>. */
+template <int BLOCK, int VPT, int FL> struct nfb_cfg {
+    enum { block = BLOCK, vpt = VPT, fl = FL };
+};
+template <int MODE> using nfb_bulk = nfb_cfg<NFB_BLOCK, NFB_MAXV / NFB_BLOCK / (MODE == NORM_ADD_RMS ? 2 : 1), 0>;
+
 /* The kernel for (x dtype, w dtype), and its index among the five pairs. */
-template <int MODE> static const void *nfb_fn(sl_dtype dt, sl_dtype wt)
+template <int MODE, class K> static const void *nfb_fn(sl_dtype dt, sl_dtype wt)
 {
+    enum { B = K::block, V = K::vpt, F = K::fl };
     if (dt == SL_F32)
-        return (const void *)norm_fwd_bulk<SL_F32, SL_F32, MODE>;
+        return (const void *)norm_fwd_bulk<SL_F32, SL_F32, MODE, B, V, F>;
     if (dt == SL_BF16)
-        return wt == SL_F32 ? (const void *)norm_fwd_bulk<SL_BF16, SL_F32, MODE>
-                            : (const void *)norm_fwd_bulk<SL_BF16, SL_BF16, MODE>;
-    return wt == SL_F32 ? (const void *)norm_fwd_bulk<SL_F16, SL_F32, MODE>
-                        : (const void *)norm_fwd_bulk<SL_F16, SL_F16, MODE>;
+        return wt == SL_F32 ? (const void *)norm_fwd_bulk<SL_BF16, SL_F32, MODE, B, V, F>
+                            : (const void *)norm_fwd_bulk<SL_BF16, SL_BF16, MODE, B, V, F>;
+    return wt == SL_F32 ? (const void *)norm_fwd_bulk<SL_F16, SL_F32, MODE, B, V, F>
+                        : (const void *)norm_fwd_bulk<SL_F16, SL_F16, MODE, B, V, F>;
 }
 
 static inline int nfb_pair(sl_dtype dt, sl_dtype wt)
@@ -257,60 +366,87 @@ static inline int nfb_pair(sl_dtype dt, sl_dtype wt)
 
 /* The chunking of a's rows: false where the rung does not apply (no
  * sm_90, a buffer off 16 bytes or rows not whole vectors, more than 8
- * chunks). */
-template <int MODE> static bool nfb_plan(const sl_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
+ * chunks of K::block x K::vpt vectors). */
+template <class K> static bool nfb_plan(const sl_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
 {
     if (!norm_clusters() || !norm_fwd_aligned(a))
         return false;
     const uint64_t nv = a->shape.cols * sl_dtype_size(a->dtype) / 16;
-    if (!sl_cuda_row_chunks(nv, NFB_MAXV / (MODE == NORM_ADD_RMS ? 2 : 1), a->shape.rows, C, cv))
+    if (!sl_cuda_row_chunks(nv, (uint64_t)K::block * K::vpt, a->shape.rows, C, cv))
         return false;
     *nvec = (uint32_t)nv;
     return true;
 }
 
 /* Once per device and pair: the kernel's sm_90 code is loaded, and it may
- * use NFB_MAXV x 16 bytes of dynamic shared memory (above the default 48
- * KiB). */
-template <int MODE> static sl_status nfb_prepare(sl_dtype dt, sl_dtype wt)
+ * use its chunk's dynamic shared memory (above the default 48 KiB). */
+template <int MODE, class K> static sl_status nfb_prepare(sl_dtype dt, sl_dtype wt)
 {
     static int code[5][SL_MAX_DEVICES], ready[5][SL_MAX_DEVICES];
-    const void *fn = nfb_fn<MODE>(dt, wt);
-    const int k = nfb_pair(dt, wt);
+    const void *fn = nfb_fn<MODE, K>(dt, wt);
+    const int k = nfb_pair(dt, wt), nin = MODE == NORM_ADD_RMS ? 2 : 1;
     sl_status st = bulk_code_ok(fn, code[k]);
-    return st != SL_OK ? st : sl_cuda_row_smem_allow(fn, NFB_MAXV * 16, ready[k]);
+    return st != SL_OK ? st : sl_cuda_row_smem_allow(fn, nin * K::block * K::vpt * 16, ready[k]);
 }
 
 /* The rung: a checked by the caller (sl_norm_check), rows and cols > 0;
  * w at buffer iw; op and who for the message. */
-template <int MODE> static sl_status nfb_run(const sl_args *a, norm_fwd_geo g, int iw, const char *op, const char *who)
+template <int MODE, class K = nfb_bulk<MODE>>
+static sl_status nfb_run(const sl_args *a, norm_fwd_geo g, int iw, const char *op, const char *who)
 {
     unsigned C;
     uint32_t nvec, cv;
     const int nin = MODE == NORM_ADD_RMS ? 2 : 1;
-    if (!nfb_plan<MODE>(a, &C, &nvec, &cv))
+    if (!nfb_plan<K>(a, &C, &nvec, &cv))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "%s %s stages a row in shared memory by bulk copies (sm_90): it needs every buffer 16-byte "
-                       "aligned, cols and ld multiples of %zu elements and a row of at most %u bytes%s (%llu columns "
-                       "of %zu bytes); the aligned or block rung runs the others",
-                       op, who, 16 / sl_dtype_size(a->dtype), 8u * NFB_MAXV / nin * 16u,
+                       "%s %s stages a row in shared memory (sm_90): it needs every buffer 16-byte aligned, cols and "
+                       "ld multiples of %zu elements and a row of at most %u bytes%s (%llu columns of %zu bytes); the "
+                       "aligned or block rung runs the others",
+                       op, who, 16 / sl_dtype_size(a->dtype), 8u * K::block * K::vpt * 16u,
                        nin == 2 ? " of x and of res" : "", (unsigned long long)a->shape.cols,
                        sl_dtype_size(a->dtype));
     const sl_dtype dt = a->dtype, wt = norm_wdtype(a, iw);
-    sl_status st = nfb_prepare<MODE>(dt, wt);
+    sl_status st = nfb_prepare<MODE, K>(dt, wt);
     if (st != SL_OK)
         return st;
     void *params[] = {&g, &nvec, &cv, &C};
-    return sl_cuda_row_launch_smem(nfb_fn<MODE>(dt, wt), a->shape.rows * C, NFB_BLOCK, C,
-                                   (size_t)cv * 16 * nin, params, a->stream);
+    return sl_cuda_row_launch_smem(nfb_fn<MODE, K>(dt, wt), a->shape.rows * C, K::block, C, (size_t)cv * 16 * nin,
+                                   params, a->stream);
 }
 
 /* For the model: the kernel's registers, spills and occupancy (w in the
  * rows' dtype). */
-template <int MODE> static sl_status nfb_attrs(sl_dtype dt, sl_kernel_attrs *out)
+template <int MODE, class K = nfb_bulk<MODE>> static sl_status nfb_attrs(sl_dtype dt, sl_kernel_attrs *out)
 {
-    sl_status st = nfb_prepare<MODE>(dt, dt);
-    return st != SL_OK ? st : sl_cuda_kernel_attrs(nfb_fn<MODE>(dt, dt), NFB_BLOCK, (size_t)NFB_MAXV * 16, out);
+    const int nin = MODE == NORM_ADD_RMS ? 2 : 1;
+    sl_status st = nfb_prepare<MODE, K>(dt, dt);
+    return st != SL_OK ? st
+                       : sl_cuda_kernel_attrs(nfb_fn<MODE, K>(dt, dt), K::block, (size_t)nin * K::block * K::vpt * 16,
+                                              out);
 }
+
+/* The one-sided rungs (bulk_ex, bulk_ex512, bulk_ex128, bulk_cp: the
+ * norms' forwards' tenth session, docs/ladder.md): the configuration by
+ * rung name, the same for the three modes but the fused add's vectors a
+ * thread of x and of res. */
+template <int MODE> using nfb_ex = nfb_cfg<256, 8, NFB_X1>;
+template <int MODE> using nfb_ex512 = nfb_cfg<512, MODE == NORM_ADD_RMS ? 4 : 8, NFB_X1>;
+template <int MODE> using nfb_ex128 = nfb_cfg<128, 8, NFB_X1>;
+template <int MODE> using nfb_cp = nfb_cfg<256, 8, NFB_X1 | NFB_CP>;
+
+/* The extern "C" launcher sl_cuda_<OP>_<NAME> (FN<configuration>(a,
+ * "NAME"): the op's checks, geometry and nfb_run) and its attrs of one
+ * configuration CFG (nfb_ex, ...), and NFB_EX_RUNGS the four of an op. */
+#define NFB_EX_RUNG(OP, MODE, FN, NAME, CFG)                                                                     \
+    extern "C" sl_status sl_cuda_##OP##_##NAME(const sl_args *a) { return FN<CFG<MODE>>(a, #NAME); }              \
+    extern "C" sl_status sl_cuda_##OP##_##NAME##_attrs(sl_dtype dt, sl_kernel_attrs *out)                         \
+    {                                                                                                            \
+        return nfb_attrs<MODE, CFG<MODE>>(dt, out);                                                              \
+    }
+#define NFB_EX_RUNGS(OP, MODE, FN)                                                                               \
+    NFB_EX_RUNG(OP, MODE, FN, bulk_ex, nfb_ex)                                                                   \
+    NFB_EX_RUNG(OP, MODE, FN, bulk_ex512, nfb_ex512)                                                             \
+    NFB_EX_RUNG(OP, MODE, FN, bulk_ex128, nfb_ex128)                                                             \
+    NFB_EX_RUNG(OP, MODE, FN, bulk_cp, nfb_cp)
 
 #endif /* SL_NORM_FWD_BULK_CUH */

@@ -193,6 +193,31 @@ static const sl_variant variants[] = {
                   "two-pass from shared memory, y from it; aligned rows only (issue 32, seventh session)",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bulk), .attrs = SL_CUDA_FN(sl_cuda_layernorm_bulk_attrs),
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 6},
+    {.name = "bulk_ex", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "one-sided cluster exchange (each warp's partial st.async into every cluster CTA's slots, one "
+                  "mbarrier wait; no bar.sync or cluster barrier in a row) and quack's granularity: blocks of 256, 32 "
+                  "KiB chunks, 6 blocks an SM, bulk copies; aligned rows only (issue 32, tenth session)",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bulk_ex),
+     .attrs = SL_CUDA_FN(sl_cuda_layernorm_bulk_ex_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 64, .insts_per_elem = 6},
+    {.name = "bulk_ex512", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk's blocks of 512 and 64 KiB chunks (3 an SM) with the one-sided cluster exchange only; aligned "
+                  "rows only (issue 32, tenth session)",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bulk_ex512),
+     .attrs = SL_CUDA_FN(sl_cuda_layernorm_bulk_ex512_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 64, .insts_per_elem = 6},
+    {.name = "bulk_ex128", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_ex with blocks of 128 and 16 KiB chunks (12 blocks an SM); aligned rows only (issue 32, tenth "
+                  "session)",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bulk_ex128),
+     .attrs = SL_CUDA_FN(sl_cuda_layernorm_bulk_ex128_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 64, .insts_per_elem = 6},
+    {.name = "bulk_cp", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_ex with every thread's own 16-byte cp.async (no chunk-wide wait) instead of one thread's bulk "
+                  "copies: quack's loads; aligned rows only (issue 32, tenth session)",
+     .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bulk_cp),
+     .attrs = SL_CUDA_FN(sl_cuda_layernorm_bulk_cp_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 64, .insts_per_elem = 6},
     {.name = "sl_layernorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_fwd(): where x and y share their 16-byte offset and the row fits, regs for "
                   "the warp teams (up to 256 vectors), lean4 up to 4096 vectors at >= 4 rows a SM, lean "

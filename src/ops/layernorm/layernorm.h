@@ -28,6 +28,14 @@ sl_status sl_cuda_layernorm_decode(const sl_args *a);
 sl_status sl_cuda_layernorm_aligned(const sl_args *a);
 sl_status sl_cuda_layernorm_bulk(const sl_args *a);
 sl_status sl_cuda_layernorm_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_layernorm_bulk_ex(const sl_args *a);
+sl_status sl_cuda_layernorm_bulk_ex_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_layernorm_bulk_ex512(const sl_args *a);
+sl_status sl_cuda_layernorm_bulk_ex512_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_layernorm_bulk_ex128(const sl_args *a);
+sl_status sl_cuda_layernorm_bulk_ex128_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_layernorm_bulk_cp(const sl_args *a);
+sl_status sl_cuda_layernorm_bulk_cp_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_layernorm_api(const sl_args *a);
 
 #ifdef __cplusplus

@@ -47,6 +47,14 @@ sl_status sl_cuda_rmsnorm_decode(const sl_args *a);
 sl_status sl_cuda_rmsnorm_aligned(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bulk(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_rmsnorm_bulk_ex(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bulk_ex_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_rmsnorm_bulk_ex512(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bulk_ex512_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_rmsnorm_bulk_ex128(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bulk_ex128_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_rmsnorm_bulk_cp(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bulk_cp_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_rmsnorm_api(const sl_args *a);
 /* The copy ceiling of the norms: a 16-byte-vector copy KERNEL (copy's vec
  * rung) of the first input into the first written buffer, rows x cols
