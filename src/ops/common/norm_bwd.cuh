@@ -68,9 +68,17 @@ enum { NORM_BWD_ALIGNED = 3 };
  * prefetch, more blocks a SM; _SM); up to 128 vectors _PF takes regs_pf's
  * warp teams and _SM aligned's form; beyond 256 both take aligned's. */
 enum { NORM_BWD_ALIGNED_PF = 4, NORM_BWD_ALIGNED_SM = 5 };
+/* The aligned_pf3 rung's kind (tenth session), aligned launches only:
+ * aligned_pf's forms with the launch bound at 3 blocks of 256 a SM (<= 80
+ * registers, spilling 36-120 bytes a thread) where a thread holds 4
+ * vectors of two rows (the warp teams at 65-128 vectors, the pair teams
+ * at 129-256): 24 rows a SM in flight where aligned_pf holds 16 (warps)
+ * or 8 (pairs); aligned_pf's kernels elsewhere. */
+enum { NORM_BWD_ALIGNED_PF3 = 6 };
 static inline bool norm_bwd_al(int pf)
 {
-    return pf == NORM_BWD_ALIGNED || pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM;
+    return pf == NORM_BWD_ALIGNED || pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM ||
+           pf == NORM_BWD_ALIGNED_PF3;
 }
 #define NORM_BWD_MINB(BLOCK, PF, VPT, AL)                                                                             \
     ((PF) == NORM_BWD_SM ? ((AL) && (VPT) <= 2 ? 1024 : 768) / (BLOCK) : (BLOCK) <= 128 ? 4 : (BLOCK) <= 256 ? 2 : 1)
@@ -435,15 +443,16 @@ template <int MODE> static inline int norm_bwd_form(sl_dtype dt, uint64_t rows, 
 #define NORM_BKA(B, T, C, V, P) (const void *)norm_bwd_regs<DT, WT, B, T, C, V, P, MODE, NORM_AL_ROWS>
 #define NORM_BKP(T, V) (const void *)norm_bwd_regs<DT, WT, 256, T, 1, V, NORM_BWD_PF, MODE, NORM_AL_ROWS>
 #define NORM_BKS(MB) (const void *)norm_bwd_regs<DT, WT, 256, 64, 1, 4, NORM_BWD_SM, MODE, NORM_AL_ROWS, MB>
+#define NORM_BKP3(T) (const void *)norm_bwd_regs<DT, WT, 256, T, 1, 4, NORM_BWD_PF, MODE, NORM_AL_ROWS, 3>
 
 template <int MODE> struct norm_bwd_pick_m {
     template <int DT, int WT> struct at {
         /* pf: a kernel form (NORM_BWD_REGS, _PF, _SM), NORM_BWD_ALIGNED or
-         * NORM_BWD_ALIGNED_PF or _SM. */
+         * NORM_BWD_ALIGNED_PF, _SM or _PF3. */
         static bool run(uint64_t nvv, uint64_t rows, int pf, norm_bwd_cfg *c)
         {
-            if (pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM)
-                return aligned_pair(nvv, rows, pf == NORM_BWD_ALIGNED_SM, c);
+            if (pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM || pf == NORM_BWD_ALIGNED_PF3)
+                return aligned_pair(nvv, rows, pf, c);
             if (pf == NORM_BWD_ALIGNED)
                 return aligned(nvv, rows, c);
             c->block = 512;
@@ -527,7 +536,7 @@ template <int MODE> struct norm_bwd_pick_m {
              * layernorm_bwd 0.877 of the copy kernel against this form's 0.807
              * and 0.653; bench/results/h200-norms-2026-11-27.md) */
             if (DT != SL_F32 && nvv > 128 && nvv <= 256 && rows >= 1024)
-                return aligned_pair(nvv, rows, false, c);
+                return aligned_pair(nvv, rows, NORM_BWD_ALIGNED_PF, c);
             const int f = norm_bwd_form<MODE>((sl_dtype)DT, rows, nvv);
             if (!run(nvv, rows, f, c))
                 return false;
@@ -555,7 +564,7 @@ template <int MODE> struct norm_bwd_pick_m {
             return true;
         }
 
-        /* aligned_pf (ninth session; sm false): the AL regs_pf at every row of <= 256
+        /* aligned_pf (ninth session; kind NORM_BWD_ALIGNED_PF): the AL regs_pf at every row of <= 256
          * vectors whatever the dtype and row count: warp teams of 1, 2 or 4
          * vectors a thread (regs_pf's kernels) up to 128 vectors, pair
          * teams of 4 vectors a thread (64 threads a row, 4 rows a block of
@@ -566,7 +575,7 @@ template <int MODE> struct norm_bwd_pick_m {
          * a thread, 3-4 blocks of 256) has 24-32 KiB and only until the
          * team sum. One partial row a block and round, the teams in team
          * order (norm_bwd_flush): 2 a SM, where block teams write 3-4.
-         * aligned_sm (sm true): the pair teams at 129-256 vectors in
+         * aligned_sm (NORM_BWD_ALIGNED_SM): the pair teams at 129-256 vectors in
          * regs_sm's form, no prefetch, bound 4 blocks of 256 for rmsnorm
          * with w in the rows' dtype (<= 64 registers; 32 KiB of dw
          * partials a block; f32 w with 16-bit rows spills 4 bytes at 64)
@@ -574,9 +583,18 @@ template <int MODE> struct norm_bwd_pick_m {
          * dw and db partials a block allow 3 at 16-bit rows): 128 / 96 KiB
          * of x and dy in flight a SM while the rows load, none between a
          * team's sums and its next row but what the other teams have;
-         * aligned's form elsewhere. */
-        static bool aligned_pair(uint64_t nvv, uint64_t rows, bool sm, norm_bwd_cfg *c)
+         * aligned's form elsewhere. aligned_pf3 (NORM_BWD_ALIGNED_PF3,
+         * tenth session): aligned_pf's kernels with the launch bound at 3
+         * blocks of 256 (<= 80 registers; ptxas spills 36-120 bytes a
+         * thread, L1 hits) where they hold 4 vectors a thread: the warp
+         * teams at 65-128 vectors and the pair teams at 129-256, so 768
+         * threads a SM x 4 vectors x 2 x 16 bytes = 96 KiB of the next rows
+         * in flight (aligned_pf: 64 KiB); the dw (db) partials' shared
+         * memory grows with the blocks (3 x 32 / 64 KiB a SM at 16-bit
+         * rows). */
+        static bool aligned_pair(uint64_t nvv, uint64_t rows, int kind, norm_bwd_cfg *c)
         {
+            const bool sm = kind == NORM_BWD_ALIGNED_SM, p3 = kind == NORM_BWD_ALIGNED_PF3;
             if (nvv > 256 || (sm && nvv <= 128))
                 return aligned(nvv, rows, c);
             c->block = 256;
@@ -589,11 +607,11 @@ template <int MODE> struct norm_bwd_pick_m {
             else if (nvv <= 64)
                 c->fn = NORM_BKP(32, 2), vpt = 2;
             else if (nvv <= 128)
-                c->fn = NORM_BKP(32, 4);
+                c->fn = p3 ? NORM_BKP3(32) : NORM_BKP(32, 4);
             else if (sm)
                 c->fn = NORM_BKS(MODE == NORM_RMS && DT == WT ? 4 : 3), c->tt = 64;
             else
-                c->fn = NORM_BKP(64, 4), c->tt = 64;
+                c->fn = p3 ? NORM_BKP3(64) : NORM_BKP(64, 4), c->tt = 64;
             const size_t na = MODE == NORM_LN ? 2 : 1;
             c->smem = na * vpt * (16 / sizeof(typename sl_dt<DT>::raw)) * c->block * sizeof(float);
             return true;
@@ -604,11 +622,12 @@ template <int MODE> struct norm_bwd_pick_m {
 #undef NORM_BKA
 #undef NORM_BKP
 #undef NORM_BKS
+#undef NORM_BKP3
 
 /* Whether the launch fits: x, dy and dx (buffers ix, idy, idx) at one
  * offset modulo 16 bytes, every row at that offset (ld a multiple of 16
  * bytes, or one row), the row within a team's registers (clusters on
- * sm_90+ only); NORM_BWD_ALIGNED, _PF and _SM: an aligned launch
+ * sm_90+ only); NORM_BWD_ALIGNED, _PF, _SM and _PF3: an aligned launch
  * (norm_fwd_aligned). */
 template <int MODE>
 static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, int pf, norm_bwd_cfg *c, uint32_t *o)
