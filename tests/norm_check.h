@@ -85,8 +85,8 @@ static inline int t_fwd_regs_rung(const char *name)
 }
 
 /* A backward register rung: regs, regs_pf, regs_sm, or aligned,
- * aligned_pf, aligned_sm and aligned_pf3 (their forms for aligned launches
- * only: every rung named aligned*). */
+ * aligned_pf, aligned_sm, aligned_pf3, aligned_pfx and aligned_pf3x (their
+ * forms for aligned launches only: every rung named aligned*). */
 static inline int t_bwd_regs_rung(const char *name)
 {
     return strncmp(name, "regs", 4) == 0 || strncmp(name, "aligned", 7) == 0;
@@ -272,8 +272,9 @@ typedef struct ncase {
 } ncase;
 
 /* The backwards' short rows (ninth session: the pair teams of aligned_pf,
- * aligned_sm and aligned_pf3 at 129-256 vectors, warp teams up to 128;
- * aligned_pf3's bound-3 warp teams at 65-128), for rmsnorm's and layernorm's
+ * aligned_sm, aligned_pf3, aligned_pfx and aligned_pf3x at 129-256
+ * vectors, warp teams up to 128; the tenth session's bound-3 and
+ * one-instruction-widening warp teams at 65-128), for rmsnorm's and layernorm's
  * checks: 2048 and 1032 columns (bf16 / f16 256 and 129 vectors), 1024,
  * 1000 and 520 (f32 256, 250 and 130), odd row counts, huge values, NaN,
  * rows of zeros, in place, and a misaligned launch the aligned rungs must

@@ -100,22 +100,6 @@ static __device__ __forceinline__ void nb_cluster_sync(void)
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
-/* The VE weights (storage WT) of one vector of DT from the raw u, widened
- * one instruction an element (norm_fwd.cuh's norm_elx: a shift or a mask
- * for bf16, a cvt for f16; f32 as it is): norm_w_widen's values. Through
- * sl_dt's load, nvcc 13 widens a bf16 pair's high half in two
- * instructions (PRMT, then a shift), so 12 a 16-byte vector instead of 8
- * (tenth session, docs/ladder.md: 48 of the ~700 instructions a warp and
- * row of layernorm's bf16 kernel at 2 vectors a thread). */
-template <int DT, int WT> static __device__ __forceinline__ void nb_w_widen(const uint4 *u, float *f)
-{
-    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
-#pragma unroll
-    for (int h = 0; h < VE / WVE; h++)
-#pragma unroll
-        for (int k = 0; k < WVE; k++)
-            f[h * WVE + k] = norm_elx<WT, true>(u[h], k);
-}
 #endif
 
 template <int DT, int WT, int VPT, int MODE>
@@ -213,7 +197,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 for (int h = 0; h < WB; h++)
                     wu[h] = sw[vi * WB + h];
                 float wf[VE];
-                nb_w_widen<DT, WT>(wu, wf);
+                norm_w_widen_x<DT, WT>(wu, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
                     const float xk = norm_elx<DT, true>(xv, e), dk = norm_elx<DT, true>(dv, e);
@@ -270,7 +254,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 for (int h = 0; h < WB; h++)
                     wu[h] = sw[vi * WB + h];
                 float wf[VE], f[VE];
-                nb_w_widen<DT, WT>(wu, wf);
+                norm_w_widen_x<DT, WT>(wu, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
                     const float xk = norm_elx<DT, true>(xv, e), dk = norm_elx<DT, true>(dv, e);
