@@ -492,7 +492,7 @@ template <int MODE> static inline int norm_bwd_form(sl_dtype dt, uint64_t rows, 
 template <int MODE> struct norm_bwd_pick_m {
     template <int DT, int WT> struct at {
         /* pf: a kernel form (NORM_BWD_REGS, _PF, _SM), NORM_BWD_ALIGNED or
-         * NORM_BWD_ALIGNED_PF, _SM or _PF3. */
+         * NORM_BWD_ALIGNED_PF, _SM, _PF3, _PFX or _PF3X. */
         static bool run(uint64_t nvv, uint64_t rows, int pf, norm_bwd_cfg *c)
         {
             if (pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM || pf == NORM_BWD_ALIGNED_PF3 ||
