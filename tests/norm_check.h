@@ -107,8 +107,9 @@ static inline int t_fwd_regs_rung(const char *name)
            strcmp(name, "aligned") == 0 || t_fwd_bulk_rung(name);
 }
 
-/* A backward register rung: regs, regs_pf, regs_sm, or aligned and
- * aligned_pf (their forms for aligned launches only). */
+/* A backward register rung: regs, regs_pf, regs_sm, or aligned,
+ * aligned_pf, aligned_sm, aligned_pf3, aligned_pfx and aligned_pf3x (their
+ * forms for aligned launches only: every rung named aligned*). */
 static inline int t_bwd_regs_rung(const char *name)
 {
     return strncmp(name, "regs", 4) == 0 || strncmp(name, "aligned", 7) == 0;
@@ -130,7 +131,7 @@ static inline int t_bwd_aligned(sl_dtype dt, size_t cols, const void *const *buf
  * stops), 0 where the caller goes on and checks st and the results. regs,
  * regs_pf and regs_sm may refuse x, dy and dx at different offsets or a
  * row beyond a cluster's registers (the API then runs another rung).
- * aligned and aligned_pf must refuse exactly the unaligned launches, and the rows needing
+ * the aligned* rungs must refuse exactly the unaligned launches, and the rows needing
  * a cluster (beyond 1024 vectors: common/norm_bwd.cuh) on a device without
  * clusters (before sm_90): an unaligned launch it ran is a failure (its
  * 16-byte accesses would fault or miss the row's edges). bulk (05_bulk.cu)
@@ -293,8 +294,10 @@ typedef struct ncase {
     int kinds[4], nk;
 } ncase;
 
-/* The backwards' short rows (ninth session: the pair teams of aligned_pf
- * at 129-256 vectors, warp teams up to 128), for rmsnorm's and layernorm's
+/* The backwards' short rows (ninth session: the pair teams of aligned_pf,
+ * aligned_sm, aligned_pf3, aligned_pfx and aligned_pf3x at 129-256
+ * vectors, warp teams up to 128; the tenth session's bound-3 and
+ * one-instruction-widening warp teams at 65-128), for rmsnorm's and layernorm's
  * checks: 2048 and 1032 columns (bf16 / f16 256 and 129 vectors), 1024,
  * 1000 and 520 (f32 256, 250 and 130), odd row counts, huge values, NaN,
  * rows of zeros, in place, and a misaligned launch the aligned rungs must

@@ -63,9 +63,9 @@ static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
  * partial row per 256, and some blocks write a round of zeros (rows = 256
  * x teams + 1 for the warp teams' 2 blocks of 16, 1025 for 2 block teams).
  * Warp teams (64 columns), block teams (1500), clusters (20000), and
- * aligned_pf's pair teams (2049 = 256 x 8 + 1 rows: 2 blocks of 4 pairs;
- * 1032 columns bf16, 520 f32, with a partial last vector column of the
- * team; 520 bf16 its warp teams); every
+ * aligned_pf's and the tenth session's pair teams (2049 = 256 x 8 + 1 rows: 2
+ * blocks of 4 pairs; 1032 columns bf16, 520 f32, with a partial last
+ * vector column of the team; 520 bf16 their warp teams of 4 vectors); every
  * register rung (aligned too: 1500 bf16 is not a whole number of vectors,
  * so it refuses that one), bulk (the same refusal) and the public
  * function; then the bulk rung's long rows (t_bulk_long). */

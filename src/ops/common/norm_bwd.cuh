@@ -68,9 +68,21 @@ enum { NORM_BWD_ALIGNED = 3 };
  * prefetch, more blocks a SM; _SM); up to 128 vectors _PF takes regs_pf's
  * warp teams and _SM aligned's form; beyond 256 both take aligned's. */
 enum { NORM_BWD_ALIGNED_PF = 4, NORM_BWD_ALIGNED_SM = 5 };
+/* The aligned_pf3 rung's kind (tenth session), aligned launches only:
+ * aligned_pf's forms with the launch bound at 3 blocks of 256 a SM (<= 80
+ * registers, spilling 36-120 bytes a thread) where a thread holds 4
+ * vectors of two rows (the warp teams at 65-128 vectors, the pair teams
+ * at 129-256): 24 rows a SM in flight where aligned_pf holds 16 (warps)
+ * or 8 (pairs); aligned_pf's kernels elsewhere. */
+enum { NORM_BWD_ALIGNED_PF3 = 6 };
+/* The aligned_pfx and aligned_pf3x rungs' kinds (tenth session): aligned_pf's
+ * and aligned_pf3's kernels at 65-256 vectors with x, dy and w widened one
+ * instruction an element (the kernel's FX, norm_w_widen_x). */
+enum { NORM_BWD_ALIGNED_PFX = 7, NORM_BWD_ALIGNED_PF3X = 8 };
 static inline bool norm_bwd_al(int pf)
 {
-    return pf == NORM_BWD_ALIGNED || pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM;
+    return pf == NORM_BWD_ALIGNED || pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM ||
+           pf == NORM_BWD_ALIGNED_PF3 || pf == NORM_BWD_ALIGNED_PFX || pf == NORM_BWD_ALIGNED_PF3X;
 }
 #define NORM_BWD_MINB(BLOCK, PF, VPT, AL)                                                                             \
     ((PF) == NORM_BWD_SM ? ((AL) && (VPT) <= 2 ? 1024 : 768) / (BLOCK) : (BLOCK) <= 128 ? 4 : (BLOCK) <= 256 ? 2 : 1)
@@ -121,6 +133,39 @@ static __device__ __forceinline__ void norm_bwd_pair_sum(float (&v)[NV], float *
  * 16-byte accesses cover 512 contiguous bytes (no bank conflicts), and one
  * LDS.128 / STS.128 pair updates four columns. */
 #define NORM_BWD_SLOT(s, i, q) (((s) * VPT + (i)) * (VE / 4) + (q))
+
+/* The VE weights (storage WT) of one vector of DT from the raw u, widened
+ * one instruction an element (norm_fwd.cuh's norm_elx: a shift or a mask
+ * for bf16, a cvt for f16; f32 as it is): norm_w_widen's values. Through
+ * sl_dt's load nvcc 13 widens a bf16 pair's high half in two instructions
+ * (PRMT, then a shift): 12 a 16-byte vector instead of 8 (tenth session,
+ * docs/ladder.md). */
+template <int DT, int WT> static __device__ __forceinline__ void norm_w_widen_x(const uint4 *u, float *f)
+{
+    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
+#pragma unroll
+    for (int h = 0; h < VE / WVE; h++)
+#pragma unroll
+        for (int k = 0; k < WVE; k++)
+            f[h * WVE + k] = norm_elx<WT, true>(u[h], k);
+}
+
+/* norm_ldw_al (whole vector v of an aligned weight), or where FX widened
+ * through norm_w_widen_x. */
+template <int DT, int WT, int FX> static __device__ __forceinline__ void norm_bwd_ldw_al(const void *w, uint64_t v, float *f)
+{
+    if (!FX) {
+        norm_ldw_al<DT, WT>(w, v, f);
+        return;
+    }
+    typedef typename sl_dt<WT>::raw WR;
+    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
+    uint4 u[VE / WVE];
+#pragma unroll
+    for (int h = 0; h < VE / WVE; h++)
+        u[h] = __ldg((const uint4 *)((const WR *)w + v * VE) + h);
+    norm_w_widen_x<DT, WT>(u, f);
+}
 
 /* A thread's VPT vectors of the row at x0: norm_ldrow, or where AL (whole
  * vectors, o = 0) norm_ldrow_al without the edge masks. */
@@ -224,8 +269,11 @@ static __device__ __forceinline__ void norm_bwd_flush(const norm_bwd_geo &g, flo
  * of warp teams walks its warps' rows in lockstep (the flush is
  * block-wide): a warp past the last row idles through the step; pair
  * teams (TEAM 64) the same, both warps of a pair alike. MB: the launch
- * bound's blocks a SM where it is not NORM_BWD_MINB's (0). */
-template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, int PF, int MODE, int AL = NORM_AL_NONE, int MB = 0>
+ * bound's blocks a SM where it is not NORM_BWD_MINB's (0). FX (AL only,
+ * tenth session): x, dy and w widened one instruction an element
+ * (norm_elx, norm_w_widen_x), the same values. */
+template <int DT, int WT, int BLOCK, int TEAM, int CL, int VPT, int PF, int MODE, int AL = NORM_AL_NONE, int MB = 0,
+          int FX = 0>
 static __global__ void __launch_bounds__(BLOCK, MB ? MB : NORM_BWD_MINB(BLOCK, PF, VPT, AL)) norm_bwd_regs(norm_bwd_geo g)
 {
     const bool PRE = PF == NORM_BWD_PF, SA = PF != NORM_BWD_REGS; /* prefetch; partials in shared memory */
@@ -238,6 +286,7 @@ static __global__ void __launch_bounds__(BLOCK, MB ? MB : NORM_BWD_MINB(BLOCK, P
     const bool SUB = TEAM == 32 || TEAM == 64;
     const unsigned TS = SUB ? (unsigned)TEAM : 1u;
     static_assert(TEAM != 64 || (SA && CL == 1 && BLOCK % 64 == 0 && BLOCK / 64 <= 4), "pair teams: regs_pf, regs_sm");
+    static_assert(!FX || AL != NORM_AL_NONE, "FX: the aligned kernels");
     const unsigned T = SUB ? TS : (unsigned)(BLOCK * CL);
     __shared__ float red[BLOCK / 32];
     __shared__ float cl;
@@ -312,17 +361,17 @@ static __global__ void __launch_bounds__(BLOCK, MB ? MB : NORM_BWD_MINB(BLOCK, P
                     break;
                 float wf[VE];
                 if (A)
-                    norm_ldw_al<DT, WT>(g.w, vi, wf);
+                    norm_bwd_ldw_al<DT, WT, FX>(g.w, vi, wf);
                 else
                     norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
                     if (MODE == NORM_LN) {
-                        const float gk = wf[e] * norm_el<DT>(dv[i], e);
+                        const float gk = wf[e] * norm_elx<DT, FX != 0>(dv[i], e);
                         d1 += gk;
-                        d = fmaf(gk, (norm_el<DT>(xv[i], e) - mu) * rs, d);
+                        d = fmaf(gk, (norm_elx<DT, FX != 0>(xv[i], e) - mu) * rs, d);
                     } else {
-                        d = fmaf(wf[e] * norm_el<DT>(dv[i], e), norm_el<DT>(xv[i], e), d);
+                        d = fmaf(wf[e] * norm_elx<DT, FX != 0>(dv[i], e), norm_elx<DT, FX != 0>(xv[i], e), d);
                     }
                 }
             }
@@ -354,7 +403,7 @@ static __global__ void __launch_bounds__(BLOCK, MB ? MB : NORM_BWD_MINB(BLOCK, P
                     break;
                 float wf[VE], f[VE];
                 if (A)
-                    norm_ldw_al<DT, WT>(g.w, vi, wf);
+                    norm_bwd_ldw_al<DT, WT, FX>(g.w, vi, wf);
                 else
                     norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
 #pragma unroll
@@ -373,7 +422,7 @@ static __global__ void __launch_bounds__(BLOCK, MB ? MB : NORM_BWD_MINB(BLOCK, P
 #pragma unroll
                     for (int h = 0; h < 4; h++) { /* dw += u v, db += dy (masked columns add 0) */
                         const int e = 4 * q + h;
-                        const float xk = norm_el<DT>(xv[i], e), dk = norm_el<DT>(dv[i], e);
+                        const float xk = norm_elx<DT, FX != 0>(xv[i], e), dk = norm_elx<DT, FX != 0>(dv[i], e);
                         float u, v;
                         if (MODE == NORM_LN) {
                             const float xh = (xk - mu) * rs;
@@ -435,15 +484,20 @@ template <int MODE> static inline int norm_bwd_form(sl_dtype dt, uint64_t rows, 
 #define NORM_BKA(B, T, C, V, P) (const void *)norm_bwd_regs<DT, WT, B, T, C, V, P, MODE, NORM_AL_ROWS>
 #define NORM_BKP(T, V) (const void *)norm_bwd_regs<DT, WT, 256, T, 1, V, NORM_BWD_PF, MODE, NORM_AL_ROWS>
 #define NORM_BKS(MB) (const void *)norm_bwd_regs<DT, WT, 256, 64, 1, 4, NORM_BWD_SM, MODE, NORM_AL_ROWS, MB>
+#define NORM_BKP3(T) (const void *)norm_bwd_regs<DT, WT, 256, T, 1, 4, NORM_BWD_PF, MODE, NORM_AL_ROWS, 3>
+/* FX changes nothing for f32 rows: NORM_BKPX is then NORM_BKP's or NORM_BKP3's kernel */
+#define NORM_BKPX(T, MB)                                                                                              \
+    (const void *)norm_bwd_regs<DT, WT, 256, T, 1, 4, NORM_BWD_PF, MODE, NORM_AL_ROWS, MB, DT != SL_F32>
 
 template <int MODE> struct norm_bwd_pick_m {
     template <int DT, int WT> struct at {
         /* pf: a kernel form (NORM_BWD_REGS, _PF, _SM), NORM_BWD_ALIGNED or
-         * NORM_BWD_ALIGNED_PF or _SM. */
+         * NORM_BWD_ALIGNED_PF, _SM, _PF3, _PFX or _PF3X. */
         static bool run(uint64_t nvv, uint64_t rows, int pf, norm_bwd_cfg *c)
         {
-            if (pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM)
-                return aligned_pair(nvv, rows, pf == NORM_BWD_ALIGNED_SM, c);
+            if (pf == NORM_BWD_ALIGNED_PF || pf == NORM_BWD_ALIGNED_SM || pf == NORM_BWD_ALIGNED_PF3 ||
+                pf == NORM_BWD_ALIGNED_PFX || pf == NORM_BWD_ALIGNED_PF3X)
+                return aligned_pair(nvv, rows, pf, c);
             if (pf == NORM_BWD_ALIGNED)
                 return aligned(nvv, rows, c);
             c->block = 512;
@@ -527,7 +581,7 @@ template <int MODE> struct norm_bwd_pick_m {
              * layernorm_bwd 0.877 of the copy kernel against this form's 0.807
              * and 0.653; bench/results/h200-norms-2026-11-27.md) */
             if (DT != SL_F32 && nvv > 128 && nvv <= 256 && rows >= 1024)
-                return aligned_pair(nvv, rows, false, c);
+                return aligned_pair(nvv, rows, NORM_BWD_ALIGNED_PF, c);
             const int f = norm_bwd_form<MODE>((sl_dtype)DT, rows, nvv);
             if (!run(nvv, rows, f, c))
                 return false;
@@ -555,7 +609,7 @@ template <int MODE> struct norm_bwd_pick_m {
             return true;
         }
 
-        /* aligned_pf (ninth session; sm false): the AL regs_pf at every row of <= 256
+        /* aligned_pf (ninth session; kind NORM_BWD_ALIGNED_PF): the AL regs_pf at every row of <= 256
          * vectors whatever the dtype and row count: warp teams of 1, 2 or 4
          * vectors a thread (regs_pf's kernels) up to 128 vectors, pair
          * teams of 4 vectors a thread (64 threads a row, 4 rows a block of
@@ -566,7 +620,7 @@ template <int MODE> struct norm_bwd_pick_m {
          * a thread, 3-4 blocks of 256) has 24-32 KiB and only until the
          * team sum. One partial row a block and round, the teams in team
          * order (norm_bwd_flush): 2 a SM, where block teams write 3-4.
-         * aligned_sm (sm true): the pair teams at 129-256 vectors in
+         * aligned_sm (NORM_BWD_ALIGNED_SM): the pair teams at 129-256 vectors in
          * regs_sm's form, no prefetch, bound 4 blocks of 256 for rmsnorm
          * with w in the rows' dtype (<= 64 registers; 32 KiB of dw
          * partials a block; f32 w with 16-bit rows spills 4 bytes at 64)
@@ -574,9 +628,22 @@ template <int MODE> struct norm_bwd_pick_m {
          * dw and db partials a block allow 3 at 16-bit rows): 128 / 96 KiB
          * of x and dy in flight a SM while the rows load, none between a
          * team's sums and its next row but what the other teams have;
-         * aligned's form elsewhere. */
-        static bool aligned_pair(uint64_t nvv, uint64_t rows, bool sm, norm_bwd_cfg *c)
+         * aligned's form elsewhere. aligned_pf3 (NORM_BWD_ALIGNED_PF3,
+         * tenth session): aligned_pf's kernels with the launch bound at 3
+         * blocks of 256 (<= 80 registers; ptxas spills 36-120 bytes a
+         * thread, L1 hits) where they hold 4 vectors a thread: the warp
+         * teams at 65-128 vectors and the pair teams at 129-256, so 768
+         * threads a SM x 4 vectors x 2 x 16 bytes = 96 KiB of the next rows
+         * in flight (aligned_pf: 64 KiB); the dw (db) partials' shared
+         * memory grows with the blocks (3 x 32 / 64 KiB a SM at 16-bit
+         * rows). aligned_pfx and aligned_pf3x (NORM_BWD_ALIGNED_PFX,
+         * _PF3X): aligned_pf's and aligned_pf3's kernels at 65-256 vectors
+         * with FX, x, dy and w widened one instruction an element (bf16:
+         * 24 instructions fewer a vector and a warp over the two passes). */
+        static bool aligned_pair(uint64_t nvv, uint64_t rows, int kind, norm_bwd_cfg *c)
         {
+            const bool sm = kind == NORM_BWD_ALIGNED_SM, fx = kind == NORM_BWD_ALIGNED_PFX || kind == NORM_BWD_ALIGNED_PF3X;
+            const bool p3 = kind == NORM_BWD_ALIGNED_PF3 || kind == NORM_BWD_ALIGNED_PF3X;
             if (nvv > 256 || (sm && nvv <= 128))
                 return aligned(nvv, rows, c);
             c->block = 256;
@@ -589,11 +656,12 @@ template <int MODE> struct norm_bwd_pick_m {
             else if (nvv <= 64)
                 c->fn = NORM_BKP(32, 2), vpt = 2;
             else if (nvv <= 128)
-                c->fn = NORM_BKP(32, 4);
+                c->fn = fx ? (p3 ? NORM_BKPX(32, 3) : NORM_BKPX(32, 0)) : p3 ? NORM_BKP3(32) : NORM_BKP(32, 4);
             else if (sm)
                 c->fn = NORM_BKS(MODE == NORM_RMS && DT == WT ? 4 : 3), c->tt = 64;
             else
-                c->fn = NORM_BKP(64, 4), c->tt = 64;
+                c->fn = fx ? (p3 ? NORM_BKPX(64, 3) : NORM_BKPX(64, 0)) : p3 ? NORM_BKP3(64) : NORM_BKP(64, 4),
+                c->tt = 64;
             const size_t na = MODE == NORM_LN ? 2 : 1;
             c->smem = na * vpt * (16 / sizeof(typename sl_dt<DT>::raw)) * c->block * sizeof(float);
             return true;
@@ -604,11 +672,13 @@ template <int MODE> struct norm_bwd_pick_m {
 #undef NORM_BKA
 #undef NORM_BKP
 #undef NORM_BKS
+#undef NORM_BKP3
+#undef NORM_BKPX
 
 /* Whether the launch fits: x, dy and dx (buffers ix, idy, idx) at one
  * offset modulo 16 bytes, every row at that offset (ld a multiple of 16
  * bytes, or one row), the row within a team's registers (clusters on
- * sm_90+ only); NORM_BWD_ALIGNED, _PF and _SM: an aligned launch
+ * sm_90+ only); NORM_BWD_ALIGNED, _PF, _SM, _PF3, _PFX and _PF3X: an aligned launch
  * (norm_fwd_aligned). */
 template <int MODE>
 static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, int pf, norm_bwd_cfg *c, uint32_t *o)

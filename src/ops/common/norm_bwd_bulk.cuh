@@ -99,6 +99,7 @@ static __device__ __forceinline__ void nb_cluster_sync(void)
     asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
+
 #endif
 
 template <int DT, int WT, int VPT, int MODE>
@@ -196,10 +197,10 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 for (int h = 0; h < WB; h++)
                     wu[h] = sw[vi * WB + h];
                 float wf[VE];
-                norm_w_widen<DT, WT>(wu, wf);
+                norm_w_widen_x<DT, WT>(wu, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
-                    const float xk = norm_el<DT>(xv, e), dk = norm_el<DT>(dv, e);
+                    const float xk = norm_elx<DT, true>(xv, e), dk = norm_elx<DT, true>(dv, e);
                     if (MODE == NORM_LN) {
                         const float gk = wf[e] * dk, xh = (xk - mu) * rs;
                         d1 += gk;
@@ -253,10 +254,10 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 for (int h = 0; h < WB; h++)
                     wu[h] = sw[vi * WB + h];
                 float wf[VE], f[VE];
-                norm_w_widen<DT, WT>(wu, wf);
+                norm_w_widen_x<DT, WT>(wu, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
-                    const float xk = norm_el<DT>(xv, e), dk = norm_el<DT>(dv, e);
+                    const float xk = norm_elx<DT, true>(xv, e), dk = norm_elx<DT, true>(dv, e);
                     if (MODE == NORM_LN)
                         f[e] = fmaf(-((xk - mu) * rs), c, wf[e] * dk - c1) * rs;
                     else

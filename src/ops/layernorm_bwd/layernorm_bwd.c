@@ -264,6 +264,27 @@ static const sl_variant variants[] = {
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_aligned_sm), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
      .smem_bytes_per_elem = 16, .insts_per_elem = 6},
+    {.name = "aligned_pf3", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "aligned_pf with the launch bound at 3 blocks of 256 a SM (<= 80 registers, some "
+                  "spills) where a thread holds 4 vectors of two rows: warp teams at 65-128 vectors, pair teams "
+                  "at 129-256; 96 KiB of the next rows in flight a SM; aligned launches (issue 32, tenth "
+                  "session)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_aligned_pf3), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .smem_bytes_per_elem = 16, .insts_per_elem = 6},
+    {.name = "aligned_pfx", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "aligned_pf with x, dy and w widened to f32 in one instruction an element (a shift or a mask for "
+                  "bf16, not two for a pair's high half): warp teams at 65-128 vectors, pair teams at 129-256; the "
+                  "same values; aligned launches (issue 32, tenth session)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_aligned_pfx), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .smem_bytes_per_elem = 16, .insts_per_elem = 6},
+    {.name = "aligned_pf3x", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "aligned_pf3 (3 blocks of 256 a SM) with aligned_pfx's one-instruction widening of x, dy and w: "
+                  "warp teams at 65-128 vectors, pair teams at 129-256; aligned launches (issue 32, tenth session)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_aligned_pf3x), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 32,
+     .smem_bytes_per_elem = 16, .insts_per_elem = 6},
     {.name = "bulk", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "the row in shared memory: x and dy chunks staged by cp.async.bulk two rows ahead (2 stages), "
                   "clusters of 1-8 blocks of 512 a row, persistent, both sums through DSMEM (st.async), dx from "

@@ -37,6 +37,9 @@ sl_status sl_cuda_rmsnorm_bwd_regs_sm(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_aligned(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_aligned_pf(const sl_args *a);
 sl_status sl_cuda_rmsnorm_bwd_aligned_sm(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_aligned_pf3(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_aligned_pfx(const sl_args *a);
+sl_status sl_cuda_rmsnorm_bwd_aligned_pf3x(const sl_args *a);
 /* The row in shared memory (05_bulk.cu): aligned launches, rows of at
  * most 65536 columns, sm_90; else SL_ERR_UNSUPPORTED. */
 sl_status sl_cuda_rmsnorm_bwd_bulk(const sl_args *a);

@@ -23,6 +23,12 @@
  * few more instructions an element (the mean, the second sum, db).
  * Limits: as rmsnorm_bwd's bulk rung (aligned launches, rows of at most
  * 65536 columns, sm_90); else SL_ERR_UNSUPPORTED.
+ *
+ * Tenth session (docs/ladder.md, "The long rows: bulk's instructions an
+ * element"): x, dy and w widened one instruction an element (a shift or
+ * a mask for bf16) where sl_dt's load took two for a pair's high half:
+ * the same values, 694 -> 645 instructions a warp and row at bf16 (2 vectors a thread);
+ * unmeasured.
  */
 #include "layernorm_bwd.h"
 #include "norm_bwd_bulk.cuh"

@@ -36,6 +36,12 @@
  * cols and ld whole vectors), rows of at most 8 x 1024 vectors (65536
  * columns in every dtype), sm_90 (cp.async.bulk, clusters); else
  * SL_ERR_UNSUPPORTED.
+ *
+ * Tenth session (docs/ladder.md, "The long rows: bulk's instructions an
+ * element"): x, dy and w widened one instruction an element (a shift or
+ * a mask for bf16) where sl_dt's load took two for a pair's high half:
+ * the same values, 568 -> 521 instructions a warp and row at bf16 (2 vectors a thread);
+ * unmeasured.
  */
 #include "norm_bwd_bulk.cuh"
 #include "rmsnorm_bwd.cuh"
