@@ -180,7 +180,7 @@ static const sl_variant variants[] = {
      .elems_per_thread = 64, .insts_per_elem = 5},
     {.name = "sl_add_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_add_rmsnorm_fwd(): aligned rows: decode beyond 256 vectors with fewer rows than SMs, "
-                  "bulk beyond 4096 (sm_90), aligned for 16-bit rows of <= 128 vectors with w in their dtype, for "
+                  "bulk_ex (16-bit) or bulk beyond 4096 (sm_90), aligned for 16-bit rows of <= 128 vectors with w in their dtype, for "
                   "129-256 vectors and beyond 1024; else, where x, res, h, y share one 16-byte offset, regs up to "
                   "256 vectors, lean up to 4096, lean4 beyond; else block",
      .source = ARMS_SRC, .launch = SL_CUDA_FN(sl_cuda_add_rmsnorm_api), .loads_in_flight = 8, .access_bytes = 16,

@@ -579,9 +579,12 @@ template <int MODE> struct norm_bwd_pick_m {
              * and more: the pair teams with the next row prefetched
              * (aligned_pf; H200, bf16, 32768 x 2048: rmsnorm_bwd 0.865 and
              * layernorm_bwd 0.877 of the copy kernel against this form's 0.807
-             * and 0.653; bench/results/h200-norms-2026-11-27.md) */
+             * and 0.653; bench/results/h200-norms-2026-11-27.md), with the
+             * one-instruction widening since the tenth session (aligned_pfx:
+             * 0.850 / 0.888 against aligned_pf's 0.828 / 0.868 in one process;
+             * bench/results/h200-ab-norms-2026-11-27b.md) */
             if (DT != SL_F32 && nvv > 128 && nvv <= 256 && rows >= 1024)
-                return aligned_pair(nvv, rows, NORM_BWD_ALIGNED_PF, c);
+                return aligned_pair(nvv, rows, NORM_BWD_ALIGNED_PFX, c);
             const int f = norm_bwd_form<MODE>((sl_dtype)DT, rows, nvv);
             if (!run(nvv, rows, f, c))
                 return false;

@@ -99,7 +99,6 @@ static __device__ __forceinline__ void nb_cluster_sync(void)
     asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
-
 #endif
 
 template <int DT, int WT, int VPT, int MODE>
@@ -110,6 +109,13 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
     typedef typename sl_dt<DT>::raw R;
     typedef typename sl_dt<WT>::raw WR;
     const int VE = NORM_VE(DT), WB = sizeof(WR) / sizeof(R);
+    /* x, dy and w widened one instruction an element (norm_elx, norm_w_widen_x;
+     * the same values): layernorm only. H200, bf16, fraction of the copy,
+     * one round (bench/results/h200-ab-norms-2026-11-27b.md): layernorm_bwd
+     * 0.733 -> 0.756 at 8192 x 16384 and 0.749 -> 0.790 at 8192 x 65536, but
+     * rmsnorm_bwd 0.859 -> 0.824 and 0.912 -> 0.892, so rmsnorm keeps the
+     * widening it had. */
+    const bool NB_FX = MODE == NORM_LN;
     const int NA = MODE == NORM_LN ? 2 : 1;
     extern __shared__ __align__(128) uint4 sm[]; /* stage s: x [2 s cv, 2 s cv + cv), dy after; w at 4 cv */
     __shared__ float2 red[NB_BLOCK / 32];
@@ -197,10 +203,13 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 for (int h = 0; h < WB; h++)
                     wu[h] = sw[vi * WB + h];
                 float wf[VE];
-                norm_w_widen_x<DT, WT>(wu, wf);
+                if (NB_FX)
+                    norm_w_widen_x<DT, WT>(wu, wf);
+                else
+                    norm_w_widen<DT, WT>(wu, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
-                    const float xk = norm_elx<DT, true>(xv, e), dk = norm_elx<DT, true>(dv, e);
+                    const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
                     if (MODE == NORM_LN) {
                         const float gk = wf[e] * dk, xh = (xk - mu) * rs;
                         d1 += gk;
@@ -254,10 +263,13 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 for (int h = 0; h < WB; h++)
                     wu[h] = sw[vi * WB + h];
                 float wf[VE], f[VE];
-                norm_w_widen_x<DT, WT>(wu, wf);
+                if (NB_FX)
+                    norm_w_widen_x<DT, WT>(wu, wf);
+                else
+                    norm_w_widen<DT, WT>(wu, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
-                    const float xk = norm_elx<DT, true>(xv, e), dk = norm_elx<DT, true>(dv, e);
+                    const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
                     if (MODE == NORM_LN)
                         f[e] = fmaf(-((xk - mu) * rs), c, wf[e] * dk - c1) * rs;
                     else

@@ -221,8 +221,8 @@ static const sl_variant variants[] = {
     {.name = "sl_layernorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_fwd(): where x and y share their 16-byte offset and the row fits, regs for "
                   "the warp teams (up to 256 vectors), lean4 up to 4096 vectors at >= 4 rows a SM, lean "
-                  "otherwise; but aligned rows decode (more than 256 vectors, fewer rows than SMs) or aligned; else "
-                  "block",
+                  "otherwise; but aligned rows decode (more than 256 vectors, fewer rows than SMs), bulk_ex beyond "
+                  "4096 vectors of 16-bit rows, bulk beyond 2048 of f32 (sm_90), or aligned; else block",
      .source = LN_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 6},
     SL_EW_CEILING_CPU,

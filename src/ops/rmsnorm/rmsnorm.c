@@ -198,7 +198,7 @@ static const sl_variant variants[] = {
      .elems_per_thread = 64, .insts_per_elem = 4},
     {.name = "sl_rmsnorm_fwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_rmsnorm_fwd(): aligned rows of 257-512 vectors (up to 1024 at fewer rows than SMs) decode, "
-                  "other aligned rows aligned (but regs_pf's 2049-4096 vectors); "
+                  "beyond 2048 vectors bulk_ex (16-bit) or bulk (sm_90), other aligned rows aligned; "
                   "else where x and y share their 16-byte offset and the row fits, regs for the warp teams (up to 256 "
                   "vectors), regs_pf for 2049-4096 vectors at >= 1024 rows, lean otherwise; else block",
      .source = RMS_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_api), .loads_in_flight = 8, .access_bytes = 16,

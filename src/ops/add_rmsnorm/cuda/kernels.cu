@@ -141,7 +141,9 @@ extern "C" sl_status sl_cuda_add_rmsnorm_aligned(const sl_args *a)
  * But first, for aligned rows of more than 256 vectors: decode (w beside x
  * and res) where the rows are fewer than the SMs; beyond 4096 vectors bulk
  * (08_bulk.cu, x and res in shared memory: on an H200 0.868 / 0.866 of the
- * copy at 8192 x 65536 and 4096 x 131072 against aligned's 0.814 / 0.786);
+ * copy at 8192 x 65536 and 4096 x 131072 against aligned's 0.814 / 0.786;
+ * for bf16 / f16 bulk_ex since the tenth session, 09_bulk_ex.cu: 0.972
+ * against bulk's 0.881 at 8192 x 65536, h200-ab-norms-2026-11-27b.md);
  * 1025-4096 vectors, and beyond where bulk refuses, aligned (0.980 / 0.993
  * at 8192 x 16384 / 32768 against lean's 0.961 / 0.939,
  * h200-norms-bulk-2026-11-26o.md; at 8192 x 65536 0.820 against lean4's
@@ -159,8 +161,11 @@ extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
     const uint64_t nvv = norm_fwd_nvv(a, SL_ARMS_X);
     if (nvv > 256 && a->shape.rows < (uint64_t)norm_sms() && arms_fits(a, NORM_FWD_DECODE, &c))
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
-    if (nvv > 4096 && norm_fwd_aligned(a)) { /* bulk; it refuses rows beyond 8 chunks and builds without sm_90 */
-        st = sl_cuda_add_rmsnorm_bulk(a);
+    if (nvv > 4096 && norm_fwd_aligned(a)) { /* bulk_ex for 16-bit rows, else bulk; each refuses rows beyond 8 chunks
+                                                 and builds without sm_90 */
+        st = a->dtype != SL_F32 ? sl_cuda_add_rmsnorm_bulk_ex(a) : SL_ERR_UNSUPPORTED;
+        if (st == SL_ERR_UNSUPPORTED)
+            st = sl_cuda_add_rmsnorm_bulk(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }

@@ -45,7 +45,9 @@ extern "C" sl_status sl_cuda_layernorm_regs_pf(const sl_args *a)
  * h200-norms-bulk-2026-11-26o.md), and, for bf16 / f16 since the eighth
  * session's launch bounds, beyond 4096 vectors only (8192 x 32768 bf16:
  * aligned 0.951 of the copy against bulk's 0.882, 65536: 0.672 against
- * 0.786; h200-norms-2026-11-27.md); else aligned (07_aligned.cu; on an H200, of the
+ * 0.786; h200-norms-2026-11-27.md), and there bulk_ex since the tenth
+ * session (09_bulk_ex.cu, the one-sided cluster exchange: 0.890 against
+ * bulk's 0.795 at 8192 x 65536 bf16, h200-ab-norms-2026-11-27b.md); else aligned (07_aligned.cu; on an H200, of the
  * copy: 0.914 / 0.922 / 0.952 / 0.912 / 0.670 at 32768 x 1024 / 2048 /
  * 4096 / 16384 and 8192 x 65536 against the earlier picks' 0.705 / 0.371
  * / 0.688 / 0.629 / 0.444; h200-norms-aligned-2026-11-26h.md, -j.md). */
@@ -58,9 +60,13 @@ extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
     const uint64_t nvv = norm_fwd_nvv(a, SL_LN_X);
     if (nvv > 256 && a->shape.rows < (uint64_t)norm_sms() && ln_fits(a, NORM_FWD_DECODE, &c))
         return ln_regs_launch(a, &c);
-    /* bulk beyond 64 KiB rows of 16-bit dtypes, beyond 2048 vectors of f32 (unmeasured since the launch bounds) */
-    if (nvv > (a->dtype == SL_F32 ? 2048u : 4096u) && norm_fwd_aligned(a)) { /* bulk refuses rows beyond 8 chunks and builds without sm_90 */
-        st = sl_cuda_layernorm_bulk(a);
+    /* beyond 64 KiB rows of 16-bit dtypes bulk_ex (09_bulk_ex.cu, then bulk for rows beyond its 8 chunks), beyond
+     * 2048 vectors of f32 bulk (unmeasured since the launch bounds); each refuses rows beyond 8 chunks and builds
+     * without sm_90 */
+    if (nvv > (a->dtype == SL_F32 ? 2048u : 4096u) && norm_fwd_aligned(a)) {
+        st = a->dtype != SL_F32 ? sl_cuda_layernorm_bulk_ex(a) : SL_ERR_UNSUPPORTED;
+        if (st == SL_ERR_UNSUPPORTED)
+            st = sl_cuda_layernorm_bulk(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }

@@ -34,7 +34,10 @@ bool rms_regs_fits(const sl_args *a, int pf, rms_cfg *c)
  * of more than 2048 vectors (bf16 N > 16384) bulk (10_bulk.cu, the row in
  * shared memory: on an H200 0.950 / 0.916 / 0.897 of the copy at 8192 x
  * 32768 / 65536 and 4096 x 131072 against regs_pf's 0.893 and aligned's
- * 0.840 / 0.820; h200-norms-bulk-2026-11-26o.md); of 257-512 vectors decode at any row count, and of 513-1024 where the
+ * 0.840 / 0.820; h200-norms-bulk-2026-11-26o.md), for bf16 / f16 bulk_ex
+ * since the tenth session (11_bulk_ex.cu, the one-sided cluster exchange:
+ * 0.955 / 0.957 against bulk's 0.948 / 0.917 at 8192 x 32768 / 65536,
+ * h200-ab-norms-2026-11-27b.md; bulk for rows beyond its 8 chunks); of 257-512 vectors decode at any row count, and of 513-1024 where the
  * rows are fewer than the SMs (08_decode.cu; measured at 512: on an H200
  * 0.988 of the copy at 32768 x 4096 against lean's 0.948 and aligned's
  * 0.967; 2.30-3.08 us at 1-64 rows, h200-norms-aligned-2026-11-26h.md),
@@ -57,8 +60,11 @@ extern "C" sl_status sl_cuda_rmsnorm_api(const sl_args *a)
     const uint64_t nvv = norm_fwd_nvv(a, SL_RMS_X); /* as rms_regs_fits */
     if (nvv > 256 && (nvv <= 512 || a->shape.rows < (uint64_t)norm_sms()) && rms_regs_fits(a, NORM_FWD_DECODE, &c))
         return rms_regs_launch(a, &c);
-    if (nvv > 2048 && norm_fwd_aligned(a)) { /* bulk; it refuses rows beyond 8 chunks and builds without sm_90 */
-        st = sl_cuda_rmsnorm_bulk(a);
+    if (nvv > 2048 && norm_fwd_aligned(a)) { /* bulk_ex for 16-bit rows, else bulk; each refuses rows beyond 8 chunks
+                                                 and builds without sm_90 */
+        st = a->dtype != SL_F32 ? sl_cuda_rmsnorm_bulk_ex(a) : SL_ERR_UNSUPPORTED;
+        if (st == SL_ERR_UNSUPPORTED)
+            st = sl_cuda_rmsnorm_bulk(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }
