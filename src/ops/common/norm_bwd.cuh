@@ -134,39 +134,6 @@ static __device__ __forceinline__ void norm_bwd_pair_sum(float (&v)[NV], float *
  * LDS.128 / STS.128 pair updates four columns. */
 #define NORM_BWD_SLOT(s, i, q) (((s) * VPT + (i)) * (VE / 4) + (q))
 
-/* The VE weights (storage WT) of one vector of DT from the raw u, widened
- * one instruction an element (norm_fwd.cuh's norm_elx: a shift or a mask
- * for bf16, a cvt for f16; f32 as it is): norm_w_widen's values. Through
- * sl_dt's load nvcc 13 widens a bf16 pair's high half in two instructions
- * (PRMT, then a shift): 12 a 16-byte vector instead of 8 (tenth session,
- * docs/ladder.md). */
-template <int DT, int WT> static __device__ __forceinline__ void norm_w_widen_x(const uint4 *u, float *f)
-{
-    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
-#pragma unroll
-    for (int h = 0; h < VE / WVE; h++)
-#pragma unroll
-        for (int k = 0; k < WVE; k++)
-            f[h * WVE + k] = norm_elx<WT, true>(u[h], k);
-}
-
-/* norm_ldw_al (whole vector v of an aligned weight), or where FX widened
- * through norm_w_widen_x. */
-template <int DT, int WT, int FX> static __device__ __forceinline__ void norm_bwd_ldw_al(const void *w, uint64_t v, float *f)
-{
-    if (!FX) {
-        norm_ldw_al<DT, WT>(w, v, f);
-        return;
-    }
-    typedef typename sl_dt<WT>::raw WR;
-    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
-    uint4 u[VE / WVE];
-#pragma unroll
-    for (int h = 0; h < VE / WVE; h++)
-        u[h] = __ldg((const uint4 *)((const WR *)w + v * VE) + h);
-    norm_w_widen_x<DT, WT>(u, f);
-}
-
 /* A thread's VPT vectors of the row at x0: norm_ldrow, or where AL (whole
  * vectors, o = 0) norm_ldrow_al without the edge masks. */
 template <int DT, int VPT, int AL>
@@ -361,7 +328,7 @@ static __global__ void __launch_bounds__(BLOCK, MB ? MB : NORM_BWD_MINB(BLOCK, P
                     break;
                 float wf[VE];
                 if (A)
-                    norm_bwd_ldw_al<DT, WT, FX>(g.w, vi, wf);
+                    norm_ldw_al<DT, WT, FX>(g.w, vi, wf);
                 else
                     norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
 #pragma unroll
@@ -403,7 +370,7 @@ static __global__ void __launch_bounds__(BLOCK, MB ? MB : NORM_BWD_MINB(BLOCK, P
                     break;
                 float wf[VE], f[VE];
                 if (A)
-                    norm_bwd_ldw_al<DT, WT, FX>(g.w, vi, wf);
+                    norm_ldw_al<DT, WT, FX>(g.w, vi, wf);
                 else
                     norm_ldw<DT, WT>(g.w, wv, g.o, g.cols, vi, wf);
 #pragma unroll

@@ -83,9 +83,27 @@ template <int DT, bool FRESH> static __device__ __forceinline__ float norm_elx(c
     return f;
 }
 
+/* The VE weights (storage WT) of one vector of DT from the raw u, widened
+ * one instruction an element (norm_elx above: a shift or a mask
+ * for bf16, a cvt for f16; f32 as it is): norm_w_widen's values. Through
+ * sl_dt's load nvcc 13 widens a bf16 pair's high half in two instructions
+ * (PRMT, then a shift): 12 a 16-byte vector instead of 8 (tenth session,
+ * docs/ladder.md). */
+template <int DT, int WT> static __device__ __forceinline__ void norm_w_widen_x(const uint4 *u, float *f)
+{
+    const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
+#pragma unroll
+    for (int h = 0; h < VE / WVE; h++)
+#pragma unroll
+        for (int k = 0; k < WVE; k++)
+            f[h * WVE + k] = norm_elx<WT, true>(u[h], k);
+}
+
 /* AL: the weight's (storage WT) VE columns of whole vector v of an
- * aligned row (norm_fwd_aligned): VE / WVE 16-byte loads, no masks. */
-template <int DT, int WT> static __device__ __forceinline__ void norm_ldw_al(const void *w, uint64_t v, float *f)
+ * aligned row (norm_fwd_aligned): VE / WVE 16-byte loads, no masks; FX:
+ * widened one instruction an element (norm_w_widen_x, the same values). */
+template <int DT, int WT, int FX = 0>
+static __device__ __forceinline__ void norm_ldw_al(const void *w, uint64_t v, float *f)
 {
     typedef typename sl_dt<WT>::raw WR;
     const int VE = NORM_VE(DT), WVE = NORM_VE(WT);
@@ -93,7 +111,10 @@ template <int DT, int WT> static __device__ __forceinline__ void norm_ldw_al(con
 #pragma unroll
     for (int h = 0; h < VE / WVE; h++)
         u[h] = __ldg((const uint4 *)((const WR *)w + v * VE) + h);
-    norm_w_widen<DT, WT>(u, f);
+    if (FX)
+        norm_w_widen_x<DT, WT>(u, f);
+    else
+        norm_w_widen<DT, WT>(u, f);
 }
 
 /* AL: a thread's VPT whole vectors t, t + T, ... of an aligned row at x0

@@ -21,7 +21,7 @@
  * (clusters of 4) 0.94-0.97 of the copy; at 16384 (one block) 0.97-1.0;
  * docs/ladder.md, "The norms' forwards, seventh session".
  */
-#include "add_rmsnorm.h"
+#include "arms.cuh"
 #include "norm_fwd_bulk.cuh"
 
 extern "C" sl_status sl_cuda_add_rmsnorm_bulk(const sl_args *a)
@@ -29,11 +29,7 @@ extern "C" sl_status sl_cuda_add_rmsnorm_bulk(const sl_args *a)
     sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "bulk");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    const norm_fwd_geo g = {a->buf[SL_ARMS_X], a->buf[SL_ARMS_W], NULL, a->buf[SL_ARMS_Y], NULL,
-                            (float *)a->buf[SL_ARMS_RSTD], a->shape.rows, a->shape.cols,
-                            a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], a->buf[SL_ARMS_RES],
-                            a->buf[SL_ARMS_H]};
-    return nfb_run<NORM_ADD_RMS>(a, g, SL_ARMS_W, "add_rmsnorm", "bulk");
+    return nfb_run<NORM_ADD_RMS>(a, arms_geo_of(a), SL_ARMS_W, "add_rmsnorm", "bulk");
 }
 
 extern "C" sl_status sl_cuda_add_rmsnorm_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out)

@@ -22,7 +22,7 @@
  * rows of x of at most 8 chunks (bulk_ex, bulk_cp, bulk_ex512: 256 KiB;
  * bulk_ex128 128 KiB), sm_90; else SL_ERR_UNSUPPORTED.
  */
-#include "add_rmsnorm.h"
+#include "arms.cuh"
 #include "norm_fwd_bulk.cuh"
 
 template <class K> static sl_status arms_ex(const sl_args *a, const char *who)
@@ -30,11 +30,7 @@ template <class K> static sl_status arms_ex(const sl_args *a, const char *who)
     sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    const norm_fwd_geo g = {a->buf[SL_ARMS_X], a->buf[SL_ARMS_W], NULL, a->buf[SL_ARMS_Y], NULL,
-                            (float *)a->buf[SL_ARMS_RSTD], a->shape.rows, a->shape.cols,
-                            a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], a->buf[SL_ARMS_RES],
-                            a->buf[SL_ARMS_H]};
-    return nfb_run<NORM_ADD_RMS, K>(a, g, SL_ARMS_W, "add_rmsnorm", who);
+    return nfb_run<NORM_ADD_RMS, K>(a, arms_geo_of(a), SL_ARMS_W, "add_rmsnorm", who);
 }
 
 NFB_EX_RUNGS(add_rmsnorm, NORM_ADD_RMS, arms_ex)

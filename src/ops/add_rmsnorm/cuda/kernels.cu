@@ -10,19 +10,9 @@
  * twice the bytes, so at or above rmsnorm's fraction of the copy (0.87-
  * 0.97 at M = 32768 bf16, first H200 session).
  */
-#include "add_rmsnorm.h"
-#include "norm_fwd.cuh"
+#include "arms.cuh"
 
 enum { AB = 256 };
-
-static norm_fwd_geo arms_geo_of(const sl_args *a)
-{
-    norm_fwd_geo g = {a->buf[SL_ARMS_X], a->buf[SL_ARMS_W], NULL, a->buf[SL_ARMS_Y], NULL,
-                      (float *)a->buf[SL_ARMS_RSTD], a->shape.rows, a->shape.cols,
-                      a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], a->buf[SL_ARMS_RES],
-                      a->buf[SL_ARMS_H]};
-    return g;
-}
 
 /* Rung 2: a block per row; h stored and its squares summed (compensated),
  * then y from h read back by the thread that wrote it. */

@@ -8,8 +8,7 @@
  * in flight per thread, ~10-20% of the copy in bf16), with a third pass
  * over x, from L2 while the rows in flight fit.
  */
-#include "layernorm.h"
-#include "norm_fwd.cuh"
+#include "ln_regs.cuh"
 
 enum { LB = 256 };
 
@@ -36,14 +35,6 @@ template <int DT, int WT> static __global__ void __launch_bounds__(LB) ln_block(
             g.rstd[r] = rstd;
         }
     }
-}
-
-static norm_fwd_geo ln_geo_of(const sl_args *a)
-{
-    norm_fwd_geo g = {a->buf[SL_LN_X], a->buf[SL_LN_W], a->buf[SL_LN_B], a->buf[SL_LN_Y],
-                      (float *)a->buf[SL_LN_MEAN], (float *)a->buf[SL_LN_RSTD], a->shape.rows, a->shape.cols,
-                      a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], NULL, NULL};
-    return g;
 }
 
 template <int DT, int WT> struct ln_block_run {

@@ -19,7 +19,7 @@
  * (clusters of 2) 0.92-0.96 of the copy; at 16384 (one block a row)
  * 0.96-1.0; docs/ladder.md, "The norms' forwards, seventh session".
  */
-#include "layernorm.h"
+#include "ln_regs.cuh"
 #include "norm_fwd_bulk.cuh"
 
 extern "C" sl_status sl_cuda_layernorm_bulk(const sl_args *a)
@@ -27,10 +27,7 @@ extern "C" sl_status sl_cuda_layernorm_bulk(const sl_args *a)
     sl_status st = sl_norm_check(a, SL_LN_W, "layernorm", "bulk");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    const norm_fwd_geo g = {a->buf[SL_LN_X], a->buf[SL_LN_W], a->buf[SL_LN_B], a->buf[SL_LN_Y],
-                            (float *)a->buf[SL_LN_MEAN], (float *)a->buf[SL_LN_RSTD], a->shape.rows, a->shape.cols,
-                            a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], NULL, NULL};
-    return nfb_run<NORM_LN>(a, g, SL_LN_W, "layernorm", "bulk");
+    return nfb_run<NORM_LN>(a, ln_geo_of(a), SL_LN_W, "layernorm", "bulk");
 }
 
 extern "C" sl_status sl_cuda_layernorm_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out)

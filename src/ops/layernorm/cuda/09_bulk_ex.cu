@@ -20,7 +20,7 @@
  * most 8 chunks (bulk_ex, bulk_cp: 256 KiB; bulk_ex512 512 KiB;
  * bulk_ex128 128 KiB), sm_90; else SL_ERR_UNSUPPORTED.
  */
-#include "layernorm.h"
+#include "ln_regs.cuh"
 #include "norm_fwd_bulk.cuh"
 
 template <class K> static sl_status ln_ex(const sl_args *a, const char *who)
@@ -28,10 +28,7 @@ template <class K> static sl_status ln_ex(const sl_args *a, const char *who)
     sl_status st = sl_norm_check(a, SL_LN_W, "layernorm", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    const norm_fwd_geo g = {a->buf[SL_LN_X], a->buf[SL_LN_W], a->buf[SL_LN_B], a->buf[SL_LN_Y],
-                            (float *)a->buf[SL_LN_MEAN], (float *)a->buf[SL_LN_RSTD], a->shape.rows, a->shape.cols,
-                            a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], NULL, NULL};
-    return nfb_run<NORM_LN, K>(a, g, SL_LN_W, "layernorm", who);
+    return nfb_run<NORM_LN, K>(a, ln_geo_of(a), SL_LN_W, "layernorm", who);
 }
 
 NFB_EX_RUNGS(layernorm, NORM_LN, ln_ex)

@@ -2,7 +2,7 @@
  * ln_regs.cuh - layernorm's register rungs (regs, regs_pf, regs_1k: 03_regs.cu;
  * lean, lean4: 04_lean.cu, 05_lean4.cu): the norms' register kernel
  * (common/norm_fwd.cuh, MODE NORM_LN), its fit and its launch for
- * layernorm's buffers.
+ * layernorm's buffers; ln_geo_of for every rung.
  */
 #ifndef SL_LAYERNORM_LN_REGS_CUH
 #define SL_LAYERNORM_LN_REGS_CUH
@@ -10,12 +10,18 @@
 #include "layernorm.h"
 #include "norm_fwd.cuh"
 
-static inline sl_status ln_regs_launch(const sl_args *a, const norm_fwd_cfg *c)
+/* The norms' launch geometry for layernorm's buffers (every layernorm rung's). */
+static inline norm_fwd_geo ln_geo_of(const sl_args *a)
 {
     const norm_fwd_geo g = {a->buf[SL_LN_X], a->buf[SL_LN_W], a->buf[SL_LN_B], a->buf[SL_LN_Y],
                             (float *)a->buf[SL_LN_MEAN], (float *)a->buf[SL_LN_RSTD], a->shape.rows, a->shape.cols,
                             a->shape.ld ? a->shape.ld : a->shape.cols, (float)a->scalar[0], NULL, NULL};
-    return norm_fwd_launch(g, c, a->stream);
+    return g;
+}
+
+static inline sl_status ln_regs_launch(const sl_args *a, const norm_fwd_cfg *c)
+{
+    return norm_fwd_launch(ln_geo_of(a), c, a->stream);
 }
 
 /* Whether the launch fits, and its configuration (pf: a NORM_FWD_* kind).
