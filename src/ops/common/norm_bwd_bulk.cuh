@@ -203,10 +203,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 for (int h = 0; h < WB; h++)
                     wu[h] = sw[vi * WB + h];
                 float wf[VE];
-                if (NB_FX)
-                    norm_w_widen_x<DT, WT>(wu, wf);
-                else
-                    norm_w_widen<DT, WT>(wu, wf);
+                norm_w_widen_fx<DT, WT, NB_FX>(wu, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
                     const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
@@ -263,10 +260,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 for (int h = 0; h < WB; h++)
                     wu[h] = sw[vi * WB + h];
                 float wf[VE], f[VE];
-                if (NB_FX)
-                    norm_w_widen_x<DT, WT>(wu, wf);
-                else
-                    norm_w_widen<DT, WT>(wu, wf);
+                norm_w_widen_fx<DT, WT, NB_FX>(wu, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
                     const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);

@@ -99,6 +99,15 @@ template <int DT, int WT> static __device__ __forceinline__ void norm_w_widen_x(
             f[h * WVE + k] = norm_elx<WT, true>(u[h], k);
 }
 
+/* norm_w_widen, or (FX) norm_w_widen_x: the same values. */
+template <int DT, int WT, int FX> static __device__ __forceinline__ void norm_w_widen_fx(const uint4 *u, float *f)
+{
+    if (FX)
+        norm_w_widen_x<DT, WT>(u, f);
+    else
+        norm_w_widen<DT, WT>(u, f);
+}
+
 /* AL: the weight's (storage WT) VE columns of whole vector v of an
  * aligned row (norm_fwd_aligned): VE / WVE 16-byte loads, no masks; FX:
  * widened one instruction an element (norm_w_widen_x, the same values). */
@@ -111,10 +120,7 @@ static __device__ __forceinline__ void norm_ldw_al(const void *w, uint64_t v, fl
 #pragma unroll
     for (int h = 0; h < VE / WVE; h++)
         u[h] = __ldg((const uint4 *)((const WR *)w + v * VE) + h);
-    if (FX)
-        norm_w_widen_x<DT, WT>(u, f);
-    else
-        norm_w_widen<DT, WT>(u, f);
+    norm_w_widen_fx<DT, WT, FX>(u, f);
 }
 
 /* AL: a thread's VPT whole vectors t, t + T, ... of an aligned row at x0
@@ -756,6 +762,16 @@ template <int MODE> static bool norm_fwd_fits(const sl_args *a, int ix, int iy, 
         ok = wt == SL_F32 ? NORM_FWD_AT(SL_F16, SL_F32)::run(nvv, pf, c) : NORM_FWD_AT(SL_F16, SL_F16)::run(nvv, pf, c);
 #undef NORM_FWD_AT
     return ok && (c->cl == 1 || norm_clusters());
+}
+
+/* The public forwards' row in shared memory: ex (bulk_ex, for 16-bit rows)
+ * and, where it refuses (f32, a row beyond its chunks, no sm_90 code),
+ * bulk; SL_ERR_UNSUPPORTED where both refuse. */
+static inline sl_status norm_fwd_bulk_pick(const sl_args *a, sl_status (*ex)(const sl_args *),
+                                           sl_status (*bulk)(const sl_args *))
+{
+    const sl_status st = a->dtype != SL_F32 ? ex(a) : SL_ERR_UNSUPPORTED;
+    return st == SL_ERR_UNSUPPORTED ? bulk(a) : st;
 }
 
 static inline sl_status norm_fwd_launch(norm_fwd_geo g, const norm_fwd_cfg *c, void *stream)

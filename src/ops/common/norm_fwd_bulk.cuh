@@ -61,6 +61,7 @@
 #include "bulk.cuh"
 #include "bulk_copy.cuh"
 #include "norm_fwd.cuh"
+#include "rmsnorm.h" /* sl_norm_check (every norm's header includes it) */
 
 enum {
     NFB_BLOCK = 512, /* bulk's block */
@@ -414,6 +415,18 @@ static sl_status nfb_run(const sl_args *a, norm_fwd_geo g, int iw, const char *o
                                    params, a->stream);
 }
 
+/* A rung's launcher: the norms' checks (sl_norm_check, w at buffer iw),
+ * nothing to do for an empty launch, then nfb_run on the op's geometry. */
+template <int MODE, class K = nfb_bulk<MODE>>
+static sl_status nfb_rung(const sl_args *a, norm_fwd_geo (*geo)(const sl_args *), int iw, const char *op,
+                          const char *who)
+{
+    sl_status st = sl_norm_check(a, iw, op, who);
+    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
+        return st;
+    return nfb_run<MODE, K>(a, geo(a), iw, op, who);
+}
+
 /* For the model: the kernel's registers, spills and occupancy (w in the
  * rows' dtype). */
 template <int MODE, class K = nfb_bulk<MODE>> static sl_status nfb_attrs(sl_dtype dt, sl_kernel_attrs *out)
@@ -434,19 +447,23 @@ template <int MODE> using nfb_ex512 = nfb_cfg<512, MODE == NORM_ADD_RMS ? 4 : 8,
 template <int MODE> using nfb_ex128 = nfb_cfg<128, 8, NFB_X1>;
 template <int MODE> using nfb_cp = nfb_cfg<256, 8, NFB_X1 | NFB_CP>;
 
-/* The extern "C" launcher sl_cuda_<OP>_<NAME> (FN<configuration>(a,
- * "NAME"): the op's checks, geometry and nfb_run) and its attrs of one
- * configuration CFG (nfb_ex, ...), and NFB_EX_RUNGS the four of an op. */
-#define NFB_EX_RUNG(OP, MODE, FN, NAME, CFG)                                                                     \
-    extern "C" sl_status sl_cuda_##OP##_##NAME(const sl_args *a) { return FN<CFG<MODE>>(a, #NAME); }              \
+/* The extern "C" launcher sl_cuda_<OP>_<NAME> (nfb_rung of configuration
+ * CFG: the op's checks, its geometry GEO, w at buffer IW) and its attrs:
+ * bulk (nfb_bulk) and, NFB_EX_RUNGS, the four configurations nfb_ex ...
+ * nfb_cp of an op. */
+#define NFB_RUNG(OP, MODE, GEO, IW, NAME, CFG)                                                                       \
+    extern "C" sl_status sl_cuda_##OP##_##NAME(const sl_args *a)                                                  \
+    {                                                                                                            \
+        return nfb_rung<MODE, CFG<MODE>>(a, GEO, IW, #OP, #NAME);                                                \
+    }                                                                                                            \
     extern "C" sl_status sl_cuda_##OP##_##NAME##_attrs(sl_dtype dt, sl_kernel_attrs *out)                         \
     {                                                                                                            \
         return nfb_attrs<MODE, CFG<MODE>>(dt, out);                                                              \
     }
-#define NFB_EX_RUNGS(OP, MODE, FN)                                                                               \
-    NFB_EX_RUNG(OP, MODE, FN, bulk_ex, nfb_ex)                                                                   \
-    NFB_EX_RUNG(OP, MODE, FN, bulk_ex512, nfb_ex512)                                                             \
-    NFB_EX_RUNG(OP, MODE, FN, bulk_ex128, nfb_ex128)                                                             \
-    NFB_EX_RUNG(OP, MODE, FN, bulk_cp, nfb_cp)
+#define NFB_EX_RUNGS(OP, MODE, GEO, IW)                                                                              \
+    NFB_RUNG(OP, MODE, GEO, IW, bulk_ex, nfb_ex)                                                                     \
+    NFB_RUNG(OP, MODE, GEO, IW, bulk_ex512, nfb_ex512)                                                               \
+    NFB_RUNG(OP, MODE, GEO, IW, bulk_ex128, nfb_ex128)                                                               \
+    NFB_RUNG(OP, MODE, GEO, IW, bulk_cp, nfb_cp)
 
 #endif /* SL_NORM_FWD_BULK_CUH */

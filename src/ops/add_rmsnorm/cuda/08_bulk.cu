@@ -24,15 +24,4 @@
 #include "arms.cuh"
 #include "norm_fwd_bulk.cuh"
 
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk(const sl_args *a)
-{
-    sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", "bulk");
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    return nfb_run<NORM_ADD_RMS>(a, arms_geo_of(a), SL_ARMS_W, "add_rmsnorm", "bulk");
-}
-
-extern "C" sl_status sl_cuda_add_rmsnorm_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_ADD_RMS>(dt, out);
-}
+NFB_RUNG(add_rmsnorm, NORM_ADD_RMS, arms_geo_of, SL_ARMS_W, bulk, nfb_bulk)

@@ -25,12 +25,4 @@
 #include "arms.cuh"
 #include "norm_fwd_bulk.cuh"
 
-template <class K> static sl_status arms_ex(const sl_args *a, const char *who)
-{
-    sl_status st = sl_norm_check(a, SL_ARMS_W, "add_rmsnorm", who);
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    return nfb_run<NORM_ADD_RMS, K>(a, arms_geo_of(a), SL_ARMS_W, "add_rmsnorm", who);
-}
-
-NFB_EX_RUNGS(add_rmsnorm, NORM_ADD_RMS, arms_ex)
+NFB_EX_RUNGS(add_rmsnorm, NORM_ADD_RMS, arms_geo_of, SL_ARMS_W)

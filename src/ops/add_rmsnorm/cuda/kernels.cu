@@ -153,9 +153,7 @@ extern "C" sl_status sl_cuda_add_rmsnorm_api(const sl_args *a)
         return norm_fwd_launch(arms_geo_of(a), &c, a->stream);
     if (nvv > 4096 && norm_fwd_aligned(a)) { /* bulk_ex for 16-bit rows, else bulk; each refuses rows beyond 8 chunks
                                                  and builds without sm_90 */
-        st = a->dtype != SL_F32 ? sl_cuda_add_rmsnorm_bulk_ex(a) : SL_ERR_UNSUPPORTED;
-        if (st == SL_ERR_UNSUPPORTED)
-            st = sl_cuda_add_rmsnorm_bulk(a);
+        st = norm_fwd_bulk_pick(a, sl_cuda_add_rmsnorm_bulk_ex, sl_cuda_add_rmsnorm_bulk);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }

@@ -64,9 +64,7 @@ extern "C" sl_status sl_cuda_layernorm_api(const sl_args *a)
      * 2048 vectors of f32 bulk (unmeasured since the launch bounds); each refuses rows beyond 8 chunks and builds
      * without sm_90 */
     if (nvv > (a->dtype == SL_F32 ? 2048u : 4096u) && norm_fwd_aligned(a)) {
-        st = a->dtype != SL_F32 ? sl_cuda_layernorm_bulk_ex(a) : SL_ERR_UNSUPPORTED;
-        if (st == SL_ERR_UNSUPPORTED)
-            st = sl_cuda_layernorm_bulk(a);
+        st = norm_fwd_bulk_pick(a, sl_cuda_layernorm_bulk_ex, sl_cuda_layernorm_bulk);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }

@@ -22,15 +22,4 @@
 #include "ln_regs.cuh"
 #include "norm_fwd_bulk.cuh"
 
-extern "C" sl_status sl_cuda_layernorm_bulk(const sl_args *a)
-{
-    sl_status st = sl_norm_check(a, SL_LN_W, "layernorm", "bulk");
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    return nfb_run<NORM_LN>(a, ln_geo_of(a), SL_LN_W, "layernorm", "bulk");
-}
-
-extern "C" sl_status sl_cuda_layernorm_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_LN>(dt, out);
-}
+NFB_RUNG(layernorm, NORM_LN, ln_geo_of, SL_LN_W, bulk, nfb_bulk)

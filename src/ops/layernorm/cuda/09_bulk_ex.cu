@@ -23,12 +23,4 @@
 #include "ln_regs.cuh"
 #include "norm_fwd_bulk.cuh"
 
-template <class K> static sl_status ln_ex(const sl_args *a, const char *who)
-{
-    sl_status st = sl_norm_check(a, SL_LN_W, "layernorm", who);
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    return nfb_run<NORM_LN, K>(a, ln_geo_of(a), SL_LN_W, "layernorm", who);
-}
-
-NFB_EX_RUNGS(layernorm, NORM_LN, ln_ex)
+NFB_EX_RUNGS(layernorm, NORM_LN, ln_geo_of, SL_LN_W)

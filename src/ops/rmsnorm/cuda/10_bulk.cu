@@ -31,25 +31,7 @@
  * 4096 x 131072 (clusters of 4) 0.94-0.97. docs/ladder.md, "The norms'
  * forwards, seventh session".
  */
+#include "regs.cuh"
 #include "norm_fwd_bulk.cuh"
-#include "rmsnorm.cuh"
 
-static norm_fwd_geo rms_bulk_geo(const sl_args *a)
-{
-    const rms_geo r = rms_geo_of(a);
-    const norm_fwd_geo g = {r.x, r.w, NULL, r.y, NULL, r.rstd, r.rows, r.cols, r.ld, r.eps, NULL, NULL};
-    return g;
-}
-
-extern "C" sl_status sl_cuda_rmsnorm_bulk(const sl_args *a)
-{
-    sl_status st = sl_norm_check(a, SL_RMS_W, "rmsnorm", "bulk");
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    return nfb_run<NORM_RMS>(a, rms_bulk_geo(a), SL_RMS_W, "rmsnorm", "bulk");
-}
-
-extern "C" sl_status sl_cuda_rmsnorm_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out)
-{
-    return nfb_attrs<NORM_RMS>(dt, out);
-}
+NFB_RUNG(rmsnorm, NORM_RMS, rms_fwd_geo_of, SL_RMS_W, bulk, nfb_bulk)

@@ -36,22 +36,7 @@
  * (bulk_ex, bulk_cp: 256 KiB; bulk_ex512 512 KiB; bulk_ex128 128 KiB),
  * sm_90; else SL_ERR_UNSUPPORTED.
  */
+#include "regs.cuh"
 #include "norm_fwd_bulk.cuh"
-#include "rmsnorm.cuh"
 
-static norm_fwd_geo rms_ex_geo(const sl_args *a)
-{
-    const rms_geo r = rms_geo_of(a);
-    const norm_fwd_geo g = {r.x, r.w, NULL, r.y, NULL, r.rstd, r.rows, r.cols, r.ld, r.eps, NULL, NULL};
-    return g;
-}
-
-template <class K> static sl_status rms_ex(const sl_args *a, const char *who)
-{
-    sl_status st = sl_norm_check(a, SL_RMS_W, "rmsnorm", who);
-    if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
-        return st;
-    return nfb_run<NORM_RMS, K>(a, rms_ex_geo(a), SL_RMS_W, "rmsnorm", who);
-}
-
-NFB_EX_RUNGS(rmsnorm, NORM_RMS, rms_ex)
+NFB_EX_RUNGS(rmsnorm, NORM_RMS, rms_fwd_geo_of, SL_RMS_W)

@@ -19,11 +19,17 @@ typedef norm_fwd_cfg rms_cfg;
  * each in CI's all-architecture build). The other rung files only call it. */
 bool rms_regs_fits(const sl_args *a, int pf, rms_cfg *c);
 
-static sl_status rms_regs_launch(const sl_args *a, const rms_cfg *c)
+/* The norms' launch geometry for rmsnorm's buffers (the register and bulk rungs'). */
+static inline norm_fwd_geo rms_fwd_geo_of(const sl_args *a)
 {
     const rms_geo r = rms_geo_of(a);
     const norm_fwd_geo g = {r.x, r.w, NULL, r.y, NULL, r.rstd, r.rows, r.cols, r.ld, r.eps, NULL, NULL};
-    return norm_fwd_launch(g, c, a->stream);
+    return g;
+}
+
+static inline sl_status rms_regs_launch(const sl_args *a, const rms_cfg *c)
+{
+    return norm_fwd_launch(rms_fwd_geo_of(a), c, a->stream);
 }
 
 /* A register rung's launcher: pf = NORM_FWD_REGS (regs), NORM_FWD_PF (regs_pf) or NORM_FWD_1K (regs_1k). */
