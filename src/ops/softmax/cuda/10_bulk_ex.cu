@@ -44,7 +44,7 @@
  * Limits: rung 9's (x and y 16-byte aligned, rows whole 16-byte vectors,
  * at most 8 x 72 KiB a row, sm_90), else SL_ERR_UNSUPPORTED.
  * Expectation (written before the first run; docs/ladder.md, "Softmax
- * forward, eleventh session"), H200, fraction of the copy kernel: bf16
+ * forward, tenth session"), H200, fraction of the copy kernel: bf16
  * 16384 x 131072 bulk_ex 0.95-0.97, bulk_ex512 0.94-0.95 (bulk ~0.93);
  * f32 there 0.84-0.88 / 0.86-0.89 (bulk ~0.84); bf16 128 x 131072 26-29 /
  * 29-30 us (bulk 30.9 us).

@@ -43,7 +43,7 @@
  * Limits: rung 4's (logits and dx 16-byte aligned, rows whole 16-byte
  * vectors, at most 8 x 72 KiB a row, sm_90), else SL_ERR_UNSUPPORTED.
  * Expectation (written before the first run; docs/ladder.md, "The fused
- * bulk rung, eleventh session"), H200, bf16, fraction of the copy kernel:
+ * bulk rung, tenth session"), H200, bf16, fraction of the copy kernel:
  * 16384 x 131072 bulk_ex 0.86-0.92, bulk_ex512 0.84-0.88; 16384 x 262144
  * bulk_ex 0.80-0.86 (three 256-thread blocks of 64 KiB an SM), bulk_ex512
  * 0.84-0.88 (bulk 0.76-0.81 and 0.78-0.79).
