@@ -13,8 +13,10 @@
  * tightened.
  * Many-row cases (rows >= 4 x the SMs of an H200, columns > 2048: the
  * register rung's 64-packed-elements kernel for bf16 / f16) run sl_softmax,
- * regs and bulk only.
- * The bulk rung (09_bulk.cu, issue 33) runs every case and must take
+ * regs and the bulk rungs only.
+ * The bulk rungs (every variant named bulk*: bulk, 09_bulk.cu; bulk_ex and
+ * bulk_ex512, 10_bulk_ex.cu, the one-sided cluster exchange; issue 33)
+ * each run every case and must take
  * exactly those it promises (sm_90, x and y 16-byte aligned, cols and ld
  * multiples of 16 bytes, rows of at most 8 x 72 KiB) and refuse the rest
  * with SL_ERR_UNSUPPORTED; its own cases (bulk-only) add long rows (every
@@ -45,23 +47,31 @@ typedef struct gcase {
     int inplace;
     const int *kinds;
     int nkinds;
-    int many; /* a many-row case: sl_softmax, regs and bulk only, every dtype under QUICK */
-    int bulk; /* a case for the bulk rung only, every dtype under QUICK */
+    int many; /* a many-row case: sl_softmax, regs and the bulk rungs only, every dtype under QUICK */
+    int bulk; /* a case for the bulk rungs only, every dtype under QUICK */
 } gcase;
 
 /* The compute capability's major number of device 0 (the tests' device). */
 static int cc_major;
 
-/* What the bulk rung promises to take (09_bulk.cu): sm_90, x and y 16-byte
- * aligned (cudaMalloc's 256-byte base, y after GUARD bytes), cols and ld
- * multiples of 16 bytes, rows of at most 8 x 72 KiB. */
+/* What the bulk rungs promise to take (09_bulk.cu, 10_bulk_ex.cu: the
+ * same limits): sm_90, x and y 16-byte aligned (cudaMalloc's 256-byte
+ * base, y after GUARD bytes), cols and ld multiples of 16 bytes, rows of
+ * at most 8 x 72 KiB. */
 static int bulk_takes(sl_dtype dt, const gcase *c)
 {
     const size_t es = sl_dtype_size(dt), yoff = c->inplace ? c->xoff : c->yoff;
     return cc_major >= 9 && (c->xoff * es) % 16 == 0 && (yoff * es) % 16 == 0 && (c->ld * es) % 16 == 0 &&
            (c->cols * es) % 16 == 0 && c->cols * es <= 8u * 72u * 1024u;
 }
-static size_t bulk_ran, bulk_refused;
+enum { MAXV = 64 };
+static size_t bulk_ran[MAXV], bulk_refused[MAXV]; /* by variant index */
+
+/* A bulk rung: bulk, bulk_ex, bulk_ex512. */
+static int is_bulk(const sl_variant *v)
+{
+    return v && strncmp(v->name, "bulk", 4) == 0;
+}
 
 /* Whether SL_SOFTMAX_VARIANTS (a comma list; unset: every variant) names
  * this variant (NULL: the public function, "sl_softmax"). */
@@ -147,19 +157,20 @@ static int smx_case(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, const gcase *
     }
     if (st == SL_OK)
         st = cudaDeviceSynchronize() == cudaSuccess ? SL_OK : SL_ERR_CUDA_FAULT;
-    if (v && strcmp(v->name, "bulk") == 0) {
+    if (is_bulk(v)) {
+        const size_t vi = (size_t)(v - sl_op_softmax.variants);
         if (!bulk_takes(dt, c)) {
-            CHECK(st == SL_ERR_UNSUPPORTED && strstr(sl_last_error(), "bulk") != NULL,
-                  "%s: the bulk rung must refuse this shape (SL_ERR_UNSUPPORTED), got %s: %s", what,
+            CHECK(st == SL_ERR_UNSUPPORTED && strstr(sl_last_error(), v->name) != NULL,
+                  "%s: the %s rung must refuse this shape (SL_ERR_UNSUPPORTED), got %s: %s", what, v->name,
                   sl_status_string(st), st == SL_OK ? "" : sl_last_error());
-            bulk_refused++;
+            bulk_refused[vi]++;
             goto out;
         }
         if (st == SL_ERR_UNSUPPORTED && strstr(sl_last_error(), "no sm_90 code") != NULL) {
             printf("  %s: skipped: %s\n", what, sl_last_error());
             goto out;
         }
-        bulk_ran += st == SL_OK;
+        bulk_ran[vi] += st == SL_OK;
     }
     if (st == SL_ERR_UNSUPPORTED && may_refuse(v)) {
         if (v->kind == SL_KIND_PEER && c->rows == 1 && c->cols == 1)
@@ -293,6 +304,10 @@ int main(void)
         {14, 4096, 4096, 0, 0, 0, special, SMX_KINDS, 0, 1},
         {7, 70000, 70000, 0, 0, 0, special, SMX_KINDS, 0, 1}, /* special rows over a cluster */
         {7, 40000, 40000, 0, 0, 1, special, SMX_KINDS, 0, 1}, /* the same, in place */
+        /* bulk_ex (32 KiB chunks of 256 threads): a cluster of 2 (16-bit;
+         * f32 4), 1500-vector chunks (partial 8 KiB pieces), in place */
+        {5, 24000, 24000, 0, 0, 0, online, 5, 0, 1},
+        {5, 24000, 24000, 0, 0, 1, special, SMX_KINDS, 0, 1},
     };
     int lost = 0;
     if (cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess)
@@ -310,9 +325,9 @@ int main(void)
                 const gcase *c = &cases[i];
                 if (quick && d > 0 && !c->many && !c->bulk)
                     continue;
-                if (c->bulk && !(v && strcmp(v->name, "bulk") == 0))
+                if (c->bulk && !is_bulk(v))
                     continue;
-                if (c->many && v && strcmp(v->name, "regs") != 0 && strcmp(v->name, "bulk") != 0)
+                if (c->many && v && strcmp(v->name, "regs") != 0 && !is_bulk(v))
                     continue;
                 if (c->inplace && v && strcmp(v->name, "naive") == 0)
                     continue; /* naive is not for in-place use (01_naive.cu) */
@@ -327,14 +342,16 @@ int main(void)
             }
         }
     }
-    /* The bulk rung ran (on sm_90) and refused what it should (checked
+    /* Each bulk rung ran (on sm_90) and refused what it should (checked
      * case by case above). */
-    if (!lost) {
-        printf("bulk: %zu launches checked against the oracle, %zu refused as promised\n", bulk_ran, bulk_refused);
-        if (selected_name("bulk")) {
-            CHECK(cc_major < 9 || bulk_ran > 0, "the bulk rung never ran on an sm_%d0 device", cc_major);
-            CHECK(bulk_refused > 0, "the bulk rung's refusals were not exercised");
-        }
+    for (int k = 0; k < sl_op_softmax.nvariants && k < MAXV && !lost; k++) {
+        const sl_variant *v = &sl_op_softmax.variants[k];
+        if (v->backend != SL_BACKEND_CUDA || !v->launch || !is_bulk(v) || !selected(v))
+            continue;
+        printf("%s: %zu launches checked against the oracle, %zu refused as promised\n", v->name, bulk_ran[k],
+               bulk_refused[k]);
+        CHECK(cc_major < 9 || bulk_ran[k] > 0, "the %s rung never ran on an sm_%d0 device", v->name, cc_major);
+        CHECK(bulk_refused[k] > 0, "the %s rung's refusals were not exercised", v->name);
     }
     /* Issue 25: the f32 wide rows within the op's bound (each element
      * checked above), and the bound tightened failing on them. */

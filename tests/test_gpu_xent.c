@@ -17,6 +17,11 @@
  * xent's rung `split` through the variants) on the same cases, its bad
  * targets and ignored rows; and the public API's errors. Exits 77 without
  * a GPU.
+ * The bulk rungs (every xent variant named bulk*: bulk, 04_bulk.cu;
+ * bulk_ex and bulk_ex512, 05_bulk_ex.cu, the one-sided cluster exchange)
+ * run every case; each may refuse a shape (misaligned rows, rows over 8 x
+ * 72 KiB) but must run on sm_90 where the rows are 16-byte aligned vectors
+ * of at most 8 x 72 KiB (checked per launch: clusters of 1 to 8 blocks).
  * SL_XENT_QUICK=1 (for compute-sanitizer) runs f32 and smaller shapes.
  */
 #include "xent_check.h"
@@ -27,6 +32,11 @@
 
 static const sl_dtype dts[] = {SL_F32, SL_BF16, SL_F16};
 enum { GUARD = 256 };
+
+/* The launches of each bulk rung of xent (by variant index) that ran and
+ * were checked against the oracle. */
+enum { MAXV = 64 };
+static size_t bulk_ran[MAXV];
 
 typedef struct gcase {
     size_t rows, cols, xoff, doff; /* element offsets of x and dx from a 256-byte boundary */
@@ -101,6 +111,21 @@ static int x_case(sl_ctx *ctx, const sl_op_desc *op, const sl_variant *v, sl_dty
     }
     if (st == SL_OK)
         st = cudaDeviceSynchronize() == cudaSuccess ? SL_OK : SL_ERR_CUDA_FAULT;
+    const int bulk = v && op == &sl_op_xent && strncmp(v->name, "bulk", 4) == 0;
+    if (bulk && st == SL_ERR_UNSUPPORTED) {
+        /* what the bulk rungs promise to take (sm_90 aside): both buffers
+         * 16-byte aligned (cudaMalloc's base, dx after GUARD bytes), rows
+         * whole 16-byte vectors of at most 8 x 72 KiB */
+        const size_t doff = c->inplace ? c->xoff : c->doff;
+        int cc = 0;
+        cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, 0);
+        CHECK(!(cc >= 9 && (c->xoff * es) % 16 == 0 && (doff * es) % 16 == 0 && (c->cols * es) % 16 == 0 &&
+                c->cols * es <= 8u * 72u * 1024u) ||
+                  strstr(sl_last_error(), "sm_90 code") != NULL,
+              "%s: the %s rung refused a shape it promises to take: %s", what, v->name, sl_last_error());
+    }
+    if (bulk && st == SL_OK)
+        bulk_ran[(size_t)(v - sl_op_xent.variants) % MAXV]++;
     if (st == SL_ERR_UNSUPPORTED && v && (strcmp(v->name, "regs") == 0 || strncmp(v->name, "bulk", 4) == 0))
         goto out; /* beyond a cluster's registers or shared memory, or x and dx at different offsets */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
@@ -402,6 +427,11 @@ int main(void)
          * vectors (the fifth after the four-a-step loop), V - 1 in it */
         {12, 40008, 0, 0, 3, 1, 0.1, special, XK_KINDS},
         {4, 65536, 0, 0, 3, 1, 0.0, special, XK_KINDS}, /* the same, small enough for SL_XENT_QUICK */
+        /* bulk_ex (32 KiB chunks of 256 threads): 1501- and 1500-vector
+         * chunks (16-bit, a cluster of 2; f32 4): threads with 6 and 5
+         * vectors, targets at 0, V - 1, the hot logit, ignored rows */
+        {12, 24008, 0, 0, 3, 1, 0.1, special, XK_KINDS},
+        {12, 24008, 0, 0, 3, 0, 0.0, special, XK_KINDS},
     };
     const char *q = getenv("SL_XENT_QUICK");
     const int quick = q && *q && *q != '0';
@@ -431,6 +461,19 @@ int main(void)
                 lost = x_bwd(ctx, dts[d], c, (int)(i & 1), SL_REDUCTION_NONE) != 0;
             if (!lost)
                 lost = x_bwd(ctx, dts[d], c, (int)(~i & 1), i % 3 == 0 ? SL_REDUCTION_SUM : SL_REDUCTION_MEAN) != 0;
+        }
+    }
+    /* Each bulk rung ran (on sm_90) on the cases it takes (checked launch
+     * by launch above). */
+    if (!lost) {
+        int cc = 0;
+        cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, 0);
+        for (int k = 0; k < sl_op_xent.nvariants && k < MAXV; k++) {
+            const sl_variant *v = &sl_op_xent.variants[k];
+            if (v->backend != SL_BACKEND_CUDA || !v->launch || strncmp(v->name, "bulk", 4) != 0)
+                continue;
+            printf("xent %s: %zu launches checked against the oracle\n", v->name, bulk_ran[k]);
+            CHECK(cc < 9 || bulk_ran[k] > 0, "the %s rung never ran on an sm_%d0 device", v->name, cc);
         }
     }
     if (!lost) {

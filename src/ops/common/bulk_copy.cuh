@@ -76,6 +76,23 @@ static __device__ __forceinline__ void st_async_f32(uint32_t dst, float v, uint3
                  : "memory");
 }
 
+/* The same for two and four floats at once (8 / 16 bytes, dst aligned to
+ * its size): one st.async a vector, complete_tx by 8 / 16 bytes. */
+static __device__ __forceinline__ void st_async_v2_f32(uint32_t dst, float a, float b, uint32_t bar)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(dst),
+                 "f"(a), "f"(b), "r"(bar)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void st_async_v4_f32(uint32_t dst, float a, float b, float c, float d, uint32_t bar)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(
+                     dst),
+                 "f"(a), "f"(b), "f"(c), "f"(d), "r"(bar)
+                 : "memory");
+}
+
 /* Every thread of the cluster arrives (relaxed: orders nothing but the
  * fence before it, e.g. fence.mbarrier_init), and later waits (acquire). */
 static __device__ __forceinline__ void cluster_arrive_relaxed(void)

@@ -60,6 +60,7 @@
 
 #include "bulk.cuh"
 #include "bulk_copy.cuh"
+#include "cluster_x1.cuh"
 #include "norm_fwd.cuh"
 #include "rmsnorm.h" /* sl_norm_check (every norm's header includes it) */
 
@@ -104,13 +105,14 @@ template <int BLOCK> static __device__ __forceinline__ float nfb_sum(float v, fl
     return v;
 }
 
-/* The row's sum of v, one-sided (NFB_X1): every warp's butterfly sum goes
- * to slot [rank x NW + warp] of every CTA of the cluster, lane q writing
- * CTA q's by st.async, which completes that CTA's mbarrier xb (armed for
- * NW x C x 4 bytes); C = 1: lane 0 writes its own CTA's slot and arrives
- * on xb (NW arrivals). Every thread then waits on its own CTA's xb and
- * each warp folds the NW x C slots in index order (lane l: l, l + 32,
- * ...), then by the butterfly: the same bits in every warp of every CTA.
+/* The row's sum of v, one-sided (NFB_X1; cluster_x1.cuh's x1_post): every
+ * warp's butterfly sum goes to slot [rank x NW + warp] of every CTA of the
+ * cluster, lane q writing CTA q's by st.async, which completes that CTA's
+ * mbarrier xb (armed for NW x C x 4 bytes); C = 1: lane 0 writes its own
+ * CTA's slot and arrives on xb (NW arrivals). Every thread then waits on
+ * its own CTA's xb and each warp folds the NW x C slots in index order
+ * (lane l: l, l + 32, ...), then by the butterfly: the same bits in every
+ * warp of every CTA.
  * No block or cluster barrier: a warp waits only for the partials
  * themselves. xr and xb serve one sum a launch (phase 0). first: the
  * first sum of the launch, which waits on the cluster barrier that the
@@ -123,17 +125,9 @@ static __device__ __forceinline__ float nfb_sum_x1(float v, float *xr, uint64_t 
     enum { NW = BLOCK / 32 };
     v = smx_warp<smx_sum_op>(v);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    if (C > 1) {
-        if (first)
-            cluster_wait();
-        if (lane < C)
-            st_async_f32(smem_peer(xr + rank * NW + warp, lane), v, smem_peer(xb, lane));
-    } else if (lane == 0) {
-        xr[warp] = v;
-        mbar_arrive(xb);
-    }
-    mbar_wait(xb, 0);
+    const unsigned lane = threadIdx.x & 31u;
+    const float p[1] = {v};
+    x1_post<1, NW>(p, xr, xb, C, rank, first);
     float t = 0.0f;
 #pragma unroll
     for (unsigned i = 0; i < (NW * 8 + 31) / 32; i++)
@@ -217,11 +211,8 @@ static __global__ void __launch_bounds__(BLOCK, NORM_MINB(BLOCK, NFB_MINB(BLOCK,
             }
         }
         if (X1)
-            for (int k = 0; k < NS; k++) {
-                mbar_init(&xb[k], C > 1 ? 1u : (uint32_t)NW);
-                if (C > 1)
-                    mbar_arrive_expect(&xb[k], (uint32_t)(NW * C * 4));
-            }
+            for (int k = 0; k < NS; k++)
+                x1_arm(&xb[k], NW, C, 4);
     }
     if (!CP || C == 1)
         __syncthreads(); /* the barriers are initialised before anyone waits on them */

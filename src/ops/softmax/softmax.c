@@ -184,6 +184,19 @@ static const sl_variant variants[] = {
      .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_softmax_bulk),
      .attrs = SL_CUDA_FN(sl_cuda_softmax_bulk_attrs), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 10},
+    {.name = "bulk_ex", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk with the one-sided cluster exchange: each warp's (max, sum) stored into every cluster CTA's "
+                  "slots by st.async (completing its mbarrier), one wait, the slots folded in a fixed order; no "
+                  "bar.sync or cluster barrier in a row's path; blocks of 256 with 32 KiB chunks (up to 72 KiB "
+                  "beyond 8 x 32 KiB), six an SM",
+     .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_softmax_bulk_ex),
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_bulk_ex_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 10},
+    {.name = "bulk_ex512", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_ex's one-sided exchange at bulk's granularity: blocks of 512, chunks of <= 72 KiB",
+     .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_softmax_bulk_ex512),
+     .attrs = SL_CUDA_FN(sl_cuda_softmax_bulk_ex512_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 32, .insts_per_elem = 10},
     {.name = "sl_softmax", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_softmax(): regs where the row fits a cluster's registers, else online",
      .source = "issue 18", .launch = SL_CUDA_FN(sl_cuda_softmax_api), .loads_in_flight = 8, .access_bytes = 16,

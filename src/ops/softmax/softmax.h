@@ -35,6 +35,8 @@ SL_DECLARE_LAUNCHER(sl_cuda_softmax_online)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_regs)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_regs_cl)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_bulk)
+SL_DECLARE_LAUNCHER(sl_cuda_softmax_bulk_ex)
+SL_DECLARE_LAUNCHER(sl_cuda_softmax_bulk_ex512)
 sl_status sl_cuda_softmax_api(const sl_args *x);
 /* The copy-kernel ceiling (softmax_bwd/cuda/copy_kernel.cu): x copied into
  * y by 16-byte loads and stores, the bar issue 33 quotes the row ops

@@ -363,6 +363,19 @@ static const sl_variant variants[] = {
                   "KiB, a cluster of 1-8 blocks of 512 a row, three blocks an SM",
      .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_bulk), .attrs = SL_CUDA_FN(sl_cuda_xent_bulk_attrs),
      .loads_in_flight = 8, .access_bytes = 16, .elems_per_thread = 64, .insts_per_elem = 12},
+    {.name = "bulk_ex", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk with the one-sided cluster exchange: every reduction stops at the warp, each warp's (max, sum, "
+                  "sum x, target logit) stored into every cluster CTA's slots by st.async (completing its mbarrier), "
+                  "one wait, the slots folded in a fixed order; no bar.sync or cluster barrier in a row's path; "
+                  "blocks of 256 with 32 KiB chunks (up to 72 KiB beyond 8 x 32 KiB), six an SM",
+     .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_bulk_ex),
+     .attrs = SL_CUDA_FN(sl_cuda_xent_bulk_ex_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 64, .insts_per_elem = 12},
+    {.name = "bulk_ex512", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_ex's one-sided exchange at bulk's granularity: blocks of 512, chunks of <= 72 KiB",
+     .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_xent_bulk_ex512),
+     .attrs = SL_CUDA_FN(sl_cuda_xent_bulk_ex512_attrs), .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 64, .insts_per_elem = 12},
     {.name = "split", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "unfused: the forward kernel (online logsumexp, one read: loss, lse), then the backward from the "
                   "saved lse (sl_cross_entropy_bwd's kernel: a second read, dx written)",

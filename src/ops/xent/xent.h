@@ -116,6 +116,10 @@ sl_status sl_cuda_xent_twopass_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_xent_regs_attrs(sl_dtype dt, sl_kernel_attrs *out);
 sl_status sl_cuda_xent_bulk(const sl_args *a);
 sl_status sl_cuda_xent_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_xent_bulk_ex(const sl_args *a);
+sl_status sl_cuda_xent_bulk_ex_attrs(sl_dtype dt, sl_kernel_attrs *out);
+sl_status sl_cuda_xent_bulk_ex512(const sl_args *a);
+sl_status sl_cuda_xent_bulk_ex512_attrs(sl_dtype dt, sl_kernel_attrs *out);
 /* The copy-kernel ceiling (src/ops/softmax_bwd/cuda/copy_kernel.cu). */
 sl_status sl_cuda_ceiling_copy_kernel(const sl_args *x);
 
