@@ -23,7 +23,17 @@
  *   6. issue 26: every configuration of rung 8 (wgmma_*: 128 x 128 tiles,
  *      split-K over a cluster, B multicast, PDL) at the TMA shapes, two
  *      launches of each split configuration give identical bits, and
- *      sl_gemm's shape -> configuration rule (sl_cuda_mm_wgmma_pick).
+ *      sl_gemm's shape -> configuration rule (sl_cuda_mm_wgmma_pick);
+ *   7. issue 26: the persistent configurations (wgmma_p, wgmma_n128_p
+ *      and the ping-pong wgmma_n128_pp) with their grid capped at 1, 2, 7
+ *      and 61 CTAs and uncapped (one per SM), at shapes with more tiles
+ *      than 2 x the CTAs and tile counts that are not a multiple of the
+ *      grid (1300x2900x136, 2048x2048x256, 640x768x320, 2100x4100x200,
+ *      ...), so that one CTA walks many tiles, the stage and phase counters
+ *      wrap across tile boundaries (K slices per tile not a multiple of the
+ *      stages), the last round of tiles is partial, and (ping-pong) a CTA
+ *      has an odd tile count or a single tile (its second consumer
+ *      warpgroup idle); a hang there is the failure this part looks for.
  * Skips (exit 77) without a GPU. Run under compute-sanitizer by
  * bench/matmul.sh.
  */
@@ -295,6 +305,49 @@ static void refusals(void)
     printf("ok   launchers refuse dtypes they do not offer\n");
 }
 
+/* Issue 26: the persistent configurations walk tiles b, b + P, ... of a grid
+ * of P CTAs; the cap P comes from g_pcap (0: one CTA per SM), the
+ * configuration from g_pcfg. A launcher for run_case, named wgmma_* so that
+ * run_case expects exactly one wgmma launch. */
+static int g_pcfg, g_pcap;
+static sl_status persist_launch(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg_grid(p, g_pcfg, g_pcap); }
+
+static void persistent_tiles(bool quick)
+{
+    /* tiles (128 x 256 / 128 x 128; stages 4 / 6): 640x768x320 15 / 30, 5 slices; 257x513x1000 9 / 15, 16
+     * slices (the last ragged); 3x5x7 and 1x8x8 one tile of one slice (ping-pong: warpgroup 2 idle);
+     * 1300x2900x136 132 / 253, 3 slices; 2048x2048x256 128 / 256, 4 slices; 2100x4100x200 289 / 561 (above 2 x
+     * 132), 4 slices (the last ragged). Cap 1: one CTA walks every tile (75 slices through 4 stages, 240 through 6) */
+    static const int64_t ps[][3] = {{640, 768, 320}, {257, 513, 1000}, {3, 5, 7},        {1, 8, 8},
+                                    {1300, 2900, 136}, {2048, 2048, 256}, {2100, 4100, 200}};
+    static const int caps[] = {1, 2, 7, 61, 0};
+    static const struct {
+        int cfg;
+        const char *name;
+    } pc[] = {{8, "wgmma_p(cap)"}, {9, "wgmma_n128_p(cap)"}, {10, "wgmma_n128_pp(cap)"}};
+    const int nps = quick ? 4 : (int)(sizeof ps / sizeof ps[0]);
+    for (int c = 0; c < 3; c++)
+        for (int ci = 0; ci < (int)(sizeof caps / sizeof caps[0]); ci++) {
+            if (quick && (caps[ci] == 2 || caps[ci] == 61)) /* under compute-sanitizer: caps 1, 7 and 0 */
+                continue;
+            const sl_mm_variant v = {pc[c].name, SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR,
+                                     (1u << SL_BF16) | (1u << SL_F16), persist_launch, 0, 0, 0, pc[c].name, ""};
+            g_pcfg = pc[c].cfg;
+            g_pcap = caps[ci];
+            printf("     %s, grid capped at %d CTAs (0: one per SM)\n", pc[c].name, caps[ci]);
+            for (int s = 0; s < nps; s++) {
+                /* the big shapes (s >= 4: the fp64 reference costs seconds) at caps 7 and 0 in bf16 and uncapped
+                 * in f16; the small ones everywhere */
+                const int64_t m = ps[s][0], n = ps[s][1], k = ps[s][2];
+                if (s >= 4 && caps[ci] != 7 && caps[ci] != 0)
+                    continue;
+                run_case(&v, SL_BF16, m, n, k, -1, 0, 1.0, 0.0);
+                if (s < 4 || caps[ci] == 0)
+                    run_case(&v, SL_F16, m, n, k, -2, 0, 0.75, -0.5);
+            }
+        }
+}
+
 /* Issue 26: the split-K configurations sum their partial tiles in a fixed
  * order, so two launches give the same bits; and sl_gemm's choice by shape
  * (sl_cuda_mm_wgmma_pick) is the measured one (docs/ladder.md). */
@@ -413,8 +466,10 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (wg_here)
+    if (wg_here) {
         split_deterministic();
+        persistent_tiles(quick);
+    }
     {
         /* sl_gemm's shape -> configuration rule on 132 SMs (H200), as docs/ladder.md records it */
         static const struct {

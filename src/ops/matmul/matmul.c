@@ -230,6 +230,10 @@ MM_ADAPT(cuda_wgmma_pdl, sl_cuda_mm_wgmma_pdl)
 MM_ADAPT(cuda_wgmma_mc2_pdl, sl_cuda_mm_wgmma_mc2_pdl)
 MM_ADAPT(cuda_wgmma_n128_k2_pdl, sl_cuda_mm_wgmma_n128_k2_pdl)
 MM_ADAPT(cuda_wgmma_auto, sl_cuda_mm_wgmma_auto)
+MM_ADAPT(cuda_wgmma_p, sl_cuda_mm_wgmma_p)
+MM_ADAPT(cuda_wgmma_p_pdl, sl_cuda_mm_wgmma_p_pdl)
+MM_ADAPT(cuda_wgmma_n128_p, sl_cuda_mm_wgmma_n128_p)
+MM_ADAPT(cuda_wgmma_n128_pp, sl_cuda_mm_wgmma_n128_pp)
 
 /* what sl_gemm runs on a CUDA context: warptile (f32) and best (bf16, f16)
  * need sm_80 (cp.async); f32 on an older GPU runs the vec rung, bf16 / f16
@@ -330,6 +334,12 @@ static const sl_variant variants[] = {
     MM_WG("wgmma_pdl", cuda_wgmma_pdl, "rung 8 (128x256) with programmatic dependent launch", moved128x256),
     MM_WG("wgmma_mc2_pdl", cuda_wgmma_mc2_pdl, "wgmma_mc2 with programmatic dependent launch", moved256x256),
     MM_WG("wgmma_n128_k2_pdl", cuda_wgmma_n128_k2_pdl, "wgmma_n128_k2 with programmatic dependent launch", moved128),
+    MM_WG("wgmma_p", cuda_wgmma_p, "rung 8 (128x256) persistent: one CTA per SM walks the tiles in grouped order, "
+          "the next tile's TMA loads under the current epilogue", moved128x256),
+    MM_WG("wgmma_p_pdl", cuda_wgmma_p_pdl, "wgmma_p with programmatic dependent launch", moved128x256),
+    MM_WG("wgmma_n128_p", cuda_wgmma_n128_p, "128x128 tiles, persistent (one CTA per SM walks the tiles)", moved128),
+    MM_WG("wgmma_n128_pp", cuda_wgmma_n128_pp, "128x128 tiles, persistent ping-pong: each consumer warpgroup owns "
+          "whole tiles, main loops alternate, one's epilogue under the other's main loop", moved128),
     MM_WG("wgmma_auto", cuda_wgmma_auto, "rung 8's configuration by shape (sl_cuda_mm_wgmma_pick): sl_gemm's path",
           moved128x256),
 #undef MM_WG

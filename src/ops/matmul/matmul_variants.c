@@ -73,6 +73,20 @@ const sl_mm_variant sl_mm_variants[] = {
      51.2, "wgmma_mc2 with programmatic dependent launch", "as wgmma_mc2"},
     {"wgmma_n128_k2_pdl", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_n128_k2_pdl), 128,
      128, 42.7, "wgmma_n128_k2 with programmatic dependent launch", "as wgmma_n128_k2"},
+    {"wgmma_p", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_p), 128, 256, 51.2,
+     "rung 8 (128x256) persistent: one CTA per SM walks the tiles in grouped order; stage and phase counters run "
+     "across tiles, so the next tile's TMA loads overlap the current epilogue (issue 26)",
+     "compute (tensor pipe), then L2 (85 flop/B); no per-tile launch or pipeline fill"},
+    {"wgmma_p_pdl", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_p_pdl), 128, 256, 51.2,
+     "wgmma_p with programmatic dependent launch: the next GEMM's CTAs start on SMs whose persistent CTA has "
+     "exited", "as wgmma_p, less the launch gap"},
+    {"wgmma_n128_p", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_n128_p), 128, 128,
+     42.7, "128x128 tiles, persistent (one CTA per SM walks the tiles; next tile's loads under the epilogue)",
+     "L2 (64 flop/B), epilogue share doubled against 128x256"},
+    {"wgmma_n128_pp", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_n128_pp), 128, 128,
+     42.7, "128x128 tiles, persistent ping-pong: each consumer warpgroup owns whole tiles (two m64n128k16 per 16 of "
+     "K), their main loops alternate through two mbarriers, so one's epilogue runs under the other's main loop",
+     "L2 (64 flop/B); the epilogue off the tensor pipe's critical path"},
     {"wgmma_auto", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_auto), 128, 256, 51.2,
      "rung 8's configuration chosen by shape (sl_cuda_mm_wgmma_pick): what sl_gemm runs on sm_90 (issue 26)",
      "the chosen configuration's (roofline shown for 128x256)"},

@@ -80,11 +80,19 @@ sl_status sl_cuda_mm_wgmma(const sl_mm *p);
  * atomics), B multicast by TMA to MC block rows of a cluster. cfg 1: 128 x
  * 256 (sl_cuda_mm_wgmma); 2: 128 x 128; 3: 128 x 128 split 2; 4: 128 x 128
  * split 4; 5: 128 x 256 split 2; 6: 128 x 256, B multicast to 2; 7: 128 x
- * 128, B multicast to 2; 0: sl_cuda_mm_wgmma_pick's choice (what sl_gemm
- * runs). Same dispatch rules as sl_cuda_mm_wgmma. */
+ * 128, B multicast to 2; 8: 128 x 256 persistent (one CTA per SM walks
+ * the tiles, the next tile's loads under the current epilogue); 9: 128 x
+ * 128 persistent; 10: 128 x 128 persistent ping-pong (each consumer
+ * warpgroup a whole tile, their main loops alternating, one's epilogue
+ * under the other's main loop); 0: sl_cuda_mm_wgmma_pick's choice (what
+ * sl_gemm runs).
+ * Same dispatch rules as sl_cuda_mm_wgmma. _cfg_grid: as _cfg, with the
+ * persistent grid capped at ctas CTAs (0: one per SM; the tests use small
+ * caps so that each CTA walks many tiles). */
 #define SL_MM_WGMMA_PDL 0x100 /* or'd into cfg: programmatic dependent launch (griddepcontrol) */
 sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg);
-int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms); /* the cfg (1 .. 7) for a shape on sms SMs */
+sl_status sl_cuda_mm_wgmma_cfg_grid(const sl_mm *p, int cfg, int ctas);
+int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms); /* the cfg (1 .. 5) for a shape on sms SMs */
 sl_status sl_cuda_mm_wgmma_auto(const sl_mm *p);      /* cfg 0, PDL for grids of one wave at most: sl_gemm's path */
 sl_status sl_cuda_mm_wgmma_pdl(const sl_mm *p);       /* cfg 1 | SL_MM_WGMMA_PDL */
 sl_status sl_cuda_mm_wgmma_mc2_pdl(const sl_mm *p);   /* cfg 6 | SL_MM_WGMMA_PDL */
@@ -95,6 +103,10 @@ sl_status sl_cuda_mm_wgmma_n128_k4(const sl_mm *p);   /* cfg 4 */
 sl_status sl_cuda_mm_wgmma_k2(const sl_mm *p);        /* cfg 5 */
 sl_status sl_cuda_mm_wgmma_mc2(const sl_mm *p);       /* cfg 6 */
 sl_status sl_cuda_mm_wgmma_n128_mc2(const sl_mm *p);  /* cfg 7 */
+sl_status sl_cuda_mm_wgmma_p(const sl_mm *p);         /* cfg 8 */
+sl_status sl_cuda_mm_wgmma_p_pdl(const sl_mm *p);     /* cfg 8 | SL_MM_WGMMA_PDL */
+sl_status sl_cuda_mm_wgmma_n128_p(const sl_mm *p);    /* cfg 9 */
+sl_status sl_cuda_mm_wgmma_n128_pp(const sl_mm *p);   /* cfg 10 */
 sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
 unsigned long long sl_cuda_mm_wgmma_launches(void);
 int sl_cuda_mm_wgmma_built(void);
