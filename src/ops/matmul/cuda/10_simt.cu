@@ -37,7 +37,7 @@
  * Arithmetic intensity to L2: 2 BM BN / (4 (BM + BN)) = 32 / 21 / 16
  * flop/B (x 7.66 TB/s = 245 / 163 / 123 TFLOP/s: never the limiter under
  * the 67 TFLOP/s FP32 peak).
- * Expected limiter: the FP32 pipe's issue (one FFMA an SMSP a clock, 82%
+ * Expected limiter: the FP32 pipe's issue (one FFMA an SMSP a clock, 85%
  * of the main loop's instructions) at 2048^3 and up; at 1024^3 the fill:
  * 128x128 tiles are 64 CTAs (a quarter of the 264 slots of two an SM),
  * split 4 makes 256 (a wave), each with 8 K tiles: predicted >= 0.70 x
