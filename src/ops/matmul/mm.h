@@ -111,6 +111,26 @@ sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
 unsigned long long sl_cuda_mm_wgmma_launches(void);
 int sl_cuda_mm_wgmma_built(void);
 sl_status sl_cuda_mm_small(const sl_mm *p);     /* 09: 16x32 tiles, K split over 8 warps: skinny f32 shapes (issue 19) */
+/* 10: the f32 SIMT product with its tiling by shape (issue 26): rung 5's
+ * warp tiles (64 x 32, 8 x 8 a lane, cp.async 3 stages, BK 32) in block
+ * tiles of cfg 1: 128 x 128; 2: 128 x 64; 3: 64 x 64; 4: 128 x 128 with K
+ * split over a cluster of 2 (partials summed in rank order through
+ * distributed shared memory: deterministic, no atomics; sm_90+); 5: the
+ * same, split 4; 6: 128 x 64, split 2; 0: sl_cuda_mm_simt_pick's choice
+ * (what sl_gemm runs for f32 on sm_80+ outside rung 9's shapes). The
+ * split configurations are SL_ERR_UNSUPPORTED below sm_90. _launches(cfg)
+ * counts launches of configuration cfg (1 .. 6) in this process: the test
+ * checks sl_gemm runs the one the rule names. */
+sl_status sl_cuda_mm_simt_cfg(const sl_mm *p, int cfg);
+int sl_cuda_mm_simt_pick(int64_t m, int64_t n, int64_t k, int sms, int cc); /* cc = major x 10 + minor */
+unsigned long long sl_cuda_mm_simt_launches(int cfg);
+sl_status sl_cuda_mm_simt_auto(const sl_mm *p);      /* cfg 0 */
+sl_status sl_cuda_mm_simt_128x128(const sl_mm *p);   /* cfg 1 */
+sl_status sl_cuda_mm_simt_128x64(const sl_mm *p);    /* cfg 2 */
+sl_status sl_cuda_mm_simt_64x64(const sl_mm *p);     /* cfg 3 */
+sl_status sl_cuda_mm_simt_k2(const sl_mm *p);        /* cfg 4 */
+sl_status sl_cuda_mm_simt_k4(const sl_mm *p);        /* cfg 5 */
+sl_status sl_cuda_mm_simt_128x64_k2(const sl_mm *p); /* cfg 6 */
 sl_status sl_cuda_mm_cublas(const sl_mm *p);    /* peer: cublasSgemm (f32) / cublasGemmEx (bf16, f16) */
 sl_status sl_cuda_mm_cublas_tf32(const sl_mm *p); /* peer: cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 */
 
