@@ -23,7 +23,25 @@
  *   6. issue 26: every configuration of rung 8 (wgmma_*: 128 x 128 tiles,
  *      split-K over a cluster, B multicast, PDL) at the TMA shapes, two
  *      launches of each split configuration give identical bits, and
- *      sl_gemm's shape -> configuration rule (sl_cuda_mm_wgmma_pick).
+ *      sl_gemm's shape -> configuration rule (sl_cuda_mm_wgmma_pick);
+ *   7. issue 26: the persistent configurations (wgmma_p, wgmma_n128_p
+ *      and the ping-pong wgmma_n128_pp) with their grid capped at 1, 2, 7
+ *      and 61 CTAs and uncapped (one per SM), at shapes with more tiles
+ *      than 2 x the CTAs and tile counts that are not a multiple of the
+ *      grid (1300x2900x136, 2048x2048x256, 640x768x320, 2100x4100x200,
+ *      ...), so that one CTA walks many tiles, the stage and phase counters
+ *      wrap across tile boundaries (K slices per tile not a multiple of the
+ *      stages), the last round of tiles is partial, and (ping-pong) a CTA
+ *      has an odd tile count or a single tile (its second consumer
+ *      warpgroup idle); a hang there is the failure this part looks for.
+ *   8. issue 26, f32: every configuration of rung 10 (simt_*: 128 x 128,
+ *      128 x 64, 64 x 64 tiles, K split over a cluster of 2 or 4) at ragged
+ *      shapes spanning several tiles and K splits (K shorter than a split,
+ *      shorter than one K tile), alpha/beta with C poisoned, ldc odd; two
+ *      launches of each split configuration give identical bits; sl_gemm
+ *      f32 runs exactly the configuration its rule names
+ *      (sl_cuda_mm_simt_pick, sl_cuda_mm_simt_launches), and the rule's
+ *      table. The split configurations need sm_90 (skipped below, with why).
  * Skips (exit 77) without a GPU. Run under compute-sanitizer by
  * bench/matmul.sh.
  */
@@ -43,6 +61,7 @@
 
 static int fails, cases;
 static int g_cc;          /* compute capability of device 0 */
+static int g_sms;         /* its SMs (sl_cuda_mm_simt_pick's argument) */
 static sl_ctx *g_ctx;     /* a CUDA context for sl_gemm */
 
 /* sl_gemm, the public entry, as a launcher (row-major, no transposition) */
@@ -133,13 +152,36 @@ static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, 
     const bool wg_here = sl_cuda_mm_wgmma_built() && g_cc == 90;
     const bool wg_want = wg_rung && wg_here && sl_cuda_mm_wgmma_applies(&p, NULL) == SL_OK;
     const unsigned long long wg0 = sl_cuda_mm_wgmma_launches();
+    /* f32 sl_gemm: rung 9 (small) under 32 tiles of 128 x 128, else rung 10's configuration by the rule */
+    const bool simt_api = !strcmp(v->name, "sl_gemm") && dt == SL_F32 && g_cc >= 80;
+    const int simt_want = simt_api && ((m + 127) / 128) * ((n + 127) / 128) >= 32
+                              ? sl_cuda_mm_simt_pick(m, n, k, g_sms, g_cc)
+                              : 0;
+    unsigned long long simt0[7];
+    for (int c = 0; c < 7; c++)
+        simt0[c] = sl_cuda_mm_simt_launches(c);
     sl_status st = v->launch(&p);
     cudaError_t ce = cudaDeviceSynchronize();
     const unsigned long long wg_ran = sl_cuda_mm_wgmma_launches() - wg0;
+    int simt_ran = 0, simt_cfg = 0;
+    for (int c = 1; c < 7; c++)
+        if (sl_cuda_mm_simt_launches(c) != simt0[c]) {
+            simt_ran += (int)(sl_cuda_mm_simt_launches(c) - simt0[c]);
+            simt_cfg = c;
+        }
     char what[200];
-    snprintf(what, sizeof what, "%s %s %lldx%lldx%lld ld %lld/%lld/%lld off %d alpha %g beta %g%s", v->name,
+    char simt_tag[24] = "";
+    if (simt_api)
+        snprintf(simt_tag, sizeof simt_tag, simt_want ? " [simt cfg %d]" : " [small]", simt_want);
+    snprintf(what, sizeof what, "%s %s %lldx%lldx%lld ld %lld/%lld/%lld off %d alpha %g beta %g%s%s", v->name,
              sl_dtype_name(dt), (long long)m, (long long)n, (long long)k, (long long)p.lda, (long long)p.ldb,
-             (long long)p.ldc, off, alpha, beta, wg_want ? " [wgmma]" : wg_rung && wg_here ? " [best]" : "");
+             (long long)p.ldc, off, alpha, beta, wg_want ? " [wgmma]" : wg_rung && wg_here ? " [best]" : "", simt_tag);
+    if (simt_api && st == SL_OK && ce == cudaSuccess &&
+        (simt_ran != (simt_want ? 1 : 0) || (simt_want && simt_cfg != simt_want))) {
+        fprintf(stderr, "FAIL %s: %d rung 10 launches (configuration %d), expected %s %d\n", what, simt_ran, simt_cfg,
+                simt_want ? "1 of configuration" : "none:", simt_want);
+        fails++;
+    }
     if (st == SL_OK && ce == cudaSuccess && wg_ran != (wg_want ? 1u : 0u)) {
         fprintf(stderr, "FAIL %s: %llu wgmma launches, expected %d\n", what, wg_ran, wg_want ? 1 : 0);
         fails++;
@@ -295,6 +337,49 @@ static void refusals(void)
     printf("ok   launchers refuse dtypes they do not offer\n");
 }
 
+/* Issue 26: the persistent configurations walk tiles b, b + P, ... of a grid
+ * of P CTAs; the cap P comes from g_pcap (0: one CTA per SM), the
+ * configuration from g_pcfg. A launcher for run_case, named wgmma_* so that
+ * run_case expects exactly one wgmma launch. */
+static int g_pcfg, g_pcap;
+static sl_status persist_launch(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg_grid(p, g_pcfg, g_pcap); }
+
+static void persistent_tiles(bool quick)
+{
+    /* tiles (128 x 256 / 128 x 128; stages 4 / 6): 640x768x320 15 / 30, 5 slices; 257x513x1000 9 / 15, 16
+     * slices (the last ragged); 3x5x7 and 1x8x8 one tile of one slice (ping-pong: warpgroup 2 idle);
+     * 1300x2900x136 132 / 253, 3 slices; 2048x2048x256 128 / 256, 4 slices; 2100x4100x200 289 / 561 (above 2 x
+     * 132), 4 slices (the last ragged). Cap 1: one CTA walks every tile (75 slices through 4 stages, 240 through 6) */
+    static const int64_t ps[][3] = {{640, 768, 320}, {257, 513, 1000}, {3, 5, 7},        {1, 8, 8},
+                                    {1300, 2900, 136}, {2048, 2048, 256}, {2100, 4100, 200}};
+    static const int caps[] = {1, 2, 7, 61, 0};
+    static const struct {
+        int cfg;
+        const char *name;
+    } pc[] = {{8, "wgmma_p(cap)"}, {9, "wgmma_n128_p(cap)"}, {10, "wgmma_n128_pp(cap)"}};
+    const int nps = quick ? 4 : (int)(sizeof ps / sizeof ps[0]);
+    for (int c = 0; c < 3; c++)
+        for (int ci = 0; ci < (int)(sizeof caps / sizeof caps[0]); ci++) {
+            if (quick && (caps[ci] == 2 || caps[ci] == 61)) /* under compute-sanitizer: caps 1, 7 and 0 */
+                continue;
+            const sl_mm_variant v = {pc[c].name, SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR,
+                                     (1u << SL_BF16) | (1u << SL_F16), persist_launch, 0, 0, 0, pc[c].name, ""};
+            g_pcfg = pc[c].cfg;
+            g_pcap = caps[ci];
+            printf("     %s, grid capped at %d CTAs (0: one per SM)\n", pc[c].name, caps[ci]);
+            for (int s = 0; s < nps; s++) {
+                /* the big shapes (s >= 4: the fp64 reference costs seconds) at caps 7 and 0 in bf16 and uncapped
+                 * in f16; the small ones everywhere */
+                const int64_t m = ps[s][0], n = ps[s][1], k = ps[s][2];
+                if (s >= 4 && caps[ci] != 7 && caps[ci] != 0)
+                    continue;
+                run_case(&v, SL_BF16, m, n, k, -1, 0, 1.0, 0.0);
+                if (s < 4 || caps[ci] == 0)
+                    run_case(&v, SL_F16, m, n, k, -2, 0, 0.75, -0.5);
+            }
+        }
+}
+
 /* Issue 26: the split-K configurations sum their partial tiles in a fixed
  * order, so two launches give the same bits; and sl_gemm's choice by shape
  * (sl_cuda_mm_wgmma_pick) is the measured one (docs/ladder.md). */
@@ -343,6 +428,52 @@ static void split_deterministic(void)
     free(c2);
 }
 
+/* Issue 26, f32: rung 10's split-K configurations sum their partials in rank order, so two launches give
+ * the same bits (C poisoned differently before each). */
+static void simt_deterministic(void)
+{
+    const int64_t m = 300, n = 200, k = 1100;
+    float *ha = malloc(sizeof(float) * (size_t)(m * k)), *hb = malloc(sizeof(float) * (size_t)(k * n));
+    float *c1 = malloc(sizeof(float) * (size_t)(m * n)), *c2 = malloc(sizeof(float) * (size_t)(m * n));
+    fill(SL_F32, ha, (size_t)(m * k), 15);
+    fill(SL_F32, hb, (size_t)(k * n), 16);
+    void *da, *db, *dc;
+    CK(cudaMalloc(&da, sizeof(float) * (size_t)(m * k)));
+    CK(cudaMalloc(&db, sizeof(float) * (size_t)(k * n)));
+    CK(cudaMalloc(&dc, sizeof(float) * (size_t)(m * n)));
+    CK(cudaMemcpy(da, ha, sizeof(float) * (size_t)(m * k), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(db, hb, sizeof(float) * (size_t)(k * n), cudaMemcpyHostToDevice));
+    sl_mm p = {.m = m, .n = n, .k = k, .lda = k, .ldb = n, .ldc = n, .alpha = 1, .beta = 0, .a = da, .b = db,
+               .c = dc, .dtype = SL_F32};
+    static const int cfgs[] = {4, 5, 6};
+    for (int f = 0; f < 3; f++) {
+        float *dst[2] = {c1, c2};
+        for (int rep = 0; rep < 2; rep++) {
+            CK(cudaMemset(dc, rep ? 0x00 : 0xFF, sizeof(float) * (size_t)(m * n)));
+            if (sl_cuda_mm_simt_cfg(&p, cfgs[f]) != SL_OK) {
+                fprintf(stderr, "FAIL simt split determinism: %s\n", sl_last_error());
+                fails++;
+                break;
+            }
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(dst[rep], dc, sizeof(float) * (size_t)(m * n), cudaMemcpyDeviceToHost));
+        }
+        cases++;
+        if (memcmp(c1, c2, sizeof(float) * (size_t)(m * n))) {
+            fprintf(stderr, "FAIL simt split-K configuration %d: two launches differ\n", cfgs[f]);
+            fails++;
+        } else
+            printf("ok   simt split-K configuration %d: two launches give the same bits\n", cfgs[f]);
+    }
+    CK(cudaFree(da));
+    CK(cudaFree(db));
+    CK(cudaFree(dc));
+    free(ha);
+    free(hb);
+    free(c1);
+    free(c2);
+}
+
 int main(int argc, char **argv)
 {
     /* --quick (under compute-sanitizer): the check-can-fail part at 1024^3 is left out */
@@ -364,6 +495,7 @@ int main(int argc, char **argv)
         CK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
         g_cc = g_cc * 10 + minor;
     }
+    CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
     if (sl_ctx_create(0, &g_ctx) != SL_OK) {
         fprintf(stderr, "FAIL: sl_ctx_create(0): %s\n", sl_last_error());
         return 1;
@@ -381,6 +513,14 @@ int main(int argc, char **argv)
                                          {130, 260, 136}, {257, 513, 200}, {128, 256, 64}, {640, 768, 320},
                                          {384, 640, 1000}, {1300, 2900, 136}};
     const int ntshapes = (int)(sizeof tshapes / sizeof tshapes[0]);
+    /* issue 26, f32 (rung 10 and sl_gemm): ragged M, N, K over several 128 x 128 tiles and K splits; 300x200x777
+     * splits 25 K tiles 12/13 (k2) and 6/6/6/7 (k4), the last ragged; 130x70x40 gives split 4 two ranks without
+     * a K tile, 130x70x5 less than one K tile; 1030x520x64: 9 block rows (one of 6 rows); sl_gemm at 1024 x
+     * 1024 takes split 4 (K 1100), split 2 (K 1000), 64x64 (K 300) on an H200, 2048x1024x300 128x64 */
+    static const int64_t fshapes[][3] = {{300, 200, 777},   {130, 70, 40},      {130, 70, 5},
+                                         {1030, 520, 64},   {257, 129, 1000},   {1024, 1024, 1100},
+                                         {1024, 1024, 1000}, {1024, 1024, 300}, {2048, 1024, 300}};
+    const int nfshapes = (int)(sizeof fshapes / sizeof fshapes[0]);
     const sl_mm_variant *extra[] = {&api_t16, &api_f32};
     for (int vi = 0; vi < sl_mm_nvariants + 2; vi++) {
         const sl_mm_variant *v = vi < sl_mm_nvariants ? &sl_mm_variants[vi] : extra[vi - sl_mm_nvariants];
@@ -389,6 +529,22 @@ int main(int argc, char **argv)
         const bool wg = !strncmp(v->name, "wgmma", 5); /* rung 8 and its configurations (issue 26) */
         if (wg && !wg_here)
             continue; /* unavailable here (said above) */
+        const bool simt = !strncmp(v->name, "simt", 4); /* rung 10's configurations (issue 26) */
+        if (simt && strstr(v->name, "_k") && g_cc < 90) {
+            printf("skip %s: K split over a cluster needs sm_90 (this device is sm_%d)\n", v->name, g_cc);
+            continue;
+        }
+        if (simt && g_cc < 80) {
+            printf("skip %s: cp.async needs sm_80 (this device is sm_%d)\n", v->name, g_cc);
+            continue;
+        }
+        if (simt || (!strcmp(v->name, "sl_gemm") && (v->dtypes & (1u << SL_F32))))
+            for (int s = 0; s < (quick ? 3 : simt ? 5 : nfshapes); s++) { /* the 1024-row ones: sl_gemm's rule */
+                const int64_t m = fshapes[s][0], n = fshapes[s][1], k = fshapes[s][2];
+                run_case(v, SL_F32, m, n, k, -1, 0, 1.0, 0.0);     /* C poisoned, ldc = n */
+                run_case(v, SL_F32, m, n, k, -2, 0, 0.75, -0.5);   /* ldc = n + 3: odd where n is even */
+                run_case(v, SL_F32, m, n, k, 3, 1, -1.25, 0.5);    /* 4-byte copies of B (rows not 16-byte) */
+            }
         if (wg || !strcmp(v->name, "sl_gemm"))
             for (int d = 0; d < 3; d++) {
                 if (!(v->dtypes & (1u << dts[d])))
@@ -402,7 +558,7 @@ int main(int argc, char **argv)
         for (int d = 0; d < 3; d++) {
             if (!(v->dtypes & (1u << dts[d])))
                 continue;
-            for (int s = 0; s < (quick ? 8 : nshapes); s++) {
+            for (int s = 0; s < (quick ? (simt ? 3 : 8) : nshapes); s++) { /* quick: memcheck's time */
                 const int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
                 run_case(v, dts[d], m, n, k, 0, 0, 1.0, 0.0);
                 run_case(v, dts[d], m, n, k, 0, 0, 0.75, -0.5);
@@ -413,8 +569,34 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (wg_here)
+    if (wg_here) {
         split_deterministic();
+        persistent_tiles(quick);
+    }
+    if (g_cc >= 90)
+        simt_deterministic();
+    {
+        /* sl_gemm's f32 rule (sl_cuda_mm_simt_pick), as docs/ladder.md records it: 132 SMs, sm_90; and an
+         * sm_80 of 108 SMs (no clusters: narrower tiles instead of a split) */
+        static const struct {
+            int64_t m, n, k;
+            int sms, cc, cfg;
+        } fpicks[] = {{1024, 1024, 1024, 132, 90, 5}, {2048, 2048, 2048, 132, 90, 1}, {4096, 4096, 4096, 132, 90, 1},
+                      {1024, 1024, 1100, 132, 90, 5}, {1024, 1024, 1000, 132, 90, 4}, {1024, 1024, 300, 132, 90, 3},
+                      {2048, 1024, 300, 132, 90, 2},  {1536, 1536, 4096, 132, 90, 1}, {1024, 1024, 1024, 108, 80, 2},
+                      {4096, 4096, 14336, 132, 90, 1}};
+        for (size_t i = 0; i < sizeof fpicks / sizeof fpicks[0]; i++) {
+            const int got = sl_cuda_mm_simt_pick(fpicks[i].m, fpicks[i].n, fpicks[i].k, fpicks[i].sms, fpicks[i].cc);
+            cases++;
+            if (got != fpicks[i].cfg) {
+                fprintf(stderr, "FAIL sl_cuda_mm_simt_pick(%lld, %lld, %lld, %d, %d) = %d, expected %d\n",
+                        (long long)fpicks[i].m, (long long)fpicks[i].n, (long long)fpicks[i].k, fpicks[i].sms,
+                        fpicks[i].cc, got, fpicks[i].cfg);
+                fails++;
+            }
+        }
+        printf("ok   sl_gemm's f32 configuration by shape (sl_cuda_mm_simt_pick)\n");
+    }
     {
         /* sl_gemm's shape -> configuration rule on 132 SMs (H200), as docs/ladder.md records it */
         static const struct {

@@ -57,6 +57,8 @@ static sl_traffic moved16(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 
 static sl_traffic moved32(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 32, 32); }
 static sl_traffic moved16x32(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 16, 32); }
 static sl_traffic moved128(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 128); }
+static sl_traffic moved128x64(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 64); }
+static sl_traffic moved64(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 64, 64); }
 static sl_traffic moved128x256(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 256); }
 /* B multicast to 2 block rows: B read once per 256 rows of C */
 static sl_traffic moved256x256(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 256, 256); }
@@ -216,6 +218,13 @@ MM_ADAPT(cuda_regblock, sl_cuda_mm_regblock)
 MM_ADAPT(cuda_vec, sl_cuda_mm_vec)
 MM_ADAPT(cuda_warptile, sl_cuda_mm_warptile)
 MM_ADAPT(cuda_small, sl_cuda_mm_small)
+MM_ADAPT(cuda_simt_128x128, sl_cuda_mm_simt_128x128)
+MM_ADAPT(cuda_simt_128x64, sl_cuda_mm_simt_128x64)
+MM_ADAPT(cuda_simt_64x64, sl_cuda_mm_simt_64x64)
+MM_ADAPT(cuda_simt_k2, sl_cuda_mm_simt_k2)
+MM_ADAPT(cuda_simt_k4, sl_cuda_mm_simt_k4)
+MM_ADAPT(cuda_simt_128x64_k2, sl_cuda_mm_simt_128x64_k2)
+MM_ADAPT(cuda_simt_auto, sl_cuda_mm_simt_auto)
 MM_ADAPT(cuda_wmma_tf32, sl_cuda_mm_wmma_tf32)
 MM_ADAPT(cuda_wmma, sl_cuda_mm_wmma)
 MM_ADAPT(cuda_best, sl_cuda_mm_best)
@@ -230,10 +239,15 @@ MM_ADAPT(cuda_wgmma_pdl, sl_cuda_mm_wgmma_pdl)
 MM_ADAPT(cuda_wgmma_mc2_pdl, sl_cuda_mm_wgmma_mc2_pdl)
 MM_ADAPT(cuda_wgmma_n128_k2_pdl, sl_cuda_mm_wgmma_n128_k2_pdl)
 MM_ADAPT(cuda_wgmma_auto, sl_cuda_mm_wgmma_auto)
+MM_ADAPT(cuda_wgmma_p, sl_cuda_mm_wgmma_p)
+MM_ADAPT(cuda_wgmma_p_pdl, sl_cuda_mm_wgmma_p_pdl)
+MM_ADAPT(cuda_wgmma_n128_p, sl_cuda_mm_wgmma_n128_p)
+MM_ADAPT(cuda_wgmma_n128_pp, sl_cuda_mm_wgmma_n128_pp)
 
-/* what sl_gemm runs on a CUDA context: warptile (f32) and best (bf16, f16)
- * need sm_80 (cp.async); f32 on an older GPU runs the vec rung, bf16 / f16
- * there are refused by best with the reason. bf16 / f16 on a compute
+/* what sl_gemm runs on a CUDA context: simt (f32: rung 10, its block tile
+ * and K split by shape, sl_cuda_mm_simt_pick; issue 26) and best (bf16,
+ * f16) need sm_80 (cp.async); f32 on an older GPU runs the vec rung, bf16 /
+ * f16 there are refused by best with the reason. bf16 / f16 on a compute
  * capability 9.0 device run the wgmma rung when its TMA rules hold (16-byte
  * aligned A and B, lda and ldb multiples of 8: sl_cuda_mm_wgmma_applies),
  * best otherwise. */
@@ -248,7 +262,7 @@ static sl_status cuda_api_mm(const sl_mm *p)
     if (p->dtype == SL_F32 && ((p->m + 127) / 128) * ((p->n + 127) / 128) < 32)
         return sl_cuda_mm_small(p);
     if (p->dtype == SL_F32)
-        return cc >= 80 ? sl_cuda_mm_warptile(p) : sl_cuda_mm_vec(p);
+        return cc >= 80 ? sl_cuda_mm_simt_auto(p) : sl_cuda_mm_vec(p);
     if (sl_cuda_mm_wgmma_applies(p, NULL) == SL_OK)
         return sl_cuda_mm_wgmma_auto(p); /* the configuration by shape (issue 26) */
     return sl_cuda_mm_best(p);
@@ -296,6 +310,22 @@ static const sl_variant variants[] = {
     {.name = "small", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
      .technique = "16x32 tiles, K split over 8 warps, LDS.128 broadcasts (skinny shapes)", .source = "issue 19",
      .launch = MM_CUDA(cuda_small), .acc = SL_F32, .partials = 1, .access_bytes = 4, .moved = moved16x32, .moved_in_l2 = true},
+/* rung 10's configurations (issue 26; 10_simt.cu, docs/ladder.md "sl_gemm f32 by shape"): one row each */
+#define MM_SIMT(NAME, FN, TECH, MOVED)                                                                           \
+    {.name = NAME, .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32, .technique = TECH,           \
+     .source = "issue 26", .launch = MM_CUDA(FN), .acc = SL_F32, .partials = 1, .access_bytes = 16,              \
+     .async_reads = true, .moved = MOVED, .moved_in_l2 = true}
+    MM_SIMT("simt_128x128", cuda_simt_128x128, "rung 5's warp tiles, 128x128 blocks, conflict-free A copies (fp32 SIMT)",
+            moved128),
+    MM_SIMT("simt_128x64", cuda_simt_128x64, "128x64 blocks of rung 5's warp tiles", moved128x64),
+    MM_SIMT("simt_64x64", cuda_simt_64x64, "64x64 blocks of rung 5's warp tiles", moved64),
+    MM_SIMT("simt_k2", cuda_simt_k2, "128x128 blocks, K split over a cluster of 2, partials summed in rank order "
+            "through distributed shared memory", moved128),
+    MM_SIMT("simt_k4", cuda_simt_k4, "128x128 blocks, K split over a cluster of 4", moved128),
+    MM_SIMT("simt_128x64_k2", cuda_simt_128x64_k2, "128x64 blocks, K split over a cluster of 2", moved128x64),
+    MM_SIMT("simt_auto", cuda_simt_auto, "rung 10's configuration by shape (sl_cuda_mm_simt_pick): sl_gemm's f32 path",
+            moved128),
+#undef MM_SIMT
     {.name = "wmma_tf32", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG, .dtypes = F32,
      .technique = "WMMA 16x16x8 TF32 tensor cores, 128x128 tiles, 3 cp.async stages",
      .source = "seed 004 (tensor cores)", .launch = MM_CUDA(cuda_wmma_tf32), .acc = SL_F32, .partials = 1,
@@ -330,11 +360,17 @@ static const sl_variant variants[] = {
     MM_WG("wgmma_pdl", cuda_wgmma_pdl, "rung 8 (128x256) with programmatic dependent launch", moved128x256),
     MM_WG("wgmma_mc2_pdl", cuda_wgmma_mc2_pdl, "wgmma_mc2 with programmatic dependent launch", moved256x256),
     MM_WG("wgmma_n128_k2_pdl", cuda_wgmma_n128_k2_pdl, "wgmma_n128_k2 with programmatic dependent launch", moved128),
+    MM_WG("wgmma_p", cuda_wgmma_p, "rung 8 (128x256) persistent: one CTA per SM walks the tiles in grouped order, "
+          "the next tile's TMA loads under the current epilogue", moved128x256),
+    MM_WG("wgmma_p_pdl", cuda_wgmma_p_pdl, "wgmma_p with programmatic dependent launch", moved128x256),
+    MM_WG("wgmma_n128_p", cuda_wgmma_n128_p, "128x128 tiles, persistent (one CTA per SM walks the tiles)", moved128),
+    MM_WG("wgmma_n128_pp", cuda_wgmma_n128_pp, "128x128 tiles, persistent ping-pong: each consumer warpgroup owns "
+          "whole tiles, main loops alternate, one's epilogue under the other's main loop", moved128),
     MM_WG("wgmma_auto", cuda_wgmma_auto, "rung 8's configuration by shape (sl_cuda_mm_wgmma_pick): sl_gemm's path",
           moved128x256),
 #undef MM_WG
     {.name = "sl_gemm", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_gemm(): warptile (f32; small under 32 blocks), wgmma on sm_90 (its configuration by shape) "
+     .technique = "public sl_gemm(): simt by shape (f32; small under 32 blocks), wgmma on sm_90 (its configuration by shape) "
                   "else best (bf16, f16)", .source = "issue 12",
      .launch = MM_CUDA(cuda_api), .acc = SL_F32, .partials = 1, .acc_truncates = true, .access_bytes = 16,
      .moved = moved128, .moved_in_l2 = true},

@@ -80,11 +80,19 @@ sl_status sl_cuda_mm_wgmma(const sl_mm *p);
  * atomics), B multicast by TMA to MC block rows of a cluster. cfg 1: 128 x
  * 256 (sl_cuda_mm_wgmma); 2: 128 x 128; 3: 128 x 128 split 2; 4: 128 x 128
  * split 4; 5: 128 x 256 split 2; 6: 128 x 256, B multicast to 2; 7: 128 x
- * 128, B multicast to 2; 0: sl_cuda_mm_wgmma_pick's choice (what sl_gemm
- * runs). Same dispatch rules as sl_cuda_mm_wgmma. */
+ * 128, B multicast to 2; 8: 128 x 256 persistent (one CTA per SM walks
+ * the tiles, the next tile's loads under the current epilogue); 9: 128 x
+ * 128 persistent; 10: 128 x 128 persistent ping-pong (each consumer
+ * warpgroup a whole tile, their main loops alternating, one's epilogue
+ * under the other's main loop); 0: sl_cuda_mm_wgmma_pick's choice (what
+ * sl_gemm runs).
+ * Same dispatch rules as sl_cuda_mm_wgmma. _cfg_grid: as _cfg, with the
+ * persistent grid capped at ctas CTAs (0: one per SM; the tests use small
+ * caps so that each CTA walks many tiles). */
 #define SL_MM_WGMMA_PDL 0x100 /* or'd into cfg: programmatic dependent launch (griddepcontrol) */
 sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg);
-int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms); /* the cfg (1 .. 7) for a shape on sms SMs */
+sl_status sl_cuda_mm_wgmma_cfg_grid(const sl_mm *p, int cfg, int ctas);
+int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms); /* the cfg (1 .. 5) for a shape on sms SMs */
 sl_status sl_cuda_mm_wgmma_auto(const sl_mm *p);      /* cfg 0, PDL for grids of one wave at most: sl_gemm's path */
 sl_status sl_cuda_mm_wgmma_pdl(const sl_mm *p);       /* cfg 1 | SL_MM_WGMMA_PDL */
 sl_status sl_cuda_mm_wgmma_mc2_pdl(const sl_mm *p);   /* cfg 6 | SL_MM_WGMMA_PDL */
@@ -95,10 +103,34 @@ sl_status sl_cuda_mm_wgmma_n128_k4(const sl_mm *p);   /* cfg 4 */
 sl_status sl_cuda_mm_wgmma_k2(const sl_mm *p);        /* cfg 5 */
 sl_status sl_cuda_mm_wgmma_mc2(const sl_mm *p);       /* cfg 6 */
 sl_status sl_cuda_mm_wgmma_n128_mc2(const sl_mm *p);  /* cfg 7 */
+sl_status sl_cuda_mm_wgmma_p(const sl_mm *p);         /* cfg 8 */
+sl_status sl_cuda_mm_wgmma_p_pdl(const sl_mm *p);     /* cfg 8 | SL_MM_WGMMA_PDL */
+sl_status sl_cuda_mm_wgmma_n128_p(const sl_mm *p);    /* cfg 9 */
+sl_status sl_cuda_mm_wgmma_n128_pp(const sl_mm *p);   /* cfg 10 */
 sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
 unsigned long long sl_cuda_mm_wgmma_launches(void);
 int sl_cuda_mm_wgmma_built(void);
 sl_status sl_cuda_mm_small(const sl_mm *p);     /* 09: 16x32 tiles, K split over 8 warps: skinny f32 shapes (issue 19) */
+/* 10: the f32 SIMT product with its tiling by shape (issue 26): rung 5's
+ * warp tiles (64 x 32, 8 x 8 a lane, cp.async 3 stages, BK 32) in block
+ * tiles of cfg 1: 128 x 128; 2: 128 x 64; 3: 64 x 64; 4: 128 x 128 with K
+ * split over a cluster of 2 (partials summed in rank order through
+ * distributed shared memory: deterministic, no atomics; sm_90+); 5: the
+ * same, split 4; 6: 128 x 64, split 2; 0: sl_cuda_mm_simt_pick's choice
+ * (what sl_gemm runs for f32 on sm_80+ outside rung 9's shapes). The
+ * split configurations are SL_ERR_UNSUPPORTED below sm_90. _launches(cfg)
+ * counts launches of configuration cfg (1 .. 6) in this process: the test
+ * checks sl_gemm runs the one the rule names. */
+sl_status sl_cuda_mm_simt_cfg(const sl_mm *p, int cfg);
+int sl_cuda_mm_simt_pick(int64_t m, int64_t n, int64_t k, int sms, int cc); /* cc = major x 10 + minor */
+unsigned long long sl_cuda_mm_simt_launches(int cfg);
+sl_status sl_cuda_mm_simt_auto(const sl_mm *p);      /* cfg 0 */
+sl_status sl_cuda_mm_simt_128x128(const sl_mm *p);   /* cfg 1 */
+sl_status sl_cuda_mm_simt_128x64(const sl_mm *p);    /* cfg 2 */
+sl_status sl_cuda_mm_simt_64x64(const sl_mm *p);     /* cfg 3 */
+sl_status sl_cuda_mm_simt_k2(const sl_mm *p);        /* cfg 4 */
+sl_status sl_cuda_mm_simt_k4(const sl_mm *p);        /* cfg 5 */
+sl_status sl_cuda_mm_simt_128x64_k2(const sl_mm *p); /* cfg 6 */
 sl_status sl_cuda_mm_cublas(const sl_mm *p);    /* peer: cublasSgemm (f32) / cublasGemmEx (bf16, f16) */
 sl_status sl_cuda_mm_cublas_tf32(const sl_mm *p); /* peer: cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 */
 

@@ -66,6 +66,45 @@ template <int N> __device__ __forceinline__ void mm_cp_wait() { asm volatile("cp
 #define MM_SM80 0
 #endif
 
+/* ---- thread-block clusters (sm_90+; PTX ISA: barrier.cluster, mapa) ------------
+ * For the f32 split-K exchange of rung 10 (10_simt.cu); the sm_90a wgmma
+ * rung keeps its own copies (08_wgmma.cu). Below sm_90 the bodies are
+ * empty and the launchers refuse a cluster configuration before any launch
+ * (mm_need_sm90). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define MM_SM90 1
+#else
+#define MM_SM90 0
+#endif
+/* Every thread of every CTA of the cluster arrives, then waits: shared-memory
+ * writes before it (local or remote) are visible to the whole cluster after it. */
+__device__ __forceinline__ void mm_cluster_sync()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+/* The shared::cluster address of a shared::cta address in CTA `rank` of the cluster. */
+__device__ __forceinline__ unsigned mm_map_rank(unsigned addr, unsigned rank)
+{
+    unsigned r = addr;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+#else
+    (void)rank;
+#endif
+    return r;
+}
+__device__ __forceinline__ void mm_st_cluster_v4(unsigned addr, float a, float b, float c, float d)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(a), "f"(b), "f"(c), "f"(d)
+                 : "memory");
+#else
+    (void)addr, (void)a, (void)b, (void)c, (void)d;
+#endif
+}
+
 /* ---- host side ----------------------------------------------------------------- */
 
 static inline sl_status mm_need_sm80(const char *who)
@@ -78,6 +117,18 @@ static inline sl_status mm_need_sm80(const char *who)
         return sl_fail(SL_ERR_UNSUPPORTED, "%s: needs sm_80 or newer (cp.async, bf16/TF32 tensor cores); this device "
                                            "is sm_%d",
                        who, cc);
+    return SL_OK;
+}
+
+static inline sl_status mm_need_sm90(const char *who)
+{
+    int cc = 0;
+    sl_status st = sl_cuda_current_cc(&cc);
+    if (st != SL_OK)
+        return st;
+    if (cc < 90)
+        return sl_fail(SL_ERR_UNSUPPORTED, "%s: needs sm_90 or newer (thread-block clusters); this device is sm_%d", who,
+                       cc);
     return SL_OK;
 }
 

@@ -41,6 +41,20 @@
  * workspace, deterministic), B multicast by TMA to MC = 2 block rows of a
  * cluster, and programmatic dependent launch (griddepcontrol). sl_gemm's
  * choice by shape: sl_cuda_mm_wgmma_pick; measurements in docs/ladder.md.
+ * Persistent configurations (PERSIST, issue 26; cfg 8 = 128 x 256, 9 =
+ * 128 x 128, 10 = 128 x 128 ping-pong): a grid of one CTA per SM walks the
+ * tiles in the same grouped order, tile b, b + P, ... for CTA b of P; the
+ * producer's stage and phase counters run on across tiles and the
+ * consumers release a tile's last stage before its epilogue, so up to
+ * STAGES slices of the next tile (all 192 KiB of stages) are in flight
+ * while the epilogue stores, and no SM launches a CTA, initialises
+ * barriers or waits for a pipeline fill more than once. Ping-pong also
+ * takes the epilogue off the tensor pipe's path: each consumer warpgroup
+ * owns whole 128 x 128 tiles and the two main loops alternate. Expected
+ * effect: only on grids of more than one wave (one tile per CTA is the
+ * old kernel), ~1.3 us per tile after a CTA's first (of the 3.8 us fixed
+ * cost per wave fitted at 1024^3 and 2048^3), 1-2.5% from 4096^3 up;
+ * docs/ladder.md, "Persistent tiles".
  * Dispatch (sl_cuda_mm_wgmma): needs an sm_90 device (compute capability
  * 9.0 exactly: sm_90a code runs nowhere else), bf16 or f16, A and B with
  * 16-byte aligned bases and leading dimensions (lda, ldb multiples of 8
@@ -69,6 +83,10 @@ constexpr int BM = 128, BK = 64;
 constexpr int A_BYTES = BM * BK * 2; /* 16 KiB: 128 rows of 128 swizzled bytes */
 constexpr int NT = 384;              /* 3 warpgroups: producer + 2 consumers */
 
+/* Tile scheduling (the kernel's PERSIST): one tile per CTA; persistent, both consumer warpgroups on each
+ * tile; persistent ping-pong, each consumer warpgroup on its own tiles. */
+constexpr int P_NONE = 0, P_COOP = 1, P_PINGPONG = 2;
+
 /* One configuration of the kernel: block tile 128 x BN (BN = 256 or 128),
  * K split over SPLIT CTAs of a cluster (partial tiles summed through
  * distributed shared memory), B shared by MC CTAs of a cluster along M
@@ -77,7 +95,7 @@ template <int BN> struct wg_cfg {
     static constexpr int B_BYTES = BK * BN * 2;            /* 32 / 16 KiB: BN / 64 boxes side by side in N */
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  /* what one stage's full barrier expects */
     static constexpr int STAGES = BN == 256 ? 4 : 6;
-    static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024; /* + barriers + slack */
+    static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + (2 * STAGES + 2) * 8 + 1024; /* + barriers + slack */
 };
 
 std::atomic<unsigned long long> g_launches{0};
@@ -267,13 +285,38 @@ __device__ __forceinline__ void store_pair(Ts *c, int64_t ldc, int64_t m, int64_
         mm_store(c, ldc, i, j + 1, v1, alpha, beta);
 }
 
+/* Grouped tile order (L2 reuse): G = 8 / MC block rows (whole multicast groups) sweep the block columns
+ * together; tile id of gx block columns and gy block rows (groups) -> (block column, block row or group). */
+template <int MC> __device__ __forceinline__ int2 tile_at(int id, int gx, int gy)
+{
+    constexpr int G = 8 / MC;
+    const int per = G * gx, first = (id / per) * G, rows = gy - first < G ? gy - first : G;
+    return make_int2((id % per) / rows, first + (id % per) % rows);
+}
+
 #endif /* MM_WGMMA_DEVICE */
 
 /* The kernel. Grid: x = block columns x SPLIT, y = block rows rounded up to
  * a multiple of MC; cluster (SPLIT, MC, 1), so the CTA's rank in its
  * cluster is kr + mr SPLIT (kr = blockIdx.x % SPLIT: which K range; mr =
- * blockIdx.y % MC: which block row of the multicast group). */
-template <class Ts, int BN, int SPLIT, int MC>
+ * blockIdx.y % MC: which block row of the multicast group).
+ * PERSIST (SPLIT = MC = 1 only): a persistent, tile-scheduled grid of at
+ * most one CTA per SM, gridDim = (P, 1, 1); CTA b takes the tiles b, b + P,
+ * b + 2P, ... of the same grouped order, and the producer's and consumers'
+ * slice counters (stage, phase) run on across its tiles, so the producer
+ * loads the next tile's first slices while the consumers run the epilogue
+ * of the current one. A CTA without a tile (none: the launcher makes P at
+ * most the tile count) would skip both loops and exit.
+ * PERSIST = P_PINGPONG (BN = 128): as P_COOP, but each consumer warpgroup
+ * owns whole 128 x 128 tiles (two m64n128k16 per 16 of K, 128 accumulator
+ * registers), warpgroup 1 the CTA's tiles 0, 2, 4, ..., warpgroup 2 tiles
+ * 1, 3, ...; a pair of "turn" mbarriers makes their main loops alternate
+ * (warpgroup c starts tile j's main loop once the other has issued the
+ * last wgmma of tile j - 1), so one warpgroup's epilogue runs under the
+ * other's main loop. The turn order also keeps every full-barrier wait at
+ * most one phase ahead of the barrier (tile j's slices are waited for only
+ * after all of tile j - 1's have completed), which the parity wait needs. */
+template <class Ts, int BN, int SPLIT, int MC, int PERSIST>
 __global__ void __launch_bounds__(NT, 1)
     mm_wgmma_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUtensorMap tmb, int64_t m,
                     int64_t n, int64_t k, Ts *c, int64_t ldc, float alpha, float beta, int pair)
@@ -282,27 +325,26 @@ __global__ void __launch_bounds__(NT, 1)
     static_assert(BN == 256 || BN == 128, "BN");
     static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4, "SPLIT");
     static_assert(MC == 1 || MC == 2, "MC");
+    static_assert(!PERSIST || SPLIT * MC == 1, "the persistent grid has no clusters");
+    constexpr bool PP = PERSIST == P_PINGPONG;
+    static_assert(!PP || BN == 128, "ping-pong: 128 x 128 tiles (128 accumulators a thread)");
     constexpr int STAGES = wg_cfg<BN>::STAGES, STAGE_BYTES = wg_cfg<BN>::STAGE_BYTES;
     constexpr bool CLUSTER = SPLIT * MC > 1;
     extern __shared__ unsigned char mm_wg_smem[];
     /* 128-byte swizzle: TMA boxes and descriptors want 1024-byte aligned atoms */
     const uint32_t raw = (uint32_t)__cvta_generic_to_shared(mm_wg_smem);
     const uint32_t base = (raw + 1023u) & ~1023u;
-    const uint32_t bars = base + STAGES * STAGE_BYTES; /* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
+    /* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s), ping-pong's turn[c] at bars + 8 (2 STAGES + c) */
+    const uint32_t bars = base + STAGES * STAGE_BYTES, turn = bars + 8 * 2 * STAGES;
     const int kr = SPLIT > 1 ? (int)(blockIdx.x % SPLIT) : 0;
     const int mr = MC > 1 ? (int)(blockIdx.y % MC) : 0;
 
-    /* grouped block order: 8 block rows (whole multicast groups) sweep the block columns together (L2 reuse) */
-    int bx = (int)(blockIdx.x / SPLIT), by = (int)(blockIdx.y / MC);
-    {
-        const int gx = (int)gridDim.x / SPLIT, gy = (int)gridDim.y / MC, G = 8 / MC, id = by * gx + bx,
-                  per = G * gx;
-        const int first = (id / per) * G, rows = gy - first < G ? gy - first : G;
-        by = first + (id % per) % rows;
-        bx = (id % per) / rows;
-    }
-    by = by * MC + mr;
-    const int i0 = by * BM, j0 = bx * BN;
+    /* the tiles (block columns gx, block rows or multicast groups gy) in grouped order: tile id's place is
+     * tile_at(id); this CTA's tiles are id0, id0 + step, ... below id_end (one tile unless PERSIST) */
+    const int gx = PERSIST ? (int)((n + BN - 1) / BN) : (int)gridDim.x / SPLIT;
+    const int gy = PERSIST ? (int)((m + BM - 1) / BM) : (int)gridDim.y / MC;
+    const int id0 = PERSIST ? (int)blockIdx.x : (int)(blockIdx.y / MC) * gx + (int)(blockIdx.x / SPLIT);
+    const int id_end = PERSIST ? gx * gy : id0 + 1, step = PERSIST ? (int)gridDim.x : 1;
     /* this CTA's K range: slices [kb, kb + kt) of the kt_all, split evenly over the SPLIT ranks */
     const int kt_all = (int)((k + BK - 1) / BK);
     const int kb = (int)((int64_t)kt_all * kr / SPLIT), kt = (int)((int64_t)kt_all * (kr + 1) / SPLIT) - kb;
@@ -314,7 +356,12 @@ __global__ void __launch_bounds__(NT, 1)
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tmb)) : "memory");
         for (int s = 0; s < STAGES; s++) {
             mbar_init(bars + 8 * s, 1);                      /* the producer's arrive.expect_tx */
-            mbar_init(bars + 8 * (STAGES + s), 2 * 4 * MC);  /* one arrival per consumer warp of the MC group */
+            /* one arrival per consumer warp of the MC group (ping-pong: of the one warpgroup that owns the slice) */
+            mbar_init(bars + 8 * (STAGES + s), PP ? 4 : 2 * 4 * MC);
+        }
+        if (PP) {
+            mbar_init(turn, 4); /* warpgroup 1's turn: one arrival per warp of warpgroup 2 */
+            mbar_init(turn + 8, 4);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -332,23 +379,30 @@ __global__ void __launch_bounds__(NT, 1)
         /* producer: registers to the consumers; one thread issues the copies */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
-            for (int t = 0; t < kt; t++) {
-                const int s = t % STAGES, kc = (kb + t) * BK;
-                if (t >= STAGES)
-                    mbar_wait(bars + 8 * (STAGES + s), (unsigned)((t / STAGES - 1) & 1));
-                const uint32_t full = bars + 8 * s, sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
-                mbar_expect_tx(full, STAGE_BYTES);
-                tma_load_2d(sa, &tma, kc, i0, full);
-                if (MC == 1) {
+            /* it: the slices issued so far over this CTA's tiles; use it / STAGES of stage it % STAGES waits
+             * for the consumers' release of the use before (phase it / STAGES - 1 of its empty barrier) */
+            int it = 0;
+            for (int id = id0; id < id_end; id += step) {
+                const int2 tl = tile_at<MC>(id, gx, gy);
+                const int i0 = (tl.y * MC + mr) * BM, j0 = tl.x * BN;
+                for (int t = 0; t < kt; t++, it++) {
+                    const int s = it % STAGES, kc = (kb + t) * BK;
+                    if (it >= STAGES)
+                        mbar_wait(bars + 8 * (STAGES + s), (unsigned)((it / STAGES - 1) & 1));
+                    const uint32_t full = bars + 8 * s, sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
+                    mbar_expect_tx(full, STAGE_BYTES);
+                    tma_load_2d(sa, &tma, kc, i0, full);
+                    if (MC == 1) {
 #pragma unroll
-                    for (int q = 0; q < BN / 64; q++)
-                        tma_load_2d(sb + q * BBOX_BYTES, &tmb, j0 + 64 * q, kc, full);
-                } else {
-                    /* the group shares B: each CTA fetches BN / 64 / MC of its boxes into every CTA of the group */
-                    const uint16_t mask = (uint16_t)((1u << kr) | (1u << (kr + SPLIT)));
+                        for (int q = 0; q < BN / 64; q++)
+                            tma_load_2d(sb + q * BBOX_BYTES, &tmb, j0 + 64 * q, kc, full);
+                    } else {
+                        /* the group shares B: each CTA fetches BN / 64 / MC of its boxes into every CTA of the group */
+                        const uint16_t mask = (uint16_t)((1u << kr) | (1u << (kr + SPLIT)));
 #pragma unroll
-                    for (int q = mr * (BN / 64 / MC); q < (mr + 1) * (BN / 64 / MC); q++)
-                        tma_load_2d_mc(sb + q * BBOX_BYTES, &tmb, j0 + 64 * q, kc, full, mask);
+                        for (int q = mr * (BN / 64 / MC); q < (mr + 1) * (BN / 64 / MC); q++)
+                            tma_load_2d_mc(sb + q * BBOX_BYTES, &tmb, j0 + 64 * q, kc, full, mask);
+                    }
                 }
             }
         }
@@ -362,93 +416,116 @@ __global__ void __launch_bounds__(NT, 1)
     }
 
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    const int cw = wg - 1; /* consumer warpgroup: rows 64 cw .. 64 cw + 63 of the block tile */
+    /* consumer warpgroup cw: rows 64 cw .. 64 cw + 63 of every tile (ping-pong: all 128 rows of every other
+     * tile, as two 64-row halves h) */
+    const int cw = wg - 1;
     const int w = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+    constexpr int HALVES = PP ? 2 : 1, JSTEP = PP ? 2 : 1;
     /* no zero fill: the first wgmma of the tile runs with scale-d = 0 (D = A B), so no non-wgmma
      * instruction writes the accumulators inside the pipeline (ptxas would serialise the wgmmas) */
-    float d[BN / 2];
-    for (int t = 0; t < kt; t++) {
-        const int s = t % STAGES;
-        mbar_wait(bars + 8 * s, (unsigned)((t / STAGES) & 1));
-        const uint32_t sa = base + s * STAGE_BYTES + cw * 64 * 128, sb = base + s * STAGE_BYTES + A_BYTES;
-        wgmma_fence();
+    float d[HALVES * BN / 2];
+    /* j: the tile's place among this CTA's tiles; it: the CTA's slice counter (as the producer's) */
+    for (int j = PP ? cw : 0; id0 + j * step < id_end; j += JSTEP) {
+        const int2 tl = tile_at<MC>(id0 + j * step, gx, gy);
+        const int i0 = (tl.y * MC + mr) * BM, j0 = tl.x * BN;
+        int it = j * kt;
+        if (PP && j > 0) /* the other warpgroup has issued tile j - 1's last wgmma (its phase (j - 1) / 2) */
+            mbar_wait(turn + 8 * cw, (unsigned)(((j - 1) / 2) & 1));
+        for (int t = 0; t < kt; t++, it++) {
+            const int s = it % STAGES;
+            mbar_wait(bars + 8 * s, (unsigned)((it / STAGES) & 1));
+            wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < BK / 16; kk++) {
-            /* A, K-major: rows of 128 swizzled bytes, 8-row atoms 1024 B apart (SBO); a 16-deep step is 32 B
-             * further along the row (LBO unused with this swizzle: 16 B, i.e. 1). B, N-major: 64-column
-             * atoms of 8 K rows x 128 B, the next 64 columns one box (8 KiB, LBO) away, the next 8 K rows
-             * 1024 B (SBO); a 16-deep step is 16 rows = 2048 B. */
-            const uint64_t da = sw128_desc(sa + kk * 32, 16, 1024);
-            const uint64_t db = sw128_desc(sb + kk * 2048, BBOX_BYTES, 1024);
-            mm_wg_ty<Ts, BN>::mma(d, da, db, t > 0 || kk > 0);
-        }
-        wgmma_commit();
-        wgmma_wait<1>(); /* slice t - 1 is done: its stage goes back to the producer(s) */
-        if (t > 0 && lane == 0) {
-            const uint32_t e = bars + 8 * (STAGES + (t - 1) % STAGES);
-            mbar_arrive(e);
-            if (MC > 1) /* and the other CTA of the group, whose multicast also fills this stage */
-                mbar_arrive_cluster(map_rank(e, (unsigned)(kr + (1 - mr) * SPLIT)));
-        }
-    }
-    wgmma_wait<0>();
-    if (kt == 0) /* a K range with no slice (K < SPLIT slices): its partial is zero */
+            for (int h = 0; h < HALVES; h++) {
+                const uint32_t sa = base + s * STAGE_BYTES + (PP ? h : cw) * 64 * 128,
+                               sb = base + s * STAGE_BYTES + A_BYTES;
 #pragma unroll
-        for (int i = 0; i < BN / 2; i++)
-            d[i] = 0.0f;
-
-    if (CLUSTER) {
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        cluster_sync(); /* 1: no CTA of the cluster reads its stages any more; no remote arrival is pending */
-    }
-    if (SPLIT > 1) {
-        /* split-K: consumer warp cw * 4 + w (16 rows of the tile) belongs to K rank (cw * 4 + w) / OWN, which
-         * receives the other ranks' partials of those rows in its (now idle) stage memory, one FRAG per
-         * source, lane-interleaved float4s (a warp's store is 512 contiguous bytes); then it sums the SPLIT
-         * partials in rank order 0, 1, ... (a fixed order: the result does not depend on timing) and
-         * stores. */
-        constexpr int OWN = 8 / SPLIT, FR = BN / 2, FRAG = 32 * FR * 4;
-        static_assert(OWN * (SPLIT - 1) * FRAG <= STAGES * STAGE_BYTES, "the partials fit in the stages");
-        const int cwarp = cw * 4 + w, owner = cwarp / OWN;
-        const uint32_t mine = base + (uint32_t)((cwarp % OWN) * (SPLIT - 1) * FRAG) + lane * 16;
-        if (owner != kr) {
-            const int slot = kr < owner ? kr : kr - 1;
-            const uint32_t dst = map_rank(mine + slot * FRAG, (unsigned)(owner + mr * SPLIT));
-#pragma unroll
-            for (int q = 0; q < FR / 4; q++)
-                st_cluster_v4(dst + q * 512, d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
-        }
-        cluster_sync(); /* 2 */
-        if (owner != kr)
-            return;
-#pragma unroll
-        for (int q = 0; q < FR / 4; q++) {
-            float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-            for (int r = 0; r < SPLIT; r++) {
-                const float4 v = r == kr ? make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3])
-                                         : ld_shared_v4(mine + (r < kr ? r : r - 1) * FRAG + q * 512);
-                sum.x += v.x;
-                sum.y += v.y;
-                sum.z += v.z;
-                sum.w += v.w;
+                for (int kk = 0; kk < BK / 16; kk++) {
+                    /* A, K-major: rows of 128 swizzled bytes, 8-row atoms 1024 B apart (SBO); a 16-deep step is 32 B
+                     * further along the row (LBO unused with this swizzle: 16 B, i.e. 1). B, N-major: 64-column
+                     * atoms of 8 K rows x 128 B, the next 64 columns one box (8 KiB, LBO) away, the next 8 K rows
+                     * 1024 B (SBO); a 16-deep step is 16 rows = 2048 B. */
+                    const uint64_t da = sw128_desc(sa + kk * 32, 16, 1024);
+                    const uint64_t db = sw128_desc(sb + kk * 2048, BBOX_BYTES, 1024);
+                    mm_wg_ty<Ts, BN>::mma(d + h * (BN / 2), da, db, t > 0 || kk > 0);
+                }
             }
-            d[4 * q] = sum.x;
-            d[4 * q + 1] = sum.y;
-            d[4 * q + 2] = sum.z;
-            d[4 * q + 3] = sum.w;
+            wgmma_commit();
+            wgmma_wait<1>(); /* slice t - 1 is done: its stage goes back to the producer(s) */
+            if (t > 0 && lane == 0) {
+                const uint32_t e = bars + 8 * (STAGES + (it - 1) % STAGES);
+                mbar_arrive(e);
+                if (MC > 1) /* and the other CTA of the group, whose multicast also fills this stage */
+                    mbar_arrive_cluster(map_rank(e, (unsigned)(kr + (1 - mr) * SPLIT)));
+            }
         }
-    }
-
-    /* accumulator layout (PTX ISA, wgmma "Matrix fragments for .m64nNk16", fp32 D): for 8-column group g,
-     * d[4g], d[4g + 1] at row 16 w + lane / 4, columns 8 g + 2 (lane % 4) + {0, 1}; d[4g + 2], d[4g + 3] 8 rows lower */
-    const int64_t r = (int64_t)i0 + cw * 64 + w * 16 + lane / 4;
+        if (PP && lane == 0) /* the other warpgroup's turn: its next tile's main loop overlaps this one's drain */
+            mbar_arrive(turn + 8 * (1 - cw));
+        wgmma_wait<0>();
+        if (PERSIST && kt > 0 && lane == 0) /* the tile's last stage too: the producer refills it under the epilogue */
+            mbar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+        if (kt == 0) /* a K range with no slice (K < SPLIT slices): its partial is zero */
 #pragma unroll
-    for (int g = 0; g < BN / 8; g++) {
-        const int64_t j = (int64_t)j0 + 8 * g + 2 * (lane % 4);
-        store_pair(c, ldc, m, n, r, j, d[4 * g], d[4 * g + 1], alpha, beta, pair != 0);
-        store_pair(c, ldc, m, n, r + 8, j, d[4 * g + 2], d[4 * g + 3], alpha, beta, pair != 0);
-    }
+            for (int i = 0; i < HALVES * BN / 2; i++)
+                d[i] = 0.0f;
+
+        if (CLUSTER) {
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            cluster_sync(); /* 1: no CTA of the cluster reads its stages any more; no remote arrival is pending */
+        }
+        if (SPLIT > 1) {
+            /* split-K: consumer warp cw * 4 + w (16 rows of the tile) belongs to K rank (cw * 4 + w) / OWN, which
+             * receives the other ranks' partials of those rows in its (now idle) stage memory, one FRAG per
+             * source, lane-interleaved float4s (a warp's store is 512 contiguous bytes); then it sums the SPLIT
+             * partials in rank order 0, 1, ... (a fixed order: the result does not depend on timing) and
+             * stores. */
+            constexpr int OWN = 8 / SPLIT, FR = BN / 2, FRAG = 32 * FR * 4;
+            static_assert(OWN * (SPLIT - 1) * FRAG <= STAGES * STAGE_BYTES, "the partials fit in the stages");
+            const int cwarp = cw * 4 + w, owner = cwarp / OWN;
+            const uint32_t mine = base + (uint32_t)((cwarp % OWN) * (SPLIT - 1) * FRAG) + lane * 16;
+            if (owner != kr) {
+                const int slot = kr < owner ? kr : kr - 1;
+                const uint32_t dst = map_rank(mine + slot * FRAG, (unsigned)(owner + mr * SPLIT));
+#pragma unroll
+                for (int q = 0; q < FR / 4; q++)
+                    st_cluster_v4(dst + q * 512, d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+            }
+            cluster_sync(); /* 2 */
+            if (owner != kr)
+                return;
+#pragma unroll
+            for (int q = 0; q < FR / 4; q++) {
+                float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+                for (int r = 0; r < SPLIT; r++) {
+                    const float4 v = r == kr ? make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3])
+                                             : ld_shared_v4(mine + (r < kr ? r : r - 1) * FRAG + q * 512);
+                    sum.x += v.x;
+                    sum.y += v.y;
+                    sum.z += v.z;
+                    sum.w += v.w;
+                }
+                d[4 * q] = sum.x;
+                d[4 * q + 1] = sum.y;
+                d[4 * q + 2] = sum.z;
+                d[4 * q + 3] = sum.w;
+            }
+        }
+
+        /* accumulator layout (PTX ISA, wgmma "Matrix fragments for .m64nNk16", fp32 D): for 8-column group g,
+         * d[4g], d[4g + 1] at row 16 w + lane / 4, columns 8 g + 2 (lane % 4) + {0, 1}; d[4g + 2], d[4g + 3] 8 rows lower */
+#pragma unroll
+        for (int h = 0; h < HALVES; h++) {
+            const int64_t r = (int64_t)i0 + (PP ? h : cw) * 64 + w * 16 + lane / 4;
+            const float *dh = d + h * (BN / 2);
+#pragma unroll
+            for (int g = 0; g < BN / 8; g++) {
+                const int64_t col = (int64_t)j0 + 8 * g + 2 * (lane % 4);
+                store_pair(c, ldc, m, n, r, col, dh[4 * g], dh[4 * g + 1], alpha, beta, pair != 0);
+                store_pair(c, ldc, m, n, r + 8, col, dh[4 * g + 2], dh[4 * g + 3], alpha, beta, pair != 0);
+            }
+        }
+    } /* the next tile */
 #else
     (void)tma, (void)tmb, (void)m, (void)n, (void)k, (void)c, (void)ldc, (void)alpha, (void)beta, (void)pair;
 #endif
@@ -502,7 +579,17 @@ sl_status encode(encode_tiled_fn fn, CUtensorMap *map, sl_dtype dt, const void *
     return SL_OK;
 }
 
-template <class Ts, int BN, int SPLIT, int MC> sl_status wgmma_launch(const sl_mm *p, bool pdl)
+int sm_count(void)
+{
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return 132;
+    return sms;
+}
+
+/* ctas: PERSIST's grid, at most this many CTAs (0: one per SM); the grid is never larger than the tile
+ * count, so every CTA has a tile */
+template <class Ts, int BN, int SPLIT, int MC, int PERSIST> sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
 {
     constexpr size_t SMEM = wg_cfg<BN>::SMEM;
     encode_tiled_fn fn = nullptr;
@@ -510,7 +597,8 @@ template <class Ts, int BN, int SPLIT, int MC> sl_status wgmma_launch(const sl_m
     dim3 g;
     if (st == SL_OK)
         st = mm_grid(p, BM, BN, "matmul wgmma", &g);
-    if (st == SL_OK && ((uint64_t)g.x * SPLIT > 0x7fffffffu || (g.y + MC - 1) / MC * MC > 65535u))
+    if (st == SL_OK && ((uint64_t)g.x * SPLIT > 0x7fffffffu || (g.y + MC - 1) / MC * MC > 65535u ||
+                        (PERSIST && (uint64_t)g.x * g.y >= 0x40000000u)))
         st = sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: %lldx%lld needs too large a grid", (long long)p->m,
                      (long long)p->n);
     CUtensorMap ta, tb;
@@ -522,8 +610,16 @@ template <class Ts, int BN, int SPLIT, int MC> sl_status wgmma_launch(const sl_m
         return st;
     g.x *= SPLIT;
     g.y = (g.y + MC - 1) / MC * MC; /* whole multicast groups: a padding block row loads zeros, stores nothing */
+    if (PERSIST) {
+        /* one CTA per SM (192 KiB of shared memory each), or fewer where there are fewer tiles */
+        const uint64_t tiles = (uint64_t)g.x * g.y;
+        uint64_t P = (uint64_t)(ctas > 0 ? ctas : sm_count());
+        if (P > tiles)
+            P = tiles;
+        g = dim3((unsigned)P, 1, 1);
+    }
     const int pair = ((uintptr_t)p->c % 4 == 0) && (p->ldc % 2 == 0);
-    SL_CUDA_TRY(cudaFuncSetAttribute(mm_wgmma_kernel<Ts, BN, SPLIT, MC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    SL_CUDA_TRY(cudaFuncSetAttribute(mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)SMEM));
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = g;
@@ -546,7 +642,7 @@ template <class Ts, int BN, int SPLIT, int MC> sl_status wgmma_launch(const sl_m
     }
     cfg.attrs = at;
     cfg.numAttrs = na;
-    SL_CUDA_TRY(cudaLaunchKernelEx(&cfg, mm_wgmma_kernel<Ts, BN, SPLIT, MC>, ta, tb, p->m, p->n, p->k, (Ts *)p->c,
+    SL_CUDA_TRY(cudaLaunchKernelEx(&cfg, mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST>, ta, tb, p->m, p->n, p->k, (Ts *)p->c,
                                    p->ldc, (float)p->alpha, (float)p->beta, pair));
     g_launches.fetch_add(1, std::memory_order_relaxed);
     return SL_OK;
@@ -555,22 +651,26 @@ template <class Ts, int BN, int SPLIT, int MC> sl_status wgmma_launch(const sl_m
 /* The configurations (sl_cuda_mm_wgmma_cfg): block tile 128 x BN, K split
  * over SPLIT CTAs of a cluster, B multicast to MC block rows. */
 struct wg_conf {
-    int bn, split, mc;
+    int bn, split, mc, persist;
 };
-constexpr wg_conf CONFS[] = {{0, 0, 0},   {256, 1, 1}, {128, 1, 1}, {128, 2, 1},
-                             {128, 4, 1}, {256, 2, 1}, {256, 1, 2}, {128, 1, 2}};
+constexpr wg_conf CONFS[] = {{0, 0, 0, 0},   {256, 1, 1, 0}, {128, 1, 1, 0}, {128, 2, 1, 0}, {128, 4, 1, 0},
+                             {256, 2, 1, 0}, {256, 1, 2, 0}, {128, 1, 2, 0}, {256, 1, 1, 1}, {128, 1, 1, 1},
+                             {128, 1, 1, 2}};
 constexpr int NCONF = (int)(sizeof CONFS / sizeof CONFS[0]);
 
-template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl)
+template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int ctas)
 {
     switch (cfg) {
-    case 1: return wgmma_launch<Ts, 256, 1, 1>(p, pdl);
-    case 2: return wgmma_launch<Ts, 128, 1, 1>(p, pdl);
-    case 3: return wgmma_launch<Ts, 128, 2, 1>(p, pdl);
-    case 4: return wgmma_launch<Ts, 128, 4, 1>(p, pdl);
-    case 5: return wgmma_launch<Ts, 256, 2, 1>(p, pdl);
-    case 6: return wgmma_launch<Ts, 256, 1, 2>(p, pdl);
-    case 7: return wgmma_launch<Ts, 128, 1, 2>(p, pdl);
+    case 1: return wgmma_launch<Ts, 256, 1, 1, P_NONE>(p, pdl, 0);
+    case 2: return wgmma_launch<Ts, 128, 1, 1, P_NONE>(p, pdl, 0);
+    case 3: return wgmma_launch<Ts, 128, 2, 1, P_NONE>(p, pdl, 0);
+    case 4: return wgmma_launch<Ts, 128, 4, 1, P_NONE>(p, pdl, 0);
+    case 5: return wgmma_launch<Ts, 256, 2, 1, P_NONE>(p, pdl, 0);
+    case 6: return wgmma_launch<Ts, 256, 1, 2, P_NONE>(p, pdl, 0);
+    case 7: return wgmma_launch<Ts, 128, 1, 2, P_NONE>(p, pdl, 0);
+    case 8: return wgmma_launch<Ts, 256, 1, 1, P_COOP>(p, pdl, ctas);
+    case 9: return wgmma_launch<Ts, 128, 1, 1, P_COOP>(p, pdl, ctas);
+    case 10: return wgmma_launch<Ts, 128, 1, 1, P_PINGPONG>(p, pdl, ctas);
     default: return sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: no configuration %d", cfg);
     }
 }
@@ -599,7 +699,7 @@ extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)
     double best_cost = 0;
     for (int c = 1; c < NCONF; c++) {
         const wg_conf f = CONFS[c];
-        if (f.mc != 1 || (f.split > 1 && kt < 4 * f.split))
+        if (f.mc != 1 || f.persist || (f.split > 1 && kt < 4 * f.split))
             continue;
         const int64_t ctas = tm * ((n + f.bn - 1) / f.bn) * f.split;
         const double waves = (double)((ctas + sms - 1) / sms);
@@ -646,15 +746,7 @@ extern "C" sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why)
     return no ? SL_ERR_UNSUPPORTED : SL_OK;
 }
 
-static int sm_count(void)
-{
-    int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        return 132;
-    return sms;
-}
-
-extern "C" sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg)
+extern "C" sl_status sl_cuda_mm_wgmma_cfg_grid(const sl_mm *p, int cfg, int ctas)
 {
     sl_status st = mm_need_dtype(p, (1u << SL_BF16) | (1u << SL_F16), "matmul wgmma");
     if (st != SL_OK)
@@ -681,10 +773,15 @@ extern "C" sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg)
          * partial wave lets the next grid's CTAs in early; docs/ladder.md) */
         const int sms = sm_count();
         cfg = sl_cuda_mm_wgmma_pick(p->m, p->n, p->k, sms);
-        const int64_t ctas = ((p->m + BM - 1) / BM) * ((p->n + CONFS[cfg].bn - 1) / CONFS[cfg].bn) * CONFS[cfg].split;
-        pdl = pdl && ctas <= sms;
+        const int64_t grid = ((p->m + BM - 1) / BM) * ((p->n + CONFS[cfg].bn - 1) / CONFS[cfg].bn) * CONFS[cfg].split;
+        pdl = pdl && grid <= sms;
     }
-    return p->dtype == SL_BF16 ? wgmma_run<__nv_bfloat16>(p, cfg, pdl) : wgmma_run<__half>(p, cfg, pdl);
+    return p->dtype == SL_BF16 ? wgmma_run<__nv_bfloat16>(p, cfg, pdl, ctas) : wgmma_run<__half>(p, cfg, pdl, ctas);
+}
+
+extern "C" sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg)
+{
+    return sl_cuda_mm_wgmma_cfg_grid(p, cfg, 0);
 }
 
 /* rung 8 as first measured: 128 x 256 tiles, no split, no multicast */
@@ -709,3 +806,7 @@ extern "C" sl_status sl_cuda_mm_wgmma_n128_k4(const sl_mm *p) { return sl_cuda_m
 extern "C" sl_status sl_cuda_mm_wgmma_k2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 5); }
 extern "C" sl_status sl_cuda_mm_wgmma_mc2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 6); }
 extern "C" sl_status sl_cuda_mm_wgmma_n128_mc2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 7); }
+extern "C" sl_status sl_cuda_mm_wgmma_p(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 8); }
+extern "C" sl_status sl_cuda_mm_wgmma_p_pdl(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 8 | SL_MM_WGMMA_PDL); }
+extern "C" sl_status sl_cuda_mm_wgmma_n128_p(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 9); }
+extern "C" sl_status sl_cuda_mm_wgmma_n128_pp(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 10); }
