@@ -14,8 +14,14 @@
 #         RUN2, RUN3, RUN4 more sets, run after RUN in each turn (other ops, dtypes or
 #         shapes)
 #   ROUNDS how many turns each (3); RUN_S each run's time limit (120 s)
-#   PRE   a command run in B first (e.g. its GPU tests: `BUILD=build-ab bash
-#         bench/verify_h200.sh`, which adds the tests to B's build)
+#   PRE   a command run in B first (e.g. its GPU tests: `BUILD=$AB_BUILD_B bash
+#         bench/verify_h200.sh`, which adds the tests to B's build; with B=.
+#         that is build-ab)
+# Build directories stay at the repository root (build-ab for the root
+# checkout, build-ab-<name> for .wt/<name>), which a warm machine keeps
+# between calls; bench/keep_mtimes.py makes a second call rebuild only
+# the files that changed (the first call on a machine builds everything,
+# ~175 s for two checkouts).
 # Example (a worktree .wt/smld against main):
 #   run(kind="nvidia-h200", carry=[".wt/smld", ".deps"], timeout_s=560,
 #       command="B=.wt/smld RUN='--op softmax --dtype bf16 --shape 128x32768 --variants regs' bash bench/ab_h200.sh")
@@ -38,13 +44,21 @@ for side in A B; do
     d=${!side}
     echo "$side: $d at $(git -C "$d" log -1 --format='%h %s' 2>/dev/null | cut -c1-100)"
 done
+# Each side's build directory: build-ab in the checkout where that is the
+# repository root, else build-ab-<name> at the root (a carried worktree is
+# replaced by every call, the root's ignored directories are kept on a warm
+# machine); bench/keep_mtimes.py then rebuilds only what changed.
+ROOT=$PWD
+bdir() { if [ "$1" = "$ROOT" ]; then echo "$ROOT/build-ab"; else echo "$ROOT/build-ab-$(basename "$1")"; fi; }
+export AB_BUILD_B; AB_BUILD_B=$(bdir "$B")
 stage "build both (sm_90, -DSL_WERROR=ON): streamlab_cli"
 pids=""
 for side in A B; do
-    d=${!side}
+    d=${!side}; bd=$(bdir "$d")
     [ "$side" = B ] && [ "$A" = "$B" ] && continue # one build dir: built once
-    ( cd "$d" && cmake -S . -B build-ab -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS &&
-        timeout 300 cmake --build build-ab -j 8 --target streamlab_cli ) > "$W/build-$side.log" 2>&1 &
+    ( python3 "$ROOT/bench/keep_mtimes.py" "$d" "$bd" && cd "$d" &&
+        cmake -S . -B "$bd" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS &&
+        timeout 300 cmake --build "$bd" -j 8 --target streamlab_cli ) > "$W/build-$side.log" 2>&1 &
     pids="$pids $!:$side"
 done
 fail=0
@@ -52,6 +66,7 @@ for p in $pids; do
     wait "${p%%:*}"; rc=$?
     echo "build ${p#*:} exit $rc"
     [ $rc = 0 ] || { grep -E "error|Error" "$W/build-${p#*:}.log" | head -20; fail=1; }
+    grep -h "^keep_mtimes:" "$W/build-${p#*:}.log"
 done
 [ $fail = 0 ] || exit 1
 if [ -n "${PRE:-}" ]; then
@@ -81,7 +96,7 @@ for r in $(seq 1 "$ROUNDS"); do
             [ -n "${!v:-}" ] || continue
             args=$(side_args $side "${!v}")
             stage "round $r, $side: streamlab run $args"
-            timeout ${RUN_S:-120} "$d/build-ab/streamlab" run $args --json "$OUT/$s-$r$sfx.json" --quiet > "$W/run$sfx-$s-$r.txt" 2>&1
+            timeout ${RUN_S:-120} "$(bdir "$d")/streamlab" run $args --json "$OUT/$s-$r$sfx.json" --quiet > "$W/run$sfx-$s-$r.txt" 2>&1
             echo "exit $?"
         done
     done

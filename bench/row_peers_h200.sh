@@ -36,6 +36,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 . bench/deps_env.sh
 B=${BUILD:-build-peers}
 say "build libstreamlab (sm_90, -DSL_WERROR=ON)"
+python3 bench/keep_mtimes.py . $B
 cmake -S . -B $B -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$WORK/build.log" 2>&1 &&
     timeout 240 cmake --build $B -j 16 --target streamlab_shared >> "$WORK/build.log" 2>&1
 rc=$?

@@ -60,6 +60,7 @@ if [ "$PY" = install ]; then
     pip_pid=$!
 fi
 stage "build (sm_90, -DSL_WERROR=ON): streamlab_cli streamlab_shared $TESTS"
+python3 bench/keep_mtimes.py . $B
 cmake -S . -B $B -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DSL_WERROR=ON $PREFIX_ARGS > "$W/build.log" 2>&1 &&
     timeout 200 cmake --build $B -j 16 --target streamlab_cli streamlab_shared $TESTS >> "$W/build.log" 2>&1
 rc=$?
