@@ -3,7 +3,8 @@
 # stage and refuses an unknown one (exit 2); bench/stage_report.py writes a
 # stage's .md and .json with its commands and results inside; bench/peers.py
 # lists its ops and refuses a call without one (exit 2); bench/ab_summary.py
-# compares a candidate's rounds with the base's over the same copy kernel.
+# compares a candidate's rounds with the base's over the same copy kernel;
+# bench/keep_mtimes.py keeps unchanged files' recorded times.
 # Usage: test_bench_scripts.sh SOURCE_DIR
 set -u
 SRC=$1
@@ -94,6 +95,29 @@ grep -q "| transpose | f32 | 8x8 | vec | 1/1 | 1250.00 | 1250.00 | 1.000 | 0.800
 python3 bench/ab_summary.py "$T/none" > /dev/null 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "ab_summary.py with no rows exits $rc, not 1"
+
+# bench/keep_mtimes.py: an unchanged file gets back the time its content
+# was first recorded, a changed one a new time, KEEP_MTIMES=0 touches
+# nothing, and a call without its two arguments is a usage error.
+K="$T/km"
+mkdir -p "$K/src" "$K/build-x"
+echo a > "$K/src/a.c"; echo b > "$K/src/b.c"; echo o > "$K/build-x/o"
+python3 bench/keep_mtimes.py "$K" "$K/build-x" > /dev/null || fail "keep_mtimes.py exits $?"
+t0=$(stat -c %Y "$K/src/a.c")
+touch -d '2099-01-01' "$K/src/a.c" "$K/src/b.c" # a fresh copy of the tree
+echo c > "$K/src/b.c"
+touch -d '2099-01-01' "$K/src/b.c"
+python3 bench/keep_mtimes.py "$K" "$K/build-x" > "$T/km.out" || fail "keep_mtimes.py (second) exits $?"
+[ "$(stat -c %Y "$K/src/a.c")" = "$t0" ] || fail "keep_mtimes.py did not give the unchanged file its recorded time"
+[ "$(stat -c %Y "$K/src/b.c")" -lt "$(date -d 2099-01-01 +%s)" ] && [ "$(stat -c %Y "$K/src/b.c")" -ge "$t0" ] ||
+    fail "keep_mtimes.py did not give the changed file the present time"
+grep -q "1 of 2 files unchanged" "$T/km.out" || fail "keep_mtimes.py's count: $(cat "$T/km.out")"
+touch -d '2099-01-01' "$K/src/a.c"
+KEEP_MTIMES=0 python3 bench/keep_mtimes.py "$K" "$K/build-x" || fail "KEEP_MTIMES=0 exits $?"
+[ "$(stat -c %Y "$K/src/a.c")" = "$(date -d 2099-01-01 +%s)" ] || fail "KEEP_MTIMES=0 still touched a file"
+python3 bench/keep_mtimes.py > /dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "keep_mtimes.py without arguments exits $rc, not 2"
 
 [ $fails -eq 0 ] && echo "test_bench_scripts: all checks passed"
 [ $fails -eq 0 ]
