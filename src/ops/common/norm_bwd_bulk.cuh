@@ -41,8 +41,10 @@
  *   mbarrier wait, each warp folding the NW x C slots in index order; no
  *   __syncthreads between the passes, no second butterfly, no serial push
  *   by thread 0; two slot sets and mbarriers alternating by row;
- * - rstd (and mean) of the team's next row loaded during this row, so a row
- *   starts without a global load's round trip;
+ * - rstd (and mean) of row k + 2 copied into shared memory by thread 0
+ *   (cp.async, 4 bytes) when it issues the row's stage, waited for before
+ *   row k + 1's end-of-row barrier: a row starts with a shared load, not a
+ *   global load's round trip;
  * - w's chunk widened to f32 once, in shared memory (16-bit w: its raw
  *   chunk lands in the upper half of the f32 region), read as float4 in
  *   both passes instead of widened every row;
@@ -180,6 +182,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
      * warp's, slot rank x NW + warp, NX floats a slot) */
     __shared__ float2 xs[2][EX ? NW * 8 : 8];
     __shared__ __align__(8) uint64_t full[2], wbar, xbar[2];
+    __shared__ float rm[2][2]; /* EX: rstd and mean of the rows in stages 0 and 1 */
     const cg::cluster_group clg = cg::this_cluster();
     const unsigned C = clg.num_blocks(), rank = clg.block_rank();
     const unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;
@@ -206,6 +209,17 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             bulk_load(st + cv + p, dr + 16 * (uint64_t)p, b, bar);
         }
     };
+    /* EX, thread 0: the k-th row's rstd (and mean) into rm[k & 1] by cp.async,
+     * committed and waited for (cp_async_wait_all) before the barrier ahead
+     * of the row: a row ahead, where bulk's every warp loads them when the
+     * row starts (ptxas moves the uniform value to a uniform register right
+     * behind the LDG, so the row's first instructions wait a round trip). */
+    auto stats = [&](uint64_t k) {
+        const uint64_t r = team + k * nteams;
+        cp_async4(&rm[k & 1][0], g.rstd + r);
+        if (MODE == NORM_LN)
+            cp_async4(&rm[k & 1][1], g.mean + r);
+    };
     if (threadIdx.x == 0) {
         mbar_init(&full[0], 1);
         mbar_init(&full[1], 1);
@@ -230,6 +244,11 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             if (team + nteams < g.rows)
                 issue(1);
         }
+        if (EX) {
+            stats(0);
+            if (team + nteams < g.rows)
+                stats(1);
+        }
     }
     if (EX) /* the slots no warp writes (NW x C up to a multiple of 32: C = 1), which the fold reads */
         for (uint32_t j = threadIdx.x; j < 2 * NW * 8; j += NB_BLOCK)
@@ -241,6 +260,11 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         __syncthreads();
     if (cnt > 0)
         mbar_wait(&wbar, 0);
+    if (EX) { /* rows 0 and 1's rstd (mean), in flight beside w's chunk */
+        if (threadIdx.x == 0)
+            cp_async_wait_all();
+        __syncthreads();
+    }
     if (EX && WF > WB) {
         /* 16-bit w: each thread widens its vectors of the raw chunk (at sw
          * + cv) into f32 (vector vi at sw + 2 vi, over the raw one of
@@ -266,16 +290,6 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         }
         __syncthreads();
     }
-    /* EX: the team's next row's rstd (and mean), loaded a row ahead by lane
-     * 0 of each warp and broadcast when the row starts (loaded by every lane,
-     * the value is uniform and ptxas moves it to a uniform register at once,
-     * R2UR right behind the LDG: the wait comes back) */
-    float rs_n = 0.0f, mu_n = 0.0f;
-    if (EX && lane == 0 && team < g.rows) {
-        rs_n = g.rstd[team];
-        if (MODE == NORM_LN)
-            mu_n = g.mean[team];
-    }
     const float inv_n = 1.0f / (float)g.cols; /* EX */
 
     float acc[NA][VPT][VE];
@@ -294,13 +308,8 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             const uint4 *sx = sm + 2 * (size_t)cv * (k & 1), *sd = sx + cv;
             float rs, mu;
             if (EX) {
-                rs = __shfl_sync(0xffffffffu, rs_n, 0);
-                mu = MODE == NORM_LN ? __shfl_sync(0xffffffffu, mu_n, 0) : 0.0f;
-                if (lane == 0 && r + nteams < g.rows) {
-                    rs_n = g.rstd[r + nteams];
-                    if (MODE == NORM_LN)
-                        mu_n = g.mean[r + nteams];
-                }
+                rs = rm[k & 1][0];
+                mu = MODE == NORM_LN ? rm[k & 1][1] : 0.0f;
             } else {
                 rs = g.rstd[r];
                 mu = MODE == NORM_LN ? g.mean[r] : 0.0f;
@@ -414,7 +423,11 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 pass2(nb_bool<EX && MODE == NORM_LN>());
             else
                 pass2(nb_bool<false>());
-            __syncthreads(); /* every thread is done with the stage (and with red; EX: red unused) */
+            if (EX && threadIdx.x == 0)
+                cp_async_wait_all(); /* row k + 1's rstd (mean), asked a row ago, in rm before the barrier */
+            __syncthreads(); /* every thread is done with the stage and rm[k & 1] (and with red; EX: red unused) */
+            if (EX && threadIdx.x == 0 && team + (k + 2) * nteams < g.rows)
+                stats(k + 2);
             if (threadIdx.x == 0 && cnt > 0 && team + (k + 2) * nteams < g.rows) {
                 fence_proxy_async(); /* our reads of the stage, before the engine overwrites it */
                 issue(k + 2);

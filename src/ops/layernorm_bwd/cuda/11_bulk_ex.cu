@@ -10,8 +10,9 @@
  *   of the cluster, one mbarrier wait, each warp folding the 16 x C slots
  *   in index order; no __syncthreads between the passes (bulk: one, then
  *   a second butterfly and thread 0's serial pushes);
- * - the team's next row's rstd and mean loaded during this row (bulk: a
- *   row started with a global load its first instruction waited for);
+ * - the rstd and mean of row k + 2 copied into shared memory by thread 0
+ *   (cp.async) when it issues that row's stage (bulk: every warp loaded
+ *   them when the row started and waited for the round trip at once);
  * - w's chunk widened to f32 once, in shared memory (bulk: widened from
  *   16-bit in both passes of every row);
  * - dx in four operations an element where bulk takes five, fmaf(x - mean,
@@ -24,13 +25,13 @@
  * on the H200 with the same template; both issue at the same rate, and
  * layernorm's warp takes ~530 instructions a row against rmsnorm's ~463
  * (SASS, the typical warp at C = 2): the time ratio is the instruction
- * ratio. Here ~487 (-8%), with the row-start load and one block barrier a
+ * ratio. Here ~465 (-12%), with the row-start load and one block barrier a
  * row off the path.
  * Bytes in flight: as bulk (two 32 KiB stages of x and dy a block, two
  * blocks a SM: up to 128 KiB a SM); shared memory 96 KiB a block at 16-bit
  * (w's chunk as f32: 32 KiB where bulk keeps 16), still two blocks a SM.
- * Expectation (unmeasured): H200, bf16, of the copy kernel: 0.80-0.88 at
- * 8192 x 16384, 0.84-0.92 at 8192 x 65536 (bulk 0.756 / 0.790).
+ * Expectation (unmeasured): H200, bf16, of the copy kernel: 0.82-0.90 at
+ * 8192 x 16384, 0.86-0.93 at 8192 x 65536 (bulk 0.756 / 0.790).
  * Limits: as bulk (aligned launches, rows of at most 65536 columns, sm_90);
  * else SL_ERR_UNSUPPORTED.
  */
