@@ -233,6 +233,13 @@ sl_status sl_cuda_row_launch_smem(const void *fn, uint64_t blocks, int block, un
  * do not suffice or rows x C blocks pass 2^31 - 1. */
 sl_status sl_cuda_row_smem_allow(const void *fn, int bytes, int *ready);
 bool sl_cuda_row_chunks(uint64_t nv, uint64_t maxv, uint64_t rows, unsigned *C, uint32_t *cv);
+/* A configuration of a row rung that stages chunks of the row in shared
+ * memory (softmax's and the cross-entropy's bulk and bulk_ex): BLOCK
+ * threads, MINB blocks an SM, KP the chunk the plan prefers (vectors),
+ * X1 the one-sided cluster exchange (cluster_x1.cuh) on or off. */
+template <int BLOCK, int MINB, int KP, int X1> struct row_bulk_cfg {
+    enum { block = BLOCK, minb = MINB, kp = KP, x1 = X1 };
+};
 
 /* Blocks for one block per row, the rows walked grid-stride beyond. */
 static inline unsigned smx_row_grid(uint64_t rows)

@@ -60,11 +60,12 @@
  * with regs at 128 x 2^12 and the decode rows (launch and latency bound).
  *
  * The kernel, its plan and launch are smx_bulk.cuh's template (shared with
- * rung 10, bulk_ex); bulk is its configuration sb_cfg<512, 3, SB_MAXV, 0>.
+ * rung 10, bulk_ex); bulk is its configuration
+ * row_bulk_cfg<512, 3, SB_MAXV, 0> (row.cuh).
  */
 #include "smx_bulk.cuh"
 
-typedef sb_cfg<512, 3, SB_MAXV, 0> sb_bulk;
+typedef row_bulk_cfg<512, 3, SB_MAXV, 0> sb_bulk;
 
 extern "C" sl_status sl_cuda_softmax_bulk(const sl_args *a)
 {

@@ -51,8 +51,8 @@
  */
 #include "smx_bulk.cuh"
 
-typedef sb_cfg<256, 6, 2048, 1> sb_ex;
-typedef sb_cfg<512, 3, SB_MAXV, 1> sb_ex512;
+typedef row_bulk_cfg<256, 6, 2048, 1> sb_ex;
+typedef row_bulk_cfg<512, 3, SB_MAXV, 1> sb_ex512;
 
 extern "C" sl_status sl_cuda_softmax_bulk_ex(const sl_args *a)
 {

@@ -264,12 +264,8 @@ static __global__ void __launch_bounds__(BLOCK, SB_MINB(MINB))
 
 /* ---- host side -------------------------------------------------------------- */
 
-/* A configuration: BLOCK threads, MINB blocks an SM, KP the chunk the plan
- * prefers (vectors; rows longer than 8 x KP take up to SB_MAXV a chunk),
- * X1 the flag. */
-template <int BLOCK, int MINB, int KP, int X1> struct sb_cfg {
-    enum { block = BLOCK, minb = MINB, kp = KP, x1 = X1 };
-};
+/* K below is a row_bulk_cfg (row.cuh); rows longer than 8 x K::kp vectors
+ * take chunks of up to SB_MAXV. */
 
 template <class K> static const void *sb_fn(sl_dtype dt)
 {

@@ -77,11 +77,12 @@
  * relative (the old form: 2 |x - ref| 2^-24). Tolerance text unchanged.
  *
  * The kernel, its plan and launch are xk_bulk.cuh's template (shared with
- * rung 5, bulk_ex); bulk is its configuration xk_cfg<512, 3, XK_MAXV, 0>.
+ * rung 5, bulk_ex); bulk is its configuration
+ * row_bulk_cfg<512, 3, XK_MAXV, 0> (row.cuh).
  */
 #include "xk_bulk.cuh"
 
-typedef xk_cfg<512, 3, XK_MAXV, 0> xk_bulk;
+typedef row_bulk_cfg<512, 3, XK_MAXV, 0> xk_bulk;
 
 bool sl_cuda_xent_bulk_fits(const sl_xent_args *a)
 {

@@ -50,8 +50,8 @@
  */
 #include "xk_bulk.cuh"
 
-typedef xk_cfg<256, 6, 2048, 1> xk_ex;
-typedef xk_cfg<512, 3, XK_MAXV, 1> xk_ex512;
+typedef row_bulk_cfg<256, 6, 2048, 1> xk_ex;
+typedef row_bulk_cfg<512, 3, XK_MAXV, 1> xk_ex512;
 
 bool sl_cuda_xent_bulk_ex_fits(const sl_xent_args *a)
 {

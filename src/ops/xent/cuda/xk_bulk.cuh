@@ -319,12 +319,8 @@ static __global__ void __launch_bounds__(BLOCK, XK_MINB(MINB)) xent_bulk(xent_ge
 
 /* ---- host side -------------------------------------------------------------- */
 
-/* A configuration: BLOCK threads, MINB blocks an SM, KP the chunk the plan
- * prefers (vectors; rows longer than 8 x KP take up to XK_MAXV a chunk),
- * X1 the flag. */
-template <int BLOCK, int MINB, int KP, int X1> struct xk_cfg {
-    enum { block = BLOCK, minb = MINB, kp = KP, x1 = X1 };
-};
+/* K below is a row_bulk_cfg (row.cuh); rows longer than 8 x K::kp vectors
+ * take chunks of up to XK_MAXV. */
 
 template <class K> static const void *xk_fn(sl_dtype dt)
 {
