@@ -115,6 +115,14 @@ static inline int t_bwd_regs_rung(const char *name)
     return strncmp(name, "regs", 4) == 0 || strncmp(name, "aligned", 7) == 0;
 }
 
+/* A backward bulk rung: bulk (seventh session) and bulk_ex (eleventh: the
+ * same kernel in its EX configuration, common/norm_bwd_bulk.cuh); the same
+ * limits. */
+static inline int t_bwd_bulk_rung(const char *name)
+{
+    return strncmp(name, "bulk", 4) == 0;
+}
+
 /* Whether a backward launch is aligned (the aligned rungs' condition,
  * common/norm_fwd.cuh's norm_fwd_aligned): its n buffers on 16 bytes and
  * cols a whole number of 16-byte vectors (ld = cols in these tests). */
@@ -135,14 +143,15 @@ static inline int t_bwd_aligned(sl_dtype dt, size_t cols, const void *const *buf
  * a cluster (beyond 1024 vectors: common/norm_bwd.cuh) on a device without
  * clusters (before sm_90): an unaligned launch it ran is a failure (its
  * 16-byte accesses would fault or miss the row's edges). bulk (05_bulk.cu)
- * must refuse exactly the unaligned launches, every launch before sm_90
- * (cp.async.bulk) and rows past 65536 columns (8 chunks). */
+ * and bulk_ex (11_bulk_ex.cu) must refuse exactly the unaligned launches,
+ * every launch before sm_90 (cp.async.bulk) and rows past 65536 columns (8
+ * chunks). */
 static inline int t_bwd_refused(const sl_ctx *ctx, const sl_variant *v, sl_status st, sl_dtype dt, size_t cols,
                                 int al, const char *what)
 {
-    if (!v || (!t_bwd_regs_rung(v->name) && strcmp(v->name, "bulk") != 0))
+    if (!v || (!t_bwd_regs_rung(v->name) && !t_bwd_bulk_rung(v->name)))
         return 0;
-    const int bulk = strcmp(v->name, "bulk") == 0;
+    const int bulk = t_bwd_bulk_rung(v->name);
     if (strncmp(v->name, "aligned", 7) != 0 && !bulk)
         return st == SL_ERR_UNSUPPORTED;
     const int must = bulk ? !al || ctx->info.cc_major < 9 || cols > 65536

@@ -10,27 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The bulk rung's long rows (05_bulk.cu, common/norm_bwd_bulk.cuh: a
- * cluster of 2-8 blocks a row, each a column chunk staged in shared memory,
- * dw (db) in registers across a team's rows): 16384, 32768 and 65536
+/* The bulk rungs' long rows (bulk and bulk_ex: 05_bulk.cu, 11_bulk_ex.cu,
+ * common/norm_bwd_bulk.cuh: a cluster of 2-8 blocks a row, each a column
+ * chunk staged in shared memory, dw (db) in registers across a team's rows;
+ * bulk_ex's exchange alternating two slot sets and mbarriers by row, its
+ * rstd (mean) a row ahead, w as f32 in shared memory): 16384, 32768 and 65536
  * columns (clusters of 2, 4 and 8 in 16-bit; f32 at 65536 takes chunks of
  * 2048 vectors, 4 a thread), a few rows and an odd count (37), every dtype
  * with w in x's dtype and in f32 (the weight's chunk at twice the bytes);
  * then 517 rows of 16384 with 2 teams (259 and 258 rows: two rounds of
- * partials each). bwd checks each run against the fp64 oracle and a second
- * run for the same bits (dx and dw), and t_bwd_refused the refusals: a
- * misaligned x (element 1) and a row of 16383 columns must be refused.
- * Quick mode (compute-sanitizer): f32 and bf16, no 65536. */
-static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
-                        void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
+ * partials each; bulk_ex: rows of huge values, ~2^40, whose rstd takes
+ * bulk's form of dx, beside ordinary rows taking the four-operation form)
+ * and 1025 rows of 4096 with 2 teams (a block a row, C = 1: the exchange's
+ * own-CTA path over 513 rows). bwd checks each run against the fp64 oracle
+ * and a second run for the same bits (dx and dw), and t_bwd_refused the
+ * refusals: a misaligned x (element 1) and a row of 16383 columns must be
+ * refused. Quick mode (compute-sanitizer): f32 and bf16, no 65536. */
+static void t_bulk_long1(sl_ctx *ctx, const sl_variant *v,
+                         void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
 {
-    const sl_variant *v = NULL;
-    for (int k = 0; k < op->nvariants; k++)
-        if (op->variants[k].backend == SL_BACKEND_CUDA && op->variants[k].kind == SL_KIND_RUNG &&
-            op->variants[k].launch && strcmp(op->variants[k].name, "bulk") == 0)
-            v = &op->variants[k];
-    if (!v)
-        return;
     const int quick = getenv("SL_NORM_QUICK") != NULL || getenv("STREAMLAB_TEST_QUICK") != NULL;
     static const ncase cs[] = {
         {5, 16384, 0, 0, 0, {K_RAND}, 1},
@@ -51,11 +49,25 @@ static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
                     bwd(ctx, v, dt, wt, &cs[i], 0);
             }
     }
-    static const ncase rc = {517, 16384, 0, 0, 0, {K_RAND}, 1};
+    static const ncase rc = {517, 16384, 0, 0, 0, {K_RAND, K_HUGE, K_RAND}, 3};
+    static const ncase r1 = {1025, 4096, 0, 0, 0, {K_RAND, K_WIDE}, 2};
     setenv("SL_NORM_BWD_TEAMS", "2", 1);
     bwd(ctx, v, SL_BF16, SL_BF16, &rc, 0);
     bwd(ctx, v, SL_F32, SL_F32, &rc, 0);
+    bwd(ctx, v, SL_BF16, SL_F32, &r1, 0);
+    if (!quick)
+        bwd(ctx, v, SL_F16, SL_F16, &r1, 0);
     unsetenv("SL_NORM_BWD_TEAMS");
+}
+
+/* t_bulk_long1 for every backward bulk rung of op (bulk, bulk_ex). */
+static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
+                        void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
+{
+    for (int k = 0; k < op->nvariants; k++)
+        if (op->variants[k].backend == SL_BACKEND_CUDA && op->variants[k].kind == SL_KIND_RUNG &&
+            op->variants[k].launch && t_bwd_bulk_rung(op->variants[k].name))
+            t_bulk_long1(ctx, &op->variants[k], bwd);
 }
 
 /* The backward's rounds (common/norm_bwd.cuh): SL_NORM_BWD_TEAMS caps a
@@ -67,8 +79,8 @@ static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
  * blocks of 4 pairs; 1032 columns bf16, 520 f32, with a partial last
  * vector column of the team; 520 bf16 their warp teams of 4 vectors); every
  * register rung (aligned too: 1500 bf16 is not a whole number of vectors,
- * so it refuses that one), bulk (the same refusal) and the public
- * function; then the bulk rung's long rows (t_bulk_long). */
+ * so it refuses that one), bulk and bulk_ex (the same refusal) and the
+ * public function; then the bulk rungs' long rows (t_bulk_long). */
 static void t_rounds(sl_ctx *ctx, const sl_op_desc *op,
                      void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
 {
@@ -84,7 +96,7 @@ static void t_rounds(sl_ctx *ctx, const sl_op_desc *op,
             for (int k = 0; k < op->nvariants; k++) {
                 const sl_variant *v = &op->variants[k];
                 if (v->backend == SL_BACKEND_CUDA && v->kind == SL_KIND_RUNG && v->launch &&
-                    (t_bwd_regs_rung(v->name) || strcmp(v->name, "bulk") == 0))
+                    (t_bwd_regs_rung(v->name) || t_bwd_bulk_rung(v->name)))
                     bwd(ctx, v, dt, dt, &cs[i], 0);
             }
             bwd(ctx, NULL, dt, dt, &cs[i], 0);

@@ -42,6 +42,16 @@
  *      f32 runs exactly the configuration its rule names
  *      (sl_cuda_mm_simt_pick, sl_cuda_mm_simt_launches), and the rule's
  *      table. The split configurations need sm_90 (skipped below, with why).
+ *   9. issue 26: the one-sided split-K exchange (wgmma_*_ex: partials
+ *      st.async into the owner's receive buffer, one mbarrier per owned
+ *      warp, no cluster barrier around it) at the TMA shapes and at shapes
+ *      whose K slices do not divide by the split (200x392x1416: 23 slices,
+ *      11 / 12 and 5 / 6 / 6 / 6, the last ragged; 129x136x200: 4 slices,
+ *      the last ragged; 1x8x1000; 3x5x7: ranks without a slice), bf16 with
+ *      C poisoned and f16 with alpha/beta and ldc odd, against the fp64
+ *      reference; two launches give identical bits, and so do the
+ *      two-barrier configurations of the same split (the same sums in the
+ *      same order): a hang there is the failure this part looks for.
  * Skips (exit 77) without a GPU. Run under compute-sanitizer by
  * bench/matmul.sh.
  */
@@ -381,51 +391,83 @@ static void persistent_tiles(bool quick)
 }
 
 /* Issue 26: the split-K configurations sum their partial tiles in a fixed
- * order, so two launches give the same bits; and sl_gemm's choice by shape
- * (sl_cuda_mm_wgmma_pick) is the measured one (docs/ladder.md). */
+ * order, so two launches give the same bits; the one-sided exchange
+ * (wgmma_*_ex) sums the same partials in the same order as the two-barrier
+ * configuration of the same tile and split, so it gives their bits too. At
+ * 384x640x1000 (16 K slices) and 200x392x1416 (23: the split is uneven, the
+ * last slice 8 deep, M and N ragged). */
 static void split_deterministic(void)
 {
-    const int64_t m = 384, n = 640, k = 1000;
+    static const int64_t sh[][3] = {{384, 640, 1000}, {200, 392, 1416}};
+    static const struct {
+        sl_mm_fn fn;
+        const char *name;
+        int same_as; /* the index of the configuration whose bits it must give, -1: none */
+    } fns[] = {{sl_cuda_mm_wgmma_n128_k2, "wgmma_n128_k2", -1},       {sl_cuda_mm_wgmma_n128_k4, "wgmma_n128_k4", -1},
+               {sl_cuda_mm_wgmma_k2, "wgmma_k2", -1},                 {sl_cuda_mm_wgmma_n128_k2_ex, "wgmma_n128_k2_ex", 0},
+               {sl_cuda_mm_wgmma_n128_k4_ex, "wgmma_n128_k4_ex", 1}, {sl_cuda_mm_wgmma_k2_ex, "wgmma_k2_ex", 2},
+               {sl_cuda_mm_wgmma_n128_k2_ex_pdl, "wgmma_n128_k2_ex_pdl", 0}};
+    enum { NF = (int)(sizeof fns / sizeof fns[0]) };
     const size_t es = 2;
-    void *ha = malloc((size_t)(m * k) * es), *hb = malloc((size_t)(k * n) * es);
-    unsigned char *c1 = malloc((size_t)(m * n) * es), *c2 = malloc((size_t)(m * n) * es);
-    fill(SL_BF16, ha, (size_t)(m * k), 5);
-    fill(SL_BF16, hb, (size_t)(k * n), 6);
-    void *da, *db, *dc;
-    CK(cudaMalloc(&da, (size_t)(m * k) * es));
-    CK(cudaMalloc(&db, (size_t)(k * n) * es));
-    CK(cudaMalloc(&dc, (size_t)(m * n) * es));
-    CK(cudaMemcpy(da, ha, (size_t)(m * k) * es, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(db, hb, (size_t)(k * n) * es, cudaMemcpyHostToDevice));
-    sl_mm p = {.m = m, .n = n, .k = k, .lda = k, .ldb = n, .ldc = n, .alpha = 1, .beta = 0, .a = da, .b = db,
-               .c = dc, .dtype = SL_BF16};
-    static const sl_mm_fn fns[] = {sl_cuda_mm_wgmma_n128_k2, sl_cuda_mm_wgmma_n128_k4, sl_cuda_mm_wgmma_k2};
-    for (int f = 0; f < 3; f++) {
-        unsigned char *dst[2] = {c1, c2};
-        for (int rep = 0; rep < 2; rep++) {
-            CK(cudaMemset(dc, rep ? 0x00 : 0xFF, (size_t)(m * n) * es));
-            if (fns[f](&p) != SL_OK) {
-                fprintf(stderr, "FAIL split determinism: %s\n", sl_last_error());
-                fails++;
-                break;
+    for (size_t z = 0; z < sizeof sh / sizeof sh[0]; z++) {
+        const int64_t m = sh[z][0], n = sh[z][1], k = sh[z][2];
+        const size_t cbytes = (size_t)(m * n) * es;
+        void *ha = malloc((size_t)(m * k) * es), *hb = malloc((size_t)(k * n) * es);
+        unsigned char *keep[NF], *c2 = malloc(cbytes);
+        fill(SL_BF16, ha, (size_t)(m * k), 5);
+        fill(SL_BF16, hb, (size_t)(k * n), 6);
+        void *da, *db, *dc;
+        CK(cudaMalloc(&da, (size_t)(m * k) * es));
+        CK(cudaMalloc(&db, (size_t)(k * n) * es));
+        CK(cudaMalloc(&dc, cbytes));
+        CK(cudaMemcpy(da, ha, (size_t)(m * k) * es, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(db, hb, (size_t)(k * n) * es, cudaMemcpyHostToDevice));
+        sl_mm p = {.m = m, .n = n, .k = k, .lda = k, .ldb = n, .ldc = n, .alpha = 1, .beta = 0, .a = da, .b = db,
+                   .c = dc, .dtype = SL_BF16};
+        for (int f = 0; f < NF; f++) {
+            keep[f] = malloc(cbytes);
+            unsigned char *dst[2] = {keep[f], c2};
+            bool ok = true;
+            for (int rep = 0; rep < 2 && ok; rep++) {
+                CK(cudaMemset(dc, rep ? 0x00 : 0xFF, cbytes));
+                if (fns[f].fn(&p) != SL_OK) {
+                    fprintf(stderr, "FAIL split determinism %s: %s\n", fns[f].name, sl_last_error());
+                    fails++;
+                    ok = false;
+                    break;
+                }
+                CK(cudaDeviceSynchronize());
+                CK(cudaMemcpy(dst[rep], dc, cbytes, cudaMemcpyDeviceToHost));
             }
-            CK(cudaDeviceSynchronize());
-            CK(cudaMemcpy(dst[rep], dc, (size_t)(m * n) * es, cudaMemcpyDeviceToHost));
+            if (!ok)
+                continue;
+            cases++;
+            if (memcmp(keep[f], c2, cbytes)) {
+                fprintf(stderr, "FAIL split-K %s at %lldx%lldx%lld: two launches differ\n", fns[f].name, (long long)m,
+                        (long long)n, (long long)k);
+                fails++;
+            } else
+                printf("ok   split-K %s at %lldx%lldx%lld: two launches give the same bits\n", fns[f].name,
+                       (long long)m, (long long)n, (long long)k);
+            if (fns[f].same_as >= 0) {
+                cases++;
+                if (memcmp(keep[f], keep[fns[f].same_as], cbytes)) {
+                    fprintf(stderr, "FAIL split-K %s at %lldx%lldx%lld: not the bits of %s (the same sums)\n",
+                            fns[f].name, (long long)m, (long long)n, (long long)k, fns[fns[f].same_as].name);
+                    fails++;
+                } else
+                    printf("ok   split-K %s gives the bits of %s\n", fns[f].name, fns[fns[f].same_as].name);
+            }
         }
-        cases++;
-        if (memcmp(c1, c2, (size_t)(m * n) * es)) {
-            fprintf(stderr, "FAIL split-K configuration %d: two launches differ\n", f);
-            fails++;
-        } else
-            printf("ok   split-K configuration %d: two launches give the same bits\n", f);
+        CK(cudaFree(da));
+        CK(cudaFree(db));
+        CK(cudaFree(dc));
+        for (int f = 0; f < NF; f++)
+            free(keep[f]);
+        free(ha);
+        free(hb);
+        free(c2);
     }
-    CK(cudaFree(da));
-    CK(cudaFree(db));
-    CK(cudaFree(dc));
-    free(ha);
-    free(hb);
-    free(c1);
-    free(c2);
 }
 
 /* Issue 26, f32: rung 10's split-K configurations sum their partials in rank order, so two launches give
@@ -521,6 +563,11 @@ int main(int argc, char **argv)
                                          {1030, 520, 64},   {257, 129, 1000},   {1024, 1024, 1100},
                                          {1024, 1024, 1000}, {1024, 1024, 300}, {2048, 1024, 300}};
     const int nfshapes = (int)(sizeof fshapes / sizeof fshapes[0]);
+    /* issue 26, the one-sided exchange (wgmma_*_ex): 23 K slices (200x392x1416: split 2 as 11 / 12, split 4 as
+     * 5 / 6 / 6 / 6, the last slice 8 deep; N not a multiple of 128), 4 slices with a ragged last (129x136x200:
+     * one per rank at split 4), one row (1x8x1000, 16 slices) */
+    static const int64_t xshapes[][3] = {{200, 392, 1416}, {129, 136, 200}, {1, 8, 1000}};
+    const int nxshapes = (int)(sizeof xshapes / sizeof xshapes[0]);
     const sl_mm_variant *extra[] = {&api_t16, &api_f32};
     for (int vi = 0; vi < sl_mm_nvariants + 2; vi++) {
         const sl_mm_variant *v = vi < sl_mm_nvariants ? &sl_mm_variants[vi] : extra[vi - sl_mm_nvariants];
@@ -544,6 +591,12 @@ int main(int argc, char **argv)
                 run_case(v, SL_F32, m, n, k, -1, 0, 1.0, 0.0);     /* C poisoned, ldc = n */
                 run_case(v, SL_F32, m, n, k, -2, 0, 0.75, -0.5);   /* ldc = n + 3: odd where n is even */
                 run_case(v, SL_F32, m, n, k, 3, 1, -1.25, 0.5);    /* 4-byte copies of B (rows not 16-byte) */
+            }
+        if (wg && strstr(v->name, "_ex")) /* the one-sided exchange: K slices that do not divide by the split */
+            for (int s = quick ? 1 : 0; s < nxshapes; s++) {
+                const int64_t m = xshapes[s][0], n = xshapes[s][1], k = xshapes[s][2];
+                run_case(v, SL_BF16, m, n, k, -1, 0, 1.0, 0.0);   /* C poisoned, ldc = n */
+                run_case(v, SL_F16, m, n, k, -2, 0, 0.75, -0.5);  /* ldc = n + 3 */
             }
         if (wg || !strcmp(v->name, "sl_gemm"))
             for (int d = 0; d < 3; d++) {

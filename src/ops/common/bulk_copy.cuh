@@ -112,6 +112,13 @@ static __device__ __forceinline__ void cp_async16(void *dst, const void *src)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
 }
 
+/* Global -> shared, one 4-byte cp.async (through L1) by this thread, in its
+ * current commit group (both addresses 4-byte aligned). */
+static __device__ __forceinline__ void cp_async4(void *dst, const void *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
+}
+
 /* Commit this thread's cp.async copies and wait for all of them. */
 static __device__ __forceinline__ void cp_async_wait_all(void)
 {

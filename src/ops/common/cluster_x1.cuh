@@ -21,6 +21,12 @@
  *                   remote store), then the fold over xr[0 .. NW C N).
  * A CTA exits without a cluster wait: its slots have received every byte
  * before its own wait passes, and nothing is read remotely.
+ * A persistent kernel exchanging once a row (the norms' backward bulk_ex,
+ * common/norm_bwd_bulk.cuh) alternates two slot sets and mbarriers by row,
+ * passes the row's phase parity to x1_post, and thread 0 re-arms a barrier
+ * (x1_rearm) once its own wait on it has passed: a peer stores row k + 2's
+ * partial only after every warp of the cluster posted row k + 1's, which
+ * each does after folding row k's slots and, thread 0, after the re-arm.
  * sm_90 only (st.async, mapa); callers guard with __CUDA_ARCH__ >= 900.
  */
 #ifndef SL_CLUSTER_X1_CUH
@@ -40,12 +46,22 @@ static __device__ __forceinline__ void x1_arm(uint64_t *xb, unsigned nw, unsigne
         mbar_arrive_expect(xb, nw * C * bytes);
 }
 
+/* Thread 0, after its wait on xb's phase passed: arm the next phase (C > 1:
+ * one arrival and NW x C x bytes of transactions; C = 1 re-arms itself, its
+ * NW arrivals a phase). */
+static __device__ __forceinline__ void x1_rearm(uint64_t *xb, unsigned nw, unsigned C, unsigned bytes)
+{
+    if (C > 1)
+        mbar_arrive_expect(xb, nw * C * bytes);
+}
+
 /* Post this warp's N floats v (the same in every lane; N = 1, 2 or 4) to
  * slot [rank x NW + warp] of every CTA's xr (N floats a slot, xr aligned to
- * 4 N bytes), then wait until this CTA's slots are all written. */
+ * 4 N bytes), then wait until this CTA's slots are all written (the phase
+ * of parity `parity`: 0 for a launch's one exchange). */
 template <int N, int NW>
 static __device__ __forceinline__ void x1_post(const float (&v)[N], float *xr, uint64_t *xb, unsigned C,
-                                               unsigned rank, bool first)
+                                               unsigned rank, bool first, uint32_t parity = 0)
 {
     static_assert(N == 1 || N == 2 || N == 4, "one st.async a slot");
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -68,7 +84,7 @@ static __device__ __forceinline__ void x1_post(const float (&v)[N], float *xr, u
             xr[warp * N + k] = v[k];
         mbar_arrive(xb);
     }
-    mbar_wait(xb, 0);
+    mbar_wait(xb, parity);
 }
 
 #endif /* __CUDA_ARCH__ >= 900 */

@@ -32,11 +32,33 @@
  *
  * Aligned launches only (norm_fwd_aligned: the caller checks), sm_90 only
  * (the body is empty before; the launchers check the device and the code).
+ *
+ * EX = 1 (the bulk_ex rungs, eleventh session, docs/ladder.md "The norms'
+ * backwards, eleventh session: the long rows' instructions and waits"):
+ * the same staging, rows, partials and numerics of the sums, with
+ * - the row sums exchanged one-sided (cluster_x1.cuh): every warp's sums
+ *   st.async into slot [rank x NW + warp] of every CTA of the cluster, one
+ *   mbarrier wait, each warp folding the NW x C slots in index order; no
+ *   __syncthreads between the passes, no second butterfly, no serial push
+ *   by thread 0; two slot sets and mbarriers alternating by row;
+ * - rstd (and mean) of row k + 2 copied into shared memory by thread 0
+ *   (cp.async, 4 bytes) when it issues the row's stage, waited for before
+ *   row k + 1's end-of-row barrier: a row starts with a shared load, not a
+ *   global load's round trip;
+ * - w's chunk widened to f32 once, in shared memory (16-bit w: its raw
+ *   chunk lands in the upper half of the f32 region), read as float4 in
+ *   both passes instead of widened every row;
+ * - 1 / N once a launch (c = sum x 1/N: within an ulp of the division);
+ * - NORM_LN's dx in four operations an element where bulk takes five:
+ *   dx = fmaf(x - mean, -c2 rstd^2, fmaf(w dy, rstd, -c1 rstd)), the same
+ *   terms as rstd (w dy - c1 - xh c2) (no cancellation added: x - mean is
+ *   formed first, as in pass 1).
  */
 #ifndef SL_NORM_BWD_BULK_CUH
 #define SL_NORM_BWD_BULK_CUH
 
 #include "bulk.cuh" /* bulk_code_ok, bulk_copy.cuh */
+#include "cluster_x1.cuh"
 #include "norm_bwd.cuh"
 #include "row.cuh" /* sl_cuda_row_chunks, sl_cuda_row_clusters (defined in softmax_bwd's 03_regs.cu) */
 
@@ -59,7 +81,7 @@ enum {
 
 /* Dynamic shared memory a block for chunks of cv vectors: two stages of x
  * and dy, then w's chunk in its storage (WB = 2 vectors of f32 w a vector
- * of 16-bit x). */
+ * of 16-bit x; EX: always f32, ws = 4). */
 static inline size_t norm_bwd_bulk_smem(uint32_t cv, size_t es, size_t ws)
 {
     return (size_t)cv * 16 * (4 + ws / es);
@@ -101,7 +123,41 @@ static __device__ __forceinline__ void nb_cluster_sync(void)
 }
 #endif
 
-template <int DT, int WT, int VPT, int MODE>
+/* A compile-time flag as a type (bulk_ex's two forms of dx in one lambda). */
+template <bool B> struct nb_bool {
+    static constexpr bool value = B;
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* w's VE values for vector vi of the chunk: EX, f32 in shared memory (WF
+ * float4 a vector); else the raw vectors widened (norm_w_widen_fx). */
+template <int DT, int WT, int EX, bool FX>
+static __device__ __forceinline__ void nb_w(const uint4 *sw, uint32_t vi, float *wf)
+{
+    typedef typename sl_dt<DT>::raw R;
+    typedef typename sl_dt<WT>::raw WR;
+    const int VE = NORM_VE(DT), WB = sizeof(WR) / sizeof(R);
+    if (EX) {
+        const float4 *s4 = reinterpret_cast<const float4 *>(sw) + (size_t)vi * (VE / 4);
+#pragma unroll
+        for (int h = 0; h < VE / 4; h++) {
+            const float4 t = s4[h];
+            wf[4 * h] = t.x;
+            wf[4 * h + 1] = t.y;
+            wf[4 * h + 2] = t.z;
+            wf[4 * h + 3] = t.w;
+        }
+    } else {
+        uint4 wu[WB];
+#pragma unroll
+        for (int h = 0; h < WB; h++)
+            wu[h] = sw[vi * WB + h];
+        norm_w_widen_fx<DT, WT, FX>(wu, wf);
+    }
+}
+#endif
+
+template <int DT, int WT, int VPT, int MODE, int EX>
 static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_bwd_geo g)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -117,10 +173,16 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
      * widening it had. */
     const bool NB_FX = MODE == NORM_LN;
     const int NA = MODE == NORM_LN ? 2 : 1;
+    /* EX: w's vectors of f32 a vector of x, and the floats a warp posts */
+    const int WF = EX ? VE / 4 : WB, NX = MODE == NORM_LN ? 2 : 1;
+    enum { NW = NB_BLOCK / 32 };
     extern __shared__ __align__(128) uint4 sm[]; /* stage s: x [2 s cv, 2 s cv + cv), dy after; w at 4 cv */
     __shared__ float2 red[NB_BLOCK / 32];
-    __shared__ float2 xs[2][8]; /* the cluster's blocks' sums of even and odd rows, by rank */
+    /* the cluster's blocks' sums of even and odd rows, by rank (EX: every
+     * warp's, slot rank x NW + warp, NX floats a slot) */
+    __shared__ float2 xs[2][EX ? NW * 8 : 8];
     __shared__ __align__(8) uint64_t full[2], wbar, xbar[2];
+    __shared__ float rm[2][2]; /* EX: rstd and mean of the rows in stages 0 and 1 */
     const cg::cluster_group clg = cg::this_cluster();
     const unsigned C = clg.num_blocks(), rank = clg.block_rank();
     const unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;
@@ -147,31 +209,88 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             bulk_load(st + cv + p, dr + 16 * (uint64_t)p, b, bar);
         }
     };
+    /* EX, thread 0: the k-th row's rstd (and mean) into rm[k & 1] by cp.async,
+     * committed and waited for (cp_async_wait_all) before the barrier ahead
+     * of the row: a row ahead, where bulk's every warp loads them when the
+     * row starts (ptxas moves the uniform value to a uniform register right
+     * behind the LDG, so the row's first instructions wait a round trip). */
+    auto stats = [&](uint64_t k) {
+        const uint64_t r = team + k * nteams;
+        cp_async4(&rm[k & 1][0], g.rstd + r);
+        if (MODE == NORM_LN)
+            cp_async4(&rm[k & 1][1], g.mean + r);
+    };
     if (threadIdx.x == 0) {
         mbar_init(&full[0], 1);
         mbar_init(&full[1], 1);
         mbar_init(&wbar, 1);
-        mbar_init(&xbar[0], 1);
-        mbar_init(&xbar[1], 1);
+        if (EX) {
+            x1_arm(&xbar[0], NW, C, 4 * NX);
+            x1_arm(&xbar[1], NW, C, 4 * NX);
+        } else {
+            mbar_init(&xbar[0], 1);
+            mbar_init(&xbar[1], 1);
+        }
         const uint32_t wbytes = bytes * WB;
         mbar_arrive_expect(&wbar, wbytes);
         const char *w0 = (const char *)g.w + (uint64_t)v0 * VE * sizeof(WR);
+        uint4 *wd = sw + (size_t)cv * (WF - WB); /* EX with 16-bit w: the upper half of the f32 region */
         for (uint32_t p = 0; p < cnt * WB; p += NB_PIECE) {
             const uint32_t b = 16u * min((uint32_t)NB_PIECE, cnt * WB - p);
-            bulk_load(sw + p, w0 + 16 * (uint64_t)p, b, &wbar);
+            bulk_load(wd + p, w0 + 16 * (uint64_t)p, b, &wbar);
         }
         if (cnt > 0) { /* a block past the row's vectors (nvv < C cv) loads nothing: its barriers never wait */
             issue(0);
             if (team + nteams < g.rows)
                 issue(1);
         }
+        if (EX) {
+            stats(0);
+            if (team + nteams < g.rows)
+                stats(1);
+        }
     }
+    if (EX) /* the slots no warp writes (NW x C up to a multiple of 32: C = 1), which the fold reads */
+        for (uint32_t j = threadIdx.x; j < 2 * NW * 8; j += NB_BLOCK)
+            if (j % (NW * 8) >= NW * C)
+                xs[j / (NW * 8)][j % (NW * 8)] = make_float2(0.0f, 0.0f);
     if (C > 1)
         nb_cluster_sync(); /* the barriers are initialised before anyone (a peer's st.async too) uses them */
     else
         __syncthreads();
     if (cnt > 0)
         mbar_wait(&wbar, 0);
+    if (EX) { /* rows 0 and 1's rstd (mean), in flight beside w's chunk */
+        if (threadIdx.x == 0)
+            cp_async_wait_all();
+        __syncthreads();
+    }
+    if (EX && WF > WB) {
+        /* 16-bit w: each thread widens its vectors of the raw chunk (at sw
+         * + cv) into f32 (vector vi at sw + 2 vi, over the raw one of
+         * vector 2 vi - cv: every raw vector read before any is written) */
+        uint4 raw[VPT];
+#pragma unroll
+        for (int i = 0; i < VPT; i++) {
+            const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+            raw[i] = vi < cnt ? sw[cv + vi] : make_uint4(0u, 0u, 0u, 0u);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < VPT; i++) {
+            const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+            if (vi < cnt) {
+                float f[VE];
+                norm_w_widen_x<DT, WT>(&raw[i], f);
+                float4 *d4 = reinterpret_cast<float4 *>(sw) + (size_t)vi * WF;
+#pragma unroll
+                for (int h = 0; h < WF; h++)
+                    d4[h] = make_float4(f[4 * h], f[4 * h + 1], f[4 * h + 2], f[4 * h + 3]);
+            }
+        }
+        __syncthreads();
+    }
+    const float inv_n = 1.0f / (float)g.cols; /* EX */
 
     float acc[NA][VPT][VE];
 #pragma unroll
@@ -187,7 +306,14 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         for (const uint64_t k1 = (j + 1) * SL_NORM_DW_ROWS; k < k1 && team + k * nteams < g.rows; k++) {
             const uint64_t r = team + k * nteams;
             const uint4 *sx = sm + 2 * (size_t)cv * (k & 1), *sd = sx + cv;
-            const float rs = g.rstd[r], mu = MODE == NORM_LN ? g.mean[r] : 0.0f;
+            float rs, mu;
+            if (EX) {
+                rs = rm[k & 1][0];
+                mu = MODE == NORM_LN ? rm[k & 1][1] : 0.0f;
+            } else {
+                rs = g.rstd[r];
+                mu = MODE == NORM_LN ? g.mean[r] : 0.0f;
+            }
             if (cnt > 0)
                 mbar_wait(&full[k & 1], (uint32_t)(k >> 1) & 1u);
             /* pass 1: the row sums (VPT x VE <= 16 terms a thread, in order) and the dw (db) terms */
@@ -198,12 +324,8 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 if (vi >= cnt)
                     break;
                 const uint4 xv = sx[vi], dv = sd[vi];
-                uint4 wu[WB];
-#pragma unroll
-                for (int h = 0; h < WB; h++)
-                    wu[h] = sw[vi * WB + h];
                 float wf[VE];
-                norm_w_widen_fx<DT, WT, NB_FX>(wu, wf);
+                nb_w<DT, WT, EX, NB_FX>(sw, vi, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
                     const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
@@ -221,57 +343,91 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             }
             /* the block's sums, then the cluster's */
             float2 s = nb_warp_sum(make_float2(d, d1), 32);
-            if (lane == 0)
-                red[wid] = s;
-            __syncthreads();
-            s = nb_warp_sum(lane < NB_BLOCK / 32 ? red[lane] : make_float2(0.0f, 0.0f), NB_BLOCK / 32);
-            if (C > 1) {
-                /* Thread 0 sends the block's sums to slot rank of every block of the cluster (itself
-                 * too) and expects C of them. Slots and barriers alternate by row: a peer sends row
-                 * k + 2's sums only after it has this block's row k + 1 ones, which this block sends
-                 * after it has read row k's. */
-                if (threadIdx.x == 0) {
-                    mbar_arrive_expect(&xbar[k & 1], 8u * C);
-                    for (unsigned q = 0; q < C; q++)
-                        nb_push(&xs[k & 1][rank], s, &xbar[k & 1], q);
+            if (EX) {
+                /* every warp's sums to its slot in every CTA of the cluster, one wait, the fold */
+                float *xr = (float *)xs[k & 1], v[NX];
+                v[0] = s.x;
+                v[NX - 1] = NX > 1 ? s.y : s.x;
+                x1_post<NX, NW>(v, xr, &xbar[k & 1], C, rank, false, (uint32_t)(k >> 1) & 1u);
+                if (threadIdx.x == 0) /* this barrier's next phase is row k + 2's */
+                    x1_rearm(&xbar[k & 1], NW, C, 4 * NX);
+                /* lane l: slots l, l + 32, ... in order (a uniform bound: the slots
+                 * past NW x C up to a multiple of 32 hold zeros, written at the start) */
+                float2 t = make_float2(0.0f, 0.0f);
+#pragma unroll
+                for (unsigned i = 0; i < (NW * 8 + 31) / 32; i++) {
+                    if (32 * i >= NW * C)
+                        break;
+                    t.x += xr[(lane + 32 * i) * NX];
+                    if (NX > 1)
+                        t.y += xr[(lane + 32 * i) * NX + NX - 1];
                 }
-                mbar_wait(&xbar[k & 1], (uint32_t)(k >> 1) & 1u);
-                s = nb_warp_sum(lane < C ? xs[k & 1][lane] : make_float2(0.0f, 0.0f), 8);
+                s = nb_warp_sum(t, 32); /* a butterfly: the same bits in every lane */
+            } else { /* bulk: the block through shared memory, then thread 0 to every CTA of the cluster */
+                if (lane == 0)
+                    red[wid] = s;
+                __syncthreads();
+                s = nb_warp_sum(lane < NB_BLOCK / 32 ? red[lane] : make_float2(0.0f, 0.0f), NB_BLOCK / 32);
+                if (C > 1) {
+                    /* Thread 0 sends the block's sums to slot rank of every block of the cluster (itself
+                     * too) and expects C of them. Slots and barriers alternate by row: a peer sends row
+                     * k + 2's sums only after it has this block's row k + 1 ones, which this block sends
+                     * after it has read row k's. */
+                    if (threadIdx.x == 0) {
+                        mbar_arrive_expect(&xbar[k & 1], 8u * C);
+                        for (unsigned q = 0; q < C; q++)
+                            nb_push(&xs[k & 1][rank], s, &xbar[k & 1], q);
+                    }
+                    mbar_wait(&xbar[k & 1], (uint32_t)(k >> 1) & 1u);
+                    s = nb_warp_sum(lane < C ? xs[k & 1][lane] : make_float2(0.0f, 0.0f), 8);
+                }
+                s.x = __shfl_sync(0xffffffffu, s.x, 0);
+                s.y = __shfl_sync(0xffffffffu, s.y, 0);
             }
-            s.x = __shfl_sync(0xffffffffu, s.x, 0);
-            s.y = __shfl_sync(0xffffffffu, s.y, 0);
             float c, c1 = 0.0f;
             if (MODE == NORM_LN) {
-                c1 = s.y / (float)g.cols;
-                c = s.x / (float)g.cols;
+                c1 = EX ? s.y * inv_n : s.y / (float)g.cols;
+                c = EX ? s.x * inv_n : s.x / (float)g.cols;
             } else {
-                c = s.x / (float)g.cols * rs * rs * rs;
+                c = (EX ? s.x * inv_n : s.x / (float)g.cols) * rs * rs * rs;
             }
-            /* pass 2: dx */
+            /* pass 2: dx. F4 (EX, NORM_LN, 2^-32 <= rstd <= 2^32: a2 neither
+             * underflows nor overflows for rows of |x| up to ~2^32 x their
+             * spread; the other rows, ~2^40 and beyond, take bulk's form):
+             * dx = fmaf(x - mean, a2, fmaf(w dy, rstd, b1)) */
+            const float a2 = -(c * rs) * rs, b1 = -(c1 * rs);
             uint4 *dx0 = (uint4 *)((char *)g.dx + r * rowb + coff);
+            auto pass2 = [&](auto f4) {
 #pragma unroll
-            for (int i = 0; i < VPT; i++) {
-                const uint32_t vi = threadIdx.x + i * NB_BLOCK;
-                if (vi >= cnt)
-                    break;
-                const uint4 xv = sx[vi], dv = sd[vi];
-                uint4 wu[WB];
+                for (int i = 0; i < VPT; i++) {
+                    const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+                    if (vi >= cnt)
+                        break;
+                    const uint4 xv = sx[vi], dv = sd[vi];
+                    float wf[VE], f[VE];
+                    nb_w<DT, WT, EX, NB_FX>(sw, vi, wf);
 #pragma unroll
-                for (int h = 0; h < WB; h++)
-                    wu[h] = sw[vi * WB + h];
-                float wf[VE], f[VE];
-                norm_w_widen_fx<DT, WT, NB_FX>(wu, wf);
-#pragma unroll
-                for (int e = 0; e < VE; e++) {
-                    const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
-                    if (MODE == NORM_LN)
-                        f[e] = fmaf(-((xk - mu) * rs), c, wf[e] * dk - c1) * rs;
-                    else
-                        f[e] = fmaf(-xk, c, rs * (wf[e] * dk));
+                    for (int e = 0; e < VE; e++) {
+                        const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
+                        if (decltype(f4)::value)
+                            f[e] = fmaf(xk - mu, a2, fmaf(wf[e] * dk, rs, b1));
+                        else if (MODE == NORM_LN)
+                            f[e] = fmaf(-((xk - mu) * rs), c, wf[e] * dk - c1) * rs;
+                        else
+                            f[e] = fmaf(-xk, c, rs * (wf[e] * dk));
+                    }
+                    dx0[vi] = norm_pack<DT>(f);
                 }
-                dx0[vi] = norm_pack<DT>(f);
-            }
-            __syncthreads(); /* every thread is done with the stage (and with red) */
+            };
+            if (EX && MODE == NORM_LN && rs >= 0x1p-32f && rs <= 0x1p32f) /* the row's choice: a uniform branch */
+                pass2(nb_bool<EX && MODE == NORM_LN>());
+            else
+                pass2(nb_bool<false>());
+            if (EX && threadIdx.x == 0)
+                cp_async_wait_all(); /* row k + 1's rstd (mean), asked a row ago, in rm before the barrier */
+            __syncthreads(); /* every thread is done with the stage and rm[k & 1] (and with red; EX: red unused) */
+            if (EX && threadIdx.x == 0 && team + (k + 2) * nteams < g.rows)
+                stats(k + 2);
             if (threadIdx.x == 0 && cnt > 0 && team + (k + 2) * nteams < g.rows) {
                 fence_proxy_async(); /* our reads of the stage, before the engine overwrites it */
                 issue(k + 2);
@@ -295,8 +451,8 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             }
         }
     }
-    if (C > 1)
-        nb_cluster_sync(); /* no block exits while its st.async to a peer may be in flight */
+    if (C > 1 && !EX)
+        nb_cluster_sync(); /* no block exits while its st.async to a peer may be in flight (EX: cluster_x1.cuh) */
 #else
     /* the launchers run this kernel only on sm_90 and later, from sm_90 code */
     (void)g;
@@ -305,15 +461,15 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
 }
 
 /* The bulk kernel for (DT, WT) at VPT vectors a thread: 2, or 4 for f32
- * rows past 8 x NB_MAXV vectors. */
-template <int MODE> struct norm_bwd_bulk_pick {
+ * rows past 8 x NB_MAXV vectors; EX: bulk_ex's. */
+template <int MODE, int EX> struct norm_bwd_bulk_pick {
     template <int DT, int WT> struct at {
         static bool run(uint32_t cv, const void **fn)
         {
             if (cv <= NB_MAXV)
-                *fn = (const void *)norm_bwd_bulk<DT, WT, 2, MODE>;
+                *fn = (const void *)norm_bwd_bulk<DT, WT, 2, MODE, EX>;
             else if (DT == SL_F32 && cv <= NB_MAXV_F32)
-                *fn = (const void *)norm_bwd_bulk<SL_F32, SL_F32, 4, MODE>;
+                *fn = (const void *)norm_bwd_bulk<SL_F32, SL_F32, 4, MODE, EX>;
             else
                 return false;
             return true;
@@ -322,23 +478,26 @@ template <int MODE> struct norm_bwd_bulk_pick {
 };
 
 /* The checks and configuration of a bulk launch of op (its weight at
- * buffer iw; a checked by sl_norm_check, rows and cols > 0): aligned
- * (norm_fwd_aligned), sm_90 with sm_90 code loaded, rows of at most 8
- * chunks; else SL_ERR_UNSUPPORTED, saying which. c: the kernel, 512
- * threads, the cluster of C blocks and the shared memory of its chunk
- * (norm_bwd_grid_of and norm_bwd_launch take it as a register kernel's). */
-template <int MODE> static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, norm_bwd_cfg *c)
+ * buffer iw; a checked by sl_norm_check, rows and cols > 0) by rung who
+ * (EX: bulk_ex): aligned (norm_fwd_aligned), sm_90 with sm_90 code loaded,
+ * rows of at most 8 chunks; else SL_ERR_UNSUPPORTED, saying which. c: the
+ * kernel, 512 threads, the cluster of C blocks and the shared memory of its
+ * chunk (norm_bwd_grid_of and norm_bwd_launch take it as a register
+ * kernel's). */
+template <int MODE, int EX>
+static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, const char *who, norm_bwd_cfg *c)
 {
+    typedef norm_bwd_bulk_pick<MODE, EX> pick; /* one macro argument */
     static int code_cache[SL_MAX_DEVICES];
     const size_t es = sl_dtype_size(a->dtype);
     if (!norm_fwd_aligned(a))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "%s bulk: a buffer off 16 bytes, or cols %llu (ld %llu) not a multiple of %zu elements (the "
+                       "%s %s: a buffer off 16 bytes, or cols %llu (ld %llu) not a multiple of %zu elements (the "
                        "bulk copies move whole 16-byte vectors): regs runs it",
-                       op, (unsigned long long)a->shape.cols,
+                       op, who, (unsigned long long)a->shape.cols,
                        (unsigned long long)(a->shape.ld ? a->shape.ld : a->shape.cols), 16 / es);
     if (!sl_cuda_row_clusters())
-        return sl_fail(SL_ERR_UNSUPPORTED, "%s bulk: needs sm_90 or newer (cp.async.bulk, clusters)", op);
+        return sl_fail(SL_ERR_UNSUPPORTED, "%s %s: needs sm_90 or newer (cp.async.bulk, clusters)", op, who);
     const sl_dtype wt = norm_wdtype(a, iw);
     const uint64_t nvv = a->shape.cols * es / 16;
     unsigned C = 1;
@@ -346,9 +505,9 @@ template <int MODE> static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw
     const void *fn = NULL;
     if ((!sl_cuda_row_chunks(nvv, NB_MAXV, 1, &C, &cv) &&
          (a->dtype != SL_F32 || !sl_cuda_row_chunks(nvv, NB_MAXV_F32, 1, &C, &cv))) ||
-        !NORM_DISPATCH(a->dtype, wt, norm_bwd_bulk_pick<MODE>::template at, cv, &fn))
+        !NORM_DISPATCH(a->dtype, wt, pick::template at, cv, &fn))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "%s bulk: a row of %llu columns is beyond 8 chunks of %d 16-byte vectors: regs runs it", op,
+                       "%s %s: a row of %llu columns is beyond 8 chunks of %d 16-byte vectors: regs runs it", op, who,
                        (unsigned long long)a->shape.cols, a->dtype == SL_F32 ? (int)NB_MAXV_F32 : (int)NB_MAXV);
     sl_status st = bulk_code_ok(fn, code_cache);
     if (st != SL_OK)
@@ -357,7 +516,7 @@ template <int MODE> static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw
     c->block = NB_BLOCK;
     c->cl = C;
     c->warp = false;
-    c->smem = norm_bwd_bulk_smem(cv, es, sl_dtype_size(wt));
+    c->smem = norm_bwd_bulk_smem(cv, es, EX ? sizeof(float) : sl_dtype_size(wt));
     return SL_OK;
 }
 

@@ -293,6 +293,14 @@ static const sl_variant variants[] = {
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_bulk), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 6},
+    {.name = "bulk_ex", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk with fewer instructions and waits a row: both sums one-sided (every warp st.async into every "
+                  "cluster CTA's slots, one mbarrier wait, no block barrier between the passes), rstd and mean "
+                  "copied to shared memory (cp.async) a row ahead, w widened to f32 once in shared memory, dx in four "
+                  "operations an element (aligned launches, sm_90; issue 32, eleventh session)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_bulk_ex), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 5.3f},
     {.name = "sl_layernorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_bwd(): aligned rows of 32 KiB and more bulk (sm_90); 16-bit aligned rows of "
                   "129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else by row length in 16-byte vectors, "

@@ -43,6 +43,12 @@ sl_status sl_cuda_layernorm_bwd_aligned_pf3x(const sl_args *a);
 /* The row in shared memory (05_bulk.cu): aligned launches, rows of at
  * most 65536 columns, sm_90; else SL_ERR_UNSUPPORTED. */
 sl_status sl_cuda_layernorm_bwd_bulk(const sl_args *a);
+/* bulk_ex (11_bulk_ex.cu): the bulk kernel's EX configuration, the same
+ * limits. */
+sl_status sl_cuda_layernorm_bwd_bulk_ex(const sl_args *a);
+/* bulk (ex = 0) or bulk_ex (ex = 1), who naming the rung in messages:
+ * defined once, in 05_bulk.cu. */
+sl_status sl_cuda_layernorm_bwd_bulk_rung(const sl_args *a, int ex, const char *who);
 sl_status sl_cuda_layernorm_bwd_api(const sl_args *a);
 /* A register rung of kind pf (common/norm_bwd.cuh's NORM_BWD_*): defined
  * once, in 03_regs.cu, as rmsnorm_bwd's sl_cuda_rmsnorm_bwd_rung. */

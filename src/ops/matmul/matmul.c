@@ -243,6 +243,10 @@ MM_ADAPT(cuda_wgmma_p, sl_cuda_mm_wgmma_p)
 MM_ADAPT(cuda_wgmma_p_pdl, sl_cuda_mm_wgmma_p_pdl)
 MM_ADAPT(cuda_wgmma_n128_p, sl_cuda_mm_wgmma_n128_p)
 MM_ADAPT(cuda_wgmma_n128_pp, sl_cuda_mm_wgmma_n128_pp)
+MM_ADAPT(cuda_wgmma_n128_k2_ex, sl_cuda_mm_wgmma_n128_k2_ex)
+MM_ADAPT(cuda_wgmma_n128_k4_ex, sl_cuda_mm_wgmma_n128_k4_ex)
+MM_ADAPT(cuda_wgmma_k2_ex, sl_cuda_mm_wgmma_k2_ex)
+MM_ADAPT(cuda_wgmma_n128_k2_ex_pdl, sl_cuda_mm_wgmma_n128_k2_ex_pdl)
 
 /* what sl_gemm runs on a CUDA context: simt (f32: rung 10, its block tile
  * and K split by shape, sl_cuda_mm_simt_pick; issue 26) and best (bf16,
@@ -366,6 +370,14 @@ static const sl_variant variants[] = {
     MM_WG("wgmma_n128_p", cuda_wgmma_n128_p, "128x128 tiles, persistent (one CTA per SM walks the tiles)", moved128),
     MM_WG("wgmma_n128_pp", cuda_wgmma_n128_pp, "128x128 tiles, persistent ping-pong: each consumer warpgroup owns "
           "whole tiles, main loops alternate, one's epilogue under the other's main loop", moved128),
+    MM_WG("wgmma_n128_k2_ex", cuda_wgmma_n128_k2_ex, "128x128 tiles, K split over a cluster of 2, one-sided "
+          "exchange: partials st.async into the owner's receive buffer, one mbarrier per owned warp", moved128),
+    MM_WG("wgmma_n128_k4_ex", cuda_wgmma_n128_k4_ex, "128x128 tiles, K split over a cluster of 4, one-sided exchange",
+          moved128),
+    MM_WG("wgmma_k2_ex", cuda_wgmma_k2_ex, "128x256 tiles, K split over a cluster of 2, one-sided exchange",
+          moved128x256),
+    MM_WG("wgmma_n128_k2_ex_pdl", cuda_wgmma_n128_k2_ex_pdl, "wgmma_n128_k2_ex with programmatic dependent launch",
+          moved128),
     MM_WG("wgmma_auto", cuda_wgmma_auto, "rung 8's configuration by shape (sl_cuda_mm_wgmma_pick): sl_gemm's path",
           moved128x256),
 #undef MM_WG

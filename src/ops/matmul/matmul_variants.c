@@ -106,6 +106,18 @@ const sl_mm_variant sl_mm_variants[] = {
      42.7, "128x128 tiles, persistent ping-pong: each consumer warpgroup owns whole tiles (two m64n128k16 per 16 of "
      "K), their main loops alternate through two mbarriers, so one's epilogue runs under the other's main loop",
      "L2 (64 flop/B); the epilogue off the tensor pipe's critical path"},
+    {"wgmma_n128_k2_ex", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_n128_k2_ex), 128,
+     128, 42.7, "wgmma_n128_k2 with the one-sided exchange: partials st.async into a receive buffer of the owner's "
+     "own, completing the owning warp's mbarrier (no cluster barrier around the exchange)",
+     "fill; the exchange overlaps the slower rank's main loop"},
+    {"wgmma_n128_k4_ex", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_n128_k4_ex), 128,
+     128, 42.7, "wgmma_n128_k4 with the one-sided exchange (5 stages + a 48 KiB receive buffer)",
+     "pipeline fill (quarter-length K loops)"},
+    {"wgmma_k2_ex", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_k2_ex), 128, 256, 51.2,
+     "wgmma_k2 with the one-sided exchange (3 stages + a 64 KiB receive buffer)", "fill, then L2"},
+    {"wgmma_n128_k2_ex_pdl", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16,
+     MM_CUDA(sl_cuda_mm_wgmma_n128_k2_ex_pdl), 128, 128, 42.7,
+     "wgmma_n128_k2_ex with programmatic dependent launch", "as wgmma_n128_k2_ex, less the launch gap"},
     {"wgmma_auto", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_auto), 128, 256, 51.2,
      "rung 8's configuration chosen by shape (sl_cuda_mm_wgmma_pick): what sl_gemm runs on sm_90 (issue 26)",
      "the chosen configuration's (roofline shown for 128x256)"},

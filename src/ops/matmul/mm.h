@@ -84,8 +84,11 @@ sl_status sl_cuda_mm_wgmma(const sl_mm *p);
  * the tiles, the next tile's loads under the current epilogue); 9: 128 x
  * 128 persistent; 10: 128 x 128 persistent ping-pong (each consumer
  * warpgroup a whole tile, their main loops alternating, one's epilogue
- * under the other's main loop); 0: sl_cuda_mm_wgmma_pick's choice (what
- * sl_gemm runs).
+ * under the other's main loop); 11, 12, 13: as 3, 4, 5 with the one-sided
+ * exchange (each partial st.async into a receive buffer of the owner's
+ * own, completing the owning warp's mbarrier: no cluster barrier around
+ * the exchange; the same sums, the same bits); 0: sl_cuda_mm_wgmma_pick's
+ * choice (what sl_gemm runs).
  * Same dispatch rules as sl_cuda_mm_wgmma. _cfg_grid: as _cfg, with the
  * persistent grid capped at ctas CTAs (0: one per SM; the tests use small
  * caps so that each CTA walks many tiles). */
@@ -107,6 +110,10 @@ sl_status sl_cuda_mm_wgmma_p(const sl_mm *p);         /* cfg 8 */
 sl_status sl_cuda_mm_wgmma_p_pdl(const sl_mm *p);     /* cfg 8 | SL_MM_WGMMA_PDL */
 sl_status sl_cuda_mm_wgmma_n128_p(const sl_mm *p);    /* cfg 9 */
 sl_status sl_cuda_mm_wgmma_n128_pp(const sl_mm *p);   /* cfg 10 */
+sl_status sl_cuda_mm_wgmma_n128_k2_ex(const sl_mm *p); /* cfg 11 */
+sl_status sl_cuda_mm_wgmma_n128_k4_ex(const sl_mm *p); /* cfg 12 */
+sl_status sl_cuda_mm_wgmma_k2_ex(const sl_mm *p);      /* cfg 13 */
+sl_status sl_cuda_mm_wgmma_n128_k2_ex_pdl(const sl_mm *p); /* cfg 11 | SL_MM_WGMMA_PDL */
 sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
 unsigned long long sl_cuda_mm_wgmma_launches(void);
 int sl_cuda_mm_wgmma_built(void);

@@ -287,6 +287,14 @@ static const sl_variant variants[] = {
      .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_bulk), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 4},
+    {.name = "bulk_ex", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk with fewer instructions and waits a row: the sum one-sided (every warp st.async into every "
+                  "cluster CTA's slots, one mbarrier wait, no block barrier between the passes), rstd copied to "
+                  "shared memory (cp.async) a row ahead, w widened to f32 once in shared memory (aligned launches, "
+                  "sm_90; issue 32, eleventh session)",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_bulk_ex), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 3.5f},
     {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_rmsnorm_bwd(): aligned rows of 32 KiB and more bulk (sm_90); 16-bit aligned rows of "
                   "129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else by row length in 16-byte vectors, "

@@ -94,6 +94,11 @@ sl_status sl_cuda_xent_regs_run(const sl_xent_args *x);
  * logits, dx and rows, at most 8 x 72 KiB a row, sm_90. */
 bool sl_cuda_xent_bulk_fits(const sl_xent_args *x);
 sl_status sl_cuda_xent_bulk_run(const sl_xent_args *x);
+/* Rung 5's bulk_ex configuration (cuda/05_bulk_ex.cu): bulk with the
+ * one-sided cluster exchange, 256-thread blocks, 32 KiB chunks; fits as
+ * bulk does. */
+bool sl_cuda_xent_bulk_ex_fits(const sl_xent_args *x);
+sl_status sl_cuda_xent_bulk_ex_run(const sl_xent_args *x);
 /* The public fused choice: regs, else the unfused pair (16-bit) or
  * twopass (f32) (cuda/03_bwd.cu). */
 sl_status sl_cuda_xent_fused_run(const sl_xent_args *x);

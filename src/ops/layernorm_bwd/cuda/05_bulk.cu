@@ -33,18 +33,22 @@
 #include "layernorm_bwd.h"
 #include "norm_bwd_bulk.cuh"
 
-extern "C" sl_status sl_cuda_layernorm_bwd_bulk(const sl_args *a)
+/* bulk (ex = 0) and bulk_ex (ex = 1, 11_bulk_ex.cu: the kernel's EX), named
+ * who in messages. */
+extern "C" sl_status sl_cuda_layernorm_bwd_bulk_rung(const sl_args *a, int ex, const char *who)
 {
-    sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", "bulk");
+    sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     norm_bwd_cfg c = {};
-    if ((st = norm_bwd_bulk_plan<NORM_LN>(a, SL_LNB_W, "layernorm_bwd", &c)) != SL_OK)
+    st = ex ? norm_bwd_bulk_plan<NORM_LN, 1>(a, SL_LNB_W, "layernorm_bwd", who, &c)
+            : norm_bwd_bulk_plan<NORM_LN, 0>(a, SL_LNB_W, "layernorm_bwd", who, &c);
+    if (st != SL_OK)
         return st;
     const uint64_t rows = a->shape.rows, cols = a->shape.cols, Pm = sl_norm_dw_partials(rows, cols);
     const norm_bwd_grid gr = norm_bwd_grid_of(&c, rows, cols);
     if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || gr.P > Pm)
-        return sl_fail(SL_ERR_INVALID_ARG, "layernorm_bwd bulk: workspace of %zu bytes for %llu partials of %llu",
+        return sl_fail(SL_ERR_INVALID_ARG, "layernorm_bwd %s: workspace of %zu bytes for %llu partials of %llu", who,
                        a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)cols);
     norm_bwd_geo g = {a->buf[SL_LNB_X], a->buf[SL_LNB_DY], a->buf[SL_LNB_W], (const float *)a->buf[SL_LNB_MEAN],
                       (const float *)a->buf[SL_LNB_RSTD], a->buf[SL_LNB_DX], (float *)a->workspace,
@@ -53,4 +57,9 @@ extern "C" sl_status sl_cuda_layernorm_bwd_bulk(const sl_args *a)
         return st;
     return sl_cuda_norm_dwdb_finish(g.part, g.partb, gr.P, cols, a->buf[SL_LNB_DW], a->buf[SL_LNB_DB],
                                     norm_wdtype(a, SL_LNB_W), a->stream);
+}
+
+extern "C" sl_status sl_cuda_layernorm_bwd_bulk(const sl_args *a)
+{
+    return sl_cuda_layernorm_bwd_bulk_rung(a, 0, "bulk");
 }

@@ -67,8 +67,9 @@ template <int N> __device__ __forceinline__ void mm_cp_wait() { asm volatile("cp
 #endif
 
 /* ---- thread-block clusters (sm_90+; PTX ISA: barrier.cluster, mapa) ------------
- * For the f32 split-K exchange of rung 10 (10_simt.cu); the sm_90a wgmma
- * rung keeps its own copies (08_wgmma.cu). Below sm_90 the bodies are
+ * For the split-K exchanges of rung 10 (10_simt.cu) and of the sm_90a
+ * wgmma rung (08_wgmma.cu, whose one-sided exchange also takes st.async
+ * from common/bulk_copy.cuh). Below sm_90 the bodies are
  * empty and the launchers refuse a cluster configuration before any launch
  * (mm_need_sm90). */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900

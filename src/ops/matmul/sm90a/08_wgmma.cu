@@ -55,6 +55,17 @@
  * old kernel), ~1.3 us per tile after a CTA's first (of the 3.8 us fixed
  * cost per wave fitted at 1024^3 and 2048^3), 1-2.5% from 4096^3 up;
  * docs/ladder.md, "Persistent tiles".
+ * The split's one-sided exchange (EX, issue 26; cfg 11 = 128 x 128 split 2,
+ * 12 = 128 x 128 split 4, 13 = 128 x 256 split 2): the two cluster
+ * barriers around the exchange through stage memory (cfg 3-5) become one
+ * st.async per 16 bytes into a receive buffer of the owner's own (32 / 48
+ * / 64 KiB after 6 / 5 / 3 stages), completing the owning warp's mbarrier
+ * by its bytes: a rank sends as soon as its own main loop ends and waits
+ * only for the bytes it sums. Bytes in flight in the main loop: 6 / 5 / 3
+ * stages of 32 / 32 / 48 KiB (cfg 3-5: 6 / 6 / 4), 96-192 KiB, still
+ * several slices ahead of the 4-8 a CTA computes at 1024^3. Expected
+ * effect: the exchange's 3.0 us (128 x 128) and 4.8 us (128 x 256) down to
+ * 1-1.5 and ~2; docs/ladder.md, "Split-K with a one-sided exchange".
  * Dispatch (sl_cuda_mm_wgmma): needs an sm_90 device (compute capability
  * 9.0 exactly: sm_90a code runs nowhere else), bf16 or f16, A and B with
  * 16-byte aligned bases and leading dimensions (lda, ldb multiples of 8
@@ -64,6 +75,7 @@
 #include <cuda.h> /* CUtensorMap and its enums only: no -lcuda, the encoder comes from the runtime */
 
 #include "../cuda/mm_common.cuh"
+#include "bulk_copy.cuh" /* st.async and the split cluster barrier (src/ops/common; sm_90 only) */
 
 #include <atomic>
 
@@ -87,15 +99,28 @@ constexpr int NT = 384;              /* 3 warpgroups: producer + 2 consumers */
  * tile; persistent ping-pong, each consumer warpgroup on its own tiles. */
 constexpr int P_NONE = 0, P_COOP = 1, P_PINGPONG = 2;
 
-/* One configuration of the kernel: block tile 128 x BN (BN = 256 or 128),
- * K split over SPLIT CTAs of a cluster (partial tiles summed through
- * distributed shared memory), B shared by MC CTAs of a cluster along M
- * (TMA multicast). Stages: as many 48 / 32 KiB stages as fit 192 KiB. */
-template <int BN> struct wg_cfg {
+constexpr int SMEM_MAX = 232448; /* 227 KiB: the most dynamic shared memory an sm_90 CTA may have */
+
+/* One configuration of the kernel's shared memory: block tile 128 x BN
+ * (BN = 256 or 128), K split over SPLIT CTAs of a cluster (partial tiles
+ * summed through distributed shared memory), EX: the split's one-sided
+ * exchange, which receives the peers' partials in a buffer of its own
+ * (RED bytes after the stages: OWN owned consumer warps x SPLIT - 1 peers
+ * x FRAG, one warp's partial) and one mbarrier per owned warp. Stages: 4
+ * of 48 KiB (BN = 256) or 6 of 32 KiB (BN = 128), fewer where they and
+ * the receive buffer would pass 227 KiB. */
+template <int BN, int SPLIT, bool EX> struct wg_cfg {
     static constexpr int B_BYTES = BK * BN * 2;            /* 32 / 16 KiB: BN / 64 boxes side by side in N */
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  /* what one stage's full barrier expects */
-    static constexpr int STAGES = BN == 256 ? 4 : 6;
-    static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + (2 * STAGES + 2) * 8 + 1024; /* + barriers + slack */
+    static constexpr int OWN = EX ? 8 / SPLIT : 0;         /* consumer warps (16 rows each) a K rank owns */
+    static constexpr int FRAG = 32 * (BN / 2) * 4;          /* one warp's partial: 32 lanes x BN / 2 floats */
+    static constexpr int RED = EX ? OWN * (SPLIT - 1) * FRAG : 0;
+    static constexpr int STAGES_MAX = BN == 256 ? 4 : 6;
+    static constexpr int FIT = (SMEM_MAX - 1024 - 256 - RED) / STAGE_BYTES; /* 256: room for the barriers */
+    static constexpr int STAGES = FIT < STAGES_MAX ? FIT : STAGES_MAX;
+    /* stages, receive buffer, full + empty + ping-pong's turn + EX's barriers, 1024-byte alignment slack */
+    static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + RED + (2 * STAGES + 2 + OWN) * 8 + 1024;
+    static_assert(STAGES >= 3 && SMEM <= SMEM_MAX, "the stages and the receive buffer fit 227 KiB");
 };
 
 std::atomic<unsigned long long> g_launches{0};
@@ -152,19 +177,8 @@ template <int N> __device__ __forceinline__ void wgmma_wait()
 }
 
 /* ---- clusters (PTX ISA: barrier.cluster, mapa, multicast TMA) ---- */
-/* Every thread of every CTA of the cluster arrives, then waits: shared
- * memory written before (locally or remotely) is visible after. */
-__device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-/* The shared::cluster address of `addr` (a shared::cta address) in CTA `rank` of the cluster. */
-__device__ __forceinline__ uint32_t map_rank(uint32_t addr, unsigned rank)
-{
-    uint32_t r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
-    return r;
-}
+/* cluster_sync, map_rank and the remote vector store are mm_common.cuh's (mm_cluster_sync, mm_map_rank,
+ * mm_st_cluster_v4, shared with rung 10); st.async and the split cluster barrier are common/bulk_copy.cuh's */
 /* Arrive on an mbarrier of another CTA of the cluster (a shared::cluster
  * address), default semantics (release, CTA scope: the arrival only tells
  * the producer that a stage's wgmma reads are done; no data is published). */
@@ -179,11 +193,6 @@ __device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap *
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
                  "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
                  "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
-                 : "memory");
-}
-__device__ __forceinline__ void st_cluster_v4(uint32_t addr, float a, float b, float c, float d)
-{
-    asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(a), "f"(b), "f"(c), "f"(d)
                  : "memory");
 }
 __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
@@ -315,8 +324,19 @@ template <int MC> __device__ __forceinline__ int2 tile_at(int id, int gx, int gy
  * last wgmma of tile j - 1), so one warpgroup's epilogue runs under the
  * other's main loop. The turn order also keeps every full-barrier wait at
  * most one phase ahead of the barrier (tile j's slices are waited for only
- * after all of tile j - 1's have completed), which the parity wait needs. */
-template <class Ts, int BN, int SPLIT, int MC, int PERSIST>
+ * after all of tile j - 1's have completed), which the parity wait needs.
+ * EX (SPLIT > 1, MC = 1 only): the one-sided split-K exchange. The owner of
+ * a consumer warp's rows receives the other ranks' partials of them in a
+ * receive buffer of its own (not the stages), by st.async, each 16 bytes
+ * completing the transaction count of that warp's mbarrier in the owner
+ * (armed at launch for (SPLIT - 1) x FRAG bytes); so no rank waits for a
+ * peer's main loop before sending, a sending warp exits after its stores,
+ * and an owning warp waits for its own rows only. The one cluster barrier
+ * (arrived at launch, after the mbarrier set-up; waited before the first
+ * remote store) only says that every peer's mbarriers exist. Every CTA
+ * owns rows, so every CTA waits until all bytes sent to it have landed
+ * before it exits; nothing is read remotely. */
+template <class Ts, int BN, int SPLIT, int MC, int PERSIST, bool EX>
 __global__ void __launch_bounds__(NT, 1)
     mm_wgmma_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUtensorMap tmb, int64_t m,
                     int64_t n, int64_t k, Ts *c, int64_t ldc, float alpha, float beta, int pair)
@@ -328,14 +348,19 @@ __global__ void __launch_bounds__(NT, 1)
     static_assert(!PERSIST || SPLIT * MC == 1, "the persistent grid has no clusters");
     constexpr bool PP = PERSIST == P_PINGPONG;
     static_assert(!PP || BN == 128, "ping-pong: 128 x 128 tiles (128 accumulators a thread)");
-    constexpr int STAGES = wg_cfg<BN>::STAGES, STAGE_BYTES = wg_cfg<BN>::STAGE_BYTES;
+    static_assert(!EX || (SPLIT > 1 && MC == 1 && !PERSIST), "the one-sided exchange: split K, no multicast");
+    using CF = wg_cfg<BN, SPLIT, EX>;
+    constexpr int STAGES = CF::STAGES, STAGE_BYTES = CF::STAGE_BYTES;
     constexpr bool CLUSTER = SPLIT * MC > 1;
     extern __shared__ unsigned char mm_wg_smem[];
     /* 128-byte swizzle: TMA boxes and descriptors want 1024-byte aligned atoms */
     const uint32_t raw = (uint32_t)__cvta_generic_to_shared(mm_wg_smem);
     const uint32_t base = (raw + 1023u) & ~1023u;
-    /* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s), ping-pong's turn[c] at bars + 8 (2 STAGES + c) */
-    const uint32_t bars = base + STAGES * STAGE_BYTES, turn = bars + 8 * 2 * STAGES;
+    /* the stages, EX's receive buffer (CF::RED bytes at red), then the barriers: full[s] at bars + 8 s,
+     * empty[s] at bars + 8 (STAGES + s), ping-pong's turn[c] at bars + 8 (2 STAGES + c), EX's xbar[o] (owned
+     * warp o's partials received) at bars + 8 (2 STAGES + 2 + o) */
+    const uint32_t red = base + STAGES * STAGE_BYTES, bars = red + CF::RED, turn = bars + 8 * 2 * STAGES,
+                   xbar = turn + 16;
     const int kr = SPLIT > 1 ? (int)(blockIdx.x % SPLIT) : 0;
     const int mr = MC > 1 ? (int)(blockIdx.y % MC) : 0;
 
@@ -363,12 +388,22 @@ __global__ void __launch_bounds__(NT, 1)
             mbar_init(turn, 4); /* warpgroup 1's turn: one arrival per warp of warpgroup 2 */
             mbar_init(turn + 8, 4);
         }
+        /* EX: owned warp o's slots complete phase 0 when the SPLIT - 1 peers' partials (FRAG bytes each) have
+         * landed; the one arrival is this arrive.expect_tx (a peer's bytes may land before it: the count only
+         * needs both to balance within the phase) */
+        for (int o = 0; o < CF::OWN; o++) {
+            mbar_init(xbar + 8 * o, 1);
+            mbar_expect_tx(xbar + 8 * o, (unsigned)((SPLIT - 1) * CF::FRAG));
+        }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     }
     __syncthreads();
     if (MC > 1)
-        cluster_sync(); /* the group's barriers exist before any multicast or remote arrival reaches them */
+        mm_cluster_sync(); /* the group's barriers exist before any multicast or remote arrival reaches them */
+    if (EX) /* the split barrier: arrive now (thread 0's fence above releases the mbarrier set-up), wait before
+             * the first remote store, long after every peer has arrived */
+        cluster_arrive_relaxed();
     /* programmatic dependent launch (a no-op when launched without it): everything above overlaps the
      * previous kernel's tail; no global memory is touched before the previous grid has completed and
      * its writes are visible. Then let the next kernel launch (its CTAs wait here in turn). */
@@ -408,9 +443,13 @@ __global__ void __launch_bounds__(NT, 1)
         }
         if (CLUSTER) {
             __syncwarp();
-            cluster_sync(); /* 1: every CTA of the cluster is past its main loop */
-            if (SPLIT > 1)
-                cluster_sync(); /* 2: the partial tiles are exchanged */
+            if (EX) {
+                cluster_wait(); /* the launch's split barrier, closed before exit */
+            } else {
+                mm_cluster_sync(); /* 1: every CTA of the cluster is past its main loop */
+                if (SPLIT > 1)
+                    mm_cluster_sync(); /* 2: the partial tiles are exchanged */
+            }
         }
         return;
     }
@@ -456,7 +495,7 @@ __global__ void __launch_bounds__(NT, 1)
                 const uint32_t e = bars + 8 * (STAGES + (it - 1) % STAGES);
                 mbar_arrive(e);
                 if (MC > 1) /* and the other CTA of the group, whose multicast also fills this stage */
-                    mbar_arrive_cluster(map_rank(e, (unsigned)(kr + (1 - mr) * SPLIT)));
+                    mbar_arrive_cluster(mm_map_rank(e, (unsigned)(kr + (1 - mr) * SPLIT)));
             }
         }
         if (PP && lane == 0) /* the other warpgroup's turn: its next tile's main loop overlaps this one's drain */
@@ -469,30 +508,50 @@ __global__ void __launch_bounds__(NT, 1)
             for (int i = 0; i < HALVES * BN / 2; i++)
                 d[i] = 0.0f;
 
-        if (CLUSTER) {
+        if (CLUSTER && !EX) {
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-            cluster_sync(); /* 1: no CTA of the cluster reads its stages any more; no remote arrival is pending */
+            mm_cluster_sync(); /* 1: no CTA of the cluster reads its stages any more; no remote arrival is pending */
         }
         if (SPLIT > 1) {
             /* split-K: consumer warp cw * 4 + w (16 rows of the tile) belongs to K rank (cw * 4 + w) / OWN, which
-             * receives the other ranks' partials of those rows in its (now idle) stage memory, one FRAG per
-             * source, lane-interleaved float4s (a warp's store is 512 contiguous bytes); then it sums the SPLIT
-             * partials in rank order 0, 1, ... (a fixed order: the result does not depend on timing) and
+             * receives the other ranks' partials of those rows, one FRAG per source, lane-interleaved float4s
+             * (a warp's store is 512 contiguous bytes), in its (now idle) stage memory, or with EX in its
+             * receive buffer; then it sums the SPLIT partials in rank order 0, 1, ... (a fixed order: the
+             * result does not depend on timing, and EX's is the same sum as the two-barrier exchange's) and
              * stores. */
             constexpr int OWN = 8 / SPLIT, FR = BN / 2, FRAG = 32 * FR * 4;
-            static_assert(OWN * (SPLIT - 1) * FRAG <= STAGES * STAGE_BYTES, "the partials fit in the stages");
+            static_assert(EX || OWN * (SPLIT - 1) * FRAG <= STAGES * STAGE_BYTES, "the partials fit in the stages");
+            static_assert(!EX || (CF::OWN == OWN && CF::FRAG == FRAG), "the receive buffer's geometry");
             const int cwarp = cw * 4 + w, owner = cwarp / OWN;
-            const uint32_t mine = base + (uint32_t)((cwarp % OWN) * (SPLIT - 1) * FRAG) + lane * 16;
+            const uint32_t mine = (EX ? red : base) + (uint32_t)((cwarp % OWN) * (SPLIT - 1) * FRAG) + lane * 16;
+            if (EX)
+                cluster_wait(); /* every peer's xbar is initialised (its arrive came right after) */
             if (owner != kr) {
                 const int slot = kr < owner ? kr : kr - 1;
-                const uint32_t dst = map_rank(mine + slot * FRAG, (unsigned)(owner + mr * SPLIT));
+                const unsigned peer = (unsigned)(owner + mr * SPLIT);
+                const uint32_t dst = mm_map_rank(mine + slot * FRAG, peer);
+                if constexpr (EX) {
+                    /* each 16 bytes count towards the owner's xbar of these rows; nothing to wait for here: the
+                     * owner's wait covers them, and this warp has no rows to store (it returns below) */
+                    const uint32_t xb = mm_map_rank(xbar + 8 * (cwarp % OWN), peer);
 #pragma unroll
-                for (int q = 0; q < FR / 4; q++)
-                    st_cluster_v4(dst + q * 512, d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+                    for (int q = 0; q < FR / 4; q++)
+                        st_async_v4_f32(dst + q * 512, d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3], xb);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < FR / 4; q++)
+                        mm_st_cluster_v4(dst + q * 512, d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+                }
             }
-            cluster_sync(); /* 2 */
-            if (owner != kr)
-                return;
+            if (EX) {
+                if (owner != kr)
+                    return;
+                mbar_wait(xbar + 8 * (cwarp % OWN), 0); /* phase 0: the SPLIT - 1 partials of these rows landed */
+            } else {
+                mm_cluster_sync(); /* 2 */
+                if (owner != kr)
+                    return;
+            }
 #pragma unroll
             for (int q = 0; q < FR / 4; q++) {
                 float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -589,9 +648,10 @@ int sm_count(void)
 
 /* ctas: PERSIST's grid, at most this many CTAs (0: one per SM); the grid is never larger than the tile
  * count, so every CTA has a tile */
-template <class Ts, int BN, int SPLIT, int MC, int PERSIST> sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
+template <class Ts, int BN, int SPLIT, int MC, int PERSIST, bool EX>
+sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
 {
-    constexpr size_t SMEM = wg_cfg<BN>::SMEM;
+    constexpr size_t SMEM = wg_cfg<BN, SPLIT, EX>::SMEM;
     encode_tiled_fn fn = nullptr;
     sl_status st = get_encoder(&fn);
     dim3 g;
@@ -619,7 +679,7 @@ template <class Ts, int BN, int SPLIT, int MC, int PERSIST> sl_status wgmma_laun
         g = dim3((unsigned)P, 1, 1);
     }
     const int pair = ((uintptr_t)p->c % 4 == 0) && (p->ldc % 2 == 0);
-    SL_CUDA_TRY(cudaFuncSetAttribute(mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    SL_CUDA_TRY(cudaFuncSetAttribute(mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST, EX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)SMEM));
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = g;
@@ -642,35 +702,40 @@ template <class Ts, int BN, int SPLIT, int MC, int PERSIST> sl_status wgmma_laun
     }
     cfg.attrs = at;
     cfg.numAttrs = na;
-    SL_CUDA_TRY(cudaLaunchKernelEx(&cfg, mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST>, ta, tb, p->m, p->n, p->k, (Ts *)p->c,
+    SL_CUDA_TRY(cudaLaunchKernelEx(&cfg, mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST, EX>, ta, tb, p->m, p->n, p->k, (Ts *)p->c,
                                    p->ldc, (float)p->alpha, (float)p->beta, pair));
     g_launches.fetch_add(1, std::memory_order_relaxed);
     return SL_OK;
 }
 
 /* The configurations (sl_cuda_mm_wgmma_cfg): block tile 128 x BN, K split
- * over SPLIT CTAs of a cluster, B multicast to MC block rows. */
+ * over SPLIT CTAs of a cluster, B multicast to MC block rows, the
+ * persistent schedule, the split's one-sided exchange (ex). */
 struct wg_conf {
-    int bn, split, mc, persist;
+    int bn, split, mc, persist, ex;
 };
-constexpr wg_conf CONFS[] = {{0, 0, 0, 0},   {256, 1, 1, 0}, {128, 1, 1, 0}, {128, 2, 1, 0}, {128, 4, 1, 0},
-                             {256, 2, 1, 0}, {256, 1, 2, 0}, {128, 1, 2, 0}, {256, 1, 1, 1}, {128, 1, 1, 1},
-                             {128, 1, 1, 2}};
+constexpr wg_conf CONFS[] = {{0, 0, 0, 0, 0},   {256, 1, 1, 0, 0}, {128, 1, 1, 0, 0}, {128, 2, 1, 0, 0},
+                             {128, 4, 1, 0, 0}, {256, 2, 1, 0, 0}, {256, 1, 2, 0, 0}, {128, 1, 2, 0, 0},
+                             {256, 1, 1, 1, 0}, {128, 1, 1, 1, 0}, {128, 1, 1, 2, 0}, {128, 2, 1, 0, 1},
+                             {128, 4, 1, 0, 1}, {256, 2, 1, 0, 1}};
 constexpr int NCONF = (int)(sizeof CONFS / sizeof CONFS[0]);
 
 template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int ctas)
 {
     switch (cfg) {
-    case 1: return wgmma_launch<Ts, 256, 1, 1, P_NONE>(p, pdl, 0);
-    case 2: return wgmma_launch<Ts, 128, 1, 1, P_NONE>(p, pdl, 0);
-    case 3: return wgmma_launch<Ts, 128, 2, 1, P_NONE>(p, pdl, 0);
-    case 4: return wgmma_launch<Ts, 128, 4, 1, P_NONE>(p, pdl, 0);
-    case 5: return wgmma_launch<Ts, 256, 2, 1, P_NONE>(p, pdl, 0);
-    case 6: return wgmma_launch<Ts, 256, 1, 2, P_NONE>(p, pdl, 0);
-    case 7: return wgmma_launch<Ts, 128, 1, 2, P_NONE>(p, pdl, 0);
-    case 8: return wgmma_launch<Ts, 256, 1, 1, P_COOP>(p, pdl, ctas);
-    case 9: return wgmma_launch<Ts, 128, 1, 1, P_COOP>(p, pdl, ctas);
-    case 10: return wgmma_launch<Ts, 128, 1, 1, P_PINGPONG>(p, pdl, ctas);
+    case 1: return wgmma_launch<Ts, 256, 1, 1, P_NONE, false>(p, pdl, 0);
+    case 2: return wgmma_launch<Ts, 128, 1, 1, P_NONE, false>(p, pdl, 0);
+    case 3: return wgmma_launch<Ts, 128, 2, 1, P_NONE, false>(p, pdl, 0);
+    case 4: return wgmma_launch<Ts, 128, 4, 1, P_NONE, false>(p, pdl, 0);
+    case 5: return wgmma_launch<Ts, 256, 2, 1, P_NONE, false>(p, pdl, 0);
+    case 6: return wgmma_launch<Ts, 256, 1, 2, P_NONE, false>(p, pdl, 0);
+    case 7: return wgmma_launch<Ts, 128, 1, 2, P_NONE, false>(p, pdl, 0);
+    case 8: return wgmma_launch<Ts, 256, 1, 1, P_COOP, false>(p, pdl, ctas);
+    case 9: return wgmma_launch<Ts, 128, 1, 1, P_COOP, false>(p, pdl, ctas);
+    case 10: return wgmma_launch<Ts, 128, 1, 1, P_PINGPONG, false>(p, pdl, ctas);
+    case 11: return wgmma_launch<Ts, 128, 2, 1, P_NONE, true>(p, pdl, 0);
+    case 12: return wgmma_launch<Ts, 128, 4, 1, P_NONE, true>(p, pdl, 0);
+    case 13: return wgmma_launch<Ts, 256, 2, 1, P_NONE, true>(p, pdl, 0);
     default: return sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: no configuration %d", cfg);
     }
 }
@@ -687,7 +752,9 @@ template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int c
  * at 128 x 256); CTAs run in waves of one per SM. The cheapest wins (ties:
  * the earlier, i.e. the wider tile, no split); a split needs at least 4
  * slices per CTA. From one full wave of 128 x 256 tiles up, rung 8 as is
- * (the B multicast, cfg 6, measured slower: docs/ladder.md). */
+ * (the B multicast, cfg 6, measured slower: docs/ladder.md). The one-sided
+ * exchange's configurations (11-13) are not candidates until measured
+ * (docs/ladder.md, "Split-K with a one-sided exchange"). */
 extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)
 {
     if (sms < 1)
@@ -699,7 +766,7 @@ extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)
     double best_cost = 0;
     for (int c = 1; c < NCONF; c++) {
         const wg_conf f = CONFS[c];
-        if (f.mc != 1 || f.persist || (f.split > 1 && kt < 4 * f.split))
+        if (f.mc != 1 || f.persist || f.ex || (f.split > 1 && kt < 4 * f.split))
             continue;
         const int64_t ctas = tm * ((n + f.bn - 1) / f.bn) * f.split;
         const double waves = (double)((ctas + sms - 1) / sms);
@@ -810,3 +877,10 @@ extern "C" sl_status sl_cuda_mm_wgmma_p(const sl_mm *p) { return sl_cuda_mm_wgmm
 extern "C" sl_status sl_cuda_mm_wgmma_p_pdl(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 8 | SL_MM_WGMMA_PDL); }
 extern "C" sl_status sl_cuda_mm_wgmma_n128_p(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 9); }
 extern "C" sl_status sl_cuda_mm_wgmma_n128_pp(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 10); }
+extern "C" sl_status sl_cuda_mm_wgmma_n128_k2_ex(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 11); }
+extern "C" sl_status sl_cuda_mm_wgmma_n128_k4_ex(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 12); }
+extern "C" sl_status sl_cuda_mm_wgmma_k2_ex(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 13); }
+extern "C" sl_status sl_cuda_mm_wgmma_n128_k2_ex_pdl(const sl_mm *p)
+{
+    return sl_cuda_mm_wgmma_cfg(p, 11 | SL_MM_WGMMA_PDL);
+}

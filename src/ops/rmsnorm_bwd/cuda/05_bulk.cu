@@ -46,21 +46,30 @@
 #include "norm_bwd_bulk.cuh"
 #include "rmsnorm_bwd.cuh"
 
-extern "C" sl_status sl_cuda_rmsnorm_bwd_bulk(const sl_args *a)
+/* bulk (ex = 0) and bulk_ex (ex = 1, 11_bulk_ex.cu: the kernel's EX), named
+ * who in messages. */
+extern "C" sl_status sl_cuda_rmsnorm_bwd_bulk_rung(const sl_args *a, int ex, const char *who)
 {
-    sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", "bulk");
+    sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     norm_bwd_cfg c = {};
-    if ((st = norm_bwd_bulk_plan<NORM_RMS>(a, SL_RMSB_W, "rmsnorm_bwd", &c)) != SL_OK)
+    st = ex ? norm_bwd_bulk_plan<NORM_RMS, 1>(a, SL_RMSB_W, "rmsnorm_bwd", who, &c)
+            : norm_bwd_bulk_plan<NORM_RMS, 0>(a, SL_RMSB_W, "rmsnorm_bwd", who, &c);
+    if (st != SL_OK)
         return st;
     const rmsb_geo r = rmsb_geo_of(a, 0);
     norm_bwd_geo g = {r.x, r.dy, r.w, NULL, r.rstd, r.dx, r.part, NULL, r.rows, r.cols, r.ld, 0};
     const norm_bwd_grid gr = norm_bwd_grid_of(&c, g.rows, g.cols);
     if (a->workspace_bytes < gr.P * g.cols * sizeof(float))
-        return sl_fail(SL_ERR_INVALID_ARG, "rmsnorm_bwd bulk: workspace of %zu bytes for %llu dw partials of %llu",
+        return sl_fail(SL_ERR_INVALID_ARG, "rmsnorm_bwd %s: workspace of %zu bytes for %llu dw partials of %llu", who,
                        a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)g.cols);
     if ((st = norm_bwd_launch(&c, &gr, &g, a->stream)) != SL_OK)
         return st;
     return sl_cuda_norm_dw_finish(g.part, gr.P, g.cols, a->buf[SL_RMSB_DW], norm_wdtype(a, SL_RMSB_W), a->stream);
+}
+
+extern "C" sl_status sl_cuda_rmsnorm_bwd_bulk(const sl_args *a)
+{
+    return sl_cuda_rmsnorm_bwd_bulk_rung(a, 0, "bulk");
 }

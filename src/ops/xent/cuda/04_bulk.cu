@@ -86,9 +86,7 @@ typedef row_bulk_cfg<512, 3, XK_MAXV, 0> xk_bulk;
 
 bool sl_cuda_xent_bulk_fits(const sl_xent_args *a)
 {
-    unsigned c;
-    uint32_t nv, cv;
-    return xk_plan(a, xk_bulk::kp, &c, &nv, &cv);
+    return xk_fits<xk_bulk>(a);
 }
 
 sl_status sl_cuda_xent_bulk_run(const sl_xent_args *a)

@@ -53,10 +53,20 @@
 typedef row_bulk_cfg<256, 6, 2048, 1> xk_ex;
 typedef row_bulk_cfg<512, 3, XK_MAXV, 1> xk_ex512;
 
+bool sl_cuda_xent_bulk_ex_fits(const sl_xent_args *a)
+{
+    return xk_fits<xk_ex>(a);
+}
+
+sl_status sl_cuda_xent_bulk_ex_run(const sl_xent_args *a)
+{
+    return xk_run<xk_ex>(a, "bulk_ex");
+}
+
 extern "C" sl_status sl_cuda_xent_bulk_ex(const sl_args *a)
 {
     const sl_xent_args x = sl_xent_from(a, 1);
-    return xk_run<xk_ex>(&x, "bulk_ex");
+    return sl_cuda_xent_bulk_ex_run(&x);
 }
 
 extern "C" sl_status sl_cuda_xent_bulk_ex_attrs(sl_dtype dt, sl_kernel_attrs *out)

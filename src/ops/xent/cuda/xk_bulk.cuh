@@ -346,6 +346,14 @@ static bool xk_plan(const sl_xent_args *a, uint32_t kp, unsigned *C, uint32_t *n
            (kp < XK_MAXV && sl_cuda_row_chunks(nv, XK_MAXV, a->rows, C, cv));
 }
 
+/* Whether configuration K takes a (its plan exists). */
+template <class K> static bool xk_fits(const sl_xent_args *a)
+{
+    unsigned C;
+    uint32_t nvec, cv;
+    return xk_plan(a, K::kp, &C, &nvec, &cv);
+}
+
 /* Once per device and dtype: allow the kernel XK_MAXV x 16 bytes of
  * dynamic shared memory (above the default 48 KiB). */
 template <class K> static sl_status xk_prepare(sl_dtype dt)
