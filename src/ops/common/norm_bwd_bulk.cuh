@@ -250,10 +250,11 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 stats(1);
         }
     }
-    if (EX) /* the slots no warp writes (NW x C up to a multiple of 32: C = 1), which the fold reads */
-        for (uint32_t j = threadIdx.x; j < 2 * NW * 8; j += NB_BLOCK)
-            if (j % (NW * 8) >= NW * C)
-                xs[j / (NW * 8)][j % (NW * 8)] = make_float2(0.0f, 0.0f);
+    if (EX) /* the slots no warp writes (NW x C up to a multiple of 32: C = 1), which the fold reads; a slot
+             * is NX floats (rmsnorm: one, so the floats past NW x C, not the float2s) */
+        for (uint32_t j = threadIdx.x; j < 2 * NW * 16; j += NB_BLOCK)
+            if (j % (NW * 16) >= NW * C * NX)
+                ((float *)xs[j / (NW * 16)])[j % (NW * 16)] = 0.0f;
     if (C > 1)
         nb_cluster_sync(); /* the barriers are initialised before anyone (a peer's st.async too) uses them */
     else

@@ -11,10 +11,12 @@
  * 128 x 131072 f32 / bf16 against regs' 0.868 / 0.545, 1.029 at 16384 x
  * 131072 f32 against 0.973; at 32768 columns regs stays ahead at 128 rows
  * (0.799 / 0.740 against 0.750 / 0.658); bench/results/h100-softmax-bulk-2026-11-26p.md.
- * 16-bit rows there take rung 10's bulk_ex (the one-sided cluster
- * exchange) first: on an H200, bf16, 1.19x / 1.17x bulk's speed at 128 /
- * 16384 x 131072 (bench/results/h200-ab-rowex-2026-11-27c.md); f32 keeps
- * bulk (bulk_ex not measured there).
+ * 16-bit rows of 128 KiB and more take rung 10's bulk_ex (the one-sided
+ * cluster exchange) instead: on an H200, bf16, 1.19x / 1.17x bulk's speed
+ * at 128 / 16384 x 131072 (bench/results/h200-ab-rowex-2026-11-27c.md),
+ * and at 65536 columns 1.24x / 1.16x / 1.13x the regs pick's at 128 /
+ * 4096 / 16384 rows (bench/results/h200-rowpick-2026-11-27.md); f32 keeps
+ * bulk over 128 KiB (bulk_ex not measured there).
  */
 #include "softmax.cuh"
 
@@ -23,7 +25,8 @@ extern "C" sl_status sl_cuda_softmax_api(const sl_args *a)
     sl_status st = smx_check(a, "sl_softmax");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    if (a->shape.cols * sl_dtype_size(a->dtype) > (128u << 10)) {
+    const uint64_t row_bytes = a->shape.cols * sl_dtype_size(a->dtype);
+    if (a->dtype != SL_F32 ? row_bytes >= (128u << 10) : row_bytes > (128u << 10)) {
         st = a->dtype == SL_F32 ? sl_cuda_softmax_bulk(a) : sl_cuda_softmax_bulk_ex(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;

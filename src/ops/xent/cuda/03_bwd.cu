@@ -177,10 +177,11 @@ extern "C" sl_status sl_cuda_xent_split(const sl_args *a)
 }
 
 /* The fused op's public choice (sl_cross_entropy_fwd_bwd and the
- * descriptor's api row): for 16-bit rows of more than 128 KiB, rung 5's
+ * descriptor's api row): for 16-bit rows of 128 KiB and more, rung 5's
  * bulk_ex (05_bulk_ex.cu: 1.23x / 1.27x bulk's speed at 16384 x 131072 /
- * 262144 bf16 on an H200, bench/results/h200-ab-rowex-2026-11-27c.md; f32
- * and shorter rows not measured); else the bulk rung wherever it fits
+ * 262144 bf16 on an H200, bench/results/h200-ab-rowex-2026-11-27c.md, and
+ * 1.17x / 1.15x at 4096 / 16384 x 65536, bench/results/h200-rowpick-2026-11-27.md;
+ * f32 not measured); else the bulk rung wherever it fits
  * (16-byte aligned rows of at most 8 x 72 KiB, sm_90; 04_bulk.cu); else
  * the register rung
  * up to 2^15 columns; beyond, in
@@ -190,7 +191,7 @@ extern "C" sl_status sl_cuda_xent_split(const sl_args *a)
  * docs/ladder.md); f32 keeps the two-pass rung (not measured). */
 sl_status sl_cuda_xent_fused_run(const sl_xent_args *a)
 {
-    if (a->dtype != SL_F32 && a->cols * sl_dtype_size(a->dtype) > (128u << 10) && sl_cuda_xent_bulk_ex_fits(a))
+    if (a->dtype != SL_F32 && a->cols * sl_dtype_size(a->dtype) >= (128u << 10) && sl_cuda_xent_bulk_ex_fits(a))
         return sl_cuda_xent_bulk_ex_run(a);
     if (sl_cuda_xent_bulk_fits(a))
         return sl_cuda_xent_bulk_run(a);
