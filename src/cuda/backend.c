@@ -62,6 +62,13 @@ sl_status sl_cuda_fail(cudaError_t e, const char *expr, const char *file, int li
         s = SL_ERR_CUDA_FAULT;
     else if (e == cudaErrorMemoryAllocation)
         s = SL_ERR_NO_MEMORY;
+    /* A failed call (a launch refused for its configuration, say) also left
+     * e as the thread's last error; this call reports it, so clear it, or
+     * the next launch's check (SL_CUDA_LAUNCHED) would report it again as
+     * that launch's (an H200 run did: a later op's fill failed with the
+     * earlier launch's "invalid argument"). A sticky error stays. */
+    if (!sl_cuda_error_is_sticky(e))
+        (void)cudaGetLastError();
     return sl_fail(s, "%s (%s) from %s at %s:%d", cudaGetErrorName(e), cudaGetErrorString(e), expr,
                    short_path(file), line);
 }

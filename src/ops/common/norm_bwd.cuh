@@ -682,7 +682,10 @@ static bool norm_bwd_fits(const sl_args *a, int ix, int idy, int idx, int iw, in
  * one GPC, so SMs x blocks per SM / CL overcounts, and a persistent grid
  * of that many clusters ran a second wave (issue 32: 33 clusters of 8 at
  * 8192 x 65536 where the H100 holds 30; docs/ladder.md). Kernels whose
- * shared memory passes 48 KiB are opted in first. Cached per device,
+ * dynamic shared memory passes their default limit (48 KiB less their
+ * static shared memory: bulk_ex's 48 KiB chunk at 4096 bf16 columns plus
+ * its 2 KiB of slots failed to launch until a longer row had opted the
+ * kernel in) are opted in first. Cached per device,
  * kernel and cluster size (as norm_sms), so that a call (and a graph
  * capture) costs no query after the first: the register kernels have one
  * cluster size each, the bulk kernel (norm_bwd_bulk.cuh) takes 1-8 at run
@@ -706,7 +709,7 @@ static inline uint64_t norm_bwd_resident(const norm_bwd_cfg *c)
             if (fns[dev][i] == c->fn && cls[dev][i] == c->cl && smems[dev][i] == c->smem)
                 return res[dev][i];
     }
-    if (c->smem > 48 * 1024) {
+    if (c->smem > 0) { /* the default limit is 48 KiB less the kernel's static shared memory */
         cudaFuncAttributes fa;
         const bool known = cudaFuncGetAttributes(&fa, c->fn) == cudaSuccess;
         if (!known)
