@@ -753,10 +753,12 @@ template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int c
  * the earlier, i.e. the wider tile, no split); a split needs at least 4
  * slices per CTA. From one full wave of 128 x 256 tiles up, rung 8 as is
  * (the B multicast, cfg 6, measured slower: docs/ladder.md). A 128-wide
- * split then takes the one-sided exchange (3 -> 11, 4 -> 12): 1.01-1.05x
- * the two-barrier form's speed at every shape measured (1024^3, 2048^3,
- * 4096^3, 384 x 640 x 1000, with and without PDL; H200, graph replay,
- * bench/results/h200-gemm-splitk-2026-11-27.md); the 256-wide split's
+ * split then takes the one-sided exchange (3 -> 11, 4 -> 12): the
+ * two-barrier form's time over its, at the shapes where the rule splits,
+ * 1.033x at 1024^3 split 2 with PDL (as sl_gemm launches it), 1.037x at
+ * 384 x 640 x 1000 split 4 without PDL (with it not measured), and
+ * 1.02-1.06x for every 128-wide split at 1024^3-2048^3 (H200, graph
+ * replay, bench/results/h200-gemm-splitk-2026-11-27.md); the 256-wide split's
  * (13) measured no faster than 5's, so the cost model is unchanged
  * (docs/ladder.md, "Split-K with a one-sided exchange"). */
 extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)

@@ -14,7 +14,7 @@
  * 16-bit rows of 128 KiB and more take rung 10's bulk_ex (the one-sided
  * cluster exchange) instead: on an H200, bf16, 1.19x / 1.17x bulk's speed
  * at 128 / 16384 x 131072 (bench/results/h200-ab-rowex-2026-11-27c.md),
- * and at 65536 columns 1.24x / 1.16x / 1.13x the regs pick's at 128 /
+ * and at 65536 columns 1.15x / 1.16x / 1.13x the regs pick's at 128 /
  * 4096 / 16384 rows (bench/results/h200-rowpick-2026-11-27.md); f32 keeps
  * bulk over 128 KiB (bulk_ex not measured there).
  */
