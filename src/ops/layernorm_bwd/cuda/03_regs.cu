@@ -96,9 +96,12 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
      * h200-norms-bwd-aligned-2026-11-26n.md). Aligned rows of 32 KiB and
      * more first take the bulk rung (05_bulk.cu: x and dy in shared memory;
      * it refuses rows beyond 65536 columns and builds without sm_90):
-     * docs/ladder.md, "The norms' backwards, seventh session". */
+     * docs/ladder.md, "The norms' backwards, seventh session"; 16-bit ones
+     * its bulk_ex form (11_bulk_ex.cu: 1.03-1.05x bulk at 8192 x 16384,
+     * 4096 x 32768 and 8192 x 65536 bf16 on an H200,
+     * bench/results/h200-norm-bwd-ex-2026-11-27.md; f32 not measured). */
     if (a->shape.cols * sl_dtype_size(a->dtype) >= (32u << 10) && norm_fwd_aligned(a)) {
-        st = sl_cuda_layernorm_bwd_bulk(a);
+        st = a->dtype == SL_F32 ? sl_cuda_layernorm_bwd_bulk(a) : sl_cuda_layernorm_bwd_bulk_ex(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }
