@@ -13,6 +13,7 @@
  */
 #include "gpu_common.h"
 
+#include "cuda_check.h"
 #include "sizes.h"
 
 #define MAXN ((size_t)(1u << 20) + 3)
@@ -56,6 +57,15 @@ static void test_errors(sl_ctx *ctx, float *A, float *B, float *C)
     CHECK(sl_scale(ctx, SL_FP8_E4M3, 16, 2.0, A, C, NULL) == SL_ERR_UNSUPPORTED, "scale fp8 (copy offers fp8: bytes)");
     CHECK(cudaGetLastError() == cudaSuccess, "an argument error left a CUDA error behind");
     CHECK(cudaDeviceSynchronize() == cudaSuccess, "context still usable after argument errors");
+    /* A CUDA error the library reports (sl_cuda_fail, behind SL_CUDA_TRY) is cleared from the thread's
+     * last error where it is not sticky: left there, the next launch's check (SL_CUDA_LAUNCHED) reported
+     * it as its own (an H200 run: a refused launch, then an unrelated op failing with its error). */
+    const cudaError_t bad = cudaSetDevice(-1);
+    CHECK(bad != cudaSuccess && cudaPeekAtLastError() == bad, "cudaSetDevice(-1) left no error to clear (%s)",
+          cudaGetErrorName(bad));
+    CHECK(sl_cuda_fail(bad, "cudaSetDevice(-1)", __FILE__, __LINE__) == SL_ERR_CUDA, "sl_cuda_fail's status");
+    CHECK(cudaPeekAtLastError() == cudaSuccess, "sl_cuda_fail left the error it reported as the last error");
+    CHECK(sl_add(ctx, SL_F32, 16, A, B, C, NULL) == SL_OK, "sl_add after a reported CUDA error: %s", sl_last_error());
 }
 
 /* sl_dot gives the same bits every call, and 0 for n = 0. */
