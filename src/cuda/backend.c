@@ -58,7 +58,8 @@ int sl_cuda_error_is_sticky(cudaError_t e)
 sl_status sl_cuda_fail(cudaError_t e, const char *expr, const char *file, int line)
 {
     sl_status s = SL_ERR_CUDA;
-    if (sl_cuda_error_is_sticky(e))
+    const int sticky = sl_cuda_error_is_sticky(e);
+    if (sticky)
         s = SL_ERR_CUDA_FAULT;
     else if (e == cudaErrorMemoryAllocation)
         s = SL_ERR_NO_MEMORY;
@@ -67,7 +68,7 @@ sl_status sl_cuda_fail(cudaError_t e, const char *expr, const char *file, int li
      * the next launch's check (SL_CUDA_LAUNCHED) would report it again as
      * that launch's (an H200 run did: a later op's fill failed with the
      * earlier launch's "invalid argument"). A sticky error stays. */
-    if (!sl_cuda_error_is_sticky(e))
+    if (!sticky)
         (void)cudaGetLastError();
     return sl_fail(s, "%s (%s) from %s at %s:%d", cudaGetErrorName(e), cudaGetErrorString(e), expr,
                    short_path(file), line);

@@ -241,6 +241,16 @@ template <int BLOCK, int MINB, int KP, int X1> struct row_bulk_cfg {
     enum { block = BLOCK, minb = MINB, kp = KP, x1 = X1 };
 };
 
+/* The public row functions' choice of the one-sided exchange (bulk_ex)
+ * over bulk, shared by sl_softmax and sl_cross_entropy_fwd_bwd: 16-bit
+ * rows of 128 KiB and more (on an H200, bf16, 1.13-1.27x at 65536-262144
+ * columns, bench/results/h200-rowpick-2026-11-27.md and
+ * h200-ab-rowex-2026-11-27c.md; f32 not measured, so f32 keeps its rung). */
+static inline bool sl_cuda_row_bulk_ex_pick(sl_dtype dt, uint64_t cols)
+{
+    return dt != SL_F32 && cols * sl_dtype_size(dt) >= (128u << 10);
+}
+
 /* Blocks for one block per row, the rows walked grid-stride beyond. */
 static inline unsigned smx_row_grid(uint64_t rows)
 {

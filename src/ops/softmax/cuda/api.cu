@@ -25,9 +25,9 @@ extern "C" sl_status sl_cuda_softmax_api(const sl_args *a)
     sl_status st = smx_check(a, "sl_softmax");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    const uint64_t row_bytes = a->shape.cols * sl_dtype_size(a->dtype);
-    if (a->dtype != SL_F32 ? row_bytes >= (128u << 10) : row_bytes > (128u << 10)) {
-        st = a->dtype == SL_F32 ? sl_cuda_softmax_bulk(a) : sl_cuda_softmax_bulk_ex(a);
+    const bool ex = sl_cuda_row_bulk_ex_pick(a->dtype, a->shape.cols);
+    if (ex || a->shape.cols * sl_dtype_size(a->dtype) > (128u << 10)) {
+        st = ex ? sl_cuda_softmax_bulk_ex(a) : sl_cuda_softmax_bulk(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }

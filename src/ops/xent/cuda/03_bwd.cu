@@ -191,7 +191,7 @@ extern "C" sl_status sl_cuda_xent_split(const sl_args *a)
  * docs/ladder.md); f32 keeps the two-pass rung (not measured). */
 sl_status sl_cuda_xent_fused_run(const sl_xent_args *a)
 {
-    if (a->dtype != SL_F32 && a->cols * sl_dtype_size(a->dtype) >= (128u << 10) && sl_cuda_xent_bulk_ex_fits(a))
+    if (sl_cuda_row_bulk_ex_pick(a->dtype, a->cols) && sl_cuda_xent_bulk_ex_fits(a))
         return sl_cuda_xent_bulk_ex_run(a);
     if (sl_cuda_xent_bulk_fits(a))
         return sl_cuda_xent_bulk_run(a);
