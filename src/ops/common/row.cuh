@@ -242,13 +242,19 @@ template <int BLOCK, int MINB, int KP, int X1> struct row_bulk_cfg {
 };
 
 /* The public row functions' choice of the one-sided exchange (bulk_ex)
- * over bulk, shared by sl_softmax and sl_cross_entropy_fwd_bwd: 16-bit
- * rows of 128 KiB and more (on an H200, bf16, 1.13-1.27x at 65536-262144
- * columns, bench/results/h200-rowpick-2026-11-27.md and
- * h200-ab-rowex-2026-11-27c.md; f32 not measured, so f32 keeps its rung). */
+ * over bulk and the register rung, shared by sl_softmax and
+ * sl_cross_entropy_fwd_bwd: 16-bit rows of 128 KiB and more, f32 rows over
+ * 128 KiB. On an H200, bf16: 1.13-1.27x at 65536-262144 columns
+ * (bench/results/h200-rowpick-2026-11-27.md, h200-ab-rowex-2026-11-27c.md);
+ * f32: softmax 1.13x / 1.15x bulk's speed at 4096 x 65536 / 131072, 1.18x
+ * / 1.04x at 128 x 65536 / 131072, the cross-entropy 1.13x / 1.16x at
+ * 4096 x 65536 / 131072 (bench/results/h200-rowpick-f32-2026-11-27.md).
+ * f32 rows of exactly 128 KiB keep the register rung: bulk_ex was 0.6-1.4%
+ * ahead of it at 4096 x 32768 and 1-6% behind at 128 x 32768 (same file). */
 static inline bool sl_cuda_row_bulk_ex_pick(sl_dtype dt, uint64_t cols)
 {
-    return dt != SL_F32 && cols * sl_dtype_size(dt) >= (128u << 10);
+    const uint64_t bytes = cols * sl_dtype_size(dt);
+    return dt == SL_F32 ? bytes > (128u << 10) : bytes >= (128u << 10);
 }
 
 /* Blocks for one block per row, the rows walked grid-stride beyond. */

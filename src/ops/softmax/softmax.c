@@ -198,8 +198,8 @@ static const sl_variant variants[] = {
      .attrs = SL_CUDA_FN(sl_cuda_softmax_bulk_ex512_attrs), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 10},
     {.name = "sl_softmax", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_softmax(): 16-bit rows of 128 KiB and more bulk_ex, f32 rows over 128 KiB bulk, where "
-                  "they fit (sm_90, 16-byte aligned), else regs where the row fits a cluster's registers, else online",
+     .technique = "public sl_softmax(): bulk_ex for 16-bit rows of 128 KiB and more and f32 rows over 128 KiB, where "
+                  "it fits (sm_90, 16-byte aligned), else regs where the row fits a cluster's registers, else online",
      .source = "issue 18", .launch = SL_CUDA_FN(sl_cuda_softmax_api), .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 32, .insts_per_elem = 5},
     SL_EW_CEILING_CPU,

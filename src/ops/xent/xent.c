@@ -382,7 +382,8 @@ static const sl_variant variants[] = {
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_xent_split), .attrs = SL_CUDA_FN(sl_cuda_xent_bwd_attrs),
      .moved = moved_split, .loads_in_flight = 4, .access_bytes = 16, .elems_per_thread = 16, .insts_per_elem = 9},
     {.name = "sl_cross_entropy_fwd_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "the public function's kernels: bulk_ex for 16-bit rows of 128 KiB and more, else bulk, where the "
+     .technique = "the public function's kernels: bulk_ex for 16-bit rows of 128 KiB and more and f32 rows over 128 "
+                  "KiB, else bulk, where the "
                   "row fits (sm_90, 16-byte aligned rows of <= 8 x 72 KiB), else regs for rows of up to 2^15 columns, "
                   "else split (bf16, f16) or twopass (f32)",
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_xent_api), .loads_in_flight = 8, .access_bytes = 16,

@@ -11,12 +11,15 @@
  * 128 x 131072 f32 / bf16 against regs' 0.868 / 0.545, 1.029 at 16384 x
  * 131072 f32 against 0.973; at 32768 columns regs stays ahead at 128 rows
  * (0.799 / 0.740 against 0.750 / 0.658); bench/results/h100-softmax-bulk-2026-11-26p.md.
- * 16-bit rows of 128 KiB and more take rung 10's bulk_ex (the one-sided
- * cluster exchange) instead: on an H200, bf16, 1.19x / 1.17x bulk's speed
- * at 128 / 16384 x 131072 (bench/results/h200-ab-rowex-2026-11-27c.md),
- * and at 65536 columns 1.15x / 1.16x / 1.13x the regs pick's at 128 /
- * 4096 / 16384 rows (bench/results/h200-rowpick-2026-11-27.md); f32 keeps
- * bulk over 128 KiB (bulk_ex not measured there).
+ * 16-bit rows of 128 KiB and more, and f32 rows over 128 KiB, take rung
+ * 10's bulk_ex (the one-sided cluster exchange) instead
+ * (sl_cuda_row_bulk_ex_pick, common/row.cuh): on an H200, bf16, 1.19x /
+ * 1.17x bulk's speed at 128 / 16384 x 131072
+ * (bench/results/h200-ab-rowex-2026-11-27c.md), and at 65536 columns 1.15x
+ * / 1.16x / 1.13x the regs pick's at 128 / 4096 / 16384 rows
+ * (bench/results/h200-rowpick-2026-11-27.md); f32 1.13-1.18x bulk's speed
+ * at 65536 columns, 1.04x / 1.15x at 128 / 4096 x 131072
+ * (h200-rowpick-f32-2026-11-27.md).
  */
 #include "softmax.cuh"
 

@@ -177,11 +177,13 @@ extern "C" sl_status sl_cuda_xent_split(const sl_args *a)
 }
 
 /* The fused op's public choice (sl_cross_entropy_fwd_bwd and the
- * descriptor's api row): for 16-bit rows of 128 KiB and more, rung 5's
- * bulk_ex (05_bulk_ex.cu: 1.23x / 1.27x bulk's speed at 16384 x 131072 /
- * 262144 bf16 on an H200, bench/results/h200-ab-rowex-2026-11-27c.md, and
- * 1.17x / 1.15x at 4096 / 16384 x 65536, bench/results/h200-rowpick-2026-11-27.md;
- * f32 not measured); else the bulk rung wherever it fits
+ * descriptor's api row): for 16-bit rows of 128 KiB and more and f32 rows
+ * over 128 KiB (sl_cuda_row_bulk_ex_pick), rung 5's bulk_ex (05_bulk_ex.cu:
+ * 1.23x / 1.27x bulk's speed at 16384 x 131072 / 262144 bf16 on an H200,
+ * bench/results/h200-ab-rowex-2026-11-27c.md, and 1.17x / 1.15x at 4096 /
+ * 16384 x 65536, bench/results/h200-rowpick-2026-11-27.md; f32 1.13x /
+ * 1.16x at 4096 x 65536 / 131072, h200-rowpick-f32-2026-11-27.md); else
+ * the bulk rung wherever it fits
  * (16-byte aligned rows of at most 8 x 72 KiB, sm_90; 04_bulk.cu); else
  * the register rung
  * up to 2^15 columns; beyond, in
