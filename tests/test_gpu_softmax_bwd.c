@@ -1,6 +1,6 @@
 /*
  * test_gpu_softmax_bwd.c - every CUDA softmax-backward variant (twopass,
- * vec, regs, and sl_softmax_bwd) in f32, bf16 and f16 against the fp64
+ * vec, regs, bulk, bulk_ex, and sl_softmax_bwd) in f32, bf16 and f16 against the fp64
  * oracle of sbwd_check.h under the documented bound: odd shapes from 1x1
  * to rows of 2^18 + 3 columns (the register rung's warp, block and
  * cluster teams, its limit of 2^17 and the API's two-pass fallback
@@ -8,7 +8,14 @@
  * rows, the three matrices misaligned to 16 bytes at one offset and at
  * different offsets (the scalar path), in place (dx = dy and dx = y),
  * the special rows, guard bytes around dx that must stay poisoned, and
- * the public API's errors on a CUDA context. Exits 77 without a GPU.
+ * the public API's errors on a CUDA context. The bulk rungs (every variant
+ * named bulk*: bulk, 04_bulk.cu; bulk_ex, 05_bulk_ex.cu) run every case,
+ * must refuse exactly what their plan promises not to take (SL_ERR_UNSUPPORTED
+ * with a message naming the rung: misaligned buffers, rows not whole 16-byte
+ * vectors, rows over 8 x 36 KiB) and must have run and refused at least
+ * once each; their own cases give bulk_ex clusters of C = 1, 2, 4 and 8 (and
+ * rung 4 its own), full and partial pieces, the few-rows split, the 8 x 36
+ * KiB limit and one vector past it, in place. Exits 77 without a GPU.
  * SL_SOFTMAX_QUICK=1 (for compute-sanitizer) runs f32 only.
  */
 #include "sbwd_check.h"
@@ -20,6 +27,9 @@
 static const sl_dtype dts[] = {SL_F32, SL_BF16, SL_F16};
 enum { GUARD = 256 };
 
+/* The compute capability's major number of device 0 (the tests' device). */
+static int cc_major;
+
 typedef struct gcase {
     size_t rows, cols, ld;
     size_t yoff, goff, doff; /* element offsets from a 256-byte boundary */
@@ -27,6 +37,27 @@ typedef struct gcase {
     const int *kinds;
     int nkinds;
 } gcase;
+
+/* What the bulk rungs promise to take (sbwd_bulk.cuh's plan, the same for
+ * bulk and bulk_ex): sm_90, y, dy and dx 16-byte aligned (cudaMalloc's
+ * 256-byte bases, dx after GUARD bytes), cols and ld multiples of 16
+ * bytes, rows of at most 8 x 36 KiB of each input. */
+static int bulk_takes(sl_dtype dt, const gcase *c)
+{
+    const size_t es = sl_dtype_size(dt);
+    const size_t doff = c->inplace == 1 ? c->goff : c->inplace == 2 ? c->yoff : c->doff;
+    return cc_major >= 9 && (c->yoff * es) % 16 == 0 && (c->goff * es) % 16 == 0 && (doff * es) % 16 == 0 &&
+           (c->ld * es) % 16 == 0 && (c->cols * es) % 16 == 0 && c->cols * es <= 8u * 36u * 1024u;
+}
+
+enum { MAXV = 64 };
+static size_t bulk_ran[MAXV], bulk_refused[MAXV]; /* by variant index */
+
+/* A bulk rung: bulk, bulk_ex. */
+static int is_bulk(const sl_variant *v)
+{
+    return v && strncmp(v->name, "bulk", 4) == 0;
+}
 
 static int sb_case(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, const gcase *c)
 {
@@ -69,7 +100,24 @@ static int sb_case(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, const gcase *c
     }
     if (st == SL_OK)
         st = cudaDeviceSynchronize() == cudaSuccess ? SL_OK : SL_ERR_CUDA_FAULT;
-    if (st == SL_ERR_UNSUPPORTED && v && (strcmp(v->name, "regs") == 0 || strcmp(v->name, "bulk") == 0))
+    if (is_bulk(v)) {
+        const size_t vi = (size_t)(v - sl_op_softmax_bwd.variants);
+        if (!bulk_takes(dt, c)) {
+            CHECK(st == SL_ERR_UNSUPPORTED && strstr(sl_last_error(), v->name) != NULL,
+                  "%s: the %s rung must refuse this shape (SL_ERR_UNSUPPORTED, naming it), got %s: %s", what,
+                  v->name, sl_status_string(st), st == SL_OK ? "" : sl_last_error());
+            if (st == SL_ERR_CUDA_FAULT)
+                rc = -1;
+            bulk_refused[vi]++;
+            goto out;
+        }
+        if (st == SL_ERR_UNSUPPORTED && strstr(sl_last_error(), "no sm_90 code") != NULL) {
+            printf("  %s: skipped: %s\n", what, sl_last_error());
+            goto out;
+        }
+        bulk_ran[vi] += st == SL_OK;
+    }
+    if (st == SL_ERR_UNSUPPORTED && v && strcmp(v->name, "regs") == 0)
         goto out; /* beyond a cluster's registers, or the three at different offsets */
     CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
     if (st == SL_ERR_CUDA_FAULT) {
@@ -143,7 +191,22 @@ int main(void)
         {4, 8192, 8200, 0, 0, 0, 0, soft, 2},       /* bulk: padded rows of whole vectors */
         {3, 40008, 40008, 0, 0, 0, 1, special, SB_KINDS}, /* bulk: chunks of 1251 and 1248 vectors (16-bit), dx = dy */
         {300, 32768, 32768, 0, 0, 0, 2, special, SB_KINDS}, /* bulk: many rows, a cluster of 2 (16-bit), dx = y */
+        /* bulk_ex (chunks of <= 1024 vectors of each input, pieces of 256;
+         * rows x C > 132 SMs: no few-rows split unless said) and bulk: */
+        {200, 1024, 1024, 0, 0, 0, 0, special, SB_KINDS}, /* C = 1, one partial piece (128 / 256 vectors) */
+        {200, 4096, 4096, 0, 0, 0, 2, soft, 2},           /* C = 1: 2 pieces (16-bit), the whole 1024 (f32); dx = y */
+        {140, 12296, 12296, 0, 0, 0, 1, special, SB_KINDS}, /* C = 2 / 4 (f32) of 776, the last 761 / 746; dx = dy */
+        {40, 32776, 32776, 0, 0, 0, 0, special, SB_KINDS}, /* C = 8 of 520 (16-bit); f32 past 8 x 1024: 4 of 2056 */
+        {20, 65536, 65536, 0, 0, 0, 2, special, SB_KINDS},  /* C = 8 of 1024 (16-bit), of 2048 (f32); dx = y */
+        {3, 16384, 16384, 0, 0, 0, 1, special, SB_KINDS},   /* few rows (16-bit): C = 2 doubled to 4 of 512; dx = dy */
+        {2, 147456, 147456, 0, 0, 0, 0, soft, 2},         /* 16-bit: 8 x 36 KiB, the limit; f32 refused */
+        {2, 147464, 147464, 0, 0, 0, 0, soft, 2},         /* one vector past it: refused */
+        {4, 4096, 4096, 0, 0, 4, 0, soft, 2},             /* dx at +8 bytes (16-bit: refused), +16 (f32: taken) */
+        {4, 4096, 4096, 0, 8, 0, 0, soft, 2},             /* dy at +16 / +32 bytes: taken */
+        {4, 4096, 4096, 0, 1, 0, 0, soft, 2},             /* dy misaligned: refused (the others' scalar path) */
     };
+    if (cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess)
+        cc_major = 0;
     int lost = 0;
     const char *q = getenv("SL_SOFTMAX_QUICK");
     const int quick = q && *q && *q != '0';
@@ -161,6 +224,15 @@ int main(void)
                 lost = sb_case(ctx, v, dts[d], c) != 0;
             }
         }
+    }
+    for (int k = 0; k < sl_op_softmax_bwd.nvariants && k < MAXV && !lost; k++) {
+        const sl_variant *v = &sl_op_softmax_bwd.variants[k];
+        if (v->backend != SL_BACKEND_CUDA || !v->launch || !is_bulk(v))
+            continue;
+        printf("%s: %zu launches checked against the oracle, %zu refused as promised\n", v->name, bulk_ran[k],
+               bulk_refused[k]);
+        CHECK(cc_major < 9 || bulk_ran[k] > 0, "the %s rung never ran on an sm_%d0 device", v->name, cc_major);
+        CHECK(bulk_refused[k] > 0, "the %s rung's refusals were not exercised", v->name);
     }
     if (!lost) {
         float host[16] = {0};

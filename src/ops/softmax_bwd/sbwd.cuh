@@ -198,4 +198,10 @@ sl_status sl_cuda_softmax_bwd_regs_run(const sl_args *a, const sbwd_cfg *c);
 bool sl_cuda_softmax_bwd_bulk_fits(const sl_args *a);
 sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a);
 
+/* 05_bulk_ex.cu: the same for the bulk_ex rung (the same shape limits; its
+ * fits also asks that the sm_90 code was loaded). Not yet picked by
+ * sl_softmax_bwd (api.cu). */
+bool sl_cuda_softmax_bwd_bulk_ex_fits(const sl_args *a);
+sl_status sl_cuda_softmax_bwd_bulk_ex_run(const sl_args *a);
+
 #endif /* SL_OP_SOFTMAX_BWD_CUH */

@@ -28,6 +28,7 @@ SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_twopass)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_vec)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_regs)
 SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_bulk)
+SL_DECLARE_LAUNCHER(sl_cuda_softmax_bwd_bulk_ex)
 sl_status sl_cuda_softmax_bwd_api(const sl_args *x);
 
 /* The copy-kernel ceiling (cuda/copy_kernel.cu): the op's first input

@@ -27,15 +27,14 @@
  * 16384 x 2^17 and 4096 x 2^15 bf16.
  */
 #include "bulk_copy.cuh"
-#include "sbwd.cuh"
+#include "sbwd_bulk.cuh"
 
 #include <cooperative_groups.h>
 
 namespace cg = cooperative_groups;
 
 enum {
-    SK_BLOCK = 512,
-    SK_MAXV = 2304, /* 16-byte vectors of each input a chunk: 2 x 36 KiB, three blocks an SM */
+    SK_BLOCK = 512, /* chunks of up to SK_MAXV vectors of each input (sbwd_bulk.cuh): 2 x 36 KiB */
     SK_PIECE = 1024 /* vectors a bulk copy: 16 KiB */
 };
 
@@ -120,18 +119,11 @@ static const void *sk_fn(sl_dtype dt)
                            : (const void *)sbwd_bulk<SL_F16>;
 }
 
-/* The chunking of a's rows: false where the rung does not apply. */
+/* The chunking of a's rows (sbwd_bulk.cuh): the fewest chunks of at most
+ * SK_MAXV vectors; false where the rung does not apply. */
 static bool sk_plan(const sl_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
 {
-    if (!sl_cuda_row_clusters())
-        return false;
-    const uint64_t es = sl_dtype_size(a->dtype), ld = a->shape.ld ? a->shape.ld : a->shape.cols;
-    const uintptr_t any = (uintptr_t)a->buf[0] | (uintptr_t)a->buf[1] | (uintptr_t)a->buf[2];
-    if ((any & 15u) || (ld * es) % 16 || (a->shape.cols * es) % 16)
-        return false;
-    const uint64_t nv = a->shape.cols * es / 16;
-    *nvec = (uint32_t)nv;
-    return sl_cuda_row_chunks(nv, SK_MAXV, a->shape.rows, C, cv);
+    return sbwd_bulk_plan(a, SK_MAXV, false, 0, C, nvec, cv);
 }
 
 /* Once per device and dtype: allow 2 x SK_MAXV x 16 bytes of dynamic
@@ -139,7 +131,7 @@ static bool sk_plan(const sl_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
 static sl_status sk_prepare(sl_dtype dt)
 {
     static int ready[3][SL_MAX_DEVICES];
-    return sl_cuda_row_smem_allow(sk_fn(dt), 2 * SK_MAXV * 16, ready[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
+    return sbwd_bulk_prepare(sk_fn(dt), dt, ready);
 }
 
 bool sl_cuda_softmax_bwd_bulk_fits(const sl_args *a)
@@ -155,10 +147,7 @@ sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a)
     unsigned C;
     uint32_t nvec, cv;
     if (!sk_plan(a, &C, &nvec, &cv))
-        return sl_fail(SL_ERR_UNSUPPORTED,
-                       "bulk stages a row in shared memory by bulk copies (sm_90): it needs y, dy and dx 16-byte "
-                       "aligned, rows a multiple of 16 bytes and at most %u bytes of each (%llu columns of %zu bytes)",
-                       8u * SK_MAXV * 16u, (unsigned long long)a->shape.cols, sl_dtype_size(a->dtype));
+        return sbwd_bulk_refuse(a, "bulk");
     sl_status st = sk_prepare(a->dtype);
     if (st != SL_OK)
         return st;

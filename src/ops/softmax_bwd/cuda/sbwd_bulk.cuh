@@ -1,0 +1,75 @@
+/*
+ * sbwd_bulk.cuh - the host side that softmax backward's two bulk rungs
+ * share (04_bulk.cu: bulk; 05_bulk_ex.cu: bulk_ex): the limit of a chunk,
+ * the plan that cuts a row into C = 1, 2, 4 or 8 chunks (the same shape
+ * limits for both: what one takes, the other takes), the refusal's
+ * message and the once-per-device shared-memory allowance. The kernels
+ * stay in their rung files.
+ */
+#ifndef SL_SBWD_BULK_CUH
+#define SL_SBWD_BULK_CUH
+
+#include "sbwd.cuh"
+
+enum {
+    SK_MAXV = 2304 /* 16-byte vectors of each input a chunk at most: 2 x 36 KiB, three blocks an SM */
+};
+
+/* The chunking of a's rows, false where the bulk rungs do not apply (no
+ * clusters, i.e. below sm_90; y, dy or dx not 16-byte aligned; ld or cols
+ * not a multiple of 16 bytes; more than 8 x SK_MAXV vectors a row).
+ * kp = SK_MAXV, !fine (bulk): the fewest chunks of <= SK_MAXV vectors, as
+ * the rung was written. fine (bulk_ex): the fewest of <= kp vectors, or
+ * where that needs more than 8, of <= SK_MAXV; then, while the rows leave
+ * SMs without a block (rows x C <= SMs) and the chunks stay at least minv
+ * vectors, twice as many; chunks rounded up to 8 vectors (128 bytes) so
+ * that every block's copies start on a line of the row and dy's half of
+ * the staging (at cv vectors) on a 128-byte boundary. */
+static bool sbwd_bulk_plan(const sl_args *a, uint32_t kp, bool fine, uint32_t minv, unsigned *C, uint32_t *nvec,
+                           uint32_t *cv)
+{
+    if (!sl_cuda_row_clusters())
+        return false;
+    const uint64_t es = sl_dtype_size(a->dtype), ld = a->shape.ld ? a->shape.ld : a->shape.cols;
+    const uintptr_t any = (uintptr_t)a->buf[0] | (uintptr_t)a->buf[1] | (uintptr_t)a->buf[2];
+    if ((any & 15u) || (ld * es) % 16 || (a->shape.cols * es) % 16)
+        return false;
+    const uint64_t nv = a->shape.cols * es / 16, rows = a->shape.rows;
+    *nvec = (uint32_t)nv;
+    if (!fine)
+        return sl_cuda_row_chunks(nv, SK_MAXV, rows, C, cv);
+    unsigned c;
+    uint32_t per;
+    if (!sl_cuda_row_chunks(nv, kp, rows, &c, &per) &&
+        (kp >= SK_MAXV || !sl_cuda_row_chunks(nv, SK_MAXV, rows, &c, &per)))
+        return false;
+    const uint64_t sms = (uint64_t)sl_cuda_row_sms();
+    while (c < 8 && rows * c <= sms && (nv + 2 * c - 1) / (2 * c) >= minv)
+        c *= 2;
+    *C = c;
+    *cv = (uint32_t)(((nv + c - 1) / c + 7) / 8 * 8); /* <= SK_MAXV: kp and SK_MAXV are multiples of 8 */
+    return true;
+}
+
+/* The refusal of rung `who` for a shape its plan does not take. */
+static sl_status sbwd_bulk_refuse(const sl_args *a, const char *who)
+{
+    const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
+    return sl_fail(SL_ERR_UNSUPPORTED,
+                   "softmax_bwd %s stages a row in shared memory by bulk copies (sm_90): it needs y, dy and dx 16-byte "
+                   "aligned (here at +%u, +%u and +%u bytes), cols and ld multiples of 16 bytes and rows of at most "
+                   "%u bytes of each input (here %llu and %llu columns of %zu bytes)",
+                   who, (unsigned)((uintptr_t)a->buf[0] & 15u), (unsigned)((uintptr_t)a->buf[1] & 15u),
+                   (unsigned)((uintptr_t)a->buf[2] & 15u), 8u * SK_MAXV * 16u, (unsigned long long)a->shape.cols,
+                   (unsigned long long)ld, sl_dtype_size(a->dtype));
+}
+
+/* Once per device and dtype: allow fn 2 x SK_MAXV x 16 bytes of dynamic
+ * shared memory (above the default 48 KiB). ready: the rung's own
+ * [3][SL_MAX_DEVICES] flags. */
+static sl_status sbwd_bulk_prepare(const void *fn, sl_dtype dt, int (*ready)[SL_MAX_DEVICES])
+{
+    return sl_cuda_row_smem_allow(fn, 2 * SK_MAXV * 16, ready[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
+}
+
+#endif /* SL_SBWD_BULK_CUH */
