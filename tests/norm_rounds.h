@@ -10,13 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The bulk rungs' long rows (bulk and bulk_ex: 05_bulk.cu, 11_bulk_ex.cu,
- * common/norm_bwd_bulk.cuh: a cluster of 2-8 blocks a row, each a column
- * chunk staged in shared memory, dw (db) in registers across a team's rows;
- * bulk_ex's exchange alternating two slot sets and mbarriers by row, its
- * rstd (mean) a row ahead, w as f32 in shared memory): 16384, 32768 and 65536
- * columns (clusters of 2, 4 and 8 in 16-bit; f32 at 65536 takes chunks of
- * 2048 vectors, 4 a thread), a few rows and an odd count (37), every dtype
+/* The bulk rungs' long rows (bulk, bulk_ex and bulk_exw: 05_bulk.cu,
+ * 11_bulk_ex.cu, 12_bulk_exw.cu, common/norm_bwd_bulk.cuh: a cluster of 2-8
+ * blocks a row, each a column chunk staged in shared memory, dw (db) in
+ * registers across a team's rows; bulk_ex's exchange alternating two slot
+ * sets and mbarriers by row, its rstd (mean) a row ahead, w as f32 in shared
+ * memory; bulk_exw's w in registers for the launch, f32 (rmsnorm) or 16-bit
+ * (layernorm), whose per-thread columns must be right in every chunk):
+ * 16384, 32768 and 65536 columns (clusters of 2, 4 and 8 in 16-bit; f32 at
+ * 65536 takes chunks of 2048 vectors, 4 a thread), 40008 (8 chunks, the
+ * last one shorter: 5001 vectors at 16-bit, 10002 in f32; with a NaN), a
+ * few rows and an odd count (37), every dtype
  * with w in x's dtype and in f32 (the weight's chunk at twice the bytes);
  * then 517 rows of 16384 with 2 teams (259 and 258 rows: two rounds of
  * partials each; bulk_ex: rows of huge values, ~2^40, whose rstd takes
@@ -35,6 +39,7 @@ static void t_bulk_long1(sl_ctx *ctx, const sl_variant *v,
         {37, 16384, 0, 0, 0, {K_RAND, K_ZERO}, 2}, /* an odd row count, rows of zeros */
         {2, 32768, 0, 0, 0, {K_RAND}, 1},
         {3, 65536, 0, 0, 0, {K_RAND, K_WIDE}, 2},
+        {3, 40008, 0, 0, 0, {K_RAND, K_NAN}, 2}, /* an uneven last chunk */
         {3, 16384, 1, 1, 0, {K_RAND}, 1}, /* misaligned: refused */
         {3, 16383, 0, 0, 0, {K_RAND}, 1}, /* not whole vectors: refused */
         {4, 16384, 0, 0, 1, {K_RAND}, 1}, /* in place (dx = dy) */
@@ -60,7 +65,8 @@ static void t_bulk_long1(sl_ctx *ctx, const sl_variant *v,
     unsetenv("SL_NORM_BWD_TEAMS");
 }
 
-/* t_bulk_long1 for every backward bulk rung of op (bulk, bulk_ex). */
+/* t_bulk_long1 for every backward bulk rung of op (bulk, bulk_ex,
+ * bulk_exw: every rung named bulk*). */
 static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
                         void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
 {
@@ -79,7 +85,7 @@ static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
  * blocks of 4 pairs; 1032 columns bf16, 520 f32, with a partial last
  * vector column of the team; 520 bf16 their warp teams of 4 vectors); every
  * register rung (aligned too: 1500 bf16 is not a whole number of vectors,
- * so it refuses that one), bulk and bulk_ex (the same refusal) and the
+ * so it refuses that one), bulk, bulk_ex and bulk_exw (the same refusal) and the
  * public function; then the bulk rungs' long rows (t_bulk_long). */
 static void t_rounds(sl_ctx *ctx, const sl_op_desc *op,
                      void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))

@@ -53,6 +53,26 @@
  *   dx = fmaf(x - mean, -c2 rstd^2, fmaf(w dy, rstd, -c1 rstd)), the same
  *   terms as rstd (w dy - c1 - xh c2) (no cancellation added: x - mean is
  *   formed first, as in pass 1).
+ *
+ * EX = 2 (NB_EXW, the bulk_exw rungs, thirteenth session, docs/ladder.md
+ * "The norms' backwards, thirteenth session: w off the shared-memory path
+ * (bulk_exw)"): bulk_ex less its f32 w in shared memory, which doubled w's
+ * shared-memory bytes in both passes (ncu: bulk_ex's MIO stalls). w's
+ * chunk lands in shared memory in its storage dtype, as bulk's (80 KiB a
+ * block at 16-bit), and each thread takes its VPT vectors of it into
+ * registers once, its columns being the same every row:
+ * - NORM_RMS: widened to f32, 16 registers (63 in all at 16-bit, under
+ *   the bound of 64, no spills);
+ * - NORM_LN with 16-bit w: raw, 8 registers, widened at use in both passes
+ *   as bulk does (norm_w_widen_fx). Its dw and db already take 32
+ *   registers: 16 of f32 w spill in the row loop (ptxas: 32 bytes of spill
+ *   stores, LDL / STL a row) or need 80 registers, one block a SM (half the
+ *   bytes in flight); 8 of raw w fit (64 in all, no spills). With f32 w
+ *   it reads w's raw vectors from shared memory, bulk's bytes.
+ * In the rows only x and dy come from shared memory (16-bit: 8 bytes an
+ * element over both passes, bulk_ex 16, bulk 12), save NORM_LN's f32 w.
+ * Everything else is bulk_ex's; w's values are the same (the widening is
+ * exact), so dx, dw and db are bulk_ex's bits.
  */
 #ifndef SL_NORM_BWD_BULK_CUH
 #define SL_NORM_BWD_BULK_CUH
@@ -63,6 +83,10 @@
 #include "row.cuh" /* sl_cuda_row_chunks, sl_cuda_row_clusters (defined in softmax_bwd's 03_regs.cu) */
 
 #include <cooperative_groups.h>
+
+/* The kernel's configurations (its EX argument): bulk, bulk_ex (w widened
+ * to f32 in shared memory) and bulk_exw (bulk_ex with w in registers). */
+enum { NB_BULK = 0, NB_EX = 1, NB_EXW = 2 };
 
 enum {
     NB_BLOCK = 512,
@@ -81,7 +105,7 @@ enum {
 
 /* Dynamic shared memory a block for chunks of cv vectors: two stages of x
  * and dy, then w's chunk in its storage (WB = 2 vectors of f32 w a vector
- * of 16-bit x; EX: always f32, ws = 4). */
+ * of 16-bit x; NB_EX: always f32, ws = 4). */
 static inline size_t norm_bwd_bulk_smem(uint32_t cv, size_t es, size_t ws)
 {
     return (size_t)cv * 16 * (4 + ws / es);
@@ -129,15 +153,16 @@ template <bool B> struct nb_bool {
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-/* w's VE values for vector vi of the chunk: EX, f32 in shared memory (WF
- * float4 a vector); else the raw vectors widened (norm_w_widen_fx). */
+/* w's VE values for vector vi of the chunk: NB_EX, f32 in shared memory (WF
+ * float4 a vector); else (bulk, bulk_exw) the raw vectors widened
+ * (norm_w_widen_fx). */
 template <int DT, int WT, int EX, bool FX>
 static __device__ __forceinline__ void nb_w(const uint4 *sw, uint32_t vi, float *wf)
 {
     typedef typename sl_dt<DT>::raw R;
     typedef typename sl_dt<WT>::raw WR;
     const int VE = NORM_VE(DT), WB = sizeof(WR) / sizeof(R);
-    if (EX) {
+    if (EX == NB_EX) {
         const float4 *s4 = reinterpret_cast<const float4 *>(sw) + (size_t)vi * (VE / 4);
 #pragma unroll
         for (int h = 0; h < VE / 4; h++) {
@@ -173,8 +198,9 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
      * widening it had. */
     const bool NB_FX = MODE == NORM_LN;
     const int NA = MODE == NORM_LN ? 2 : 1;
-    /* EX: w's vectors of f32 a vector of x, and the floats a warp posts */
-    const int WF = EX ? VE / 4 : WB, NX = MODE == NORM_LN ? 2 : 1;
+    /* NB_EX: w's vectors of f32 a vector of x (else its raw vectors), and
+     * the floats a warp posts (EX) */
+    const int WF = EX == NB_EX ? VE / 4 : WB, NX = MODE == NORM_LN ? 2 : 1;
     enum { NW = NB_BLOCK / 32 };
     extern __shared__ __align__(128) uint4 sm[]; /* stage s: x [2 s cv, 2 s cv + cv), dy after; w at 4 cv */
     __shared__ float2 red[NB_BLOCK / 32];
@@ -234,7 +260,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         const uint32_t wbytes = bytes * WB;
         mbar_arrive_expect(&wbar, wbytes);
         const char *w0 = (const char *)g.w + (uint64_t)v0 * VE * sizeof(WR);
-        uint4 *wd = sw + (size_t)cv * (WF - WB); /* EX with 16-bit w: the upper half of the f32 region */
+        uint4 *wd = sw + (size_t)cv * (WF - WB); /* NB_EX with 16-bit w: the upper half of the f32 region */
         for (uint32_t p = 0; p < cnt * WB; p += NB_PIECE) {
             const uint32_t b = 16u * min((uint32_t)NB_PIECE, cnt * WB - p);
             bulk_load(wd + p, w0 + 16 * (uint64_t)p, b, &wbar);
@@ -266,7 +292,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             cp_async_wait_all();
         __syncthreads();
     }
-    if (EX && WF > WB) {
+    if (EX == NB_EX && WF > WB) {
         /* 16-bit w: each thread widens its vectors of the raw chunk (at sw
          * + cv) into f32 (vector vi at sw + 2 vi, over the raw one of
          * vector 2 vi - cv: every raw vector read before any is written) */
@@ -292,6 +318,43 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         __syncthreads();
     }
     const float inv_n = 1.0f / (float)g.cols; /* EX */
+    /* NB_EXW: the thread's w in registers for the launch (its columns are
+     * the same every row), none of it read from shared memory in the rows:
+     * NORM_RMS widened to f32 (VPT x VE = 16 registers, 63 in all at
+     * 16-bit); NORM_LN, whose dw and db take 32 and leave no room for 16,
+     * with 16-bit w in its storage (VPT vectors, 8 registers; 64 in all, no
+     * spills), widened at use as bulk does; NORM_LN with f32 w reads it from
+     * shared memory as bulk. Past the chunk: zeros, never used. */
+    const bool WREG = EX == NB_EXW && MODE == NORM_RMS;
+    const bool WRAW = EX == NB_EXW && MODE == NORM_LN && sizeof(WR) == 2;
+    float wr[WREG ? VPT : 1][VE];
+    uint4 wraw[WRAW ? VPT : 1][WB];
+#pragma unroll
+    for (int i = 0; i < VPT; i++) {
+        const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+        if (WREG) {
+            if (vi < cnt)
+                nb_w<DT, WT, NB_BULK, NB_FX>(sw, vi, wr[i]);
+            else
+#pragma unroll
+                for (int e = 0; e < VE; e++)
+                    wr[i][e] = 0.0f;
+        }
+        if (WRAW)
+            wraw[i][0] = vi < cnt ? sw[vi] : make_uint4(0u, 0u, 0u, 0u);
+    }
+    /* w's VE values for the thread's i-th vector, vi of the chunk */
+    auto w_at = [&](int i, uint32_t vi, float *wf) {
+        if (WREG) {
+#pragma unroll
+            for (int e = 0; e < VE; e++)
+                wf[e] = wr[WREG ? i : 0][e];
+        } else if (WRAW) {
+            norm_w_widen_fx<DT, WT, NB_FX>(wraw[WRAW ? i : 0], wf);
+        } else {
+            nb_w<DT, WT, EX, NB_FX>(sw, vi, wf);
+        }
+    };
 
     float acc[NA][VPT][VE];
 #pragma unroll
@@ -326,7 +389,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                     break;
                 const uint4 xv = sx[vi], dv = sd[vi];
                 float wf[VE];
-                nb_w<DT, WT, EX, NB_FX>(sw, vi, wf);
+                w_at(i, vi, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
                     const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
@@ -406,7 +469,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                         break;
                     const uint4 xv = sx[vi], dv = sd[vi];
                     float wf[VE], f[VE];
-                    nb_w<DT, WT, EX, NB_FX>(sw, vi, wf);
+                    w_at(i, vi, wf);
 #pragma unroll
                     for (int e = 0; e < VE; e++) {
                         const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
@@ -462,7 +525,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
 }
 
 /* The bulk kernel for (DT, WT) at VPT vectors a thread: 2, or 4 for f32
- * rows past 8 x NB_MAXV vectors; EX: bulk_ex's. */
+ * rows past 8 x NB_MAXV vectors; EX: NB_BULK, NB_EX or NB_EXW. */
 template <int MODE, int EX> struct norm_bwd_bulk_pick {
     template <int DT, int WT> struct at {
         static bool run(uint32_t cv, const void **fn)
@@ -480,7 +543,7 @@ template <int MODE, int EX> struct norm_bwd_bulk_pick {
 
 /* The checks and configuration of a bulk launch of op (its weight at
  * buffer iw; a checked by sl_norm_check, rows and cols > 0) by rung who
- * (EX: bulk_ex): aligned (norm_fwd_aligned), sm_90 with sm_90 code loaded,
+ * (EX: NB_BULK, NB_EX or NB_EXW): aligned (norm_fwd_aligned), sm_90 with sm_90 code loaded,
  * rows of at most 8 chunks; else SL_ERR_UNSUPPORTED, saying which. c: the
  * kernel, 512 threads, the cluster of C blocks and the shared memory of its
  * chunk (norm_bwd_grid_of and norm_bwd_launch take it as a register
@@ -517,7 +580,7 @@ static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, co
     c->block = NB_BLOCK;
     c->cl = C;
     c->warp = false;
-    c->smem = norm_bwd_bulk_smem(cv, es, EX ? sizeof(float) : sl_dtype_size(wt));
+    c->smem = norm_bwd_bulk_smem(cv, es, EX == NB_EX ? sizeof(float) : sl_dtype_size(wt));
     return SL_OK;
 }
 

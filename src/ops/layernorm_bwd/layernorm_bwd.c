@@ -301,6 +301,14 @@ static const sl_variant variants[] = {
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_bulk_ex), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 5.3f},
+    {.name = "bulk_exw", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_ex with 16-bit w in registers for the launch (8 a thread, widened at use in both passes), "
+                  "not f32 in shared memory: only x and dy read from shared memory in the rows (f32 w: raw from shared "
+                  "memory, as bulk); the one-sided sums, rstd and mean a row ahead and the four-operation dx kept "
+                  "(aligned launches, sm_90; issue 32, thirteenth session)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_bulk_exw), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 5.4f},
     {.name = "sl_layernorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_bwd(): aligned rows of 32 KiB and more bulk_ex (16-bit) or bulk (f32) "
                   "(sm_90); 16-bit aligned rows of 129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else "

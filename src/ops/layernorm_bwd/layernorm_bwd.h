@@ -46,8 +46,12 @@ sl_status sl_cuda_layernorm_bwd_bulk(const sl_args *a);
 /* bulk_ex (11_bulk_ex.cu): the bulk kernel's EX configuration, the same
  * limits. */
 sl_status sl_cuda_layernorm_bwd_bulk_ex(const sl_args *a);
-/* bulk (ex = 0) or bulk_ex (ex = 1), who naming the rung in messages:
- * defined once, in 05_bulk.cu. */
+/* bulk_exw (12_bulk_exw.cu): the bulk kernel's EXW configuration (bulk_ex
+ * with w in its dtype in shared memory), the same limits. */
+sl_status sl_cuda_layernorm_bwd_bulk_exw(const sl_args *a);
+/* bulk (ex = 0), bulk_ex (ex = 1) or bulk_exw (ex = 2; common/
+ * norm_bwd_bulk.cuh's NB_BULK, NB_EX, NB_EXW), who naming the rung in
+ * messages: defined once, in 05_bulk.cu. */
 sl_status sl_cuda_layernorm_bwd_bulk_rung(const sl_args *a, int ex, const char *who);
 sl_status sl_cuda_layernorm_bwd_api(const sl_args *a);
 /* A register rung of kind pf (common/norm_bwd.cuh's NORM_BWD_*): defined
