@@ -22,7 +22,8 @@
 #                 in the same call that checks it); TIMING2 a second one;
 #   BUILD         the build directory (build-verify); BUILD=build-ab from
 #                 bench/ab_h200.sh's PRE reuses the candidate's build there;
-#   MEMCHECK_S    each memcheck's time limit (50 s); CTEST_S the GPU tests' (90 s),
+#   MEMCHECK_S    each memcheck's time limit (50 s); MEMCHECK_PAR=1 runs them
+#                 at once (compute-sanitizer is CPU-bound); CTEST_S the GPU tests' (90 s),
 #                 CTEST_J how many at once (1); PYTEST_S pytest's (150 s);
 #                 PYTEST=0 leaves step 3 out (a kernel change that the
 #                 package's tests do not reach; say so where its result is used);
@@ -118,12 +119,33 @@ else
     py_pid=$!
 fi
 
-for t in $MEMCHECK; do
-    stage "memcheck $t"
-    env $QUICK_ENV timeout ${MEMCHECK_S:-50} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$t > "$W/memcheck-$t.log" 2>&1
-    echo "memcheck $t exit: $?"
-    grep -E "ERROR SUMMARY|LEAK SUMMARY" "$W/memcheck-$t.log" | tail -2
-done
+# memcheck is CPU-bound: MEMCHECK_PAR=1 runs the tests at once (each its own
+# time limit), one after the other otherwise
+mc_one() {
+    env $QUICK_ENV timeout ${MEMCHECK_S:-50} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$1 > "$W/memcheck-$1.log" 2>&1
+}
+mc_report() {
+    echo "memcheck $1 exit: $2"
+    grep -E "ERROR SUMMARY|LEAK SUMMARY" "$W/memcheck-$1.log" | tail -2
+}
+if [ "${MEMCHECK_PAR:-0}" = 1 ] && [ -n "$MEMCHECK" ]; then
+    stage "memcheck, at once: $MEMCHECK"
+    mc_pids=""
+    for t in $MEMCHECK; do
+        mc_one $t &
+        mc_pids="$mc_pids $!:$t"
+    done
+    for p in $mc_pids; do
+        wait "${p%%:*}"
+        mc_report "${p#*:}" $?
+    done
+else
+    for t in $MEMCHECK; do
+        stage "memcheck $t"
+        mc_one $t
+        mc_report $t $?
+    done
+fi
 stage "pytest's result"
 wait $py_pid
 echo "pytest exit $?"
