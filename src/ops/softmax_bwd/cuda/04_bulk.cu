@@ -134,11 +134,18 @@ static sl_status sk_prepare(sl_dtype dt)
     return sbwd_bulk_prepare(sk_fn(dt), dt, ready);
 }
 
+/* The sm_90 code for this dtype was loaded (sbwd_bulk_code). */
+static sl_status sk_code(sl_dtype dt)
+{
+    static int cache[3][SL_MAX_DEVICES];
+    return sbwd_bulk_code(sk_fn(dt), dt, cache);
+}
+
 bool sl_cuda_softmax_bwd_bulk_fits(const sl_args *a)
 {
     unsigned c;
     uint32_t nv, cv;
-    return sk_plan(a, &c, &nv, &cv);
+    return sk_plan(a, &c, &nv, &cv) && sk_code(a->dtype) == SL_OK;
 }
 
 /* a checked by the caller (sbwd_check), rows and cols > 0. */
@@ -148,8 +155,8 @@ sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a)
     uint32_t nvec, cv;
     if (!sk_plan(a, &C, &nvec, &cv))
         return sbwd_bulk_refuse(a, "bulk");
-    sl_status st = sk_prepare(a->dtype);
-    if (st != SL_OK)
+    sl_status st = sk_code(a->dtype);
+    if (st != SL_OK || (st = sk_prepare(a->dtype)) != SL_OK)
         return st;
     sbwd_geo g = sbwd_geo_of(a);
     void *params[] = {&g, &nvec, &cv, &C};

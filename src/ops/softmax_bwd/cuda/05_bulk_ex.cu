@@ -86,7 +86,6 @@
 #include "cluster_x1.cuh"
 #include "sbwd_bulk.cuh"
 
-#include "bulk.cuh" /* bulk_code_ok */
 
 enum {
     SX_BLOCK = 256,
@@ -201,12 +200,11 @@ static sl_status sx_prepare(sl_dtype dt)
     return sbwd_bulk_prepare(sx_fn(dt), dt, ready);
 }
 
-/* The sm_90 code for this dtype was loaded (a build without sm_90 that runs
- * on an H200 JITs PTX whose kernel body is empty). */
+/* The sm_90 code for this dtype was loaded (sbwd_bulk_code). */
 static sl_status sx_code(sl_dtype dt)
 {
     static int cache[3][SL_MAX_DEVICES];
-    return bulk_code_ok(sx_fn(dt), cache[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
+    return sbwd_bulk_code(sx_fn(dt), dt, cache);
 }
 
 bool sl_cuda_softmax_bwd_bulk_ex_fits(const sl_args *a)

@@ -3,12 +3,14 @@
  * share (04_bulk.cu: bulk; 05_bulk_ex.cu: bulk_ex): the limit of a chunk,
  * the plan that cuts a row into C = 1, 2, 4 or 8 chunks (the same shape
  * limits for both: what one takes, the other takes), the refusal's
- * message and the once-per-device shared-memory allowance. The kernels
+ * message, the once-per-device shared-memory allowance and the check
+ * that the device loaded sm_90 code. The kernels
  * stay in their rung files.
  */
 #ifndef SL_SBWD_BULK_CUH
 #define SL_SBWD_BULK_CUH
 
+#include "bulk.cuh" /* bulk_code_ok */
 #include "sbwd.cuh"
 
 enum {
@@ -70,6 +72,14 @@ static sl_status sbwd_bulk_refuse(const sl_args *a, const char *who)
 static sl_status sbwd_bulk_prepare(const void *fn, sl_dtype dt, int (*ready)[SL_MAX_DEVICES])
 {
     return sl_cuda_row_smem_allow(fn, 2 * SK_MAXV * 16, ready[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
+}
+
+/* Whether fn's sm_90 code was loaded for this device (bulk_code_ok: a build
+ * without sm_90 that runs on an H200 JITs PTX whose kernel body is empty
+ * and traps). cache: the rung's own [3][SL_MAX_DEVICES] flags. */
+static sl_status sbwd_bulk_code(const void *fn, sl_dtype dt, int (*cache)[SL_MAX_DEVICES])
+{
+    return bulk_code_ok(fn, cache[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
 }
 
 #endif /* SL_SBWD_BULK_CUH */

@@ -11,7 +11,7 @@
 #ifndef SL_XK_BULK_CUH
 #define SL_XK_BULK_CUH
 
-#include "bulk_copy.cuh"
+#include "bulk.cuh" /* bulk_code_ok, bulk_copy.cuh */
 #include "cluster_x1.cuh"
 #include "xent.cuh"
 
@@ -346,12 +346,21 @@ static bool xk_plan(const sl_xent_args *a, uint32_t kp, unsigned *C, uint32_t *n
            (kp < XK_MAXV && sl_cuda_row_chunks(nv, XK_MAXV, a->rows, C, cv));
 }
 
-/* Whether configuration K takes a (its plan exists). */
+/* Whether the device loaded configuration K's sm_90 code for dt
+ * (bulk_code_ok: a build without sm_90 that runs on an H200 JITs PTX whose
+ * kernel body is empty and traps). */
+template <class K> static sl_status xk_code(sl_dtype dt)
+{
+    static int cache[3][SL_MAX_DEVICES];
+    return bulk_code_ok(xk_fn<K>(dt), cache[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
+}
+
+/* Whether configuration K takes a (its plan exists and its code loaded). */
 template <class K> static bool xk_fits(const sl_xent_args *a)
 {
     unsigned C;
     uint32_t nvec, cv;
-    return xk_plan(a, K::kp, &C, &nvec, &cv);
+    return xk_plan(a, K::kp, &C, &nvec, &cv) && xk_code<K>(a->dtype) == SL_OK;
 }
 
 /* Once per device and dtype: allow the kernel XK_MAXV x 16 bytes of
@@ -377,8 +386,8 @@ template <class K> static sl_status xk_run(const sl_xent_args *a, const char *wh
                        "%s stages a row in shared memory by bulk copies (sm_90): it needs logits and dx 16-byte "
                        "aligned, rows a multiple of 16 bytes and at most %u bytes (%llu columns of %zu bytes)",
                        who, 8u * XK_MAXV * 16u, (unsigned long long)a->cols, sl_dtype_size(a->dtype));
-    st = xk_prepare<K>(a->dtype);
-    if (st != SL_OK)
+    st = xk_code<K>(a->dtype);
+    if (st != SL_OK || (st = xk_prepare<K>(a->dtype)) != SL_OK)
         return st;
     xent_geo g = xent_geo_of(a);
     void *params[] = {&g, &nvec, &cv, &C};
