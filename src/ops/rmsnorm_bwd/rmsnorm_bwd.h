@@ -47,7 +47,8 @@ sl_status sl_cuda_rmsnorm_bwd_bulk(const sl_args *a);
  * limits. */
 sl_status sl_cuda_rmsnorm_bwd_bulk_ex(const sl_args *a);
 /* bulk_exw (12_bulk_exw.cu): the bulk kernel's EXW configuration (bulk_ex
- * with w in its dtype in shared memory), the same limits. */
+ * with w widened to f32 in registers, not in shared memory), the same
+ * limits. */
 sl_status sl_cuda_rmsnorm_bwd_bulk_exw(const sl_args *a);
 /* bulk (ex = 0), bulk_ex (ex = 1) or bulk_exw (ex = 2; common/
  * norm_bwd_bulk.cuh's NB_BULK, NB_EX, NB_EXW), who naming the rung in

@@ -198,9 +198,10 @@ sl_status sl_cuda_softmax_bwd_regs_run(const sl_args *a, const sbwd_cfg *c);
 bool sl_cuda_softmax_bwd_bulk_fits(const sl_args *a);
 sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a);
 
-/* 05_bulk_ex.cu: the same for the bulk_ex rung (the same shape limits; its
- * fits also asks that the sm_90 code was loaded). Not yet picked by
- * sl_softmax_bwd (api.cu). */
+/* 05_bulk_ex.cu: the same for the bulk_ex rung (the same shape limits).
+ * Not yet picked by sl_softmax_bwd (api.cu). Both fits answer for the
+ * shape; both runs also refuse (SL_ERR_UNSUPPORTED) where the device did
+ * not load their sm_90 code, and the caller then takes another rung. */
 bool sl_cuda_softmax_bwd_bulk_ex_fits(const sl_args *a);
 sl_status sl_cuda_softmax_bwd_bulk_ex_run(const sl_args *a);
 

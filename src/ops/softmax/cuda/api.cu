@@ -5,15 +5,15 @@
  * otherwise the online rung (07: two passes, any length, 16-byte or
  * scalar loads). Both are safe in place (x == y): every element is read
  * before any element of its row is written (regs), or read and written by
- * the same thread (online). But first, rows of more than 128 KiB take the
- * bulk rung (09_bulk: the row in shared memory, sm_90, aligned rows; it
- * refuses the rest): on an H100, of copy_k's bandwidth, 0.939 / 0.809 at
- * 128 x 131072 f32 / bf16 against regs' 0.868 / 0.545, 1.029 at 16384 x
- * 131072 f32 against 0.973; at 32768 columns regs stays ahead at 128 rows
- * (0.799 / 0.740 against 0.750 / 0.658); bench/results/h100-softmax-bulk-2026-11-26p.md.
- * 16-bit rows of 128 KiB and more, and f32 rows over 128 KiB, take rung
- * 10's bulk_ex (the one-sided cluster exchange) instead
- * (sl_cuda_row_bulk_ex_pick, common/row.cuh): on an H200, bf16, 1.19x /
+ * the same thread (online). But first, 16-bit rows of 128 KiB and more,
+ * and f32 rows over 128 KiB, take rung 10's bulk_ex (the row in shared
+ * memory with the one-sided cluster exchange, sm_90, aligned rows; it
+ * refuses the rest; sl_cuda_row_bulk_ex_pick, common/row.cuh). Rung 9's
+ * bulk, which these rows took before, had measured on an H100, of copy_k's
+ * bandwidth, 0.939 / 0.809 at 128 x 131072 f32 / bf16 against regs' 0.868
+ * / 0.545, 1.029 at 16384 x 131072 f32 against 0.973, and at 32768 columns
+ * regs ahead at 128 rows (0.799 / 0.740 against 0.750 / 0.658;
+ * bench/results/h100-softmax-bulk-2026-11-26p.md). bulk_ex on an H200, bf16, 1.19x /
  * 1.17x bulk's speed at 128 / 16384 x 131072
  * (bench/results/h200-ab-rowex-2026-11-27c.md), and at 65536 columns 1.15x
  * / 1.16x / 1.13x the regs pick's at 128 / 4096 / 16384 rows
@@ -28,9 +28,8 @@ extern "C" sl_status sl_cuda_softmax_api(const sl_args *a)
     sl_status st = smx_check(a, "sl_softmax");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    const bool ex = sl_cuda_row_bulk_ex_pick(a->dtype, a->shape.cols);
-    if (ex || a->shape.cols * sl_dtype_size(a->dtype) > (128u << 10)) {
-        st = ex ? sl_cuda_softmax_bulk_ex(a) : sl_cuda_softmax_bulk(a);
+    if (sl_cuda_row_bulk_ex_pick(a->dtype, a->shape.cols)) {
+        st = sl_cuda_softmax_bulk_ex(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }

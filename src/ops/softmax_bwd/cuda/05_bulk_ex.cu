@@ -211,7 +211,7 @@ bool sl_cuda_softmax_bwd_bulk_ex_fits(const sl_args *a)
 {
     unsigned c;
     uint32_t nv, cv;
-    return sx_plan(a, &c, &nv, &cv) && sx_code(a->dtype) == SL_OK;
+    return sx_plan(a, &c, &nv, &cv);
 }
 
 /* a checked by the caller (sbwd_check), rows and cols > 0. */
@@ -224,13 +224,11 @@ sl_status sl_cuda_softmax_bwd_bulk_ex_run(const sl_args *a)
     if (cc < 90)
         return sl_fail(SL_ERR_UNSUPPORTED,
                        "softmax_bwd bulk_ex: needs sm_90 or newer (cp.async.bulk, clusters); this device is sm_%d", cc);
-    if ((st = sx_code(a->dtype)) != SL_OK)
-        return st;
     unsigned C;
     uint32_t nvec, cv;
     if (!sx_plan(a, &C, &nvec, &cv))
         return sbwd_bulk_refuse(a, "bulk_ex");
-    if ((st = sx_prepare(a->dtype)) != SL_OK)
+    if ((st = sx_code(a->dtype)) != SL_OK || (st = sx_prepare(a->dtype)) != SL_OK)
         return st;
     sbwd_geo g = sbwd_geo_of(a);
     void *params[] = {&g, &nvec, &cv, &C};

@@ -26,7 +26,10 @@ extern "C" sl_status sl_cuda_softmax_bwd_api(const sl_args *a)
     sbwd_cfg c;
     if (a->dtype == SL_F32 && sl_cuda_softmax_bwd_regs_fits(a, &c))
         return sl_cuda_softmax_bwd_regs_run(a, &c);
-    if (sl_cuda_softmax_bwd_bulk_fits(a))
-        return sl_cuda_softmax_bwd_bulk_run(a);
+    if (sl_cuda_softmax_bwd_bulk_fits(a)) {
+        st = sl_cuda_softmax_bwd_bulk_run(a); /* refuses only without sm_90 code */
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
     return sl_cuda_softmax_bwd_vec(a);
 }

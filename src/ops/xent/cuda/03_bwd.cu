@@ -193,17 +193,21 @@ extern "C" sl_status sl_cuda_xent_split(const sl_args *a)
  * docs/ladder.md); f32 keeps the two-pass rung (not measured). */
 sl_status sl_cuda_xent_fused_run(const sl_xent_args *a)
 {
+    /* a bulk rung whose shape fits refuses only without sm_90 code */
+    sl_status st = SL_ERR_UNSUPPORTED;
     if (sl_cuda_row_bulk_ex_pick(a->dtype, a->cols) && sl_cuda_xent_bulk_ex_fits(a))
-        return sl_cuda_xent_bulk_ex_run(a);
-    if (sl_cuda_xent_bulk_fits(a))
-        return sl_cuda_xent_bulk_run(a);
+        st = sl_cuda_xent_bulk_ex_run(a);
+    if (st == SL_ERR_UNSUPPORTED && sl_cuda_xent_bulk_fits(a))
+        st = sl_cuda_xent_bulk_run(a);
+    if (st != SL_ERR_UNSUPPORTED)
+        return st;
     if (sl_cuda_xent_fused_pick_regs(a))
         return sl_cuda_xent_regs_run(a);
     if (a->dtype == SL_F32 || !a->dx)
         return sl_cuda_xent_twopass_run(a);
     sl_xent_args f = *a;
     f.dx = NULL;
-    sl_status st = sl_cuda_xent_twopass_run(&f);
+    st = sl_cuda_xent_twopass_run(&f);
     return st != SL_OK ? st : sl_cuda_xent_bwd_run(a);
 }
 
