@@ -99,9 +99,16 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
      * docs/ladder.md, "The norms' backwards, seventh session"; 16-bit ones
      * its bulk_ex form (11_bulk_ex.cu: 1.03-1.05x bulk at 8192 x 16384,
      * 4096 x 32768 and 8192 x 65536 bf16 on an H200,
-     * bench/results/h200-norm-bwd-ex-2026-11-27.md; f32 not measured). */
-    if (a->shape.cols * sl_dtype_size(a->dtype) >= (32u << 10) && norm_fwd_aligned(a)) {
-        st = a->dtype == SL_F32 ? sl_cuda_layernorm_bwd_bulk(a) : sl_cuda_layernorm_bwd_bulk_ex(a);
+     * bench/results/h200-norm-bwd-ex-2026-11-27.md; f32 not measured), and
+     * 16-bit rows of 128 KiB and more its bulk_exw form (12_bulk_exw.cu: w
+     * in registers; 1.04x bulk_ex at 8192 x 65536 bf16 in two runs on an
+     * H200, and 0.94x at 8192 x 16384, so not below 128 KiB;
+     * bench/results/h200-bwd-picks-2026-11-27.md). */
+    const uint64_t row_bytes = a->shape.cols * sl_dtype_size(a->dtype);
+    if (row_bytes >= (32u << 10) && norm_fwd_aligned(a)) {
+        st = a->dtype == SL_F32          ? sl_cuda_layernorm_bwd_bulk(a)
+             : row_bytes >= (128u << 10) ? sl_cuda_layernorm_bwd_bulk_exw(a)
+                                         : sl_cuda_layernorm_bwd_bulk_ex(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }

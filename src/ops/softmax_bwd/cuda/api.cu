@@ -2,13 +2,17 @@
  * sl_softmax_bwd's dispatch on a CUDA context: for f32, the register rung
  * (03: y and dy read once) wherever the row fits a cluster's registers
  * and y, dy and dx share their offset modulo 16 bytes; then (bf16 / f16,
- * and f32 rows beyond the registers) the bulk rung (04: the row staged in
- * shared memory, read once; sm_90, 16-byte aligned rows of whole vectors,
- * up to 8 x 36 KiB of each input), which measured 1.05-1.09 of the copy
- * at 4096 x 2^15 and 16384 x 2^17 bf16 on the H100 where the two-pass
- * rung gave 1.07 and 0.66 (docs/ladder.md, "The bulk rungs"); else the
+ * and f32 rows beyond the registers) the bulk_ex rung (05: the row staged
+ * in shared memory, read once, with the one-sided cluster exchange; sm_90,
+ * 16-byte aligned rows of whole vectors, the bulk rung's shape limits).
+ * bulk (04) measured 1.05-1.09 of the copy at 4096 x 2^15 and 16384 x 2^17
+ * bf16 on the H100 where the two-pass rung gave 1.07 and 0.66
+ * (docs/ladder.md, "The bulk rungs"); bulk_ex then measured 1.08x / 1.10x
+ * bulk at those two shapes on an H200 (1.126 / 1.110 of copy_k against
+ * 1.043 / 1.004), level at 16384 x 2^14, and 1.05x bulk in f32 at
+ * 4096 x 2^15 (bench/results/h200-bwd-picks-2026-11-27.md). Else the
  * 16-byte two-pass rung (02) for aligned matrices; else the scalar
- * two-pass rung (01). All three are
+ * two-pass rung (01). Every one of these is
  * safe in place (dx = dy or dx = y). Why 16-bit takes the two-pass rung:
  * the second H200 run (docs/ladder.md, "softmax backward") measured it
  * ahead of the register rung at every bf16 shape (0.90 / 0.99 / 0.67 of
@@ -26,8 +30,8 @@ extern "C" sl_status sl_cuda_softmax_bwd_api(const sl_args *a)
     sbwd_cfg c;
     if (a->dtype == SL_F32 && sl_cuda_softmax_bwd_regs_fits(a, &c))
         return sl_cuda_softmax_bwd_regs_run(a, &c);
-    if (sl_cuda_softmax_bwd_bulk_fits(a)) {
-        st = sl_cuda_softmax_bwd_bulk_run(a); /* refuses only without sm_90 code */
+    if (sl_cuda_softmax_bwd_bulk_ex_fits(a)) {
+        st = sl_cuda_softmax_bwd_bulk_ex_run(a); /* refuses only without sm_90 code */
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }
