@@ -117,9 +117,10 @@ typedef struct sl_scalar_desc {
  *                     magnitudes of the reduced terms, u_acc the unit
  *                     roundoff of the variant's accumulator (2^-24 for f32,
  *                     2^-53 for f64) and L = ceil(n / P) + ceil(log2 P) + 1
- *                     the longest chain of additions any term goes
- *                     through when n terms are reduced as P sequential
- *                     partial sums combined by a tree. Source: Higham,
+ *                     (+ the variant's chain_extra) the longest chain of
+ *                     additions any term goes through when n terms are
+ *                     reduced as P sequential partial sums combined by a
+ *                     tree. Source: Higham,
  *                     "Accuracy and Stability of Numerical Algorithms", 2nd
  *                     ed., 2002, section 4.2 (the bound (n-1)u sum|x_i| of
  *                     recursive summation, applied along each term's path).
@@ -227,6 +228,11 @@ typedef struct sl_variant {
      * sums P the variant forms (SL_TOL_REDUCTION). */
     sl_dtype acc;
     uint32_t partials;
+    /* Roundings on the longest path beyond ceil(n / P) + ceil(log2 P) + 1,
+     * where a variant's tree is deeper than log2 P for short rows (softmax
+     * backward's rungs: a thread's one vector, then a warp and a block tree;
+     * docs/ladder.md, "Tolerances" under softmax backward). Usually 0. */
+    uint32_t chain_extra;
     /* SL_TOL_REDUCTION, continued (matmul): the accumulator truncates
      * instead of rounding (tensor cores: u_acc doubles; Fasi et al., PeerJ
      * CS 7:e330, 2021), and each product's inputs are first rounded with

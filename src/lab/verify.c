@@ -66,10 +66,10 @@ sl_tolerance sl_tolerance_for(const sl_op_desc *op, const sl_variant *v, sl_dtyp
         return t;
     }
     if (t.kind == SL_TOL_REDUCTION) {
-        /* L = ceil(n / P) + ceil(log2 P) + 1 additions on the longest path
-         * (op.h; Higham 2002, section 4.2). */
+        /* L = ceil(n / P) + ceil(log2 P) + 1 (+ chain_extra) additions on
+         * the longest path (op.h; Higham 2002, section 4.2). */
         const double P = v->partials ? (double)v->partials : 1.0;
-        const double L = ceil((double)n / P) + ceil(log2(P)) + 1.0;
+        const double L = ceil((double)n / P) + ceil(log2(P)) + 1.0 + (double)v->chain_extra;
         const double u = unit_roundoff(v->acc ? v->acc : dt) * (v->acc_truncates ? 2.0 : 1.0);
         t.abs_extra = (L * u + 2.0 * (double)v->in_round) * scale;
         return t;

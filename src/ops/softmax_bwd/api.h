@@ -14,7 +14,7 @@
  * fp64 and forms dx in fp64. Error bound per element, checked by
  * `streamlab run` and tests/test_gpu_softmax_bwd against an fp64
  * reference: |dx - dx_exact| <= 2 ulp(dx) + |y_j| L 2^-24 sum_k |y_k dy_k|
- * with L = ceil(cols / 32) + 6 (the longest chain of f32 additions;
+ * with L = ceil(cols / 32) + 9 (the longest chain of f32 roundings;
  * Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
  * section 4.2). The second term is a cancellation bound: where s nearly
  * cancels dy_j, the relative error of dx_j is not small. Special values

@@ -64,11 +64,11 @@
  * then added to its sum, the warp butterfly (5 levels), the slots' fold
  * (one add and 5 levels): a term's longest chain of roundings is a
  * thread's 8 ceil(cv / 256) products and adds plus 11 tree levels (rung 4:
- * the same thread chain over 512 threads plus 5 + 15 + C), within the
- * op's L = ceil(cols / 32) + 6 wherever a thread holds two or more vector
- * pairs, and, as for rung 4 and vec, up to 3 roundings beyond it for
- * 16-bit rows of 16-255 columns (one vector a thread, the tree's nonzero
- * levels), which the bound's 2-3 ulps of dx absorb at the test's inputs.
+ * the same thread chain over 512 threads plus 5 + 15 + C), within
+ * ceil(cols / 32) + 6 wherever a thread holds two or more vector pairs,
+ * and, as for rung 4 and vec, up to 3 roundings beyond that for 16-bit
+ * rows of 16-255 columns (one vector a thread, the tree's nonzero
+ * levels): the op's L = ceil(cols / 32) + 9 covers both.
  * So |dx - dx_exact| <= 2 ulp(dx) + |y_j| L 2^-24 sum_k |y_k dy_k|, the
  * op's SL_TOL_REDUCTION bound. The fold is in slot order, the same in
  * every warp and CTA: every block of a row uses identical s; run to run
