@@ -12,10 +12,11 @@
  * named bulk*: bulk, 04_bulk.cu; bulk_ex, 05_bulk_ex.cu) run every case,
  * must refuse exactly what their plan promises not to take (SL_ERR_UNSUPPORTED
  * with a message naming the rung: misaligned buffers, rows not whole 16-byte
- * vectors, rows over 8 x 36 KiB) and must have run and refused at least
- * once each; their own cases give bulk_ex clusters of C = 1, 2, 4 and 8 (and
- * rung 4 its own), full and partial pieces, the few-rows split, the 8 x 36
- * KiB limit and one vector past it, in place. Exits 77 without a GPU.
+ * vectors, rows over 8 x 36 KiB for bulk and 8 x 64 KiB for bulk_ex) and
+ * must have run and refused at least once each; their own cases give
+ * bulk_ex clusters of C = 1, 2, 4 and 8 (and rung 4 its own), full and
+ * partial pieces, the few-rows split, each rung's limit and one vector
+ * past it, in place. Exits 77 without a GPU.
  * SL_SOFTMAX_QUICK=1 (for compute-sanitizer) runs f32 only.
  */
 #include "sbwd_check.h"
@@ -38,16 +39,16 @@ typedef struct gcase {
     int nkinds;
 } gcase;
 
-/* What the bulk rungs promise to take (sbwd_bulk.cuh's plan, the same for
- * bulk and bulk_ex): sm_90, y, dy and dx 16-byte aligned (cudaMalloc's
- * 256-byte bases, dx after GUARD bytes), cols and ld multiples of 16
- * bytes, rows of at most 8 x 36 KiB of each input. */
-static int bulk_takes(sl_dtype dt, const gcase *c)
+/* What the bulk rungs promise to take (sbwd_bulk.cuh's plan): sm_90, y,
+ * dy and dx 16-byte aligned (cudaMalloc's 256-byte bases, dx after GUARD
+ * bytes), cols and ld multiples of 16 bytes, rows of at most 8 x 36 KiB of
+ * each input (bulk) or 8 x 64 KiB (bulk_ex). */
+static int bulk_takes(const sl_variant *v, sl_dtype dt, const gcase *c)
 {
-    const size_t es = sl_dtype_size(dt);
+    const size_t es = sl_dtype_size(dt), kib = strcmp(v->name, "bulk_ex") == 0 ? 64u : 36u;
     const size_t doff = c->inplace == 1 ? c->goff : c->inplace == 2 ? c->yoff : c->doff;
     return cc_major >= 9 && (c->yoff * es) % 16 == 0 && (c->goff * es) % 16 == 0 && (doff * es) % 16 == 0 &&
-           (c->ld * es) % 16 == 0 && (c->cols * es) % 16 == 0 && c->cols * es <= 8u * 36u * 1024u;
+           (c->ld * es) % 16 == 0 && (c->cols * es) % 16 == 0 && c->cols * es <= 8u * kib * 1024u;
 }
 
 enum { MAXV = 64 };
@@ -102,7 +103,7 @@ static int sb_case(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, const gcase *c
         st = cudaDeviceSynchronize() == cudaSuccess ? SL_OK : SL_ERR_CUDA_FAULT;
     if (is_bulk(v)) {
         const size_t vi = (size_t)(v - sl_op_softmax_bwd.variants);
-        if (!bulk_takes(dt, c)) {
+        if (!bulk_takes(v, dt, c)) {
             CHECK(st == SL_ERR_UNSUPPORTED && strstr(sl_last_error(), v->name) != NULL,
                   "%s: the %s rung must refuse this shape (SL_ERR_UNSUPPORTED, naming it), got %s: %s", what,
                   v->name, sl_status_string(st), st == SL_OK ? "" : sl_last_error());
@@ -176,9 +177,11 @@ int main(void)
         {3, 8193, 8193, 0, 0, 0, 0, soft, 2},       /* a cluster */
         {4, 50257, 50257, 0, 0, 0, 0, special, SB_KINDS},
         {3, 65539, 65539, 1, 1, 1, 0, soft, 2},
-        {2, 131072, 131072, 0, 0, 0, 0, soft, 2},   /* regs' limit (16 elements x 8192 threads) */
+        {2, 131072, 131072, 0, 0, 0, 0, soft, 2},   /* regs' limit (16 elements x 8192 threads); bulk_ex's f32 limit */
+        {2, 131076, 131076, 0, 0, 0, 0, soft, 2},   /* one f32 vector past bulk_ex's limit: refused */
         {2, 131075, 131075, 0, 0, 0, 0, soft, 2},   /* beyond: the API's two passes */
-        {1, 262144, 262144, 0, 0, 0, 0, soft, 2},
+        {1, 262144, 262144, 0, 0, 0, 0, soft, 2},   /* bulk_ex's 16-bit limit, 8 x 64 KiB */
+        {1, 262152, 262152, 0, 0, 0, 2, soft, 2},   /* one 16-bit vector past it: refused; dx = y */
         {1, 262147, 262147, 0, 0, 0, 0, soft, 2},
         {12, 37, 37, 0, 0, 0, 0, special, SB_KINDS},
         {12, 3000, 3000, 0, 0, 0, 0, special, SB_KINDS},
@@ -199,8 +202,9 @@ int main(void)
         {40, 32776, 32776, 0, 0, 0, 0, special, SB_KINDS}, /* C = 8 of 520 (16-bit); f32 past 8 x 1024: 4 of 2056 */
         {20, 65536, 65536, 0, 0, 0, 2, special, SB_KINDS},  /* C = 8 of 1024 (16-bit), of 2048 (f32); dx = y */
         {3, 16384, 16384, 0, 0, 0, 1, special, SB_KINDS},   /* few rows (16-bit): C = 2 doubled to 4 of 512; dx = dy */
-        {2, 147456, 147456, 0, 0, 0, 0, soft, 2},         /* 16-bit: 8 x 36 KiB, the limit; f32 refused */
-        {2, 147464, 147464, 0, 0, 0, 0, soft, 2},         /* one vector past it: refused */
+        {2, 147456, 147456, 0, 0, 0, 0, soft, 2},         /* 16-bit: 8 x 36 KiB, bulk's limit; f32: bulk refuses */
+        {2, 147464, 147464, 0, 0, 0, 0, soft, 2},         /* one vector past it: bulk refuses, bulk_ex C = 8 of 2312 */
+        {3, 100000, 100000, 0, 0, 0, 1, special, SB_KINDS}, /* f32: bulk refuses, bulk_ex C = 8 of 3128; dx = dy */
         {4, 4096, 4096, 0, 0, 4, 0, soft, 2},             /* dx at +8 bytes (16-bit: refused), +16 (f32: taken) */
         {4, 4096, 4096, 0, 8, 0, 0, soft, 2},             /* dy at +16 / +32 bytes: taken */
         {4, 4096, 4096, 0, 1, 0, 0, soft, 2},             /* dy misaligned: refused (the others' scalar path) */

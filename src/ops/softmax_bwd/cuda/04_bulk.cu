@@ -123,7 +123,7 @@ static const void *sk_fn(sl_dtype dt)
  * SK_MAXV vectors; false where the rung does not apply. */
 static bool sk_plan(const sl_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
 {
-    return sbwd_bulk_plan(a, SK_MAXV, false, 0, C, nvec, cv);
+    return sbwd_bulk_plan(a, SK_MAXV, SK_MAXV, false, 0, C, nvec, cv);
 }
 
 /* Once per device and dtype: allow 2 x SK_MAXV x 16 bytes of dynamic
@@ -131,7 +131,7 @@ static bool sk_plan(const sl_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
 static sl_status sk_prepare(sl_dtype dt)
 {
     static int ready[3][SL_MAX_DEVICES];
-    return sbwd_bulk_prepare(sk_fn(dt), dt, ready);
+    return sbwd_bulk_prepare(sk_fn(dt), dt, SK_MAXV, ready);
 }
 
 /* The sm_90 code for this dtype was loaded (sbwd_bulk_code). */
@@ -154,7 +154,7 @@ sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a)
     unsigned C;
     uint32_t nvec, cv;
     if (!sk_plan(a, &C, &nvec, &cv))
-        return sbwd_bulk_refuse(a, "bulk");
+        return sbwd_bulk_refuse(a, "bulk", SK_MAXV);
     sl_status st = sk_code(a->dtype);
     if (st != SL_OK || (st = sk_prepare(a->dtype)) != SL_OK)
         return st;

@@ -75,8 +75,15 @@
  * deterministic. A NaN in y or dy makes s, and so the row of dx, NaN.
  *
  * Limits: rung 4's (y, dy and dx 16-byte aligned, cols and ld x size
- * multiples of 16 bytes, at most 8 x 36 KiB of each input a row, sm_90
- * code loaded), else SL_ERR_UNSUPPORTED with a message.
+ * multiples of 16 bytes, sm_90 code loaded), and rows of at most 8 x 64 KiB
+ * of each input (rung 4: 8 x 36 KiB), else SL_ERR_UNSUPPORTED with a
+ * message. Rows beyond 8 x 36 KiB (f32 rows of 73729-131072 columns,
+ * 16-bit rows of 147457-262144) take chunks of up to 64 KiB + 64 KiB, one
+ * block an SM (fourteenth session): 128 KiB an SM in flight while loading,
+ * and none while a block exchanges and stores; predicted 0.90-1.00 of the
+ * copy at 16384 x 131072 f32, where the register rung (the public function
+ * before) measured 0.957 of the copy by medians and 0.875x quack's speed
+ * (bench/results/h200-row-peers-2026-11-27d.md).
  * Expectation (written before the first run; docs/ladder.md, "softmax_bwd,
  * fifth rung: the one-sided cluster exchange (bulk_ex)"), H200, fraction of
  * the copy kernel: bf16 4096 x 32768 0.97-1.00 (rung 4 0.935), 16384 x
@@ -93,7 +100,7 @@ enum {
     SX_KP = 1024,       /* vectors of each input a chunk the plan prefers: 16 KiB + 16 KiB */
     SX_MINV = 512,      /* the smallest chunk the few-rows split makes: 8 KiB + 8 KiB */
     SX_PIECE = SX_BLOCK, /* vectors of each input a piece (one mbarrier): one pair a thread */
-    SX_PIECES = (SK_MAXV + SX_PIECE - 1) / SX_PIECE
+    SX_PIECES = (SK_MAXV_EX + SX_PIECE - 1) / SX_PIECE
 };
 
 /* Six 256-thread blocks an SM on sm_90 (the 40-register cap); the other
@@ -191,13 +198,13 @@ static const void *sx_fn(sl_dtype dt)
 
 static bool sx_plan(const sl_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
 {
-    return sbwd_bulk_plan(a, SX_KP, true, SX_MINV, C, nvec, cv);
+    return sbwd_bulk_plan(a, SX_KP, SK_MAXV_EX, true, SX_MINV, C, nvec, cv);
 }
 
 static sl_status sx_prepare(sl_dtype dt)
 {
     static int ready[3][SL_MAX_DEVICES];
-    return sbwd_bulk_prepare(sx_fn(dt), dt, ready);
+    return sbwd_bulk_prepare(sx_fn(dt), dt, SK_MAXV_EX, ready);
 }
 
 /* The sm_90 code for this dtype was loaded (sbwd_bulk_code). */
@@ -227,7 +234,7 @@ sl_status sl_cuda_softmax_bwd_bulk_ex_run(const sl_args *a)
     unsigned C;
     uint32_t nvec, cv;
     if (!sx_plan(a, &C, &nvec, &cv))
-        return sbwd_bulk_refuse(a, "bulk_ex");
+        return sbwd_bulk_refuse(a, "bulk_ex", SK_MAXV_EX);
     if ((st = sx_code(a->dtype)) != SL_OK || (st = sx_prepare(a->dtype)) != SL_OK)
         return st;
     sbwd_geo g = sbwd_geo_of(a);
@@ -247,5 +254,5 @@ extern "C" sl_status sl_cuda_softmax_bwd_bulk_ex(const sl_args *a)
 extern "C" sl_status sl_cuda_softmax_bwd_bulk_ex_attrs(sl_dtype dt, sl_kernel_attrs *out)
 {
     sl_status st = sx_prepare(dt);
-    return st != SL_OK ? st : sl_cuda_kernel_attrs(sx_fn(dt), SX_BLOCK, (size_t)2 * SK_MAXV * 16, out);
+    return st != SL_OK ? st : sl_cuda_kernel_attrs(sx_fn(dt), SX_BLOCK, (size_t)2 * SK_MAXV_EX * 16, out);
 }

@@ -10,7 +10,10 @@
  * (docs/ladder.md, "The bulk rungs"); bulk_ex then measured 1.08x / 1.10x
  * bulk at those two shapes on an H200 (1.126 / 1.110 of copy_k against
  * 1.043 / 1.004), level at 16384 x 2^14, and 1.05x bulk in f32 at
- * 4096 x 2^15 (bench/results/h200-bwd-picks-2026-11-27.md). Else the
+ * 4096 x 2^15 (bench/results/h200-bwd-picks-2026-11-27.md). f32 rows
+ * over 8 x 36 KiB (73729-131072 columns) take bulk_ex's one-block-an-SM
+ * chunks of up to 64 + 64 KiB before the register rung (fourteenth
+ * session; docs/ladder.md). Else the
  * 16-byte two-pass rung (02) for aligned matrices; else the scalar
  * two-pass rung (01). Every one of these is
  * safe in place (dx = dy or dx = y). Why 16-bit takes the two-pass rung:
@@ -28,7 +31,9 @@ extern "C" sl_status sl_cuda_softmax_bwd_api(const sl_args *a)
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     sbwd_cfg c;
-    if (a->dtype == SL_F32 && sl_cuda_softmax_bwd_regs_fits(a, &c))
+    const bool long_f32 = a->dtype == SL_F32 && a->shape.cols * 4u > 8u * 36u * 1024u;
+    if (a->dtype == SL_F32 && !(long_f32 && sl_cuda_softmax_bwd_bulk_ex_fits(a)) &&
+        sl_cuda_softmax_bwd_regs_fits(a, &c))
         return sl_cuda_softmax_bwd_regs_run(a, &c);
     if (sl_cuda_softmax_bwd_bulk_ex_fits(a)) {
         st = sl_cuda_softmax_bwd_bulk_ex_run(a); /* refuses only without sm_90 code */

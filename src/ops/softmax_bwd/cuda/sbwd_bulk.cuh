@@ -1,9 +1,10 @@
 /*
  * sbwd_bulk.cuh - the host side that softmax backward's two bulk rungs
- * share (04_bulk.cu: bulk; 05_bulk_ex.cu: bulk_ex): the limit of a chunk,
- * the plan that cuts a row into C = 1, 2, 4 or 8 chunks (the same shape
- * limits for both: what one takes, the other takes), the refusal's
- * message, the once-per-device shared-memory allowance and the check
+ * share (04_bulk.cu: bulk; 05_bulk_ex.cu: bulk_ex): the limits of a chunk,
+ * the plan that cuts a row into C = 1, 2, 4 or 8 chunks (bulk takes rows
+ * of up to 8 x 36 KiB of each input, bulk_ex those and up to 8 x 64 KiB:
+ * what bulk takes, bulk_ex takes), the refusal's message, the
+ * once-per-device shared-memory allowance and the check
  * that the device loaded sm_90 code. The kernels
  * stay in their rung files.
  */
@@ -14,21 +15,23 @@
 #include "sbwd.cuh"
 
 enum {
-    SK_MAXV = 2304 /* 16-byte vectors of each input a chunk at most: 2 x 36 KiB, three blocks an SM */
+    SK_MAXV = 2304, /* 16-byte vectors of each input a chunk at most: 2 x 36 KiB, three blocks an SM */
+    SK_MAXV_EX = 4096 /* bulk_ex's rows beyond 8 x SK_MAXV: 2 x 64 KiB, one block an SM */
 };
 
 /* The chunking of a's rows, false where the bulk rungs do not apply (no
  * clusters, i.e. below sm_90; y, dy or dx not 16-byte aligned; ld or cols
- * not a multiple of 16 bytes; more than 8 x SK_MAXV vectors a row).
- * kp = SK_MAXV, !fine (bulk): the fewest chunks of <= SK_MAXV vectors, as
- * the rung was written. fine (bulk_ex): the fewest of <= kp vectors, or
- * where that needs more than 8, of <= SK_MAXV; then, while the rows leave
+ * not a multiple of 16 bytes; more than 8 x maxv vectors a row).
+ * kp = maxv = SK_MAXV, !fine (bulk): the fewest chunks of <= SK_MAXV
+ * vectors, as the rung was written. fine (bulk_ex): the fewest of <= kp
+ * vectors, or where that needs more than 8, of <= SK_MAXV, or of <= maxv
+ * (SK_MAXV_EX: f32 rows of 131072 columns); then, while the rows leave
  * SMs without a block (rows x C <= SMs) and the chunks stay at least minv
  * vectors, twice as many; chunks rounded up to 8 vectors (128 bytes) so
  * that every block's copies start on a line of the row and dy's half of
  * the staging (at cv vectors) on a 128-byte boundary. */
-static bool sbwd_bulk_plan(const sl_args *a, uint32_t kp, bool fine, uint32_t minv, unsigned *C, uint32_t *nvec,
-                           uint32_t *cv)
+static bool sbwd_bulk_plan(const sl_args *a, uint32_t kp, uint32_t maxv, bool fine, uint32_t minv, unsigned *C,
+                           uint32_t *nvec, uint32_t *cv)
 {
     if (!sl_cuda_row_clusters())
         return false;
@@ -39,22 +42,23 @@ static bool sbwd_bulk_plan(const sl_args *a, uint32_t kp, bool fine, uint32_t mi
     const uint64_t nv = a->shape.cols * es / 16, rows = a->shape.rows;
     *nvec = (uint32_t)nv;
     if (!fine)
-        return sl_cuda_row_chunks(nv, SK_MAXV, rows, C, cv);
+        return sl_cuda_row_chunks(nv, maxv, rows, C, cv);
     unsigned c;
     uint32_t per;
-    if (!sl_cuda_row_chunks(nv, kp, rows, &c, &per) &&
-        (kp >= SK_MAXV || !sl_cuda_row_chunks(nv, SK_MAXV, rows, &c, &per)))
+    if (!sl_cuda_row_chunks(nv, kp, rows, &c, &per) && !sl_cuda_row_chunks(nv, SK_MAXV, rows, &c, &per) &&
+        (maxv <= SK_MAXV || !sl_cuda_row_chunks(nv, maxv, rows, &c, &per)))
         return false;
     const uint64_t sms = (uint64_t)sl_cuda_row_sms();
     while (c < 8 && rows * c <= sms && (nv + 2 * c - 1) / (2 * c) >= minv)
         c *= 2;
     *C = c;
-    *cv = (uint32_t)(((nv + c - 1) / c + 7) / 8 * 8); /* <= SK_MAXV: kp and SK_MAXV are multiples of 8 */
+    *cv = (uint32_t)(((nv + c - 1) / c + 7) / 8 * 8); /* <= maxv: kp, SK_MAXV and maxv are multiples of 8 */
     return true;
 }
 
-/* The refusal of rung `who` for a shape its plan does not take. */
-static sl_status sbwd_bulk_refuse(const sl_args *a, const char *who)
+/* The refusal of rung `who` (chunks of at most maxv vectors) for a shape
+ * its plan does not take. */
+static sl_status sbwd_bulk_refuse(const sl_args *a, const char *who, uint32_t maxv)
 {
     const uint64_t ld = a->shape.ld ? a->shape.ld : a->shape.cols;
     return sl_fail(SL_ERR_UNSUPPORTED,
@@ -62,16 +66,16 @@ static sl_status sbwd_bulk_refuse(const sl_args *a, const char *who)
                    "aligned (here at +%u, +%u and +%u bytes), cols and ld multiples of 16 bytes and rows of at most "
                    "%u bytes of each input (here %llu and %llu columns of %zu bytes)",
                    who, (unsigned)((uintptr_t)a->buf[0] & 15u), (unsigned)((uintptr_t)a->buf[1] & 15u),
-                   (unsigned)((uintptr_t)a->buf[2] & 15u), 8u * SK_MAXV * 16u, (unsigned long long)a->shape.cols,
+                   (unsigned)((uintptr_t)a->buf[2] & 15u), 8u * maxv * 16u, (unsigned long long)a->shape.cols,
                    (unsigned long long)ld, sl_dtype_size(a->dtype));
 }
 
-/* Once per device and dtype: allow fn 2 x SK_MAXV x 16 bytes of dynamic
+/* Once per device and dtype: allow fn 2 x maxv x 16 bytes of dynamic
  * shared memory (above the default 48 KiB). ready: the rung's own
  * [3][SL_MAX_DEVICES] flags. */
-static sl_status sbwd_bulk_prepare(const void *fn, sl_dtype dt, int (*ready)[SL_MAX_DEVICES])
+static sl_status sbwd_bulk_prepare(const void *fn, sl_dtype dt, uint32_t maxv, int (*ready)[SL_MAX_DEVICES])
 {
-    return sl_cuda_row_smem_allow(fn, 2 * SK_MAXV * 16, ready[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
+    return sl_cuda_row_smem_allow(fn, (int)(2 * maxv * 16), ready[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
 }
 
 /* Whether fn's sm_90 code was loaded for this device (bulk_code_ok: a build
