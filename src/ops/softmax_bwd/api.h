@@ -30,12 +30,14 @@
  * Alignment: each pointer aligned to its element; y, dy and dx at one
  * offset modulo 16 bytes take the 16-byte-load kernels, others a scalar
  * path.
- * Kernel (CUDA): y and dy are read once where the row fits on chip:
- * f32 rows of up to 2^17 elements (less the misalignment) in registers (a
- * warp, a block or a cluster of up to 8 blocks per row); on sm_90, bf16 /
- * f16 rows (and f32 rows beyond the registers) of whole 16-byte vectors
- * with y, dy and dx 16-byte aligned, up to 8 x 36 KiB of each input, in
- * shared memory (bulk copies; a cluster of up to 8 blocks per row). Other
+ * Kernel (CUDA): y and dy are read once where the row fits on chip. On
+ * sm_90, rows of whole 16-byte vectors with y, dy and dx 16-byte aligned,
+ * up to 8 x 64 KiB of each input, in shared memory (bulk copies; a
+ * cluster of up to 8 blocks per row, a one-sided exchange of the row's
+ * sum): every bf16 / f16 such row, and f32 rows over 8 x 36 KiB; other f32
+ * rows of up to 2^17 elements (less the misalignment) in registers (a
+ * warp, a block or a cluster of up to 8 blocks per row), then the shared-
+ * memory path. Other
  * rows are read twice by a block per row (the second read mostly from
  * L2). docs/ladder.md has the measurements. Deterministic run to run.
  * Workspace: none. Memory, stream, errors: the contract above (streamlab.h);
