@@ -4,7 +4,7 @@
  * and y, dy and dx share their offset modulo 16 bytes; then (bf16 / f16,
  * and f32 rows beyond the registers) the bulk_ex rung (05: the row staged
  * in shared memory, read once, with the one-sided cluster exchange; sm_90,
- * 16-byte aligned rows of whole vectors, the bulk rung's shape limits).
+ * 16-byte aligned rows of whole vectors, up to 8 x 64 KiB of each input).
  * bulk (04) measured 1.05-1.09 of the copy at 4096 x 2^15 and 16384 x 2^17
  * bf16 on the H100 where the two-pass rung gave 1.07 and 0.66
  * (docs/ladder.md, "The bulk rungs"); bulk_ex then measured 1.08x / 1.10x
@@ -13,7 +13,8 @@
  * 4096 x 2^15 (bench/results/h200-bwd-picks-2026-11-27.md). f32 rows
  * over 8 x 36 KiB (73729-131072 columns) take bulk_ex's one-block-an-SM
  * chunks of up to 64 + 64 KiB before the register rung (fourteenth
- * session; docs/ladder.md). Else the
+ * session; docs/ladder.md), and the register rung where bulk_ex refuses
+ * them (a build without sm_90 code). Else the
  * 16-byte two-pass rung (02) for aligned matrices; else the scalar
  * two-pass rung (01). Every one of these is
  * safe in place (dx = dy or dx = y). Why 16-bit takes the two-pass rung:
@@ -31,14 +32,14 @@ extern "C" sl_status sl_cuda_softmax_bwd_api(const sl_args *a)
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     sbwd_cfg c;
-    const bool long_f32 = a->dtype == SL_F32 && a->shape.cols * 4u > 8u * 36u * 1024u;
-    if (a->dtype == SL_F32 && !(long_f32 && sl_cuda_softmax_bwd_bulk_ex_fits(a)) &&
-        sl_cuda_softmax_bwd_regs_fits(a, &c))
+    const bool regs = a->dtype == SL_F32 && sl_cuda_softmax_bwd_regs_fits(a, &c);
+    /* f32 rows of up to 8 x 36 KiB (bulk's limit): regs first */
+    if (regs && a->shape.cols * 4u <= 8u * 36u * 1024u)
         return sl_cuda_softmax_bwd_regs_run(a, &c);
     if (sl_cuda_softmax_bwd_bulk_ex_fits(a)) {
         st = sl_cuda_softmax_bwd_bulk_ex_run(a); /* refuses only without sm_90 code */
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }
-    return sl_cuda_softmax_bwd_vec(a);
+    return regs ? sl_cuda_softmax_bwd_regs_run(a, &c) : sl_cuda_softmax_bwd_vec(a);
 }
