@@ -94,6 +94,24 @@ for tv in TIMING TIMING2; do
     grep -vE "^ +[a-z]" "$W/$f.txt" | tail -40
 done
 
+# The package for pytest and the PEERS stage: the installed one (PY=install),
+# else a copy of the source tree against $B/libstreamlab.so (ctypes). The
+# package learns its library's backends from _build_info.py, which the
+# SL_PYTHON install writes; without it (STREAMLAB_LIBRARY alone) it says
+# "unknown" and the CUDA tests skip (they did in the first run of this
+# script, 2026-11-26). So: a copy of python/ with that file. The copy sits
+# at the checkout's top level, as python/ does: test_table.py reads
+# ../../src/ops/ops.def from its own folder (in build-verify/py it found
+# nothing: two failures in the 2026-11-26 second-session call). It is made
+# with PYTEST=0 too (the PEERS stage imports it), and PYTHONPATH keeps what
+# .peers2/activate.sh put there (Liger-Kernel and quack).
+if [ "$PY" != install ]; then
+    P=.verify-py
+    rm -rf "$P" && cp -r python "$P"
+    printf 'BACKENDS = "cuda,cpu"\nVERSION = "verify"\n' > "$P/streamlab/_build_info.py"
+    export STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$P${PYTHONPATH:+:$PYTHONPATH}
+fi
+
 # pytest in the background while memcheck runs (both light on the GPU;
 # memcheck is CPU-bound): their output is printed after both end.
 if [ "${PYTEST:-1}" = 0 ]; then
@@ -108,17 +126,6 @@ elif [ "$PY" = install ]; then
     py_pid=$!
 else
     stage "pytest (GPU), a copy of the source tree against $B/libstreamlab.so, in the background"
-    # The package learns its library's backends from _build_info.py, which the
-    # SL_PYTHON install writes; without it (STREAMLAB_LIBRARY alone) it says
-    # "unknown" and the CUDA tests skip (they did in the first run of this
-    # script, 2026-11-26). So: a copy of python/ with that file.
-    # The copy sits at the checkout's top level, as python/ does: test_table.py
-    # reads ../../src/ops/ops.def from its own folder (in build-verify/py it
-    # found nothing: two failures in the 2026-11-26 second-session call).
-    P=.verify-py
-    rm -rf "$P" && cp -r python "$P"
-    printf 'BACKENDS = "cuda,cpu"\nVERSION = "verify"\n' > "$P/streamlab/_build_info.py"
-    export STREAMLAB_LIBRARY=$PWD/$B/libstreamlab.so PYTHONPATH=$PWD/$P  # also for the stages below
     timeout ${PYTEST_S:-150} python3 -m pytest -q -rs -p no:cacheprovider "$P/tests" -k "not bench" \
         > "$W/pytest.txt" 2>&1 &
     py_pid=$!
