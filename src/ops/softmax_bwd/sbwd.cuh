@@ -192,16 +192,18 @@ struct sbwd_cfg {
 bool sl_cuda_softmax_bwd_regs_fits(const sl_args *a, sbwd_cfg *c);
 sl_status sl_cuda_softmax_bwd_regs_run(const sl_args *a, const sbwd_cfg *c);
 
-/* 04_bulk.cu: whether y, dy and dx fit the bulk rung (16-byte aligned,
- * rows of whole vectors, at most 8 x 36 KiB of each input a row, sm_90),
- * and running it (a checked, rows and cols > 0). */
-bool sl_cuda_softmax_bwd_bulk_fits(const sl_args *a);
-sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a);
+/* The bulk rungs' largest chunk, 16-byte vectors of each input: bulk
+ * (04_bulk.cu) 2 x 36 KiB, three blocks an SM; bulk_ex (05_bulk_ex.cu)
+ * takes rows beyond 8 such chunks in chunks of up to 2 x 64 KiB, one block
+ * an SM (sbwd_bulk.cuh's plan). */
+enum { SK_MAXV = 2304, SK_MAXV_EX = 4096 };
 
-/* 05_bulk_ex.cu: the same for the bulk_ex rung (the same shape limits).
- * Not yet picked by sl_softmax_bwd (api.cu). Both fits answer for the
- * shape; both runs also refuse (SL_ERR_UNSUPPORTED) where the device did
- * not load their sm_90 code, and the caller then takes another rung. */
+/* 05_bulk_ex.cu: whether y, dy and dx fit the bulk_ex rung (16-byte
+ * aligned, rows of whole vectors, at most 8 x 64 KiB of each input a row,
+ * sm_90), and running it (a checked, rows and cols > 0; sl_softmax_bwd's
+ * pick, api.cu). fits answers for the shape; run also refuses
+ * (SL_ERR_UNSUPPORTED) where the device did not load its sm_90 code, and
+ * the caller then takes another rung. */
 bool sl_cuda_softmax_bwd_bulk_ex_fits(const sl_args *a);
 sl_status sl_cuda_softmax_bwd_bulk_ex_run(const sl_args *a);
 

@@ -34,7 +34,7 @@
 namespace cg = cooperative_groups;
 
 enum {
-    SK_BLOCK = 512, /* chunks of up to SK_MAXV vectors of each input (sbwd_bulk.cuh): 2 x 36 KiB */
+    SK_BLOCK = 512, /* chunks of up to SK_MAXV vectors of each input (sbwd.cuh): 2 x 36 KiB */
     SK_PIECE = 1024 /* vectors a bulk copy: 16 KiB */
 };
 
@@ -141,15 +141,8 @@ static sl_status sk_code(sl_dtype dt)
     return sbwd_bulk_code(sk_fn(dt), dt, cache);
 }
 
-bool sl_cuda_softmax_bwd_bulk_fits(const sl_args *a)
-{
-    unsigned c;
-    uint32_t nv, cv;
-    return sk_plan(a, &c, &nv, &cv);
-}
-
 /* a checked by the caller (sbwd_check), rows and cols > 0. */
-sl_status sl_cuda_softmax_bwd_bulk_run(const sl_args *a)
+static sl_status sk_run(const sl_args *a)
 {
     unsigned C;
     uint32_t nvec, cv;
@@ -169,7 +162,7 @@ extern "C" sl_status sl_cuda_softmax_bwd_bulk(const sl_args *a)
     sl_status st = sbwd_check(a, "bulk");
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    return sl_cuda_softmax_bwd_bulk_run(a);
+    return sk_run(a);
 }
 
 extern "C" sl_status sl_cuda_softmax_bwd_bulk_attrs(sl_dtype dt, sl_kernel_attrs *out)

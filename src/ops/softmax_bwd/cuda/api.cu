@@ -33,8 +33,8 @@ extern "C" sl_status sl_cuda_softmax_bwd_api(const sl_args *a)
         return st;
     sbwd_cfg c;
     const bool regs = a->dtype == SL_F32 && sl_cuda_softmax_bwd_regs_fits(a, &c);
-    /* f32 rows of up to 8 x 36 KiB (bulk's limit): regs first */
-    if (regs && a->shape.cols * 4u <= 8u * 36u * 1024u)
+    /* f32 rows of up to 8 chunks of bulk's largest: regs first */
+    if (regs && a->shape.cols * 4u <= 8u * 16u * SK_MAXV)
         return sl_cuda_softmax_bwd_regs_run(a, &c);
     if (sl_cuda_softmax_bwd_bulk_ex_fits(a)) {
         st = sl_cuda_softmax_bwd_bulk_ex_run(a); /* refuses only without sm_90 code */

@@ -1,7 +1,8 @@
 /*
  * sbwd_bulk.cuh - the host side that softmax backward's two bulk rungs
- * share (04_bulk.cu: bulk; 05_bulk_ex.cu: bulk_ex): the limits of a chunk,
- * the plan that cuts a row into C = 1, 2, 4 or 8 chunks (bulk takes rows
+ * share (04_bulk.cu: bulk; 05_bulk_ex.cu: bulk_ex): the plan that cuts a
+ * row into C = 1, 2, 4 or 8 chunks (of at most sbwd.cuh's SK_MAXV or
+ * SK_MAXV_EX vectors of each input; bulk takes rows
  * of up to 8 x 36 KiB of each input, bulk_ex those and up to 8 x 64 KiB:
  * what bulk takes, bulk_ex takes), the refusal's message, the
  * once-per-device shared-memory allowance and the check
@@ -13,11 +14,6 @@
 
 #include "bulk.cuh" /* bulk_code_ok */
 #include "sbwd.cuh"
-
-enum {
-    SK_MAXV = 2304, /* 16-byte vectors of each input a chunk at most: 2 x 36 KiB, three blocks an SM */
-    SK_MAXV_EX = 4096 /* bulk_ex's rows beyond 8 x SK_MAXV: 2 x 64 KiB, one block an SM */
-};
 
 /* The chunking of a's rows, false where the bulk rungs do not apply (no
  * clusters, i.e. below sm_90; y, dy or dx not 16-byte aligned; ld or cols
