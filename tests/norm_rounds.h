@@ -10,13 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The bulk rungs' long rows (bulk, bulk_ex and bulk_exw: 05_bulk.cu,
- * 11_bulk_ex.cu, 12_bulk_exw.cu, common/norm_bwd_bulk.cuh: a cluster of 2-8
+/* The bulk rungs' long rows (bulk, bulk_ex, bulk_exw and bulk_exw3:
+ * 05_bulk.cu, 11_bulk_ex.cu, 12_bulk_exw.cu, 13_bulk_exw3.cu,
+ * common/norm_bwd_bulk.cuh: a cluster of 2-8
  * blocks a row, each a column chunk staged in shared memory, dw (db) in
  * registers across a team's rows; bulk_ex's exchange alternating two slot
  * sets and mbarriers by row, its rstd (mean) a row ahead, w as f32 in shared
  * memory; bulk_exw's w in registers for the launch, f32 (rmsnorm) or 16-bit
- * (layernorm), whose per-thread columns must be right in every chunk):
+ * (layernorm), whose per-thread columns must be right in every chunk;
+ * bulk_exw3's three stages, w's chunk first in the third, its stage and
+ * parity k % 3 and (k / 3) & 1):
  * 16384, 32768 and 65536 columns (clusters of 2, 4 and 8 in 16-bit; f32 at
  * 65536 takes chunks of 2048 vectors, 4 a thread), 40008 (8 chunks, the
  * last one shorter: 5001 vectors at 16-bit, 10002 in f32; with a NaN), a
@@ -26,8 +29,11 @@
  * partials each; bulk_ex: rows of huge values, ~2^40, whose rstd takes
  * bulk's form of dx, beside ordinary rows taking the four-operation form)
  * and 1025 rows of 4096 with 2 teams (a block a row, C = 1: the exchange's
- * own-CTA path over 513 rows). bwd checks each run against the fp64 oracle
- * and a second run for the same bits (dx and dw), and t_bwd_refused the
+ * own-CTA path over 513 rows; 259, 258, 513 and 512 rows a team: each
+ * residue of 3, bulk_exw3's stages cycled ~86-171 times), then 2 teams of
+ * 1-5 rows (the stages' ramp and the first refills). bwd checks each run
+ * against the fp64 oracle and a second run for the same bits (dx and dw),
+ * and t_bwd_refused the
  * refusals: a misaligned x (element 1) and a row of 16383 columns must be
  * refused. Quick mode (compute-sanitizer): f32 and bf16, no 65536. */
 static void t_bulk_long1(sl_ctx *ctx, const sl_variant *v,
@@ -62,11 +68,29 @@ static void t_bulk_long1(sl_ctx *ctx, const sl_variant *v,
     bwd(ctx, v, SL_BF16, SL_F32, &r1, 0);
     if (!quick)
         bwd(ctx, v, SL_F16, SL_F16, &r1, 0);
+    /* The stages' ramp, 2 teams of 1-5 rows: a team ending before, at and
+     * after its first refills (bulk_exw3: rows 0 and 1 issued at the start,
+     * row 2 once w has left the third stage, row k + 3 after row k; the
+     * others: row k + 2 after row k), every dtype with w in x's dtype and in
+     * f32 (bulk_exw3's layernorm with f32 w runs bulk_exw's two stages). */
+    static const ncase ramp[] = {
+        {3, 16384, 0, 0, 0, {K_RAND}, 1},                /* teams of 2 and 1 rows */
+        {5, 16384, 0, 0, 0, {K_RAND, K_WIDE}, 2},        /* 3 and 2 */
+        {9, 16384, 0, 0, 0, {K_RAND, K_ZERO, K_NAN}, 3}, /* 5 and 4 */
+        {7, 4096, 0, 0, 0, {K_RAND, K_HUGE}, 2},         /* C = 1: 4 and 3 */
+    };
+    for (size_t i = 0; i < sizeof ramp / sizeof ramp[0]; i++)
+        for (int d = 0; d < (quick ? 2 : 3); d++)
+            for (int wf = 0; wf < 2; wf++) {
+                const sl_dtype dt = t_dts[d], wt = wf ? SL_F32 : dt;
+                if (!(wf && dt == SL_F32))
+                    bwd(ctx, v, dt, wt, &ramp[i], 0);
+            }
     unsetenv("SL_NORM_BWD_TEAMS");
 }
 
 /* t_bulk_long1 for every backward bulk rung of op (bulk, bulk_ex,
- * bulk_exw: every rung named bulk*). */
+ * bulk_exw, bulk_exw3: every rung named bulk*). */
 static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
                         void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
 {
@@ -85,7 +109,7 @@ static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
  * blocks of 4 pairs; 1032 columns bf16, 520 f32, with a partial last
  * vector column of the team; 520 bf16 their warp teams of 4 vectors); every
  * register rung (aligned too: 1500 bf16 is not a whole number of vectors,
- * so it refuses that one), bulk, bulk_ex and bulk_exw (the same refusal) and the
+ * so it refuses that one), bulk, bulk_ex, bulk_exw and bulk_exw3 (the same refusal) and the
  * public function; then the bulk rungs' long rows (t_bulk_long). */
 static void t_rounds(sl_ctx *ctx, const sl_op_desc *op,
                      void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))

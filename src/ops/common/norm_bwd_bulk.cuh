@@ -73,6 +73,32 @@
  * element over both passes, bulk_ex 16, bulk 12), save NORM_LN's f32 w.
  * Everything else is bulk_ex's; w's values are the same (the widening is
  * exact), so dx, dw and db are bulk_ex's bits.
+ *
+ * EX = 3 (NB_EXW3, the bulk_exw3 rungs, fifteenth session, docs/ladder.md
+ * "The norms' backwards, fifteenth session: a third stage (bulk_exw3)"):
+ * bulk_exw with NS = 3 row stages of x and dy where the others have 2. Row
+ * k lands in stage k % 3 (its mbarrier's phase (k / 3) & 1) and, after row
+ * k's end-of-row barrier, thread 0 refills that stage with row k + 3 (the
+ * others: k + 2), so a row is asked two rows before it is used, not one,
+ * and a block keeps two rows of x and dy in flight while it works on a
+ * third (64 KiB at 16-bit chunks of 16 KiB, 128 KiB a SM, where two stages
+ * keep one row, 64 KiB a SM, once the next has landed). rstd (mean) slots:
+ * three, by k % 3, row k + 3's asked at the same point. The exchange's
+ * slots and barriers still alternate by row (k & 1). Shared memory: w's
+ * chunk has no region of its own. It lands in stage 2's buffer (w's chunk
+ * is at most 2 cv vectors, a stage's size: 16-bit w, or f32 w beside
+ * 16-bit rows), every thread takes its vectors into registers (bulk_exw's
+ * w_at: rmsnorm widened to f32, layernorm 16-bit raw), a block barrier,
+ * and only then does thread 0 issue row 2 into that stage: 6 cv x 16 bytes
+ * a block, 96 KiB at the largest chunk (bulk_exw 80), still two blocks a
+ * SM (2 x (96 + 2.2 static + 1 reserved) KiB = 198.4 <= 228). Where w must
+ * stay in shared memory (layernorm with f32 w, which bulk_exw reads from
+ * shared memory every row) or the chunk is past NB_MAXV vectors (f32 rows
+ * over 32768 columns, 4 vectors a thread: three stages of 64 KiB would
+ * leave one block a SM), the pick runs the NB_EXW kernel instead: bulk_exw
+ * itself, 2 stages (norm_bwd_bulk_stages3 says which). dx, dw and db are
+ * bulk_exw's bits (the stages change when a row's bytes arrive, not what
+ * is computed).
  */
 #ifndef SL_NORM_BWD_BULK_CUH
 #define SL_NORM_BWD_BULK_CUH
@@ -85,8 +111,9 @@
 #include <cooperative_groups.h>
 
 /* The kernel's configurations (its EX argument): bulk, bulk_ex (w widened
- * to f32 in shared memory) and bulk_exw (bulk_ex with w in registers). */
-enum { NB_BULK = 0, NB_EX = 1, NB_EXW = 2 };
+ * to f32 in shared memory), bulk_exw (bulk_ex with w in registers) and
+ * bulk_exw3 (bulk_exw with three row stages, w's chunk in the third). */
+enum { NB_BULK = 0, NB_EX = 1, NB_EXW = 2, NB_EXW3 = 3 };
 
 enum {
     NB_BLOCK = 512,
@@ -109,6 +136,18 @@ enum {
 static inline size_t norm_bwd_bulk_smem(uint32_t cv, size_t es, size_t ws)
 {
     return (size_t)cv * 16 * (4 + ws / es);
+}
+
+/* NB_EXW3: whether chunks of cv vectors of (MODE, w of ws bytes) take the
+ * three-stage kernel (6 cv x 16 bytes of dynamic shared memory a block, w's
+ * chunk in the third stage), else bulk_exw's two-stage one. Three stages
+ * need w in registers for the launch (rmsnorm; layernorm with 16-bit w:
+ * its f32 w is read from shared memory every row) and chunks of at most
+ * NB_MAXV vectors (f32 rows past it take 4 vectors a thread in chunks of up
+ * to 32 KiB: three stages of 64 KiB a block would leave one block a SM). */
+static inline bool norm_bwd_bulk_stages3(int mode, uint32_t cv, size_t ws)
+{
+    return cv <= NB_MAXV && (mode == NORM_RMS || ws == 2);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -201,14 +240,20 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
     /* NB_EX: w's vectors of f32 a vector of x (else its raw vectors), and
      * the floats a warp posts (EX) */
     const int WF = EX == NB_EX ? VE / 4 : WB, NX = MODE == NORM_LN ? 2 : 1;
-    enum { NW = NB_BLOCK / 32 };
-    extern __shared__ __align__(128) uint4 sm[]; /* stage s: x [2 s cv, 2 s cv + cv), dy after; w at 4 cv */
+    /* the row stages (NB_EXW3: three, w's chunk first landing in the third)
+     * and w in registers for the launch (NB_EXW, NB_EXW3) */
+    enum { NW = NB_BLOCK / 32, NS = EX == NB_EXW3 ? 3 : 2 };
+    const bool EXW = EX == NB_EXW || EX == NB_EXW3;
+    static_assert(EX != NB_EXW3 || MODE == NORM_RMS || sizeof(WR) == 2,
+                  "three stages need w in registers (norm_bwd_bulk_stages3)");
+    extern __shared__ __align__(128) uint4 sm[]; /* stage s: x [2 s cv, 2 s cv + cv), dy after; w at 4 cv (NB_EXW3:
+                                                  * stage 2's buffer, until w is in registers) */
     __shared__ float2 red[NB_BLOCK / 32];
     /* the cluster's blocks' sums of even and odd rows, by rank (EX: every
      * warp's, slot rank x NW + warp, NX floats a slot) */
     __shared__ float2 xs[2][EX ? NW * 8 : 8];
-    __shared__ __align__(8) uint64_t full[2], wbar, xbar[2];
-    __shared__ float rm[2][2]; /* EX: rstd and mean of the rows in stages 0 and 1 */
+    __shared__ __align__(8) uint64_t full[NS], wbar, xbar[2];
+    __shared__ float rm[NS][2]; /* EX: rstd and mean of the rows in the stages */
     const cg::cluster_group clg = cg::this_cluster();
     const unsigned C = clg.num_blocks(), rank = clg.block_rank();
     const unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;
@@ -221,12 +266,19 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
     uint4 *sw = sm + 4 * (size_t)cv;
     const uint32_t bytes = 16u * cnt;
 
-    /* Thread 0: the k-th row of the team into stage k & 1 (its barrier's
-     * phase (k >> 1) & 1). */
+    /* Row k's stage, k % NS, and its barrier's phase, (k / NS) & 1: NS = 2
+     * in the 64-bit forms bulk, bulk_ex and bulk_exw had; NS = 3 in 32 bits
+     * (k < 2^32: 2^32 rows of a team, at least 16 bytes each, would pass
+     * any GPU's memory). */
+    auto stage_of = [&](uint64_t k) -> uint64_t { return NS == 2 ? (k & 1) : (uint64_t)((uint32_t)k % NS); };
+    auto phase_of = [&](uint64_t k) -> uint32_t {
+        return NS == 2 ? (uint32_t)(k >> 1) & 1u : ((uint32_t)k / NS) & 1u;
+    };
+    /* Thread 0: the k-th row of the team into stage stage_of(k). */
     auto issue = [&](uint64_t k) {
         const uint64_t r = team + k * nteams;
-        uint4 *st = sm + 2 * (size_t)cv * (k & 1);
-        uint64_t *bar = &full[k & 1];
+        uint4 *st = sm + 2 * (size_t)cv * stage_of(k);
+        uint64_t *bar = &full[stage_of(k)];
         mbar_arrive_expect(bar, 2u * bytes);
         const char *xr = (const char *)g.x + r * rowb + coff, *dr = (const char *)g.dy + r * rowb + coff;
         for (uint32_t p = 0; p < cnt; p += NB_PIECE) {
@@ -235,20 +287,20 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             bulk_load(st + cv + p, dr + 16 * (uint64_t)p, b, bar);
         }
     };
-    /* EX, thread 0: the k-th row's rstd (and mean) into rm[k & 1] by cp.async,
+    /* EX, thread 0: the k-th row's rstd (and mean) into rm[stage_of(k)] by cp.async,
      * committed and waited for (cp_async_wait_all) before the barrier ahead
      * of the row: a row ahead, where bulk's every warp loads them when the
      * row starts (ptxas moves the uniform value to a uniform register right
      * behind the LDG, so the row's first instructions wait a round trip). */
     auto stats = [&](uint64_t k) {
         const uint64_t r = team + k * nteams;
-        cp_async4(&rm[k & 1][0], g.rstd + r);
+        cp_async4(&rm[stage_of(k)][0], g.rstd + r);
         if (MODE == NORM_LN)
-            cp_async4(&rm[k & 1][1], g.mean + r);
+            cp_async4(&rm[stage_of(k)][1], g.mean + r);
     };
     if (threadIdx.x == 0) {
-        mbar_init(&full[0], 1);
-        mbar_init(&full[1], 1);
+        for (int q = 0; q < NS; q++)
+            mbar_init(&full[q], 1);
         mbar_init(&wbar, 1);
         if (EX) {
             x1_arm(&xbar[0], NW, C, 4 * NX);
@@ -266,14 +318,15 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             bulk_load(wd + p, w0 + 16 * (uint64_t)p, b, &wbar);
         }
         if (cnt > 0) { /* a block past the row's vectors (nvv < C cv) loads nothing: its barriers never wait */
-            issue(0);
+            issue(0); /* NB_EXW3: row 2 once w is out of its stage, below */
             if (team + nteams < g.rows)
                 issue(1);
         }
         if (EX) {
             stats(0);
-            if (team + nteams < g.rows)
-                stats(1);
+            for (int q = 1; q < NS; q++)
+                if (team + (uint64_t)q * nteams < g.rows)
+                    stats(q);
         }
     }
     if (EX) /* the slots no warp writes (NW x C up to a multiple of 32: C = 1), which the fold reads; a slot
@@ -287,7 +340,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         __syncthreads();
     if (cnt > 0)
         mbar_wait(&wbar, 0);
-    if (EX) { /* rows 0 and 1's rstd (mean), in flight beside w's chunk */
+    if (EX) { /* rows 0 to NS - 1's rstd (mean), in flight beside w's chunk */
         if (threadIdx.x == 0)
             cp_async_wait_all();
         __syncthreads();
@@ -325,8 +378,8 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
      * with 16-bit w in its storage (VPT vectors, 8 registers; 64 in all, no
      * spills), widened at use as bulk does; NORM_LN with f32 w reads it from
      * shared memory as bulk. Past the chunk: zeros, never used. */
-    const bool WREG = EX == NB_EXW && MODE == NORM_RMS;
-    const bool WRAW = EX == NB_EXW && MODE == NORM_LN && sizeof(WR) == 2;
+    const bool WREG = EXW && MODE == NORM_RMS;
+    const bool WRAW = EXW && MODE == NORM_LN && sizeof(WR) == 2;
     float wr[WREG ? VPT : 1][VE];
     uint4 wraw[WRAW ? VPT : 1][WB];
 #pragma unroll
@@ -342,6 +395,14 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         }
         if (WRAW)
             wraw[i][0] = vi < cnt ? sw[vi] : make_uint4(0u, 0u, 0u, 0u);
+    }
+    if (NS == 3) {
+        /* w is in registers: stage 2's buffer is free for row 2 */
+        __syncthreads();
+        if (threadIdx.x == 0 && cnt > 0 && team + 2 * nteams < g.rows) {
+            fence_proxy_async(); /* the block's reads of w, before the engine overwrites them */
+            issue(2);
+        }
     }
     /* w's VE values for the thread's i-th vector, vi of the chunk */
     auto w_at = [&](int i, uint32_t vi, float *wf) {
@@ -369,17 +430,18 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
     for (uint64_t j = 0; j < nflush; j++) {
         for (const uint64_t k1 = (j + 1) * SL_NORM_DW_ROWS; k < k1 && team + k * nteams < g.rows; k++) {
             const uint64_t r = team + k * nteams;
-            const uint4 *sx = sm + 2 * (size_t)cv * (k & 1), *sd = sx + cv;
+            const uint64_t sg = stage_of(k);
+            const uint4 *sx = sm + 2 * (size_t)cv * sg, *sd = sx + cv;
             float rs, mu;
             if (EX) {
-                rs = rm[k & 1][0];
-                mu = MODE == NORM_LN ? rm[k & 1][1] : 0.0f;
+                rs = rm[sg][0];
+                mu = MODE == NORM_LN ? rm[sg][1] : 0.0f;
             } else {
                 rs = g.rstd[r];
                 mu = MODE == NORM_LN ? g.mean[r] : 0.0f;
             }
             if (cnt > 0)
-                mbar_wait(&full[k & 1], (uint32_t)(k >> 1) & 1u);
+                mbar_wait(&full[sg], phase_of(k));
             /* pass 1: the row sums (VPT x VE <= 16 terms a thread, in order) and the dw (db) terms */
             float d = 0.0f, d1 = 0.0f;
 #pragma unroll
@@ -489,12 +551,12 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                 pass2(nb_bool<false>());
             if (EX && threadIdx.x == 0)
                 cp_async_wait_all(); /* row k + 1's rstd (mean), asked a row ago, in rm before the barrier */
-            __syncthreads(); /* every thread is done with the stage and rm[k & 1] (and with red; EX: red unused) */
-            if (EX && threadIdx.x == 0 && team + (k + 2) * nteams < g.rows)
-                stats(k + 2);
-            if (threadIdx.x == 0 && cnt > 0 && team + (k + 2) * nteams < g.rows) {
+            __syncthreads(); /* every thread is done with the stage and rm[sg] (and with red; EX: red unused) */
+            if (EX && threadIdx.x == 0 && team + (k + NS) * nteams < g.rows)
+                stats(k + NS);
+            if (threadIdx.x == 0 && cnt > 0 && team + (k + NS) * nteams < g.rows) {
                 fence_proxy_async(); /* our reads of the stage, before the engine overwrites it */
-                issue(k + 2);
+                issue(k + NS);
             }
         }
         /* the round's partial row: this block's columns (zeros where the team had no rows in it) */
@@ -525,15 +587,21 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
 }
 
 /* The bulk kernel for (DT, WT) at VPT vectors a thread: 2, or 4 for f32
- * rows past 8 x NB_MAXV vectors; EX: NB_BULK, NB_EX or NB_EXW. */
+ * rows past 8 x NB_MAXV vectors; EX: NB_BULK, NB_EX, NB_EXW or NB_EXW3
+ * (where norm_bwd_bulk_stages3 allows, else NB_EXW's kernel: E3 and E4 are
+ * the configurations instantiated at 2 and 4 vectors a thread). */
 template <int MODE, int EX> struct norm_bwd_bulk_pick {
     template <int DT, int WT> struct at {
         static bool run(uint32_t cv, const void **fn)
         {
+            enum {
+                E3 = EX == NB_EXW3 && MODE == NORM_LN && sizeof(typename sl_dt<WT>::raw) != 2 ? NB_EXW : EX,
+                E4 = EX == NB_EXW3 ? NB_EXW : EX
+            };
             if (cv <= NB_MAXV)
-                *fn = (const void *)norm_bwd_bulk<DT, WT, 2, MODE, EX>;
+                *fn = (const void *)norm_bwd_bulk<DT, WT, 2, MODE, E3>;
             else if (DT == SL_F32 && cv <= NB_MAXV_F32)
-                *fn = (const void *)norm_bwd_bulk<SL_F32, SL_F32, 4, MODE, EX>;
+                *fn = (const void *)norm_bwd_bulk<SL_F32, SL_F32, 4, MODE, E4>;
             else
                 return false;
             return true;
@@ -543,7 +611,7 @@ template <int MODE, int EX> struct norm_bwd_bulk_pick {
 
 /* The checks and configuration of a bulk launch of op (its weight at
  * buffer iw; a checked by sl_norm_check, rows and cols > 0) by rung who
- * (EX: NB_BULK, NB_EX or NB_EXW): aligned (norm_fwd_aligned), sm_90 with sm_90 code loaded,
+ * (EX: NB_BULK, NB_EX, NB_EXW or NB_EXW3): aligned (norm_fwd_aligned), sm_90 with sm_90 code loaded,
  * rows of at most 8 chunks; else SL_ERR_UNSUPPORTED, saying which. c: the
  * kernel, 512 threads, the cluster of C blocks and the shared memory of its
  * chunk (norm_bwd_grid_of and norm_bwd_launch take it as a register
@@ -580,7 +648,9 @@ static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, co
     c->block = NB_BLOCK;
     c->cl = C;
     c->warp = false;
-    c->smem = norm_bwd_bulk_smem(cv, es, EX == NB_EX ? sizeof(float) : sl_dtype_size(wt));
+    const size_t ws = EX == NB_EX ? sizeof(float) : sl_dtype_size(wt);
+    c->smem = EX == NB_EXW3 && norm_bwd_bulk_stages3(MODE, cv, ws) ? (size_t)cv * 16 * 6 /* 3 stages, w in the third */
+                                                                    : norm_bwd_bulk_smem(cv, es, ws);
     return SL_OK;
 }
 

@@ -309,6 +309,14 @@ static const sl_variant variants[] = {
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_bulk_exw), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 5.4f},
+    {.name = "bulk_exw3", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_exw with three row stages of x and dy a block (a stage refilled three rows ahead, two rows in "
+                  "flight while the block works on a third), 16-bit w's chunk landing in the third stage before it "
+                  "goes to registers; bulk_exw's two stages for f32 w and f32 rows past 32768 columns (aligned "
+                  "launches, sm_90; issue 32, fifteenth session)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_bulk_exw3), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 5.4f},
     {.name = "sl_layernorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_bwd(): aligned rows of 32 KiB and more bulk_ex (16-bit) or bulk (f32) "
                   "(sm_90); 16-bit aligned rows of 129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else "

@@ -50,9 +50,14 @@ sl_status sl_cuda_layernorm_bwd_bulk_ex(const sl_args *a);
  * with 16-bit w held raw in registers, f32 w read from shared memory as
  * bulk), the same limits. */
 sl_status sl_cuda_layernorm_bwd_bulk_exw(const sl_args *a);
-/* bulk (ex = 0), bulk_ex (ex = 1) or bulk_exw (ex = 2; common/
- * norm_bwd_bulk.cuh's NB_BULK, NB_EX, NB_EXW), who naming the rung in
- * messages: defined once, in 05_bulk.cu. */
+/* bulk_exw3 (13_bulk_exw3.cu): the bulk kernel's EXW3 configuration
+ * (bulk_exw with three row stages, w's chunk landing in the third before
+ * it goes to registers; bulk_exw's kernel where w must stay in shared
+ * memory or the chunk is past 1024 vectors), the same limits. */
+sl_status sl_cuda_layernorm_bwd_bulk_exw3(const sl_args *a);
+/* bulk (ex = 0), bulk_ex (ex = 1), bulk_exw (ex = 2) or bulk_exw3 (ex = 3;
+ * common/norm_bwd_bulk.cuh's NB_BULK, NB_EX, NB_EXW, NB_EXW3), who naming
+ * the rung in messages: defined once, in 05_bulk.cu. */
 sl_status sl_cuda_layernorm_bwd_bulk_rung(const sl_args *a, int ex, const char *who);
 sl_status sl_cuda_layernorm_bwd_api(const sl_args *a);
 /* A register rung of kind pf (common/norm_bwd.cuh's NORM_BWD_*): defined
