@@ -103,12 +103,18 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
      * 16-bit rows of 128 KiB and more its bulk_exw form (12_bulk_exw.cu: w
      * in registers; 1.04x bulk_ex at 8192 x 65536 bf16 in two runs on an
      * H200, and 0.94x at 8192 x 16384, so not below 128 KiB;
-     * bench/results/h200-bwd-picks-2026-11-27.md). */
+     * bench/results/h200-bwd-picks-2026-11-27.md). Below 128 KiB, with w
+     * in the rows' dtype, the three-stage form (13_bulk_exw3.cu: 1.02-1.03x
+     * bulk_ex at 8192 x 16384 and 4096 x 32768 bf16 on an H100,
+     * bench/results/h100-norm-bwd-exw3-2026-11-28.md and -pick-); with f32 w
+     * it would run bulk_exw's two stages, which are not ahead of bulk_ex
+     * there. */
     const uint64_t row_bytes = a->shape.cols * sl_dtype_size(a->dtype);
     if (row_bytes >= (32u << 10) && norm_fwd_aligned(a)) {
-        st = a->dtype == SL_F32          ? sl_cuda_layernorm_bwd_bulk(a)
-             : row_bytes >= (128u << 10) ? sl_cuda_layernorm_bwd_bulk_exw(a)
-                                         : sl_cuda_layernorm_bwd_bulk_ex(a);
+        st = a->dtype == SL_F32                     ? sl_cuda_layernorm_bwd_bulk(a)
+             : row_bytes >= (128u << 10)            ? sl_cuda_layernorm_bwd_bulk_exw(a)
+             : norm_wdtype(a, SL_LNB_W) == a->dtype ? sl_cuda_layernorm_bwd_bulk_exw3(a)
+                                                    : sl_cuda_layernorm_bwd_bulk_ex(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }
