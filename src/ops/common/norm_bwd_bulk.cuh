@@ -130,14 +130,6 @@ enum {
 #define NB_MINB 1
 #endif
 
-/* Dynamic shared memory a block for chunks of cv vectors: two stages of x
- * and dy, then w's chunk in its storage (WB = 2 vectors of f32 w a vector
- * of 16-bit x; NB_EX: always f32, ws = 4). */
-static inline size_t norm_bwd_bulk_smem(uint32_t cv, size_t es, size_t ws)
-{
-    return (size_t)cv * 16 * (4 + ws / es);
-}
-
 /* NB_EXW3: whether chunks of cv vectors of (MODE, w of ws bytes) take the
  * three-stage kernel (6 cv x 16 bytes of dynamic shared memory a block, w's
  * chunk in the third stage), else bulk_exw's two-stage one. Three stages
@@ -145,9 +137,18 @@ static inline size_t norm_bwd_bulk_smem(uint32_t cv, size_t es, size_t ws)
  * its f32 w is read from shared memory every row) and chunks of at most
  * NB_MAXV vectors (f32 rows past it take 4 vectors a thread in chunks of up
  * to 32 KiB: three stages of 64 KiB a block would leave one block a SM). */
-static inline bool norm_bwd_bulk_stages3(int mode, uint32_t cv, size_t ws)
+static constexpr bool norm_bwd_bulk_stages3(int mode, uint32_t cv, size_t ws)
 {
     return cv <= NB_MAXV && (mode == NORM_RMS || ws == 2);
+}
+
+/* Dynamic shared memory a block for chunks of cv vectors: two stages of x
+ * and dy, then w's chunk in its storage (WB = 2 vectors of f32 w a vector
+ * of 16-bit x; NB_EX: always f32, ws = 4); stages3 (NB_EXW3 where
+ * norm_bwd_bulk_stages3 holds): three stages, w's chunk in the third. */
+static inline size_t norm_bwd_bulk_smem(uint32_t cv, size_t es, size_t ws, bool stages3)
+{
+    return (size_t)cv * 16 * (stages3 ? 6 : 4 + ws / es);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -594,9 +595,13 @@ template <int MODE, int EX> struct norm_bwd_bulk_pick {
     template <int DT, int WT> struct at {
         static bool run(uint32_t cv, const void **fn)
         {
+            /* NB_EXW3 runs bulk_exw's kernel where three stages do not apply
+             * (norm_bwd_bulk_stages3, the rule the plan's shared memory
+             * follows): E3 for chunks of up to NB_MAXV vectors, E4 beyond */
             enum {
-                E3 = EX == NB_EXW3 && MODE == NORM_LN && sizeof(typename sl_dt<WT>::raw) != 2 ? NB_EXW : EX,
-                E4 = EX == NB_EXW3 ? NB_EXW : EX
+                E3 = EX == NB_EXW3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV, sizeof(typename sl_dt<WT>::raw)) ? NB_EXW
+                                                                                                             : EX,
+                E4 = EX == NB_EXW3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV + 1, sizeof(float)) ? NB_EXW : EX
             };
             if (cv <= NB_MAXV)
                 *fn = (const void *)norm_bwd_bulk<DT, WT, 2, MODE, E3>;
@@ -649,8 +654,7 @@ static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, co
     c->cl = C;
     c->warp = false;
     const size_t ws = EX == NB_EX ? sizeof(float) : sl_dtype_size(wt);
-    c->smem = EX == NB_EXW3 && norm_bwd_bulk_stages3(MODE, cv, ws) ? (size_t)cv * 16 * 6 /* 3 stages, w in the third */
-                                                                    : norm_bwd_bulk_smem(cv, es, ws);
+    c->smem = norm_bwd_bulk_smem(cv, es, ws, EX == NB_EXW3 && norm_bwd_bulk_stages3(MODE, cv, ws));
     return SL_OK;
 }
 

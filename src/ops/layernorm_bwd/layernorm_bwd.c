@@ -319,8 +319,9 @@ static const sl_variant variants[] = {
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 5.4f},
     {.name = "sl_layernorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_bwd(): aligned rows of 32 KiB and more (sm_90) bulk (f32), bulk_exw "
-                  "(16-bit rows of 128 KiB and more), bulk_exw3 (shorter 16-bit rows with 16-bit w) or bulk_ex (f32 w); 16-bit aligned rows of 129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else "
-                  "by row length in 16-byte vectors, "
+                  "(16-bit rows of 128 KiB and more), bulk_exw3 (shorter 16-bit rows with 16-bit w) or bulk_ex (f32 "
+                  "w); 16-bit aligned rows of 129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else by row "
+                  "length in 16-byte vectors, "
                   "regs_pf (16-bit, >= 1024 rows: <= 128), regs (129-256, 513-1024) or regs_sm (257-512, > 1024), in "
                   "aligned's form for aligned launches, where x, dy, dx share one offset for every row and the row "
                   "fits; else block",
