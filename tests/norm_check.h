@@ -117,8 +117,10 @@ static inline int t_bwd_regs_rung(const char *name)
 
 /* A backward bulk rung: bulk (seventh session), bulk_ex (eleventh: the
  * same kernel in its EX configuration, common/norm_bwd_bulk.cuh), bulk_exw
- * (thirteenth: its EXW configuration) and bulk_exw3 (fifteenth: EXW3, three
- * stages, bulk_exw's kernel where three do not fit); the same limits. */
+ * (thirteenth: its EXW configuration), bulk_exw3 (fifteenth: EXW3, three
+ * stages, bulk_exw's kernel where three do not fit) and bulk_pipe
+ * (sixteenth: PIPE, bulk_exw3 with the first pass a row ahead); the same
+ * limits. */
 static inline int t_bwd_bulk_rung(const char *name)
 {
     return strncmp(name, "bulk", 4) == 0;
@@ -144,8 +146,8 @@ static inline int t_bwd_aligned(sl_dtype dt, size_t cols, const void *const *buf
  * a cluster (beyond 1024 vectors: common/norm_bwd.cuh) on a device without
  * clusters (before sm_90): an unaligned launch it ran is a failure (its
  * 16-byte accesses would fault or miss the row's edges). bulk (05_bulk.cu),
- * bulk_ex (11_bulk_ex.cu), bulk_exw (12_bulk_exw.cu) and bulk_exw3
- * (13_bulk_exw3.cu) must refuse exactly the unaligned launches, every
+ * bulk_ex (11_bulk_ex.cu), bulk_exw (12_bulk_exw.cu), bulk_exw3
+ * (13_bulk_exw3.cu) and bulk_pipe (14_bulk_pipe.cu) must refuse exactly the unaligned launches, every
  * launch before sm_90 (cp.async.bulk) and rows past 65536 columns (8
  * chunks). */
 static inline int t_bwd_refused(const sl_ctx *ctx, const sl_variant *v, sl_status st, sl_dtype dt, size_t cols,

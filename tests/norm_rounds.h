@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The bulk rungs' long rows (bulk, bulk_ex, bulk_exw and bulk_exw3:
- * 05_bulk.cu, 11_bulk_ex.cu, 12_bulk_exw.cu, 13_bulk_exw3.cu,
+/* The bulk rungs' long rows (bulk, bulk_ex, bulk_exw, bulk_exw3 and
+ * bulk_pipe: 05_bulk.cu, 11_bulk_ex.cu, 12_bulk_exw.cu, 13_bulk_exw3.cu,
+ * 14_bulk_pipe.cu,
  * common/norm_bwd_bulk.cuh: a cluster of 2-8
  * blocks a row, each a column chunk staged in shared memory, dw (db) in
  * registers across a team's rows; bulk_ex's exchange alternating two slot
@@ -19,7 +20,8 @@
  * memory; bulk_exw's w in registers for the launch, f32 (rmsnorm) or 16-bit
  * (layernorm), whose per-thread columns must be right in every chunk;
  * bulk_exw3's three stages, w's chunk first in the third, its stage and
- * parity k % 3 and (k / 3) & 1):
+ * parity k % 3 and (k / 3) & 1; bulk_pipe's first pass a row ahead, its
+ * four slot sets (k & 3) and its stop at each round's edge):
  * 16384, 32768 and 65536 columns (clusters of 2, 4 and 8 in 16-bit; f32 at
  * 65536 takes chunks of 2048 vectors, 4 a thread), 40008 (8 chunks, the
  * last one shorter: 5001 vectors at 16-bit, 10002 in f32; with a NaN), a
@@ -90,7 +92,7 @@ static void t_bulk_long1(sl_ctx *ctx, const sl_variant *v,
 }
 
 /* t_bulk_long1 for every backward bulk rung of op (bulk, bulk_ex,
- * bulk_exw, bulk_exw3: every rung named bulk*). */
+ * bulk_exw, bulk_exw3, bulk_pipe: every rung named bulk*). */
 static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
                         void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
 {
@@ -109,7 +111,7 @@ static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
  * blocks of 4 pairs; 1032 columns bf16, 520 f32, with a partial last
  * vector column of the team; 520 bf16 their warp teams of 4 vectors); every
  * register rung (aligned too: 1500 bf16 is not a whole number of vectors,
- * so it refuses that one), bulk, bulk_ex, bulk_exw and bulk_exw3 (the same refusal) and the
+ * so it refuses that one), every bulk rung (the same refusal) and the
  * public function; then the bulk rungs' long rows (t_bulk_long). */
 static void t_rounds(sl_ctx *ctx, const sl_op_desc *op,
                      void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))

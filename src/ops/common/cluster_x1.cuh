@@ -27,6 +27,10 @@
  * (x1_rearm) once its own wait on it has passed: a peer stores row k + 2's
  * partial only after every warp of the cluster posted row k + 1's, which
  * each does after folding row k's slots and, thread 0, after the re-arm.
+ * One that sends row k + 1's partial before it waits for row k's (x1_send,
+ * then the wait: bulk_pipe) needs four slot sets and mbarriers (k & 3): a
+ * peer then sends row k + 4's only after every warp of the cluster sent
+ * row k + 2's, which each does after folding row k's.
  * sm_90 only (st.async, mapa); callers guard with __CUDA_ARCH__ >= 900.
  */
 #ifndef SL_CLUSTER_X1_CUH
@@ -55,13 +59,14 @@ static __device__ __forceinline__ void x1_rearm(uint64_t *xb, unsigned nw, unsig
         mbar_arrive_expect(xb, nw * C * bytes);
 }
 
-/* Post this warp's N floats v (the same in every lane; N = 1, 2 or 4) to
+/* Send this warp's N floats v (the same in every lane; N = 1, 2 or 4) to
  * slot [rank x NW + warp] of every CTA's xr (N floats a slot, xr aligned to
- * 4 N bytes), then wait until this CTA's slots are all written (the phase
- * of parity `parity`: 0 for a launch's one exchange). */
+ * 4 N bytes), without waiting: x1_post's first half, for a caller that
+ * works on between the send and its wait (the norms' backward bulk_pipe
+ * sends row k + 1's sums before it waits for row k's). */
 template <int N, int NW>
-static __device__ __forceinline__ void x1_post(const float (&v)[N], float *xr, uint64_t *xb, unsigned C,
-                                               unsigned rank, bool first, uint32_t parity = 0)
+static __device__ __forceinline__ void x1_send(const float (&v)[N], float *xr, uint64_t *xb, unsigned C,
+                                               unsigned rank, bool first)
 {
     static_assert(N == 1 || N == 2 || N == 4, "one st.async a slot");
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -84,6 +89,15 @@ static __device__ __forceinline__ void x1_post(const float (&v)[N], float *xr, u
             xr[warp * N + k] = v[k];
         mbar_arrive(xb);
     }
+}
+
+/* x1_send, then wait until this CTA's slots are all written (the phase of
+ * parity `parity`: 0 for a launch's one exchange). */
+template <int N, int NW>
+static __device__ __forceinline__ void x1_post(const float (&v)[N], float *xr, uint64_t *xb, unsigned C,
+                                               unsigned rank, bool first, uint32_t parity = 0)
+{
+    x1_send<N, NW>(v, xr, xb, C, rank, first);
     mbar_wait(xb, parity);
 }
 

@@ -99,6 +99,20 @@
  * itself, 2 stages (norm_bwd_bulk_stages3 says which). dx, dw and db are
  * bulk_exw's bits (the stages change when a row's bytes arrive, not what
  * is computed).
+ *
+ * EX = 4 (NB_PIPE, the bulk_pipe rungs, sixteenth session, docs/ladder.md
+ * "The norms' backwards, sixteenth session"): bulk_exw3 with the row body
+ * in two halves, pass1 (the stage's wait, the sums and the dw / db terms,
+ * the sums sent by x1_send) and pass2_row (the wait for the cluster's
+ * sums, the fold, dx, the end-of-row barrier and the refill), run as row k
+ * + 1's pass1 before row k's pass2_row, so that a warp waits for row k's
+ * sums one first pass after sending them. The exchange then needs four
+ * slot sets and mbarriers (k & 3; cluster_x1.cuh). The pipelining stops at
+ * each round of SL_NORM_DW_ROWS rows (a round's first pass1 follows the
+ * previous round's partial), so dx, dw and db are bulk_exw's bits. Where
+ * three stages do not apply it runs bulk_exw's kernel, as bulk_exw3 does.
+ * Measured on an H200: level with bulk_exw3 (0.98-1.02x) at 16384-65536
+ * columns, 0.94-0.97x at 4096; not picked.
  */
 #ifndef SL_NORM_BWD_BULK_CUH
 #define SL_NORM_BWD_BULK_CUH
@@ -111,9 +125,10 @@
 #include <cooperative_groups.h>
 
 /* The kernel's configurations (its EX argument): bulk, bulk_ex (w widened
- * to f32 in shared memory), bulk_exw (bulk_ex with w in registers) and
- * bulk_exw3 (bulk_exw with three row stages, w's chunk in the third). */
-enum { NB_BULK = 0, NB_EX = 1, NB_EXW = 2, NB_EXW3 = 3 };
+ * to f32 in shared memory), bulk_exw (bulk_ex with w in registers),
+ * bulk_exw3 (bulk_exw with three row stages, w's chunk in the third) and
+ * bulk_pipe (bulk_exw3 with row k + 1's first pass before row k's wait). */
+enum { NB_BULK = 0, NB_EX = 1, NB_EXW = 2, NB_EXW3 = 3, NB_PIPE = 4 };
 
 enum {
     NB_BLOCK = 512,
@@ -241,19 +256,22 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
     /* NB_EX: w's vectors of f32 a vector of x (else its raw vectors), and
      * the floats a warp posts (EX) */
     const int WF = EX == NB_EX ? VE / 4 : WB, NX = MODE == NORM_LN ? 2 : 1;
-    /* the row stages (NB_EXW3: three, w's chunk first landing in the third)
-     * and w in registers for the launch (NB_EXW, NB_EXW3) */
-    enum { NW = NB_BLOCK / 32, NS = EX == NB_EXW3 ? 3 : 2 };
-    const bool EXW = EX == NB_EXW || EX == NB_EXW3;
-    static_assert(EX != NB_EXW3 || MODE == NORM_RMS || sizeof(WR) == 2,
+    /* the row stages (NB_EXW3, NB_PIPE: three, w's chunk first landing in
+     * the third), the exchange's slot sets and mbarriers (NB_PIPE: four, by
+     * k & 3; else two, by k & 1) and w in registers for the launch (NB_EXW,
+     * NB_EXW3, NB_PIPE) */
+    const bool PIPE = EX == NB_PIPE;
+    enum { NW = NB_BLOCK / 32, NS = EX == NB_EXW3 || EX == NB_PIPE ? 3 : 2, NXS = EX == NB_PIPE ? 4 : 2 };
+    const bool EXW = EX == NB_EXW || EX == NB_EXW3 || PIPE;
+    static_assert((EX != NB_EXW3 && !PIPE) || MODE == NORM_RMS || sizeof(WR) == 2,
                   "three stages need w in registers (norm_bwd_bulk_stages3)");
     extern __shared__ __align__(128) uint4 sm[]; /* stage s: x [2 s cv, 2 s cv + cv), dy after; w at 4 cv (NB_EXW3:
                                                   * stage 2's buffer, until w is in registers) */
     __shared__ float2 red[NB_BLOCK / 32];
-    /* the cluster's blocks' sums of even and odd rows, by rank (EX: every
-     * warp's, slot rank x NW + warp, NX floats a slot) */
-    __shared__ float2 xs[2][EX ? NW * 8 : 8];
-    __shared__ __align__(8) uint64_t full[NS], wbar, xbar[2];
+    /* the cluster's blocks' sums of the rows k with k % NXS = 0, 1, ..., by
+     * rank (EX: every warp's, slot rank x NW + warp, NX floats a slot) */
+    __shared__ float2 xs[NXS][EX ? NW * 8 : 8];
+    __shared__ __align__(8) uint64_t full[NS], wbar, xbar[NXS];
     __shared__ float rm[NS][2]; /* EX: rstd and mean of the rows in the stages */
     const cg::cluster_group clg = cg::this_cluster();
     const unsigned C = clg.num_blocks(), rank = clg.block_rank();
@@ -304,8 +322,8 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             mbar_init(&full[q], 1);
         mbar_init(&wbar, 1);
         if (EX) {
-            x1_arm(&xbar[0], NW, C, 4 * NX);
-            x1_arm(&xbar[1], NW, C, 4 * NX);
+            for (int q = 0; q < NXS; q++)
+                x1_arm(&xbar[q], NW, C, 4 * NX);
         } else {
             mbar_init(&xbar[0], 1);
             mbar_init(&xbar[1], 1);
@@ -332,7 +350,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
     }
     if (EX) /* the slots no warp writes (NW x C up to a multiple of 32: C = 1), which the fold reads; a slot
              * is NX floats (rmsnorm: one, so the floats past NW x C, not the float2s) */
-        for (uint32_t j = threadIdx.x; j < 2 * NW * 16; j += NB_BLOCK)
+        for (uint32_t j = threadIdx.x; j < NXS * NW * 16; j += NB_BLOCK)
             if (j % (NW * 16) >= NW * C * NX)
                 ((float *)xs[j / (NW * 16)])[j % (NW * 16)] = 0.0f;
     if (C > 1)
@@ -427,138 +445,181 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             for (int e = 0; e < VE; e++)
                 acc[s][i][e] = 0.0f;
 
-    uint64_t k = 0; /* the team's rows so far */
-    for (uint64_t j = 0; j < nflush; j++) {
-        for (const uint64_t k1 = (j + 1) * SL_NORM_DW_ROWS; k < k1 && team + k * nteams < g.rows; k++) {
-            const uint64_t r = team + k * nteams;
-            const uint64_t sg = stage_of(k);
-            const uint4 *sx = sm + 2 * (size_t)cv * sg, *sd = sx + cv;
-            float rs, mu;
-            if (EX) {
-                rs = rm[sg][0];
-                mu = MODE == NORM_LN ? rm[sg][1] : 0.0f;
-            } else {
-                rs = g.rstd[r];
-                mu = MODE == NORM_LN ? g.mean[r] : 0.0f;
+    /* Row k's first pass: its rstd (and mean) and, bulk only, the warp's
+     * sums (EX: sent, by x1_send, into every CTA's slot set k % NXS). */
+    struct p1_out {
+        float rs, mu;
+        float2 s;
+    };
+    auto pass1 = [&](uint64_t k) -> p1_out {
+        const uint64_t r = team + k * nteams;
+        const uint64_t sg = stage_of(k);
+        const uint4 *sx = sm + 2 * (size_t)cv * sg, *sd = sx + cv;
+        float rs, mu;
+        if (EX) {
+            rs = rm[sg][0];
+            mu = MODE == NORM_LN ? rm[sg][1] : 0.0f;
+        } else {
+            rs = g.rstd[r];
+            mu = MODE == NORM_LN ? g.mean[r] : 0.0f;
+        }
+        if (cnt > 0)
+            mbar_wait(&full[sg], phase_of(k));
+        /* pass 1: the row sums (VPT x VE <= 16 terms a thread, in order) and the dw (db) terms */
+        float d = 0.0f, d1 = 0.0f;
+#pragma unroll
+        for (int i = 0; i < VPT; i++) {
+            const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+            if (vi >= cnt)
+                break;
+            const uint4 xv = sx[vi], dv = sd[vi];
+            float wf[VE];
+            w_at(i, vi, wf);
+#pragma unroll
+            for (int e = 0; e < VE; e++) {
+                const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
+                if (MODE == NORM_LN) {
+                    const float gk = wf[e] * dk, xh = (xk - mu) * rs;
+                    d1 += gk;
+                    d = fmaf(gk, xh, d);
+                    acc[0][i][e] = fmaf(dk, xh, acc[0][i][e]);
+                    acc[NA - 1][i][e] += dk;
+                } else {
+                    d = fmaf(wf[e] * dk, xk, d);
+                    acc[0][i][e] = fmaf(dk * rs, xk, acc[0][i][e]);
+                }
             }
-            if (cnt > 0)
-                mbar_wait(&full[sg], phase_of(k));
-            /* pass 1: the row sums (VPT x VE <= 16 terms a thread, in order) and the dw (db) terms */
-            float d = 0.0f, d1 = 0.0f;
+        }
+        const float2 s = nb_warp_sum(make_float2(d, d1), 32);
+        if (EX) { /* every warp's sums to its slot in every CTA of the cluster */
+            float v[NX];
+            v[0] = s.x;
+            v[NX - 1] = NX > 1 ? s.y : s.x;
+            x1_send<NX, NW>(v, (float *)xs[k % NXS], &xbar[k % NXS], C, rank, false);
+        }
+        return p1_out{rs, mu, s};
+    };
+    /* Row k's second half, after its first pass p: the row's sums (EX: one
+     * wait, the fold), pass 2 (dx), the end-of-row barrier and the stage's
+     * refill with row k + NS. */
+    auto pass2_row = [&](uint64_t k, const p1_out &p) {
+        const uint64_t r = team + k * nteams;
+        const uint64_t sg = stage_of(k);
+        const uint4 *sx = sm + 2 * (size_t)cv * sg, *sd = sx + cv;
+        const float rs = p.rs, mu = p.mu;
+        float2 s = p.s;
+        if (EX) {
+            /* one wait on the set's phase, then the fold */
+            const float *xr = (const float *)xs[k % NXS];
+            mbar_wait(&xbar[k % NXS], (uint32_t)(k / NXS) & 1u);
+            if (threadIdx.x == 0) /* this barrier's next phase is row k + NXS's */
+                x1_rearm(&xbar[k % NXS], NW, C, 4 * NX);
+            /* lane l: slots l, l + 32, ... in order (a uniform bound: the slots
+             * past NW x C up to a multiple of 32 hold zeros, written at the start) */
+            float2 t = make_float2(0.0f, 0.0f);
+#pragma unroll
+            for (unsigned i = 0; i < (NW * 8 + 31) / 32; i++) {
+                if (32 * i >= NW * C)
+                    break;
+                t.x += xr[(lane + 32 * i) * NX];
+                if (NX > 1)
+                    t.y += xr[(lane + 32 * i) * NX + NX - 1];
+            }
+            s = nb_warp_sum(t, 32); /* a butterfly: the same bits in every lane */
+        } else { /* bulk: the block through shared memory, then thread 0 to every CTA of the cluster */
+            if (lane == 0)
+                red[wid] = s;
+            __syncthreads();
+            s = nb_warp_sum(lane < NB_BLOCK / 32 ? red[lane] : make_float2(0.0f, 0.0f), NB_BLOCK / 32);
+            if (C > 1) {
+                /* Thread 0 sends the block's sums to slot rank of every block of the cluster (itself
+                 * too) and expects C of them. Slots and barriers alternate by row: a peer sends row
+                 * k + 2's sums only after it has this block's row k + 1 ones, which this block sends
+                 * after it has read row k's. */
+                if (threadIdx.x == 0) {
+                    mbar_arrive_expect(&xbar[k & 1], 8u * C);
+                    for (unsigned q = 0; q < C; q++)
+                        nb_push(&xs[k & 1][rank], s, &xbar[k & 1], q);
+                }
+                mbar_wait(&xbar[k & 1], (uint32_t)(k >> 1) & 1u);
+                s = nb_warp_sum(lane < C ? xs[k & 1][lane] : make_float2(0.0f, 0.0f), 8);
+            }
+            s.x = __shfl_sync(0xffffffffu, s.x, 0);
+            s.y = __shfl_sync(0xffffffffu, s.y, 0);
+        }
+        float c, c1 = 0.0f;
+        if (MODE == NORM_LN) {
+            c1 = EX ? s.y * inv_n : s.y / (float)g.cols;
+            c = EX ? s.x * inv_n : s.x / (float)g.cols;
+        } else {
+            c = (EX ? s.x * inv_n : s.x / (float)g.cols) * rs * rs * rs;
+        }
+        /* pass 2: dx. F4 (EX, NORM_LN, 2^-32 <= rstd <= 2^32: a2 neither
+         * underflows nor overflows for rows of |x| up to ~2^32 x their
+         * spread; the other rows, ~2^40 and beyond, take bulk's form):
+         * dx = fmaf(x - mean, a2, fmaf(w dy, rstd, b1)) */
+        const float a2 = -(c * rs) * rs, b1 = -(c1 * rs);
+        uint4 *dx0 = (uint4 *)((char *)g.dx + r * rowb + coff);
+        auto pass2 = [&](auto f4) {
 #pragma unroll
             for (int i = 0; i < VPT; i++) {
                 const uint32_t vi = threadIdx.x + i * NB_BLOCK;
                 if (vi >= cnt)
                     break;
                 const uint4 xv = sx[vi], dv = sd[vi];
-                float wf[VE];
+                float wf[VE], f[VE];
                 w_at(i, vi, wf);
 #pragma unroll
                 for (int e = 0; e < VE; e++) {
                     const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
-                    if (MODE == NORM_LN) {
-                        const float gk = wf[e] * dk, xh = (xk - mu) * rs;
-                        d1 += gk;
-                        d = fmaf(gk, xh, d);
-                        acc[0][i][e] = fmaf(dk, xh, acc[0][i][e]);
-                        acc[NA - 1][i][e] += dk;
-                    } else {
-                        d = fmaf(wf[e] * dk, xk, d);
-                        acc[0][i][e] = fmaf(dk * rs, xk, acc[0][i][e]);
-                    }
+                    if (decltype(f4)::value)
+                        f[e] = fmaf(xk - mu, a2, fmaf(wf[e] * dk, rs, b1));
+                    else if (MODE == NORM_LN)
+                        f[e] = fmaf(-((xk - mu) * rs), c, wf[e] * dk - c1) * rs;
+                    else
+                        f[e] = fmaf(-xk, c, rs * (wf[e] * dk));
                 }
+                dx0[vi] = norm_pack<DT>(f);
             }
-            /* the block's sums, then the cluster's */
-            float2 s = nb_warp_sum(make_float2(d, d1), 32);
-            if (EX) {
-                /* every warp's sums to its slot in every CTA of the cluster, one wait, the fold */
-                float *xr = (float *)xs[k & 1], v[NX];
-                v[0] = s.x;
-                v[NX - 1] = NX > 1 ? s.y : s.x;
-                x1_post<NX, NW>(v, xr, &xbar[k & 1], C, rank, false, (uint32_t)(k >> 1) & 1u);
-                if (threadIdx.x == 0) /* this barrier's next phase is row k + 2's */
-                    x1_rearm(&xbar[k & 1], NW, C, 4 * NX);
-                /* lane l: slots l, l + 32, ... in order (a uniform bound: the slots
-                 * past NW x C up to a multiple of 32 hold zeros, written at the start) */
-                float2 t = make_float2(0.0f, 0.0f);
-#pragma unroll
-                for (unsigned i = 0; i < (NW * 8 + 31) / 32; i++) {
-                    if (32 * i >= NW * C)
-                        break;
-                    t.x += xr[(lane + 32 * i) * NX];
-                    if (NX > 1)
-                        t.y += xr[(lane + 32 * i) * NX + NX - 1];
-                }
-                s = nb_warp_sum(t, 32); /* a butterfly: the same bits in every lane */
-            } else { /* bulk: the block through shared memory, then thread 0 to every CTA of the cluster */
-                if (lane == 0)
-                    red[wid] = s;
-                __syncthreads();
-                s = nb_warp_sum(lane < NB_BLOCK / 32 ? red[lane] : make_float2(0.0f, 0.0f), NB_BLOCK / 32);
-                if (C > 1) {
-                    /* Thread 0 sends the block's sums to slot rank of every block of the cluster (itself
-                     * too) and expects C of them. Slots and barriers alternate by row: a peer sends row
-                     * k + 2's sums only after it has this block's row k + 1 ones, which this block sends
-                     * after it has read row k's. */
-                    if (threadIdx.x == 0) {
-                        mbar_arrive_expect(&xbar[k & 1], 8u * C);
-                        for (unsigned q = 0; q < C; q++)
-                            nb_push(&xs[k & 1][rank], s, &xbar[k & 1], q);
-                    }
-                    mbar_wait(&xbar[k & 1], (uint32_t)(k >> 1) & 1u);
-                    s = nb_warp_sum(lane < C ? xs[k & 1][lane] : make_float2(0.0f, 0.0f), 8);
-                }
-                s.x = __shfl_sync(0xffffffffu, s.x, 0);
-                s.y = __shfl_sync(0xffffffffu, s.y, 0);
-            }
-            float c, c1 = 0.0f;
-            if (MODE == NORM_LN) {
-                c1 = EX ? s.y * inv_n : s.y / (float)g.cols;
-                c = EX ? s.x * inv_n : s.x / (float)g.cols;
-            } else {
-                c = (EX ? s.x * inv_n : s.x / (float)g.cols) * rs * rs * rs;
-            }
-            /* pass 2: dx. F4 (EX, NORM_LN, 2^-32 <= rstd <= 2^32: a2 neither
-             * underflows nor overflows for rows of |x| up to ~2^32 x their
-             * spread; the other rows, ~2^40 and beyond, take bulk's form):
-             * dx = fmaf(x - mean, a2, fmaf(w dy, rstd, b1)) */
-            const float a2 = -(c * rs) * rs, b1 = -(c1 * rs);
-            uint4 *dx0 = (uint4 *)((char *)g.dx + r * rowb + coff);
-            auto pass2 = [&](auto f4) {
-#pragma unroll
-                for (int i = 0; i < VPT; i++) {
-                    const uint32_t vi = threadIdx.x + i * NB_BLOCK;
-                    if (vi >= cnt)
-                        break;
-                    const uint4 xv = sx[vi], dv = sd[vi];
-                    float wf[VE], f[VE];
-                    w_at(i, vi, wf);
-#pragma unroll
-                    for (int e = 0; e < VE; e++) {
-                        const float xk = norm_elx<DT, NB_FX>(xv, e), dk = norm_elx<DT, NB_FX>(dv, e);
-                        if (decltype(f4)::value)
-                            f[e] = fmaf(xk - mu, a2, fmaf(wf[e] * dk, rs, b1));
-                        else if (MODE == NORM_LN)
-                            f[e] = fmaf(-((xk - mu) * rs), c, wf[e] * dk - c1) * rs;
-                        else
-                            f[e] = fmaf(-xk, c, rs * (wf[e] * dk));
-                    }
-                    dx0[vi] = norm_pack<DT>(f);
-                }
-            };
-            if (EX && MODE == NORM_LN && rs >= 0x1p-32f && rs <= 0x1p32f) /* the row's choice: a uniform branch */
-                pass2(nb_bool<EX && MODE == NORM_LN>());
-            else
-                pass2(nb_bool<false>());
-            if (EX && threadIdx.x == 0)
-                cp_async_wait_all(); /* row k + 1's rstd (mean), asked a row ago, in rm before the barrier */
-            __syncthreads(); /* every thread is done with the stage and rm[sg] (and with red; EX: red unused) */
-            if (EX && threadIdx.x == 0 && team + (k + NS) * nteams < g.rows)
-                stats(k + NS);
-            if (threadIdx.x == 0 && cnt > 0 && team + (k + NS) * nteams < g.rows) {
-                fence_proxy_async(); /* our reads of the stage, before the engine overwrites it */
-                issue(k + NS);
-            }
+        };
+        if (EX && MODE == NORM_LN && rs >= 0x1p-32f && rs <= 0x1p32f) /* the row's choice: a uniform branch */
+            pass2(nb_bool<EX && MODE == NORM_LN>());
+        else
+            pass2(nb_bool<false>());
+        /* row k + 1's rstd (mean), asked a row ago (NB_PIPE: row k + 2's, asked at row k - 1's end), in rm
+         * before the barrier */
+        if (EX && threadIdx.x == 0)
+            cp_async_wait_all();
+        __syncthreads(); /* every thread is done with the stage and rm[sg] (and with red; EX: red unused) */
+        if (EX && threadIdx.x == 0 && team + (k + NS) * nteams < g.rows)
+            stats(k + NS);
+        if (threadIdx.x == 0 && cnt > 0 && team + (k + NS) * nteams < g.rows) {
+            fence_proxy_async(); /* our reads of the stage, before the engine overwrites it */
+            issue(k + NS);
+        }
+    };
+
+    /* The rows. NB_PIPE: row k + 1's first pass (its sums sent) comes
+     * before row k's wait, so that a warp reaches that wait one first pass
+     * after the cluster's warps sent row k's sums; within a round of
+     * SL_NORM_DW_ROWS rows only, so that a round's partial holds its own
+     * rows (a round's first row's pass 1 follows the previous round's
+     * partial): dx, dw and db are bulk_exw's bits. The others: row k's
+     * two halves in turn. */
+    auto has = [&](uint64_t q) -> bool { return team + q * nteams < g.rows; };
+    p1_out cur = {0.0f, 0.0f, make_float2(0.0f, 0.0f)};
+    uint64_t k = 0; /* the team's rows so far */
+    if (PIPE && has(0))
+        cur = pass1(0);
+    for (uint64_t j = 0; j < nflush; j++) {
+        for (const uint64_t k1 = (j + 1) * SL_NORM_DW_ROWS; k < k1 && has(k); k++) {
+            p1_out nxt = cur;
+            if (!PIPE)
+                cur = pass1(k);
+            else if (k + 1 < k1 && has(k + 1))
+                nxt = pass1(k + 1);
+            pass2_row(k, cur);
+            cur = nxt;
         }
         /* the round's partial row: this block's columns (zeros where the team had no rows in it) */
         const uint64_t pr = team + j * nteams;
@@ -577,6 +638,8 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
                     acc[s][i][e] = 0.0f;
             }
         }
+        if (PIPE && has(k)) /* the next round's first row */
+            cur = pass1(k);
     }
     if (C > 1 && !EX)
         nb_cluster_sync(); /* no block exits while its st.async to a peer may be in flight (EX: cluster_x1.cuh) */
@@ -599,9 +662,9 @@ template <int MODE, int EX> struct norm_bwd_bulk_pick {
              * (norm_bwd_bulk_stages3, the rule the plan's shared memory
              * follows): E3 for chunks of up to NB_MAXV vectors, E4 beyond */
             enum {
-                E3 = EX == NB_EXW3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV, sizeof(typename sl_dt<WT>::raw)) ? NB_EXW
-                                                                                                             : EX,
-                E4 = EX == NB_EXW3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV + 1, sizeof(float)) ? NB_EXW : EX
+                S3 = EX == NB_EXW3 || EX == NB_PIPE,
+                E3 = S3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV, sizeof(typename sl_dt<WT>::raw)) ? NB_EXW : EX,
+                E4 = S3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV + 1, sizeof(float)) ? NB_EXW : EX
             };
             if (cv <= NB_MAXV)
                 *fn = (const void *)norm_bwd_bulk<DT, WT, 2, MODE, E3>;
@@ -654,7 +717,7 @@ static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, co
     c->cl = C;
     c->warp = false;
     const size_t ws = EX == NB_EX ? sizeof(float) : sl_dtype_size(wt);
-    c->smem = norm_bwd_bulk_smem(cv, es, ws, EX == NB_EXW3 && norm_bwd_bulk_stages3(MODE, cv, ws));
+    c->smem = norm_bwd_bulk_smem(cv, es, ws, (EX == NB_EXW3 || EX == NB_PIPE) && norm_bwd_bulk_stages3(MODE, cv, ws));
     return SL_OK;
 }
 

@@ -55,9 +55,14 @@ sl_status sl_cuda_layernorm_bwd_bulk_exw(const sl_args *a);
  * it goes to registers; bulk_exw's kernel where w must stay in shared
  * memory or the chunk is past 1024 vectors), the same limits. */
 sl_status sl_cuda_layernorm_bwd_bulk_exw3(const sl_args *a);
-/* bulk (ex = 0), bulk_ex (ex = 1), bulk_exw (ex = 2) or bulk_exw3 (ex = 3;
- * common/norm_bwd_bulk.cuh's NB_BULK, NB_EX, NB_EXW, NB_EXW3), who naming
- * the rung in messages: defined once, in 05_bulk.cu. */
+/* bulk_pipe (14_bulk_pipe.cu): the bulk kernel's PIPE configuration
+ * (bulk_exw3 with row k + 1's first pass, its sums sent, before row k's
+ * wait for the cluster's sums; bulk_exw's kernel where bulk_exw3 runs it),
+ * the same limits. */
+sl_status sl_cuda_layernorm_bwd_bulk_pipe(const sl_args *a);
+/* bulk (ex = 0), bulk_ex (1), bulk_exw (2), bulk_exw3 (3) or bulk_pipe (4:
+ * common/norm_bwd_bulk.cuh's NB_BULK, NB_EX, NB_EXW, NB_EXW3, NB_PIPE),
+ * who naming the rung in messages: defined once, in 05_bulk.cu. */
 sl_status sl_cuda_layernorm_bwd_bulk_rung(const sl_args *a, int ex, const char *who);
 sl_status sl_cuda_layernorm_bwd_api(const sl_args *a);
 /* A register rung of kind pf (common/norm_bwd.cuh's NORM_BWD_*): defined

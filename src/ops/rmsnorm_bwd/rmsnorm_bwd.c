@@ -310,6 +310,13 @@ static const sl_variant variants[] = {
      .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_bulk_exw3), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 3.4f},
+    {.name = "bulk_pipe", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_exw3 with row k + 1's first pass (dw terms, its sums sent to the cluster) before row k's wait "
+                  "for the cluster's sums: the exchange's wait one first pass later, four slot sets (aligned "
+                  "launches, sm_90; issue 32, sixteenth session)",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_bulk_pipe), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 3.4f},
     {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_rmsnorm_bwd(): aligned rows of 32 KiB and more bulk (sm_90); 16-bit aligned rows of "
                   "129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else by row length in 16-byte vectors, "
