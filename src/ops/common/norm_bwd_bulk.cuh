@@ -145,6 +145,13 @@ enum {
 #define NB_MINB 1
 #endif
 
+/* The configurations with three row stages (w's chunk first in the
+ * third), where norm_bwd_bulk_stages3 allows: bulk_exw3 and bulk_pipe. */
+static constexpr bool norm_bwd_bulk_three(int ex)
+{
+    return ex == NB_EXW3 || ex == NB_PIPE;
+}
+
 /* NB_EXW3: whether chunks of cv vectors of (MODE, w of ws bytes) take the
  * three-stage kernel (6 cv x 16 bytes of dynamic shared memory a block, w's
  * chunk in the third stage), else bulk_exw's two-stage one. Three stages
@@ -261,9 +268,9 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
      * k & 3; else two, by k & 1) and w in registers for the launch (NB_EXW,
      * NB_EXW3, NB_PIPE) */
     const bool PIPE = EX == NB_PIPE;
-    enum { NW = NB_BLOCK / 32, NS = EX == NB_EXW3 || EX == NB_PIPE ? 3 : 2, NXS = EX == NB_PIPE ? 4 : 2 };
-    const bool EXW = EX == NB_EXW || EX == NB_EXW3 || PIPE;
-    static_assert((EX != NB_EXW3 && !PIPE) || MODE == NORM_RMS || sizeof(WR) == 2,
+    enum { NW = NB_BLOCK / 32, NS = norm_bwd_bulk_three(EX) ? 3 : 2, NXS = EX == NB_PIPE ? 4 : 2 };
+    const bool EXW = EX == NB_EXW || norm_bwd_bulk_three(EX);
+    static_assert(!norm_bwd_bulk_three(EX) || MODE == NORM_RMS || sizeof(WR) == 2,
                   "three stages need w in registers (norm_bwd_bulk_stages3)");
     extern __shared__ __align__(128) uint4 sm[]; /* stage s: x [2 s cv, 2 s cv + cv), dy after; w at 4 cv (NB_EXW3:
                                                   * stage 2's buffer, until w is in registers) */
@@ -445,6 +452,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             for (int e = 0; e < VE; e++)
                 acc[s][i][e] = 0.0f;
 
+    auto has = [&](uint64_t q) -> bool { return team + q * nteams < g.rows; }; /* the team has a k-th row */
     /* Row k's first pass: its rstd (and mean) and, bulk only, the warp's
      * sums (EX: sent, by x1_send, into every CTA's slot set k % NXS). */
     struct p1_out {
@@ -591,9 +599,9 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         if (EX && threadIdx.x == 0)
             cp_async_wait_all();
         __syncthreads(); /* every thread is done with the stage and rm[sg] (and with red; EX: red unused) */
-        if (EX && threadIdx.x == 0 && team + (k + NS) * nteams < g.rows)
+        if (EX && threadIdx.x == 0 && has(k + NS))
             stats(k + NS);
-        if (threadIdx.x == 0 && cnt > 0 && team + (k + NS) * nteams < g.rows) {
+        if (threadIdx.x == 0 && cnt > 0 && has(k + NS)) {
             fence_proxy_async(); /* our reads of the stage, before the engine overwrites it */
             issue(k + NS);
         }
@@ -606,8 +614,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
      * rows (a round's first row's pass 1 follows the previous round's
      * partial): dx, dw and db are bulk_exw's bits. The others: row k's
      * two halves in turn. */
-    auto has = [&](uint64_t q) -> bool { return team + q * nteams < g.rows; };
-    p1_out cur = {0.0f, 0.0f, make_float2(0.0f, 0.0f)};
+    p1_out cur = {0.0f, 0.0f, make_float2(0.0f, 0.0f)}; /* NB_PIPE: row k's first pass, done a row ahead */
     uint64_t k = 0; /* the team's rows so far */
     if (PIPE && has(0))
         cur = pass1(0);
@@ -662,7 +669,7 @@ template <int MODE, int EX> struct norm_bwd_bulk_pick {
              * (norm_bwd_bulk_stages3, the rule the plan's shared memory
              * follows): E3 for chunks of up to NB_MAXV vectors, E4 beyond */
             enum {
-                S3 = EX == NB_EXW3 || EX == NB_PIPE,
+                S3 = norm_bwd_bulk_three(EX),
                 E3 = S3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV, sizeof(typename sl_dt<WT>::raw)) ? NB_EXW : EX,
                 E4 = S3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV + 1, sizeof(float)) ? NB_EXW : EX
             };
@@ -717,7 +724,7 @@ static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, co
     c->cl = C;
     c->warp = false;
     const size_t ws = EX == NB_EX ? sizeof(float) : sl_dtype_size(wt);
-    c->smem = norm_bwd_bulk_smem(cv, es, ws, (EX == NB_EXW3 || EX == NB_PIPE) && norm_bwd_bulk_stages3(MODE, cv, ws));
+    c->smem = norm_bwd_bulk_smem(cv, es, ws, norm_bwd_bulk_three(EX) && norm_bwd_bulk_stages3(MODE, cv, ws));
     return SL_OK;
 }
 
