@@ -177,10 +177,10 @@ int main(void)
         {3, 8193, 8193, 0, 0, 0, 0, soft, 2},       /* a cluster */
         {4, 50257, 50257, 0, 0, 0, 0, special, SB_KINDS},
         {3, 65539, 65539, 1, 1, 1, 0, soft, 2},
-        {2, 131072, 131072, 0, 0, 0, 0, soft, 2},   /* regs' limit (16 elements x 8192 threads); bulk_ex's f32 limit */
+        {2, 131072, 131072, 0, 0, 0, 0, soft, 2},   /* regs' limit (16 elements x 8192 threads); bulk_ex's f32 limit (C = 16 of 2048) */
         {2, 131076, 131076, 0, 0, 0, 0, soft, 2},   /* one f32 vector past bulk_ex's limit: refused */
         {2, 131075, 131075, 0, 0, 0, 0, soft, 2},   /* beyond: the API's two passes */
-        {1, 262144, 262144, 0, 0, 0, 0, soft, 2},   /* bulk_ex's 16-bit limit, 8 x 64 KiB */
+        {1, 262144, 262144, 0, 0, 0, 0, soft, 2},   /* bulk_ex's 16-bit limit, 8 x 64 KiB (C = 16 of 2048) */
         {1, 262152, 262152, 0, 0, 0, 2, soft, 2},   /* one 16-bit vector past it: refused; dx = y */
         {1, 262147, 262147, 0, 0, 0, 0, soft, 2},
         {12, 37, 37, 0, 0, 0, 0, special, SB_KINDS},
@@ -205,6 +205,10 @@ int main(void)
         {2, 147456, 147456, 0, 0, 0, 0, soft, 2},         /* 16-bit: 8 x 36 KiB, bulk's limit; f32: bulk refuses */
         {2, 147464, 147464, 0, 0, 0, 0, soft, 2},         /* one vector past it: bulk refuses, bulk_ex C = 8 of 2312 */
         {3, 100000, 100000, 0, 0, 0, 1, special, SB_KINDS}, /* f32: bulk refuses, bulk_ex C = 8 of 3128; dx = dy */
+        /* bulk_ex past two blocks an SM (eight chunks of > 3592 vectors):
+         * a cluster of 16 where the device schedules one */
+        {3, 120004, 120004, 0, 0, 0, 1, special, SB_KINDS}, /* f32: C = 16 of 1880, the last 1801; dx = dy */
+        {2, 240008, 240008, 0, 0, 0, 2, soft, 2},           /* 16-bit: C = 16 of 1880; f32: refused; dx = y */
         {4, 4096, 4096, 0, 0, 4, 0, soft, 2},             /* dx at +8 bytes (16-bit: refused), +16 (f32: taken) */
         {4, 4096, 4096, 0, 8, 0, 0, soft, 2},             /* dy at +16 / +32 bytes: taken */
         {4, 4096, 4096, 0, 1, 0, 0, soft, 2},             /* dy misaligned: refused (the others' scalar path) */

@@ -84,12 +84,24 @@
  * copy at 16384 x 131072 f32, where the register rung (the public function
  * before) measured 0.957 of the copy by medians and 0.875x quack's speed
  * (bench/results/h200-row-peers-2026-11-27d.md).
+ * Seventeenth session: where those eight chunks exceed 3592 vectors (two
+ * blocks no longer fit an SM: f32 rows of 114945-131072 columns, 16-bit of
+ * 229889-262144), the row runs in a cluster of 16 (non-portable; where the
+ * device schedules one, else eight) of chunks of <= 2048 vectors, three
+ * blocks an SM, so a block's exchange and stores overlap two others'
+ * loads: 1.11 of the copy against 0.93-1.00 in eight chunks on an H200
+ * (docs/ladder.md, "softmax_bwd: the longest rows in clusters of 16").
+ * Sixteen CTAs fill 128 slots; a lane folds four, so s gains two rounding
+ * levels (13), far inside ceil(cols / 32) + 6 at these widths.
  * Expectation (written before the first run; docs/ladder.md, "softmax_bwd,
  * fifth rung: the one-sided cluster exchange (bulk_ex)"), H200, fraction of
  * the copy kernel: bf16 4096 x 32768 0.97-1.00 (rung 4 0.935), 16384 x
  * 16384 0.97-1.00, 16384 x 131072 1.00-1.05 (rung 4 ~1.03), f32 4096 x
  * 32768 0.97-1.02.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cluster_x1.cuh"
 #include "sbwd_bulk.cuh"
 
@@ -120,7 +132,7 @@ static __global__ void __launch_bounds__(SX_BLOCK, SX_MINB)
     typedef typename sl_dt<DT>::raw R;
     const int VE = smx_vec<DT>::VE;
     extern __shared__ __align__(128) uint4 sm[]; /* y in [0, cv), dy in [cv, 2 cv) */
-    __shared__ __align__(8) float xr[SX_NW * 8]; /* the cluster's warp sums, slot rank x 8 + warp */
+    __shared__ __align__(8) float xr[SX_NW * 16]; /* the cluster's warp sums, slot rank x 8 + warp (C <= 16) */
     __shared__ __align__(8) uint64_t bar[SX_PIECES], xb;
     const uint64_t row = blockIdx.x / C;
     const uint32_t rank = blockIdx.x % C, v0 = rank * cv;
@@ -159,14 +171,15 @@ static __global__ void __launch_bounds__(SX_BLOCK, SX_MINB)
     }
 
     /* the row's s: the warp's sum into every CTA's slots, one wait, every
-     * warp folds the 8 x C of them in slot order */
+     * warp folds the 8 x C of them in slot order (C <= 16: four slots a
+     * lane at most) */
     s = smx_warp<smx_sum_op>(s);
     const float v[1] = {s};
     x1_post<1, SX_NW>(v, xr, &xb, C, rank, true);
     const uint32_t lane = t & 31u, n = SX_NW * C;
     float f = 0.0f;
 #pragma unroll
-    for (uint32_t i = 0; i < (SX_NW * 8 + 31) / 32; i++)
+    for (uint32_t i = 0; i < (SX_NW * 16 + 31) / 32; i++)
         if (lane + 32 * i < n)
             f += xr[lane + 32 * i];
     s = smx_warp<smx_sum_op>(f);
@@ -201,6 +214,29 @@ static bool sx_plan(const sl_args *a, unsigned *C, uint32_t *nvec, uint32_t *cv)
     return sbwd_bulk_plan(a, SX_KP, SK_MAXV_EX, true, SX_MINV, C, nvec, cv);
 }
 
+/* Rows whose eight chunks leave room for only one block an SM (chunks of
+ * more than SX_C16_FROM vectors: 2 x (cv x 32 + 768 static + 1024 reserved)
+ * bytes over sm_90's 228 KiB; f32 rows of 114945-131072 columns, 16-bit of
+ * 229889-262144) run in a cluster of 16 (non-portable: where the device
+ * schedules one) with chunks of at most SK_MAXV_EX / 2 vectors, three
+ * blocks an SM. Measured on an H200 (docs/ladder.md, "softmax_bwd: the
+ * longest rows in clusters of 16"): f32 2048 x 131072 1.11 of the copy
+ * against 0.995 in eight chunks, bf16 1024 x 262144 1.11 against 0.93; at
+ * 3128 and 2312 vectors, where eight chunks fit two blocks an SM, the two
+ * were within 1.3% (eight ahead at 2312). SL_SBWD_EX_C16=0 keeps eight
+ * (the A/B lever). */
+enum { SX_C16_FROM = 3592 };
+
+static bool sx_c16_wanted(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("SL_SBWD_EX_C16");
+        on = !(e && strcmp(e, "0") == 0);
+    }
+    return on;
+}
+
 static sl_status sx_prepare(sl_dtype dt)
 {
     static int ready[3][SL_MAX_DEVICES];
@@ -212,6 +248,42 @@ static sl_status sx_code(sl_dtype dt)
 {
     static int cache[3][SL_MAX_DEVICES];
     return sbwd_bulk_code(sx_fn(dt), dt, cache);
+}
+
+/* Whether this device runs the kernel in clusters of 16 with chunks of
+ * SK_MAXV_EX / 2 vectors (once per device and dtype: the non-portable
+ * cluster size allowed, and at least one such cluster resident by
+ * cudaOccupancyMaxActiveClusters). After sx_prepare. */
+static bool sx_c16_ok(sl_dtype dt)
+{
+    static int state[3][SL_MAX_DEVICES]; /* 0 not asked, 1 yes, 2 no */
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
+        return false;
+    int *st = &state[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2][dev];
+    int v = __atomic_load_n(st, __ATOMIC_RELAXED);
+    if (v == 0) {
+        const void *fn = sx_fn(dt);
+        int n = 0;
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1] = {};
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 16;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(16);
+        cfg.blockDim = dim3(SX_BLOCK);
+        cfg.dynamicSmemBytes = (size_t)SK_MAXV_EX / 2 * 32;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        const bool ok = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess &&
+                        cudaOccupancyMaxActiveClusters(&n, fn, &cfg) == cudaSuccess && n > 0;
+        if (!ok)
+            (void)cudaGetLastError(); /* a refusal here only means clusters of 8 */
+        v = ok ? 1 : 2;
+        __atomic_store_n(st, v, __ATOMIC_RELAXED);
+    }
+    return v == 1;
 }
 
 bool sl_cuda_softmax_bwd_bulk_ex_fits(const sl_args *a)
@@ -237,6 +309,11 @@ sl_status sl_cuda_softmax_bwd_bulk_ex_run(const sl_args *a)
         return sbwd_bulk_refuse(a, "bulk_ex", SK_MAXV_EX);
     if ((st = sx_code(a->dtype)) != SL_OK || (st = sx_prepare(a->dtype)) != SL_OK)
         return st;
+    if (C == 8 && cv > SX_C16_FROM && a->shape.rows * 16 <= 0x7fffffffu && sx_c16_wanted() &&
+        sx_c16_ok(a->dtype)) {
+        C = 16; /* eight chunks of > SX_C16_FROM vectors: sixteen of <= SK_MAXV_EX / 2 */
+        cv = (uint32_t)(((nvec + 15) / 16 + 7) / 8 * 8);
+    }
     sbwd_geo g = sbwd_geo_of(a);
     void *params[] = {&g, &nvec, &cv, &C};
     return sl_cuda_row_launch_smem(sx_fn(a->dtype), a->shape.rows * C, SX_BLOCK, C, (size_t)cv * 32, params,

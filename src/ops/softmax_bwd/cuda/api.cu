@@ -11,9 +11,10 @@
  * bulk at those two shapes on an H200 (1.126 / 1.110 of copy_k against
  * 1.043 / 1.004), level at 16384 x 2^14, and 1.05x bulk in f32 at
  * 4096 x 2^15 (bench/results/h200-bwd-picks-2026-11-27.md). f32 rows
- * over 8 x 36 KiB (73729-131072 columns) take bulk_ex's one-block-an-SM
- * chunks of up to 64 + 64 KiB before the register rung (fourteenth
- * session; docs/ladder.md), and the register rung where bulk_ex refuses
+ * over 8 x 36 KiB (73729-131072 columns) take bulk_ex's chunks of up to
+ * 64 + 64 KiB (past 3592 vectors, clusters of 16 of half that: the
+ * seventeenth session) before the register rung (fourteenth session;
+ * docs/ladder.md), and the register rung where bulk_ex refuses
  * them (a build without sm_90 code). Else the
  * 16-byte two-pass rung (02) for aligned matrices; else the scalar
  * two-pass rung (01). Every one of these is
