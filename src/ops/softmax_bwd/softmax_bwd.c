@@ -170,8 +170,8 @@ static const sl_variant variants[] = {
      .elems_per_thread = 32, .insts_per_elem = 4},
     {.name = "bulk_ex", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
      .technique = "bulk with the one-sided cluster exchange: blocks of 256 on chunks of 2 x 16 KiB (six an SM; "
-                  "longer rows <= 2 x 36 KiB), an mbarrier a piece, each warp's sum posted to every CTA by st.async, "
-                  "no block or cluster barrier",
+                  "longer rows <= 2 x 64 KiB, a cluster of 16 where eight chunks leave one block an SM), an mbarrier "
+                  "a piece, each warp's sum posted to every CTA by st.async, no block or cluster barrier",
      .source = "ours (issue 33)", .launch = SL_CUDA_FN(sl_cuda_softmax_bwd_bulk_ex),
      .attrs = SL_CUDA_FN(sl_cuda_softmax_bwd_bulk_ex_attrs), SBWD_GPU_SUM, .loads_in_flight = 8,
      .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 4},
