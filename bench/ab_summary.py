@@ -22,6 +22,8 @@ import os
 import statistics
 import sys
 
+import _cli
+
 Key = tuple[str, str, str, str]
 
 
@@ -72,10 +74,11 @@ def med(xs: list[float | None]) -> float | None:
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
-        print(__doc__.strip(), file=sys.stderr)
+    (d,) = _cli.positional(__doc__, 1, 1)
+    if not os.path.isdir(d):
+        print(f"ab_summary: {d}: not a folder of a-<round>.json / b-<round>.json files", file=sys.stderr)
         return 2
-    a, b = side(sys.argv[1], "a"), side(sys.argv[1], "b")
+    a, b = side(d, "a"), side(d, "b")
     keys = sorted(set(a) | set(b))
     if not set(a) & set(b):
         print("ab_summary: no row measured on both sides", file=sys.stderr)

@@ -26,6 +26,8 @@ import os
 import sys
 import time
 
+import _cli
+
 # Not sources: build outputs, git data, carried peers and worktrees, results.
 PRUNE = {".git", ".wt", ".deps", "bench-out", "__pycache__"}
 
@@ -39,12 +41,12 @@ def sources(root: str):
 
 
 def main() -> int:
-    if len(sys.argv) != 3:
-        print(__doc__.split("\n\n")[2], file=sys.stderr)
-        return 2
+    root, build = _cli.positional(__doc__, 2, 2)
     if os.environ.get("KEEP_MTIMES", "1") == "0":
         return 0
-    root, build = sys.argv[1], sys.argv[2]
+    if not os.path.isdir(root):
+        print(f"keep_mtimes: {root}: not a folder", file=sys.stderr)
+        return 2
     os.makedirs(build, exist_ok=True)
     rec_path = os.path.join(build, ".sl-mtimes.json")
     try:

@@ -10,21 +10,21 @@ through bench/peers.py (streamlab.bench.time_callable, graph=False).
 Rows: f32 (allow_tf32 off), tf32 (allow_tf32 on), bf16, f16. Exits 2
 without torch or a GPU.
 """
-import argparse
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _cli  # noqa: E402
 import peers  # noqa: E402  (the timing: streamlab.bench, events)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", default="1024,2048,4096,8192")
-    ap.add_argument("--trials", type=int, default=20)
-    ap.add_argument("--budget-s", type=float, default=0.4)
-    ap.add_argument("--json")
+    ap = _cli.parser(__doc__)
+    ap.add_argument("--sizes", default="1024,2048,4096,8192", help="M = N = K of each row (default: %(default)s)")
+    ap.add_argument("--trials", type=int, default=20, help="launches timed a row, at most (default: %(default)s)")
+    ap.add_argument("--budget-s", type=float, default=0.4, help="seconds a row, at most (default: %(default)s)")
+    ap.add_argument("--json", metavar="FILE", help="write the rows here")
     args = ap.parse_args()
     try:
         import torch

@@ -39,12 +39,13 @@ result; 2 without torch or a GPU, or on bad usage.
 """
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import os
 import sys
 from typing import Any, Callable, Dict, Iterator, List, Optional
+
+import _cli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -211,7 +212,7 @@ OPS = {
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="bench/peers.py", description=__doc__.split("\n")[0])
+    ap = _cli.parser(__doc__, prog="bench/peers.py")
     ap.add_argument("--list", action="store_true", help="list the ops and their options")
     sub = ap.add_subparsers(dest="op")
     for name, (_, opts, _) in OPS.items():

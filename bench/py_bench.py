@@ -27,6 +27,12 @@ import subprocess
 import sys
 import time
 
+import _cli
+
+if __name__ == "__main__":
+    _cli.positional(__doc__, 2, 2, options=("--overhead-only",))
+    _cli.need(("torch", "streamlab"), "torch with CUDA (the device image has it) and the streamlab package (pip install ., or PYTHONPATH=python with STREAMLAB_LIBRARY set to a built libstreamlab.so)")
+
 import torch
 
 import streamlab as sl

@@ -15,6 +15,11 @@ import sysconfig
 import tempfile
 import time
 
+import _cli
+
+_cli.positional(__doc__, 0, 0)
+_cli.need(("numpy", "streamlab"), "NumPy and the installed streamlab package (pip install .)")
+
 import numpy as np
 
 import streamlab as sl

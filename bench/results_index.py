@@ -28,13 +28,14 @@ Exit 0; 1 for --check when stale; 2 on bad usage.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import subprocess
 import sys
 from typing import Any, Dict, List, Optional, Tuple
+
+import _cli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -235,10 +236,10 @@ def referenced(names: List[str]) -> Dict[str, bool]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = _cli.parser(__doc__)
     g = ap.add_mutually_exclusive_group()
-    g.add_argument("--check", action="store_true")
-    g.add_argument("--archive", action="store_true")
+    g.add_argument("--check", action="store_true", help="exit 1 when README.md is not what this writes")
+    g.add_argument("--archive", action="store_true", help="move superseded, unreferenced results to archive/")
     a = ap.parse_args(argv)
     rows = entries(RESULTS, False) + entries(ARCHIVE, True)
     if a.archive:

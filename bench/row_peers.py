@@ -41,13 +41,14 @@ bench/row_peers_h200.sh builds the library and runs this script in groups.
 """
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import json
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import _cli
 
 EPS = 1e-6
 K = 1024
@@ -360,14 +361,17 @@ def parse_shape(s: str) -> Tuple[int, int]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ops", default="softmax,softmax_bwd,rmsnorm,rmsnorm_bwd,layernorm,layernorm_bwd,add_rmsnorm,xent,xent_fwd_bwd,xent_bwd")
-    ap.add_argument("--dtypes", default="bf16")
+    ap = _cli.parser(__doc__)
+    ap.add_argument("--ops", default="softmax,softmax_bwd,rmsnorm,rmsnorm_bwd,layernorm,layernorm_bwd,add_rmsnorm,xent,xent_fwd_bwd,xent_bwd",
+                    help="comma-separated (default: all of them)")
+    ap.add_argument("--dtypes", default="bf16", help="comma-separated: bf16, f16, f32 (default: %(default)s)")
     ap.add_argument("--shapes", help="MxN list for every op (default: each op's shapes from the issues)")
-    ap.add_argument("--sides", default="streamlab,torch,compile,liger,quack")
-    ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--json")
-    ap.add_argument("--md")
+    ap.add_argument("--sides", default="streamlab,torch,compile,liger,quack",
+                    help="comma-separated (default: %(default)s); copy is always timed")
+    ap.add_argument("--reps", type=int, default=10,
+                    help="graph replays a side, each of many calls; the median is kept (default: %(default)s)")
+    ap.add_argument("--json", metavar="FILE", help="rewritten after every case, so a cut run leaves it valid")
+    ap.add_argument("--md", metavar="FILE", help="the Markdown table, rewritten likewise")
     ap.add_argument("--list", action="store_true", help="print the ops and their default shapes")
     a = ap.parse_args(argv)
     ops = [o for o in a.ops.split(",") if o]

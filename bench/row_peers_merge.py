@@ -10,11 +10,12 @@ what the figures say), then per group its command and the table its .md
 beside the .json holds (row_peers.py's write_md), without that file's
 header. Every number comes from the group files; nothing is recomputed.
 """
-import argparse
 import json
 import os
 import sys
 from typing import Dict, List
+
+import _cli
 
 
 def group_name(path: str) -> str:
@@ -33,10 +34,10 @@ def table_of(md_path: str) -> List[str]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--intro", required=True, help="Markdown to put first")
-    ap.add_argument("--md", required=True)
-    ap.add_argument("--json", required=True)
+    ap = _cli.parser(__doc__)
+    ap.add_argument("--intro", required=True, metavar="FILE", help="Markdown to put first")
+    ap.add_argument("--md", required=True, metavar="FILE", help="write the joined Markdown here")
+    ap.add_argument("--json", required=True, metavar="FILE", help="write the joined JSON here")
     ap.add_argument("groups", nargs="+", help="row-peers-<group>.json files, each with its .md beside it")
     a = ap.parse_args(argv)
     merged: Dict[str, dict] = {}

@@ -10,11 +10,12 @@ kernel time >= 1.1x torch's at every width and >= 1.5x as the geometric
 mean; at the DRAM shapes (--cold) sl_softmax >= 0.92x the copy ceiling's
 GB/s. Ratios are speedups: the other's time / ours.
 """
-import argparse
 import json
 import math
 import os
 import sys
+
+import _cli
 
 
 def load(d, name):
@@ -35,11 +36,11 @@ def lg(n):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--md")
-    ap.add_argument("--json")
-    ap.add_argument("--command", default="")
+    ap = _cli.parser(__doc__)
+    ap.add_argument("dir", help="the call's folder of softmax-*.json and torch-*.json")
+    ap.add_argument("--md", metavar="FILE", help="write the Markdown report here")
+    ap.add_argument("--json", metavar="FILE", help="write the JSON report here")
+    ap.add_argument("--command", default="", help="the command that made DIR, quoted in the report")
     a = ap.parse_args()
     seed, tseed = load(a.dir, "softmax-seed.json"), load(a.dir, "torch-seed.json")
     dram, tdram = load(a.dir, "softmax-dram.json"), load(a.dir, "torch-dram.json")

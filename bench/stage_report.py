@@ -16,25 +16,27 @@ files under DIR, and writes
             (the rest are named in "results_left_out").
 Exit 0; 2 on bad usage or a missing DIR.
 """
-import argparse
 import json
 import os
 import sys
 
+import _cli
+
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--dir", required=True)
-    ap.add_argument("--stage", required=True)
-    ap.add_argument("--rc", type=int, required=True)
-    ap.add_argument("--seconds", type=int, default=0)
-    ap.add_argument("--command", required=True)
-    ap.add_argument("--gpu", default="")
-    ap.add_argument("--commit", default="")
-    ap.add_argument("--device-info", default="")
+    ap = _cli.parser(__doc__)
+    ap.add_argument("--dir", required=True, help="the stage's folder (commands.txt, stage.log, its files)")
+    ap.add_argument("--stage", required=True, help="the stage's name")
+    ap.add_argument("--rc", type=int, required=True, help="the stage's exit status")
+    ap.add_argument("--seconds", type=int, default=0, help="how long the stage ran")
+    ap.add_argument("--command", required=True, help="the command that ran the stage")
+    ap.add_argument("--gpu", default="", help="the GPU's name")
+    ap.add_argument("--commit", default="", help="the tree's commit")
+    ap.add_argument("--device-info", default="", metavar="FILE", help="a file of device facts to quote")
     ap.add_argument("--out", required=True, help="path without .md / .json")
-    ap.add_argument("--tail", type=int, default=80)
-    ap.add_argument("--max-bytes", type=int, default=4 << 20)
+    ap.add_argument("--tail", type=int, default=80, help="lines of the output quoted (default: %(default)s)")
+    ap.add_argument("--max-bytes", type=int, default=4 << 20,
+                    help="the JSON files' size held in OUT.json, at most (default: %(default)s)")
     a = ap.parse_args(argv)
     if not os.path.isdir(a.dir):
         print("stage_report.py: no folder %s" % a.dir, file=sys.stderr)

@@ -9,6 +9,8 @@ import json
 import os
 import sys
 
+import _cli
+
 SEED = {4: 0.94, 8: 0.95, 16: 0.79}  # seed 004: L1 / smem relative speed, Volta
 
 
@@ -57,7 +59,9 @@ def rows_by_r(doc, shapes):
 
 
 def main():
-    d, prefix, command = sys.argv[1], sys.argv[2], sys.argv[3]
+    d, prefix, command = _cli.positional(__doc__, 3, 3)
+    if not os.path.isdir(d):
+        sys.exit(f"stencil_summary: {d}: not a folder (the unpacked stencil-out.tgz)")
     out = {"command": command, "source": "bench/stencil_h200.sh output", "seed_volta_l1_over_smem": SEED}
     dev = open(os.path.join(d, "device.txt")).read().strip() if os.path.exists(os.path.join(d, "device.txt")) else ""
     out["device"] = dev

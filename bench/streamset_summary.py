@@ -13,7 +13,10 @@ which for every op here equals BabelStream's count (main.cpp:420-433).
 usage: streamset_summary.py DIR > summary.md
 """
 import json
+import os
 import sys
+
+import _cli
 
 # The figures the issue quotes for BabelStream 5.0 CUDA on an H200 (GB/s).
 ISSUE = {
@@ -50,7 +53,9 @@ def gbs_med(r):
 
 
 def main():
-    d = sys.argv[1] if len(sys.argv) > 1 else "."
+    d = (_cli.positional(__doc__, 0, 1) or ["."])[0]
+    if not os.path.isfile(f"{d}/babelstream.json"):
+        sys.exit(f"streamset_summary: {d}/babelstream.json: no such file (DIR: one device call's files)")
     ev64, wall64, ev32 = rows(f"{d}/streamset-f64.json"), rows(f"{d}/streamset-f64-wall.json"), rows(f"{d}/streamset-f32.json")
     with open(f"{d}/babelstream.json") as f:
         bs = json.load(f)

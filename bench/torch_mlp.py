@@ -20,12 +20,33 @@ last batch shorter. Timed per epoch (torch.cuda.synchronize at both ends).
 Prints one JSON object (also --json FILE): per-epoch seconds, loss, and the
 final test accuracy.
 """
-import argparse
 import gzip
 import json
 import struct
 import sys
 import time
+
+import _cli
+
+
+def parse_args():
+    ap = _cli.parser(__doc__)
+    ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist",
+                    help="the folder of Fashion-MNIST's gzip IDX files (default: %(default)s)")
+    ap.add_argument("--layers", default="784-300-100-10", help="layer widths, input to output (default: %(default)s)")
+    ap.add_argument("--batch", type=int, default=64, help="examples a step (default: %(default)s)")
+    ap.add_argument("--lr", type=float, default=0.1, help="SGD learning rate (default: %(default)s)")
+    ap.add_argument("--epochs", type=int, default=3, help="(default: %(default)s)")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="torch's seed: the initialisation and the epochs' permutations (default: %(default)s)")
+    ap.add_argument("--mode", choices=["eager", "graph"], default="eager", help="see above (default: %(default)s)")
+    ap.add_argument("--json", metavar="FILE", help="also write the JSON object to FILE")
+    return ap.parse_args()
+
+
+if __name__ == "__main__":
+    ARGS = parse_args()
+    _cli.need(("numpy", "torch"), "NumPy and torch with CUDA (the device image has both)")
 
 import numpy as np
 import torch
@@ -45,16 +66,7 @@ def read_idx(path, ndims):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
-    ap.add_argument("--layers", default="784-300-100-10")
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=0.1)
-    ap.add_argument("--epochs", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--mode", choices=["eager", "graph"], default="eager")
-    ap.add_argument("--json")
-    a = ap.parse_args()
+    a = ARGS
     dev = torch.device("cuda")
     torch.manual_seed(a.seed)
     sizes = [int(s) for s in a.layers.replace(",", "-").split("-")]

@@ -16,6 +16,8 @@ import os
 import statistics
 import sys
 
+import _cli
+
 
 def epoch_s(rec):
     eps = rec["epochs"]
@@ -24,8 +26,11 @@ def epoch_s(rec):
 
 
 def main():
-    d, prefix = sys.argv[1], sys.argv[2]
-    cpu10 = json.load(open(sys.argv[3])) if len(sys.argv) > 3 else None
+    args = _cli.positional(__doc__, 2, 3)
+    d, prefix = args[0], args[1]
+    if not os.path.isdir(d):
+        sys.exit(f"train_report: {d}: not a folder (the unpacked train-out.tgz)")
+    cpu10 = json.load(open(args[2])) if len(args) > 2 else None
     ours, torch = {}, {}
     for f in sorted(glob.glob(os.path.join(d, "ours-*.json"))):
         ours[os.path.basename(f)[5:-5]] = json.load(open(f))

@@ -11,13 +11,14 @@ PyTorch's transpose.
 --run: the folder with run-*.json (and ncu-transpose.csv); --probe: the
 folder with bank.csv, bank-ncu.csv and torch.json (default: --run).
 """
-import argparse
 import collections
 import csv
 import json
 import os
 import re
 import sys
+
+import _cli
 
 
 def load(path):
@@ -56,12 +57,12 @@ def short_kernel(name):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--run", required=True)
-    ap.add_argument("--probe")
-    ap.add_argument("--md", required=True)
-    ap.add_argument("--json", required=True)
-    ap.add_argument("--header", default="")
+    ap = _cli.parser(__doc__)
+    ap.add_argument("--run", required=True, metavar="DIR", help="the folder with run-*.json (and ncu-transpose.csv)")
+    ap.add_argument("--probe", metavar="DIR", help="the folder with bank.csv, bank-ncu.csv and torch.json (default: --run)")
+    ap.add_argument("--md", required=True, metavar="FILE", help="write the Markdown here")
+    ap.add_argument("--json", required=True, metavar="FILE", help="write the JSON here")
+    ap.add_argument("--header", default="", metavar="TEXT", help="Markdown put before the tables")
     a = ap.parse_args()
     probe_dir = a.probe or a.run
     md = [a.header.rstrip(), ""]

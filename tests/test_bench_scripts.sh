@@ -4,7 +4,8 @@
 # stage's .md and .json with its commands and results inside; bench/peers.py
 # lists its ops and refuses a call without one (exit 2); bench/ab_summary.py
 # compares a candidate's rounds with the base's over the same copy kernel;
-# bench/keep_mtimes.py keeps unchanged files' recorded times.
+# bench/keep_mtimes.py keeps unchanged files' recorded times; every
+# bench/*.py answers --help and refuses an unknown option (exit 2).
 # Usage: test_bench_scripts.sh SOURCE_DIR
 set -u
 SRC=$1
@@ -92,9 +93,13 @@ python3 bench/ab_summary.py "$T/abt" > "$T/abt.md" || fail "ab_summary.py (trans
 grep -q "| transpose | f32 | 8x8 | vec | 1/1 | 1250.00 | 1250.00 | 1.000 | 0.800\* | 0.800\* |" "$T/abt.md" &&
     grep -q "| transpose | f32 | 8x8 | tma | 0/1 | - | 2000.00 | - | - | 0.500\* |" "$T/abt.md" ||
     fail "ab_summary.py's memcpy fallback or B-only row: $(cat "$T/abt.md")"
+mkdir -p "$T/none"
 python3 bench/ab_summary.py "$T/none" > /dev/null 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "ab_summary.py with no rows exits $rc, not 1"
+python3 bench/ab_summary.py "$T/no_such_folder" > /dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "ab_summary.py on a missing folder exits $rc, not 2"
 
 # bench/keep_mtimes.py: an unchanged file gets back the time its content
 # was first recorded, a changed one a new time, KEEP_MTIMES=0 touches
@@ -118,6 +123,24 @@ KEEP_MTIMES=0 python3 bench/keep_mtimes.py "$K" "$K/build-x" || fail "KEEP_MTIME
 python3 bench/keep_mtimes.py > /dev/null 2>&1
 rc=$?
 [ $rc -eq 2 ] || fail "keep_mtimes.py without arguments exits $rc, not 2"
+
+# Every Python script of bench/ (bench/_cli.py): --help prints its
+# description and exits 0 without needing torch, NumPy or a GPU; an unknown
+# option is a usage error (exit 2) that prints the usage; neither ends in a
+# traceback.
+for f in bench/*.py; do
+    case $f in bench/_*) continue ;; esac
+    timeout 60 python3 "$f" --help > "$T/h.out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || fail "$f --help exits $rc: $(head -3 "$T/h.out")"
+    [ "$(wc -l < "$T/h.out")" -ge 3 ] || fail "$f --help says less than three lines"
+    grep -q Traceback "$T/h.out" && fail "$f --help ends in a traceback"
+    timeout 60 python3 "$f" --no-such-flag > "$T/b.out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || fail "$f --no-such-flag exits $rc, not 2: $(head -3 "$T/b.out")"
+    grep -qi "usage" "$T/b.out" || fail "$f --no-such-flag does not print its usage"
+    grep -q Traceback "$T/b.out" && fail "$f --no-such-flag ends in a traceback"
+done
 
 [ $fails -eq 0 ] && echo "test_bench_scripts: all checks passed"
 [ $fails -eq 0 ]
