@@ -5,7 +5,8 @@
 # lists its ops and refuses a call without one (exit 2); bench/ab_summary.py
 # compares a candidate's rounds with the base's over the same copy kernel;
 # bench/keep_mtimes.py keeps unchanged files' recorded times; every
-# bench/*.py answers --help and refuses an unknown option (exit 2).
+# bench/*.py and every device script bench/*.sh answers --help and refuses
+# an unknown option (exit 2) before any work.
 # Usage: test_bench_scripts.sh SOURCE_DIR
 set -u
 SRC=$1
@@ -140,6 +141,24 @@ for f in bench/*.py; do
     [ $rc -eq 2 ] || fail "$f --no-such-flag exits $rc, not 2: $(head -3 "$T/b.out")"
     grep -qi "usage" "$T/b.out" || fail "$f --no-such-flag does not print its usage"
     grep -q Traceback "$T/b.out" && fail "$f --no-such-flag ends in a traceback"
+done
+
+# Every device script (bench/_help.sh): --help prints its header comment
+# and exits 0, an argument it does not take is a usage error (exit 2), and
+# neither starts any work: nothing is written to the tree or to $T.
+for f in bench/*.sh; do
+    case $f in bench/_help.sh | bench/deps_env.sh | bench/fashion_mnist.sh) continue ;; esac # sourced, not run
+    before=$(git status --porcelain --ignored 2> /dev/null | wc -l)
+    OUT="$T/out" timeout 60 bash "$f" --help > "$T/h.out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || fail "$f --help exits $rc: $(head -3 "$T/h.out")"
+    [ "$(wc -l < "$T/h.out")" -ge 5 ] || fail "$f --help says less than five lines"
+    OUT="$T/out" timeout 60 bash "$f" --no-such-flag > "$T/b.out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || fail "$f --no-such-flag exits $rc, not 2: $(head -3 "$T/b.out")"
+    [ -e "$T/out" ] && fail "$f wrote under \$OUT for --help or a bad argument"
+    [ "$(git status --porcelain --ignored 2> /dev/null | wc -l)" = "$before" ] ||
+        fail "$f changed the tree for --help or a bad argument"
 done
 
 [ $fails -eq 0 ] && echo "test_bench_scripts: all checks passed"
