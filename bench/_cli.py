@@ -52,13 +52,14 @@ def parser(doc: str, prog: Optional[str] = None) -> argparse.ArgumentParser:
 def positional(doc: str, least: int, most: int, argv: Optional[Sequence[str]] = None,
                options: Sequence[str] = ()) -> List[str]:
     """sys.argv[1:] (or argv) as least..most arguments: -h / --help prints the
-    docstring (exit 0); an option not in `options`, or too few or too many
-    arguments, prints the usage to stderr (exit 2)."""
+    docstring (exit 0); an option other than one of `options` first (a mode,
+    counted as an argument), or too few or too many arguments, prints the
+    usage to stderr (exit 2)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if "-h" in args or "--help" in args:
         print(doc.strip())
         sys.exit(0)
-    bad = [a for a in args if a.startswith("-") and a != "-" and a not in options]
+    bad = [a for i, a in enumerate(args) if a.startswith("-") and a != "-" and not (i == 0 and a in options)]
     if bad or not least <= len(args) <= most:
         want = str(least) if least == most else f"{least} to {most}"
         why = f"unknown option {bad[0]}" if bad else f"{len(args)} arguments given, {want} expected"

@@ -4,18 +4,19 @@
 # any other argument is a usage error (exit 2), since these scripts take
 # their options from the environment. So a newcomer's
 # `bash bench/x.sh --help` never starts a build or a device job.
-#   . "$(dirname "$0")/_help.sh"            # at the top, after the comment
+#   . "$(dirname "${BASH_SOURCE[0]}")/_help.sh"   # at the top, after the comment
 # SL_ARGS_MAX=N before it lets N positional arguments through (ncu_check.sh
 # takes its build folder); options (-x, --x) are still refused.
 _sl_header() { awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1"; }
+_sl_self=${BASH_SOURCE[1]:-$0} # the script that sourced this file
 case "${1:-}" in
     -h | --help)
-        _sl_header "$0"
+        _sl_header "$_sl_self"
         exit 0
         ;;
 esac
 if [ $# -gt "${SL_ARGS_MAX:-0}" ] || case "${1:-}" in -*) true ;; *) false ;; esac; then
-    echo "$(basename "$0"): unexpected argument(s): $* (its options are environment variables; --help lists them)" >&2
-    _sl_header "$0" | head -12 >&2
+    echo "$(basename "$_sl_self"): unexpected argument(s): $* (its options are environment variables; --help lists them)" >&2
+    _sl_header "$_sl_self" | head -12 >&2
     exit 2
 fi

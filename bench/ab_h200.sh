@@ -26,7 +26,7 @@
 #   run(kind="nvidia-h200", carry=[".wt/smld", ".deps"], timeout_s=560,
 #       command="B=.wt/smld RUN='--op softmax --dtype bf16 --shape 128x32768 --variants regs' bash bench/ab_h200.sh")
 # Outputs under $OUT: ab.log, {a,b}-<round>[-2..4].json, ab.md (the summary).
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=/tmp/sl-ab

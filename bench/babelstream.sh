@@ -36,7 +36,7 @@
 #      BS_STEP (all | build | run), BS_PARSE_ONLY=FILE (only convert a raw file).
 # Writes: $OUT/babelstream-build.log, babelstream-raw.txt, babelstream.json.
 # Exit: 0 ok; 1 build or run failure; 2 source missing; 77 built but no GPU.
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 BS_SRC=${BS_SRC:-.peers-bs/main}

@@ -19,7 +19,7 @@
 # (1: time rung 7's other configurations), STAGES ("build cmake test
 # memcheck bench torch cli"; cmake builds the library, CLI and tests, which
 # test, memcheck and cli use), CLI_DTYPE (bf16), CLI_SHAPES (4096^3). Outputs: $OUT/matmul-out.tgz (default ./matmul-out).
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 # Every output goes under $W; at exit they are packed into
 # $OUT/matmul-out.tgz (the device tool returns at most 8 files), and the

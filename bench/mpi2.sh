@@ -25,7 +25,7 @@
 # Outputs under $OUT: mpi2.log (this output), h200x2-mpi-DATE.json and .md
 # (the run, the md headed by the command, devices and the bar),
 # mpi2-out.tgz (logs, the ctest output, the staged-transport run).
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 # KINDS.md: keep NVLink multicast off on the shared multi-GPU hosts.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

@@ -15,7 +15,7 @@
 # entry, op:MxN:variant); SHAPES and VARIANTS override the sweep's shapes and
 # rungs. Outputs under $OUT: nbwd.log, sweep.{json,md}, tests.tgz (the test
 # and memcheck logs), ncu-*.txt and ncu-rows.log.
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=/tmp/sl-nbwd

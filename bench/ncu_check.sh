@@ -48,7 +48,7 @@
 # streamlab's covers the whole range (fn and the waits around it), ncu's
 # one kernel. Exit status: 2 when ncu, python3 or the binary is missing,
 # 1 with STRICT=1 and a flagged or missing value, else 0.
-SL_ARGS_MAX=1 . "$(dirname "$0")/_help.sh"
+SL_ARGS_MAX=1 . "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 
 BUILD=${1:-build-h200}

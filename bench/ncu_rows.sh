@@ -9,7 +9,7 @@
 #   BUILD  the build folder (build-ncu; built here, sm_90, when it lacks the CLI)
 #   run(carry=[".deps"], timeout_s=300, command="CASES='...' bash bench/ncu_rows.sh")
 # Outputs under $OUT: ncu-<op>-<dtype>-<shape>-<variant>.txt, ncu-rows.log.
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 mkdir -p "$OUT"

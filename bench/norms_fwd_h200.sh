@@ -14,7 +14,7 @@
 #
 # Outputs under $OUT: nfwd.log (this output), nfwd-build.log, fwd.json,
 # fwd.md, decode.json, tests.tgz (the test and sanitizer logs).
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=/tmp/nfwd

@@ -24,7 +24,7 @@
 #
 # STAGES (default "build tests softmax run naive memcheck dtypes") picks stages; results
 # go straight to $OUT, so they come back even if the call is cut short.
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=$OUT

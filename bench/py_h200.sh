@@ -5,7 +5,7 @@
 # and kernel-time checks (bench/py_bench.py against bench/py_graph_c.c), and
 # two `python -m streamlab.bench` tables. From the main checkout's root:
 #   run(command="cd .wt/py && bash bench/py_h200.sh", carry=[".wt/py"], kind="nvidia-h200")
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/py-out}
 mkdir -p "$OUT"

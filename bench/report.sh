@@ -12,7 +12,7 @@
 # device has gnuplot, report.html. Where it has none (the device image
 # cannot install packages), make the page here from the returned files:
 #   streamlab report record.json cpu-gpu.json profiles/NVIDIA-H200.profile.json -o report.html
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 mkdir -p "$OUT"

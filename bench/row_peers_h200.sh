@@ -19,7 +19,7 @@
 # (ops and shapes comma-separated, shapes MxN; "-" = the op's shapes from
 # the issues). DTYPES (bf16). Outputs under $OUT: row-peers-<name>.{json,md}
 # for each group, row-peers.log.
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 WORK=${WORK:-/tmp/sl-peers}

@@ -9,7 +9,7 @@
 # Run from the repository root (the staged worktree), with .deps (cJSON .debs):
 #   run(kind="nvidia-h200", carry=[".wt/issue11c", ".deps"],
 #       command="cd .wt/issue11c && cp -r ../../.deps . && bash bench/smem_probe_h200.sh")
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 mkdir -p "$OUT"

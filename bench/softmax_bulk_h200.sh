@@ -19,7 +19,7 @@
 # list), TRIALS (20). Outputs under $OUT: smbulk.log (this output),
 # smbulk-build.log, smbulk.json, smbulk.md, smbulk-logs.tgz (the test and
 # memcheck logs, the SASS).
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=/tmp/smbulk

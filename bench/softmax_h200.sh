@@ -26,7 +26,7 @@
 #   DRAM_VARIANTS=copy,cudnn,online,regs,sl_softmax
 #   SEED_ARGS="--trials 15 --graph-reps 5 --variants copy,cudnn,regs,sl_softmax"
 #   SEED_TORCH_ARGS="--trials 15 --graph-reps 5" bash bench/softmax_h200.sh
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=${WORK:-/tmp/softmax-work}

@@ -14,7 +14,7 @@
 # STAGES (default: all of build sass tests ladder divergence memcheck carveout strip counters)
 # picks stages. Everything lands in $WORK, packed into $OUT/stencil-out.tgz,
 # with this output in $OUT/stencil.log.
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 WORK=${WORK:-/tmp/sl-stencil}

@@ -17,7 +17,7 @@
 # runs, 3); EXTRA=0 leaves out what a second call need not repeat: the
 # matmul memcheck, the step's GEMM shapes, the learning-rate comparison
 # and the CPU backend's 10 epochs.
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 FINAL=${OUT:-$PWD/train-out}
 W=/tmp/train-out

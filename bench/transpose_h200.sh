@@ -13,7 +13,7 @@
 # Everything lands under $WORK and is packed into $OUT/transpose-out.tgz,
 # beside $OUT/transpose.log (this output).
 # STAGES (default: all) picks: build tests memcheck sass bank run torch ncu
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 WORK=${WORK:-/tmp/tp-work}

@@ -36,7 +36,7 @@
 # call's budget. From the repository root:
 #   run(kind="nvidia-h200", carry=[".deps"], command="bash bench/verify_h200.sh", timeout_s=360)
 # Outputs under $OUT: verify.log (this output) and verify-out.tgz (the logs).
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 W=/tmp/sl-verify

@@ -20,7 +20,7 @@
 #       ln -sfn ../../.deps .deps && SBWD=0 STAGES='build tests memcheck xent sass'
 #       XENT_SHAPES=16384x32768,4096x131072,4096x262144 bash bench/xent_h200.sh")
 # Results go to $OUT (xent-h200.log, the JSON rows, the build log).
-. "$(dirname "$0")/_help.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 OUT=${OUT:-$PWD/bench-out}
 mkdir -p "$OUT"

@@ -143,23 +143,49 @@ for f in bench/*.py; do
     grep -q Traceback "$T/b.out" && fail "$f --no-such-flag ends in a traceback"
 done
 
-# Every device script (bench/_help.sh): --help prints its header comment
-# and exits 0, an argument it does not take is a usage error (exit 2), and
-# neither starts any work: nothing is written to the tree or to $T.
+# Every device script (bench/_help.sh): it sources the guard (checked
+# first, so that a script without it is never run here); --help prints its
+# header comment from the top and exits 0; an option or a positional
+# argument it does not take is refused by the guard (exit 2; device.sh:
+# an unknown stage); none of these starts any work: nothing is written to
+# the tree or to $OUT. ncu_check.sh's one argument (its build folder) gets
+# past the guard.
 for f in bench/*.sh; do
     case $f in bench/_help.sh | bench/deps_env.sh | bench/fashion_mnist.sh) continue ;; esac # sourced, not run
+    if [ "$f" = bench/device.sh ]; then
+        refused="unknown stage"
+    else
+        grep -q '^\(SL_ARGS_MAX=[0-9]* \)\{0,1\}\. "$(dirname "${BASH_SOURCE\[0\]}")/_help.sh"$' "$f" ||
+            { fail "$f does not source bench/_help.sh"; continue; }
+        refused="unexpected argument"
+    fi
     before=$(git status --porcelain --ignored 2> /dev/null | wc -l)
     OUT="$T/out" timeout 60 bash "$f" --help > "$T/h.out" 2>&1
     rc=$?
     [ $rc -eq 0 ] || fail "$f --help exits $rc: $(head -3 "$T/h.out")"
+    [ "$(head -1 "$T/h.out")" = "$(sed -n 2p "$f" | sed 's/^# \{0,1\}//')" ] ||
+        fail "$f --help does not start with its header comment: $(head -1 "$T/h.out")"
     [ "$(wc -l < "$T/h.out")" -ge 5 ] || fail "$f --help says less than five lines"
-    OUT="$T/out" timeout 60 bash "$f" --no-such-flag > "$T/b.out" 2>&1
-    rc=$?
-    [ $rc -eq 2 ] || fail "$f --no-such-flag exits $rc, not 2: $(head -3 "$T/b.out")"
+    for bad in --no-such-flag "no_such_arg another_arg"; do
+        # shellcheck disable=SC2086 # the second is two arguments
+        OUT="$T/out" timeout 60 bash "$f" $bad > "$T/b.out" 2>&1
+        rc=$?
+        [ $rc -eq 2 ] || fail "$f $bad exits $rc, not 2: $(head -3 "$T/b.out")"
+        grep -q "$refused" "$T/b.out" || fail "$f $bad is not refused by its guard: $(head -3 "$T/b.out")"
+    done
     [ -e "$T/out" ] && fail "$f wrote under \$OUT for --help or a bad argument"
     [ "$(git status --porcelain --ignored 2> /dev/null | wc -l)" = "$before" ] ||
         fail "$f changed the tree for --help or a bad argument"
 done
+NCU=/bin/false OUT="$T/out" bash bench/ncu_check.sh "$T/no_build" > "$T/n.out" 2>&1
+grep -q "unexpected argument" "$T/n.out" && fail "ncu_check.sh's build folder argument is refused by the guard"
+grep -q "no streamlab binary at $T/no_build" "$T/n.out" ||
+    fail "ncu_check.sh BUILD_DIR does not reach its own checks: $(head -3 "$T/n.out")"
+rm -rf "$T/out"
+python3 bench/py_bench.py OUT.json --overhead-only > "$T/p.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "unknown option --overhead-only" "$T/p.out" ||
+    fail "py_bench.py takes --overhead-only after its file (exit $rc): $(head -2 "$T/p.out")"
 
 [ $fails -eq 0 ] && echo "test_bench_scripts: all checks passed"
 [ $fails -eq 0 ]
