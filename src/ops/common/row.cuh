@@ -225,6 +225,13 @@ sl_status sl_cuda_row_launch(const void *fn, uint64_t blocks, int block, unsigne
 /* The same with smem bytes of dynamic shared memory a block. */
 sl_status sl_cuda_row_launch_smem(const void *fn, uint64_t blocks, int block, unsigned C, size_t smem, void **params,
                                   void *stream);
+/* Whether the device schedules at least one cluster of C blocks of fn
+ * (block threads, smem bytes of dynamic shared memory each; C > 8 first
+ * allows fn the non-portable cluster size), by
+ * cudaOccupancyMaxActiveClusters, asked once per device (state: the
+ * caller's SL_MAX_DEVICES ints, zero at first). Call after fn's shared
+ * memory is allowed. */
+bool sl_cuda_row_cluster_ok(const void *fn, int block, unsigned C, size_t smem, int *state);
 /* What the bulk rungs (softmax_bwd, xent, the norms' forwards) share:
  * let fn use `bytes` of dynamic shared memory (above the default 48 KiB),
  * once per device (ready: SL_MAX_DEVICES flags, the caller's, zero at first);

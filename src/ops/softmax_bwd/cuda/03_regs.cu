@@ -154,26 +154,57 @@ sl_status sl_cuda_row_launch(const void *fn, uint64_t blocks, int block, unsigne
     return sl_cuda_row_launch_smem(fn, blocks, block, C, 0, params, stream);
 }
 
-sl_status sl_cuda_row_launch_smem(const void *fn, uint64_t blocks, int block, unsigned C, size_t smem, void **params,
-                                  void *stream)
+/* The launch configuration of `blocks` blocks in clusters of C (C > 1);
+ * attr: the caller's, one entry, alive as long as cfg. */
+static cudaLaunchConfig_t row_cfg(uint64_t blocks, int block, unsigned C, size_t smem, void *stream,
+                                  cudaLaunchAttribute *attr)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)blocks);
     cfg.blockDim = dim3((unsigned)block);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = (cudaStream_t)stream;
-    cudaLaunchAttribute attr[1] = {};
     if (C > 1) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = C;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
+        *attr = cudaLaunchAttribute{};
+        attr->id = cudaLaunchAttributeClusterDimension;
+        attr->val.clusterDim.x = C;
+        attr->val.clusterDim.y = 1;
+        attr->val.clusterDim.z = 1;
         cfg.attrs = attr;
         cfg.numAttrs = 1;
     }
+    return cfg;
+}
+
+sl_status sl_cuda_row_launch_smem(const void *fn, uint64_t blocks, int block, unsigned C, size_t smem, void **params,
+                                  void *stream)
+{
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = row_cfg(blocks, block, C, smem, stream, &attr);
     SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn, params));
     SL_CUDA_LAUNCHED();
     return SL_OK;
+}
+
+bool sl_cuda_row_cluster_ok(const void *fn, int block, unsigned C, size_t smem, int *state)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
+        return false;
+    int v = __atomic_load_n(&state[dev], __ATOMIC_RELAXED);
+    if (v == 0) {
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg = row_cfg(C, block, C, smem, NULL, &attr);
+        int n = 0;
+        const bool ok = (C <= 8 || cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+                                       cudaSuccess) &&
+                        cudaOccupancyMaxActiveClusters(&n, fn, &cfg) == cudaSuccess && n > 0;
+        if (!ok)
+            (void)cudaGetLastError(); /* a refusal is an answer, not an error to report later */
+        v = ok ? 1 : 2;
+        __atomic_store_n(&state[dev], v, __ATOMIC_RELAXED);
+    }
+    return v == 1;
 }
 
 sl_status sl_cuda_row_smem_allow(const void *fn, int bytes, int *ready)

@@ -250,40 +250,13 @@ static sl_status sx_code(sl_dtype dt)
     return sbwd_bulk_code(sx_fn(dt), dt, cache);
 }
 
-/* Whether this device runs the kernel in clusters of 16 with chunks of
- * SK_MAXV_EX / 2 vectors (once per device and dtype: the non-portable
- * cluster size allowed, and at least one such cluster resident by
- * cudaOccupancyMaxActiveClusters). After sx_prepare. */
+/* Whether this device schedules the kernel in clusters of 16 with chunks
+ * of SK_MAXV_EX / 2 vectors (once per device and dtype). After sx_prepare. */
 static bool sx_c16_ok(sl_dtype dt)
 {
-    static int state[3][SL_MAX_DEVICES]; /* 0 not asked, 1 yes, 2 no */
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SL_MAX_DEVICES)
-        return false;
-    int *st = &state[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2][dev];
-    int v = __atomic_load_n(st, __ATOMIC_RELAXED);
-    if (v == 0) {
-        const void *fn = sx_fn(dt);
-        int n = 0;
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1] = {};
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 16;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3(16);
-        cfg.blockDim = dim3(SX_BLOCK);
-        cfg.dynamicSmemBytes = (size_t)SK_MAXV_EX / 2 * 32;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        const bool ok = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess &&
-                        cudaOccupancyMaxActiveClusters(&n, fn, &cfg) == cudaSuccess && n > 0;
-        if (!ok)
-            (void)cudaGetLastError(); /* a refusal here only means clusters of 8 */
-        v = ok ? 1 : 2;
-        __atomic_store_n(st, v, __ATOMIC_RELAXED);
-    }
-    return v == 1;
+    static int state[3][SL_MAX_DEVICES];
+    return sl_cuda_row_cluster_ok(sx_fn(dt), SX_BLOCK, 16, (size_t)SK_MAXV_EX / 2 * 32,
+                                  state[dt == SL_F32 ? 0 : dt == SL_BF16 ? 1 : 2]);
 }
 
 bool sl_cuda_softmax_bwd_bulk_ex_fits(const sl_args *a)
@@ -312,7 +285,7 @@ sl_status sl_cuda_softmax_bwd_bulk_ex_run(const sl_args *a)
     if (C == 8 && cv > SX_C16_FROM && a->shape.rows * 16 <= 0x7fffffffu && sx_c16_wanted() &&
         sx_c16_ok(a->dtype)) {
         C = 16; /* eight chunks of > SX_C16_FROM vectors: sixteen of <= SK_MAXV_EX / 2 */
-        cv = (uint32_t)(((nvec + 15) / 16 + 7) / 8 * 8);
+        cv = sbwd_bulk_cv(nvec, 16);
     }
     sbwd_geo g = sbwd_geo_of(a);
     void *params[] = {&g, &nvec, &cv, &C};

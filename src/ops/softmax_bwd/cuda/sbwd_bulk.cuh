@@ -15,6 +15,14 @@
 #include "bulk.cuh" /* bulk_code_ok */
 #include "sbwd.cuh"
 
+/* Vectors a chunk when nv vectors are cut into c: rounded up to 8 vectors
+ * (128 bytes), so that every block's copies start on a line of the row
+ * and dy's half of the staging (at cv vectors) on a 128-byte boundary. */
+static inline uint32_t sbwd_bulk_cv(uint64_t nv, unsigned c)
+{
+    return (uint32_t)(((nv + c - 1) / c + 7) / 8 * 8);
+}
+
 /* The chunking of a's rows, false where the bulk rungs do not apply (no
  * clusters, i.e. below sm_90; y, dy or dx not 16-byte aligned; ld or cols
  * not a multiple of 16 bytes; more than 8 x maxv vectors a row).
@@ -23,9 +31,7 @@
  * vectors, or where that needs more than 8, of <= SK_MAXV, or of <= maxv
  * (SK_MAXV_EX: f32 rows of 131072 columns); then, while the rows leave
  * SMs without a block (rows x C <= SMs) and the chunks stay at least minv
- * vectors, twice as many; chunks rounded up to 8 vectors (128 bytes) so
- * that every block's copies start on a line of the row and dy's half of
- * the staging (at cv vectors) on a 128-byte boundary. */
+ * vectors, twice as many; chunks rounded by sbwd_bulk_cv. */
 static bool sbwd_bulk_plan(const sl_args *a, uint32_t kp, uint32_t maxv, bool fine, uint32_t minv, unsigned *C,
                            uint32_t *nvec, uint32_t *cv)
 {
@@ -48,7 +54,7 @@ static bool sbwd_bulk_plan(const sl_args *a, uint32_t kp, uint32_t maxv, bool fi
     while (c < 8 && rows * c <= sms && (nv + 2 * c - 1) / (2 * c) >= minv)
         c *= 2;
     *C = c;
-    *cv = (uint32_t)(((nv + c - 1) / c + 7) / 8 * 8); /* <= maxv: kp, SK_MAXV and maxv are multiples of 8 */
+    *cv = sbwd_bulk_cv(nv, c); /* <= maxv: kp, SK_MAXV and maxv are multiples of 8 */
     return true;
 }
 
