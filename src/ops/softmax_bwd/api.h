@@ -35,7 +35,7 @@
  * up to 8 x 64 KiB of each input, in shared memory (bulk copies; a
  * cluster of up to 8 blocks per row, 16 where 8 would leave one block an
  * SM and the device schedules 16; a one-sided exchange of the row's sum):
- * every bf16 / f16 such row, and f32 rows over 8 x 36 KiB; other f32
+ * every bf16 / f16 such row, and f32 rows of 128 KiB and more; other f32
  * rows of up to 2^17 elements (less the misalignment) in registers (a
  * warp, a block or a cluster of up to 8 blocks per row), then the shared-
  * memory path. Other

@@ -198,6 +198,10 @@ sl_status sl_cuda_softmax_bwd_regs_run(const sl_args *a, const sbwd_cfg *c);
  * an SM (sbwd_bulk.cuh's plan). */
 enum { SK_MAXV = 2304, SK_MAXV_EX = 4096 };
 
+/* cuda/api.cu: f32 rows of this many bytes and more take bulk_ex before
+ * the register rung (measured ahead from 128 KiB: cuda/api.cu's header). */
+enum { SBWD_F32_EX_FROM = 128 * 1024 };
+
 /* 05_bulk_ex.cu: whether y, dy and dx fit the bulk_ex rung (16-byte
  * aligned, rows of whole vectors, at most 8 x 64 KiB of each input a row,
  * sm_90), and running it (a checked, rows and cols > 0; sl_softmax_bwd's

@@ -176,8 +176,8 @@ static const sl_variant variants[] = {
      .attrs = SL_CUDA_FN(sl_cuda_softmax_bwd_bulk_ex_attrs), SBWD_GPU_SUM, .loads_in_flight = 8,
      .access_bytes = 16, .elems_per_thread = 32, .insts_per_elem = 4},
     {.name = "sl_softmax_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_softmax_bwd(): bf16 / f16 bulk_ex where the row fits, f32 regs where the row fits a "
-                  "cluster's registers, then bulk_ex; else vec",
+     .technique = "public sl_softmax_bwd(): f32 rows under 128 KiB regs where the row fits a cluster's registers; "
+                  "then bulk_ex where the row fits; else regs, then vec",
      .source = "issue 33", .launch = SL_CUDA_FN(sl_cuda_softmax_bwd_api), SBWD_GPU_SUM, .loads_in_flight = 8,
      .access_bytes = 16, .elems_per_thread = 16, .insts_per_elem = 4},
     SL_EW_CEILING_CPU,

@@ -1,29 +1,26 @@
 /*
- * sl_softmax_bwd's dispatch on a CUDA context: for f32, the register rung
- * (03: y and dy read once) wherever the row fits a cluster's registers
- * and y, dy and dx share their offset modulo 16 bytes; then (bf16 / f16,
- * and f32 rows beyond the registers) the bulk_ex rung (05: the row staged
- * in shared memory, read once, with the one-sided cluster exchange; sm_90,
- * 16-byte aligned rows of whole vectors, up to 8 x 64 KiB of each input).
- * bulk (04) measured 1.05-1.09 of the copy at 4096 x 2^15 and 16384 x 2^17
- * bf16 on the H100 where the two-pass rung gave 1.07 and 0.66
- * (docs/ladder.md, "The bulk rungs"); bulk_ex then measured 1.08x / 1.10x
- * bulk at those two shapes on an H200 (1.126 / 1.110 of copy_k against
- * 1.043 / 1.004), level at 16384 x 2^14, and 1.05x bulk in f32 at
- * 4096 x 2^15 (bench/results/h200-bwd-picks-2026-11-27.md). f32 rows
- * over 8 x 36 KiB (73729-131072 columns) take bulk_ex's chunks of up to
- * 64 + 64 KiB (past 3592 vectors, clusters of 16 of half that: the
- * seventeenth session) before the register rung (fourteenth session;
- * docs/ladder.md), and the register rung where bulk_ex refuses
- * them (a build without sm_90 code). Else the
- * 16-byte two-pass rung (02) for aligned matrices; else the scalar
- * two-pass rung (01). Every one of these is
- * safe in place (dx = dy or dx = y). Why 16-bit takes the two-pass rung:
- * the second H200 run (docs/ladder.md, "softmax backward") measured it
- * ahead of the register rung at every bf16 shape (0.90 / 0.99 / 0.67 of
- * the copy against 0.85 / 0.89 / 0.64 at 4096 x 2^15, 16384 x 2^14,
- * 16384 x 2^17): the register rung holds 16 elements a thread (4 loads in
- * flight) in 16-bit, where 32 spilled under the 64-register cap.
+ * sl_softmax_bwd's dispatch on a CUDA context:
+ *   - f32 rows under 128 KiB (cols < 32768): the register rung (03: y and
+ *     dy read once) wherever the row fits a cluster's registers and y, dy
+ *     and dx share their offset modulo 16 bytes;
+ *   - then every row the bulk_ex rung takes (05: the row staged in shared
+ *     memory, read once, with the one-sided cluster exchange; sm_90,
+ *     16-byte aligned rows of whole vectors, up to 8 x 64 KiB of each
+ *     input, clusters of 16 past 3592 vectors a chunk);
+ *   - then the register rung where bulk_ex refuses (a build without sm_90
+ *     code); else the 16-byte two-pass rung (02) for aligned matrices;
+ *     else the scalar two-pass rung (01).
+ * Every one of these is safe in place (dx = dy or dx = y).
+ *
+ * Why (H200, event timing, fraction of copy_k in one process; docs/ladder.md,
+ * "softmax backward"):
+ *   - 16-bit: bulk_ex 1.126 / 1.120 / 1.110 at 4096 x 2^15, 16384 x 2^14,
+ *     16384 x 2^17 against bulk's 1.043 / 1.113 / 1.004; the register rung
+ *     holds 16 elements a thread in 16-bit (4 loads in flight) and ran
+ *     0.85-0.89 (bench/results/h200-bwd-picks-2026-11-27.md).
+ *   - f32: level at 16384 x 2^14 (regs 0.7478 ms, bulk_ex 0.7477); bulk_ex
+ *     ahead from 128 KiB rows: 1.015x regs at 4096 x 2^15 and 1.064x at
+ *     4096 x 2^16 (eighteenth session); 1.05x at 4096 x 2^17 on an H100.
  */
 #include "sbwd.cuh"
 
@@ -34,8 +31,8 @@ extern "C" sl_status sl_cuda_softmax_bwd_api(const sl_args *a)
         return st;
     sbwd_cfg c;
     const bool regs = a->dtype == SL_F32 && sl_cuda_softmax_bwd_regs_fits(a, &c);
-    /* f32 rows of up to 8 chunks of bulk's largest: regs first */
-    if (regs && a->shape.cols * 4u <= 8u * 16u * SK_MAXV)
+    /* f32 rows under 128 KiB: regs first (SBWD_F32_EX_FROM) */
+    if (regs && a->shape.cols * 4u < SBWD_F32_EX_FROM)
         return sl_cuda_softmax_bwd_regs_run(a, &c);
     if (sl_cuda_softmax_bwd_bulk_ex_fits(a)) {
         st = sl_cuda_softmax_bwd_bulk_ex_run(a); /* refuses only without sm_90 code */
