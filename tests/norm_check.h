@@ -119,8 +119,9 @@ static inline int t_bwd_regs_rung(const char *name)
  * same kernel in its EX configuration, common/norm_bwd_bulk.cuh), bulk_exw
  * (thirteenth: its EXW configuration), bulk_exw3 (fifteenth: EXW3, three
  * stages, bulk_exw's kernel where three do not fit) and bulk_pipe
- * (sixteenth: PIPE, bulk_exw3 with the first pass a row ahead); the same
- * limits. */
+ * (sixteenth: PIPE, bulk_exw3 with the first pass a row ahead), the same
+ * limits; bulk_q (eighteenth: NB_Q, bulk_exw3 in blocks of 256), rows of
+ * at most 8 x 512 vectors and, for layernorm, 16-bit w. */
 static inline int t_bwd_bulk_rung(const char *name)
 {
     return strncmp(name, "bulk", 4) == 0;
@@ -149,16 +150,20 @@ static inline int t_bwd_aligned(sl_dtype dt, size_t cols, const void *const *buf
  * bulk_ex (11_bulk_ex.cu), bulk_exw (12_bulk_exw.cu), bulk_exw3
  * (13_bulk_exw3.cu) and bulk_pipe (14_bulk_pipe.cu) must refuse exactly the unaligned launches, every
  * launch before sm_90 (cp.async.bulk) and rows past 65536 columns (8
- * chunks). */
+ * chunks); bulk_q (15_bulk_q.cu) the same and rows past 8 x 512 vectors
+ * (64 KiB), and, f32w (layernorm with f32 w: its three stages need w in
+ * registers), every launch. */
 static inline int t_bwd_refused(const sl_ctx *ctx, const sl_variant *v, sl_status st, sl_dtype dt, size_t cols,
-                                int al, const char *what)
+                                int al, int f32w, const char *what)
 {
     if (!v || (!t_bwd_regs_rung(v->name) && !t_bwd_bulk_rung(v->name)))
         return 0;
     const int bulk = t_bwd_bulk_rung(v->name);
     if (strncmp(v->name, "aligned", 7) != 0 && !bulk)
         return st == SL_ERR_UNSUPPORTED;
-    const int must = bulk ? !al || ctx->info.cc_major < 9 || cols > 65536
+    const int q = bulk && strcmp(v->name, "bulk_q") == 0;
+    const int must = bulk ? !al || ctx->info.cc_major < 9 || cols > 65536 ||
+                                (q && (f32w || cols * sl_dtype_size(dt) > 8u * 512u * 16u))
                           : !al || (ctx->info.cc_major < 9 && cols / (16 / sl_dtype_size(dt)) > 1024);
     if (st == SL_ERR_UNSUPPORTED) {
         CHECK(must, "%s: the %s rung refused an aligned launch: %s", what, v->name, sl_last_error());
@@ -536,7 +541,7 @@ static void t_bwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, co
         if (st == SL_OK && nm->sync())
             st = SL_ERR_CUDA_FAULT;
         const void *bufs[] = {X.p, DY.p, W.p, RS.p, dx, DW.p};
-        if (t_bwd_refused(ctx, v, st, dt, N, t_bwd_aligned(dt, N, bufs, 6), what))
+        if (t_bwd_refused(ctx, v, st, dt, N, t_bwd_aligned(dt, N, bufs, 6), 0, what))
             goto out;
         CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
         if (st != SL_OK)

@@ -113,6 +113,16 @@
  * three stages do not apply it runs bulk_exw's kernel, as bulk_exw3 does.
  * Measured on an H200: level with bulk_exw3 (0.98-1.02x) at 16384-65536
  * columns, 0.94-0.97x at 4096; not picked.
+ *
+ * EX = 5 (NB_Q, the bulk_q rungs, eighteenth session, docs/ladder.md "The
+ * norms' backwards, eighteenth session"): bulk_exw3's kernel in blocks of
+ * NB_Q_BLOCK = 256 threads, four an SM (__launch_bounds__(256, 4): the
+ * same 64 registers), on chunks of up to NB_Q_MAXV = 512 vectors (two a
+ * thread), so a row takes twice bulk_exw3's CTAs and an SM holds four
+ * blocks at their own points of their rows. Three stages only: rows past 8
+ * x 512 vectors (16-bit: 32768 columns; f32: 16384) and layernorm with f32
+ * w are refused. The row sums are over 8 x C warps' slots; everything else
+ * is bulk_exw3's.
  */
 #ifndef SL_NORM_BWD_BULK_CUH
 #define SL_NORM_BWD_BULK_CUH
@@ -126,16 +136,25 @@
 
 /* The kernel's configurations (its EX argument): bulk, bulk_ex (w widened
  * to f32 in shared memory), bulk_exw (bulk_ex with w in registers),
- * bulk_exw3 (bulk_exw with three row stages, w's chunk in the third) and
- * bulk_pipe (bulk_exw3 with row k + 1's first pass before row k's wait). */
-enum { NB_BULK = 0, NB_EX = 1, NB_EXW = 2, NB_EXW3 = 3, NB_PIPE = 4 };
+ * bulk_exw3 (bulk_exw with three row stages, w's chunk in the third),
+ * bulk_pipe (bulk_exw3 with row k + 1's first pass before row k's wait)
+ * and bulk_q (bulk_exw3 in blocks of 256, four an SM). */
+enum { NB_BULK = 0, NB_EX = 1, NB_EXW = 2, NB_EXW3 = 3, NB_PIPE = 4, NB_Q = 5 };
 
 enum {
     NB_BLOCK = 512,
     NB_MAXV = 1024, /* vectors of x (and of dy) a chunk: 16 KiB, 2 vectors a thread */
     NB_MAXV_F32 = 2048, /* f32 rows past 8 x 1024 vectors (32768 columns): 4 vectors a thread */
-    NB_PIECE = 1024 /* vectors a bulk copy: 16 KiB */
+    NB_PIECE = 1024, /* vectors a bulk copy: 16 KiB */
+    NB_Q_BLOCK = 256, /* NB_Q: four blocks an SM */
+    NB_Q_MAXV = 512 /* NB_Q: vectors of x (and of dy) a chunk: 8 KiB, 2 vectors a thread */
 };
+
+/* Threads a block: NB_Q's 256, else 512. */
+static constexpr int norm_bwd_bulk_threads(int ex)
+{
+    return ex == NB_Q ? (int)NB_Q_BLOCK : (int)NB_BLOCK;
+}
 
 /* Two 512-thread blocks an SM on sm_90 (64 registers a thread); the other
  * architectures this file is compiled for get an empty body and no bound. */
@@ -149,7 +168,7 @@ enum {
  * third), where norm_bwd_bulk_stages3 allows: bulk_exw3 and bulk_pipe. */
 static constexpr bool norm_bwd_bulk_three(int ex)
 {
-    return ex == NB_EXW3 || ex == NB_PIPE;
+    return ex == NB_EXW3 || ex == NB_PIPE || ex == NB_Q;
 }
 
 /* NB_EXW3: whether chunks of cv vectors of (MODE, w of ws bytes) take the
@@ -245,7 +264,8 @@ static __device__ __forceinline__ void nb_w(const uint4 *sw, uint32_t vi, float 
 #endif
 
 template <int DT, int WT, int VPT, int MODE, int EX>
-static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_bwd_geo g)
+static __global__ void __launch_bounds__(norm_bwd_bulk_threads(EX), EX == NB_Q ? 2 * NB_MINB : NB_MINB)
+    norm_bwd_bulk(norm_bwd_geo g)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace cg = cooperative_groups;
@@ -268,13 +288,18 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
      * k & 3; else two, by k & 1) and w in registers for the launch (NB_EXW,
      * NB_EXW3, NB_PIPE) */
     const bool PIPE = EX == NB_PIPE;
-    enum { NW = NB_BLOCK / 32, NS = norm_bwd_bulk_three(EX) ? 3 : 2, NXS = EX == NB_PIPE ? 4 : 2 };
+    enum {
+        NBT = norm_bwd_bulk_threads(EX),
+        NW = NBT / 32,
+        NS = norm_bwd_bulk_three(EX) ? 3 : 2,
+        NXS = EX == NB_PIPE ? 4 : 2
+    };
     const bool EXW = EX == NB_EXW || norm_bwd_bulk_three(EX);
     static_assert(!norm_bwd_bulk_three(EX) || MODE == NORM_RMS || sizeof(WR) == 2,
                   "three stages need w in registers (norm_bwd_bulk_stages3)");
     extern __shared__ __align__(128) uint4 sm[]; /* stage s: x [2 s cv, 2 s cv + cv), dy after; w at 4 cv (NB_EXW3:
                                                   * stage 2's buffer, until w is in registers) */
-    __shared__ float2 red[NB_BLOCK / 32];
+    __shared__ float2 red[NBT / 32];
     /* the cluster's blocks' sums of the rows k with k % NXS = 0, 1, ..., by
      * rank (EX: every warp's, slot rank x NW + warp, NX floats a slot) */
     __shared__ float2 xs[NXS][EX ? NW * 8 : 8];
@@ -357,7 +382,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
     }
     if (EX) /* the slots no warp writes (NW x C up to a multiple of 32: C = 1), which the fold reads; a slot
              * is NX floats (rmsnorm: one, so the floats past NW x C, not the float2s) */
-        for (uint32_t j = threadIdx.x; j < NXS * NW * 16; j += NB_BLOCK)
+        for (uint32_t j = threadIdx.x; j < NXS * NW * 16; j += NBT)
             if (j % (NW * 16) >= NW * C * NX)
                 ((float *)xs[j / (NW * 16)])[j % (NW * 16)] = 0.0f;
     if (C > 1)
@@ -378,13 +403,13 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         uint4 raw[VPT];
 #pragma unroll
         for (int i = 0; i < VPT; i++) {
-            const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+            const uint32_t vi = threadIdx.x + i * NBT;
             raw[i] = vi < cnt ? sw[cv + vi] : make_uint4(0u, 0u, 0u, 0u);
         }
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < VPT; i++) {
-            const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+            const uint32_t vi = threadIdx.x + i * NBT;
             if (vi < cnt) {
                 float f[VE];
                 norm_w_widen_x<DT, WT>(&raw[i], f);
@@ -410,7 +435,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
     uint4 wraw[WRAW ? VPT : 1][WB];
 #pragma unroll
     for (int i = 0; i < VPT; i++) {
-        const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+        const uint32_t vi = threadIdx.x + i * NBT;
         if (WREG) {
             if (vi < cnt)
                 nb_w<DT, WT, NB_BULK, NB_FX>(sw, vi, wr[i]);
@@ -477,7 +502,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         float d = 0.0f, d1 = 0.0f;
 #pragma unroll
         for (int i = 0; i < VPT; i++) {
-            const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+            const uint32_t vi = threadIdx.x + i * NBT;
             if (vi >= cnt)
                 break;
             const uint4 xv = sx[vi], dv = sd[vi];
@@ -538,7 +563,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             if (lane == 0)
                 red[wid] = s;
             __syncthreads();
-            s = nb_warp_sum(lane < NB_BLOCK / 32 ? red[lane] : make_float2(0.0f, 0.0f), NB_BLOCK / 32);
+            s = nb_warp_sum(lane < NBT / 32 ? red[lane] : make_float2(0.0f, 0.0f), NBT / 32);
             if (C > 1) {
                 /* Thread 0 sends the block's sums to slot rank of every block of the cluster (itself
                  * too) and expects C of them. Slots and barriers alternate by row: a peer sends row
@@ -571,7 +596,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
         auto pass2 = [&](auto f4) {
 #pragma unroll
             for (int i = 0; i < VPT; i++) {
-                const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+                const uint32_t vi = threadIdx.x + i * NBT;
                 if (vi >= cnt)
                     break;
                 const uint4 xv = sx[vi], dv = sd[vi];
@@ -635,7 +660,7 @@ static __global__ void __launch_bounds__(NB_BLOCK, NB_MINB) norm_bwd_bulk(norm_b
             float *part = (s ? g.partb : g.part) + pr * g.cols + (uint64_t)v0 * VE;
 #pragma unroll
             for (int i = 0; i < VPT; i++) {
-                const uint32_t vi = threadIdx.x + i * NB_BLOCK;
+                const uint32_t vi = threadIdx.x + i * NBT;
                 if (vi < cnt) /* 4-byte stores: the workspace need not be on 16 bytes; once every 256 rows */
 #pragma unroll
                     for (int e = 0; e < VE; e++)
@@ -673,20 +698,31 @@ template <int MODE, int EX> struct norm_bwd_bulk_pick {
                 E3 = S3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV, sizeof(typename sl_dt<WT>::raw)) ? NB_EXW : EX,
                 E4 = S3 && !norm_bwd_bulk_stages3(MODE, NB_MAXV + 1, sizeof(float)) ? NB_EXW : EX
             };
-            if (cv <= NB_MAXV)
-                *fn = (const void *)norm_bwd_bulk<DT, WT, 2, MODE, E3>;
-            else if (DT == SL_F32 && cv <= NB_MAXV_F32)
-                *fn = (const void *)norm_bwd_bulk<SL_F32, SL_F32, 4, MODE, E4>;
-            else
+            if constexpr (EX == NB_Q && E3 != EX) { /* NB_Q: three stages only (w in registers) */
+                (void)cv;
+                (void)fn;
                 return false;
-            return true;
+            } else if constexpr (EX == NB_Q) { /* chunks of up to NB_Q_MAXV vectors */
+                if (cv > NB_Q_MAXV)
+                    return false;
+                *fn = (const void *)norm_bwd_bulk<DT, WT, 2, MODE, EX>;
+                return true;
+            } else {
+                if (cv <= NB_MAXV)
+                    *fn = (const void *)norm_bwd_bulk<DT, WT, 2, MODE, E3>;
+                else if (DT == SL_F32 && cv <= NB_MAXV_F32)
+                    *fn = (const void *)norm_bwd_bulk<SL_F32, SL_F32, 4, MODE, E4>;
+                else
+                    return false;
+                return true;
+            }
         }
     };
 };
 
 /* The checks and configuration of a bulk launch of op (its weight at
  * buffer iw; a checked by sl_norm_check, rows and cols > 0) by rung who
- * (EX: NB_BULK, NB_EX, NB_EXW or NB_EXW3): aligned (norm_fwd_aligned), sm_90 with sm_90 code loaded,
+ * (EX: NB_BULK, NB_EX, NB_EXW, NB_EXW3, NB_PIPE or NB_Q): aligned (norm_fwd_aligned), sm_90 with sm_90 code loaded,
  * rows of at most 8 chunks; else SL_ERR_UNSUPPORTED, saying which. c: the
  * kernel, 512 threads, the cluster of C blocks and the shared memory of its
  * chunk (norm_bwd_grid_of and norm_bwd_launch take it as a register
@@ -710,17 +746,20 @@ static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, co
     unsigned C = 1;
     uint32_t cv = 0;
     const void *fn = NULL;
-    if ((!sl_cuda_row_chunks(nvv, NB_MAXV, 1, &C, &cv) &&
-         (a->dtype != SL_F32 || !sl_cuda_row_chunks(nvv, NB_MAXV_F32, 1, &C, &cv))) ||
+    const uint32_t maxv = EX == NB_Q ? NB_Q_MAXV : NB_MAXV;
+    if ((!sl_cuda_row_chunks(nvv, maxv, 1, &C, &cv) &&
+         (EX == NB_Q || a->dtype != SL_F32 || !sl_cuda_row_chunks(nvv, NB_MAXV_F32, 1, &C, &cv))) ||
         !NORM_DISPATCH(a->dtype, wt, pick::template at, cv, &fn))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "%s %s: a row of %llu columns is beyond 8 chunks of %d 16-byte vectors: regs runs it", op, who,
-                       (unsigned long long)a->shape.cols, a->dtype == SL_F32 ? (int)NB_MAXV_F32 : (int)NB_MAXV);
+                       "%s %s: a row of %llu columns is beyond 8 chunks of %d 16-byte vectors%s: regs runs it", op,
+                       who, (unsigned long long)a->shape.cols,
+                       EX == NB_Q ? (int)NB_Q_MAXV : a->dtype == SL_F32 ? (int)NB_MAXV_F32 : (int)NB_MAXV,
+                       EX == NB_Q && MODE == NORM_LN && wt == SL_F32 ? ", or f32 w (three stages need 16-bit w)" : "");
     sl_status st = bulk_code_ok(fn, code_cache);
     if (st != SL_OK)
         return st;
     c->fn = fn;
-    c->block = NB_BLOCK;
+    c->block = norm_bwd_bulk_threads(EX);
     c->cl = C;
     c->warp = false;
     const size_t ws = EX == NB_EX ? sizeof(float) : sl_dtype_size(wt);

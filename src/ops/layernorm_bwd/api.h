@@ -34,7 +34,9 @@
  * written buffers with another buffer.
  * Alignment: each pointer aligned to its element. x, dy and dx at one
  * offset modulo 16 bytes (rows of a multiple of 16 bytes) take the
- * register kernel (rows up to 2^16 elements); others, a block per row with
+ * register kernels, or on sm_90 the shared-memory (bulk) ones for rows
+ * of 32 KiB and more (rows up to 2^16 elements; docs/ladder.md has the
+ * picks); others, a block per row with
  * scalar loads and a second pass for dw and db.
  * Errors: those of this header; w_dtype other than dtype or SL_F32
  * (SL_ERR_UNSUPPORTED), a workspace below the size query or NULL with a

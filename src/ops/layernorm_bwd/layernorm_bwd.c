@@ -324,10 +324,17 @@ static const sl_variant variants[] = {
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_bulk_pipe), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 5.4f},
+    {.name = "bulk_q", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_exw3 in blocks of 256 threads, four an SM, chunks of up to 512 vectors of x and dy (a row "
+                  "in up to 8 CTAs of a cluster): twice the blocks an SM, each in its own phase of a row (aligned "
+                  "launches, sm_90, 16-bit rows up to 32768 columns; issue 32, eighteenth session)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_bulk_q), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 5.4f},
     {.name = "sl_layernorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_bwd(): aligned rows of 32 KiB and more (sm_90) bulk (f32), bulk_exw "
-                  "(16-bit rows of 128 KiB and more), bulk_exw3 (shorter 16-bit rows with 16-bit w) or bulk_ex (f32 "
-                  "w); 16-bit aligned rows of 129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else by row "
+                  "(16-bit rows of 128 KiB and more), bulk_q (16-bit rows over 32 KiB to 64 KiB with 16-bit w), "
+                  "bulk_exw3 (other shorter 16-bit rows with 16-bit w) or bulk_ex (f32 w); 16-bit aligned rows of 129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else by row "
                   "length in 16-byte vectors, "
                   "regs_pf (16-bit, >= 1024 rows: <= 128), regs (129-256, 513-1024) or regs_sm (257-512, > 1024), in "
                   "aligned's form for aligned launches, where x, dy, dx share one offset for every row and the row "

@@ -317,8 +317,16 @@ static const sl_variant variants[] = {
      .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_bulk_pipe), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 3.4f},
+    {.name = "bulk_q", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "bulk_exw3 in blocks of 256 threads, four an SM, chunks of up to 512 vectors of x and dy (a row "
+                  "in up to 8 CTAs of a cluster): twice the blocks an SM, each in its own phase of a row (aligned "
+                  "launches, sm_90, 16-bit rows up to 32768 columns; issue 32, eighteenth session)",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_bulk_q), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 3.4f},
     {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_rmsnorm_bwd(): aligned rows of 32 KiB and more bulk (sm_90); 16-bit aligned rows of "
+     .technique = "public sl_rmsnorm_bwd(): 16-bit aligned rows of 2048 columns at >= 16384 rows bulk_q, "
+                  "aligned rows of 32 KiB and more bulk (sm_90); 16-bit aligned rows of "
                   "129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else by row length in 16-byte vectors, "
                   "regs_pf (16-bit, >= 1024 rows: <= 128, 1025-2048), regs (129-256, 513-1024) or regs_sm (257-512, "
                   "> 1024), in aligned's form for aligned launches, where x, dy, dx share one offset for every row "

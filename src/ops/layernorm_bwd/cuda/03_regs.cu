@@ -108,13 +108,20 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
      * bulk_ex at 8192 x 16384 and 4096 x 32768 bf16 on an H100,
      * bench/results/h100-norm-bwd-exw3-2026-11-28.md and -pick-); with f32 w
      * it would run bulk_exw's two stages, which are not ahead of bulk_ex
-     * there. */
+     * there. Over 32 KiB to 64 KiB (16385-32768 16-bit columns), with w in
+     * the rows' dtype, bulk_q (15_bulk_q.cu: bulk_exw3 in blocks of 256,
+     * four an SM; eighteenth session, H200, event timing, one process:
+     * 1.018-1.060x bulk_exw3 at 4096 and 8192 x 24576 and 32768, bf16 and
+     * f16; at exactly 32 KiB 0.986x / 0.998x in bf16 and 1.070x in f16, so
+     * not there). */
     const uint64_t row_bytes = a->shape.cols * sl_dtype_size(a->dtype);
     if (row_bytes >= (32u << 10) && norm_fwd_aligned(a)) {
-        st = a->dtype == SL_F32                     ? sl_cuda_layernorm_bwd_bulk(a)
-             : row_bytes >= (128u << 10)            ? sl_cuda_layernorm_bwd_bulk_exw(a)
-             : norm_wdtype(a, SL_LNB_W) == a->dtype ? sl_cuda_layernorm_bwd_bulk_exw3(a)
-                                                    : sl_cuda_layernorm_bwd_bulk_ex(a);
+        const bool w16 = norm_wdtype(a, SL_LNB_W) == a->dtype;
+        st = a->dtype == SL_F32                             ? sl_cuda_layernorm_bwd_bulk(a)
+             : row_bytes >= (128u << 10)                    ? sl_cuda_layernorm_bwd_bulk_exw(a)
+             : w16 && row_bytes > (32u << 10) && row_bytes <= (64u << 10) ? sl_cuda_layernorm_bwd_bulk_q(a)
+             : w16                                          ? sl_cuda_layernorm_bwd_bulk_exw3(a)
+                                                            : sl_cuda_layernorm_bwd_bulk_ex(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }

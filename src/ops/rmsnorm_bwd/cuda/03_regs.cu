@@ -84,14 +84,24 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
      * of 32 KiB and more first take the bulk rung (05_bulk.cu: x and dy in
      * shared memory; it refuses rows beyond 65536 columns and builds without
      * sm_90): docs/ladder.md, "The norms' backwards, seventh session". */
-    if (a->shape.cols * sl_dtype_size(a->dtype) >= (32u << 10) && norm_fwd_aligned(a)) {
+    /* 16-bit aligned rows of 256 vectors (2048 columns) at >= 16384 rows:
+     * bulk_q (15_bulk_q.cu, eighteenth session; H200, event timing, one
+     * process: 1.034x / 1.055-1.061x / 1.037x this function's pick before it
+     * at 16384 / 32768 / 65536 rows bf16, 1.071x f16 at 32768; 0.97x at 4096
+     * rows, and behind it at 1544 and 1800 columns, so not there). */
+    const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
+    if (es == 2 && a->shape.cols == 256 * ve && a->shape.rows >= 16384 && norm_fwd_aligned(a)) {
+        st = sl_cuda_rmsnorm_bwd_bulk_q(a);
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
+    if (a->shape.cols * es >= (32u << 10) && norm_fwd_aligned(a)) {
         st = sl_cuda_rmsnorm_bwd_bulk(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }
     if (rmsb_fits(a, NORM_BWD_ALIGNED, &c, &o))
         return rmsb_launch(a, &c, o);
-    const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
     const uint64_t nvv = (((uintptr_t)a->buf[SL_RMSB_X] & 15u) / es + a->shape.cols + ve - 1) / ve; /* as rmsb_fits */
     const int form = norm_bwd_form<NORM_RMS>(a->dtype, a->shape.rows, nvv);
     if (rmsb_fits(a, form, &c, &o) || (form != NORM_BWD_REGS && rmsb_fits(a, NORM_BWD_REGS, &c, &o)))

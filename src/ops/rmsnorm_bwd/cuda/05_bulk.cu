@@ -48,14 +48,16 @@
 
 /* bulk (ex = NB_BULK), bulk_ex (NB_EX, 11_bulk_ex.cu), bulk_exw (NB_EXW,
  * 12_bulk_exw.cu), bulk_exw3 (NB_EXW3, 13_bulk_exw3.cu) and bulk_pipe
- * (NB_PIPE, 14_bulk_pipe.cu): the kernel's EX; named who in messages. */
+ * (NB_PIPE, 14_bulk_pipe.cu) and bulk_q (NB_Q, 15_bulk_q.cu): the kernel's EX;
+ * named who in messages. */
 extern "C" sl_status sl_cuda_rmsnorm_bwd_bulk_rung(const sl_args *a, int ex, const char *who)
 {
     sl_status st = sl_norm_check(a, SL_RMSB_W, "rmsnorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
     norm_bwd_cfg c = {};
-    st = ex == NB_PIPE   ? norm_bwd_bulk_plan<NORM_RMS, NB_PIPE>(a, SL_RMSB_W, "rmsnorm_bwd", who, &c)
+    st = ex == NB_Q      ? norm_bwd_bulk_plan<NORM_RMS, NB_Q>(a, SL_RMSB_W, "rmsnorm_bwd", who, &c)
+         : ex == NB_PIPE ? norm_bwd_bulk_plan<NORM_RMS, NB_PIPE>(a, SL_RMSB_W, "rmsnorm_bwd", who, &c)
          : ex == NB_EXW3 ? norm_bwd_bulk_plan<NORM_RMS, NB_EXW3>(a, SL_RMSB_W, "rmsnorm_bwd", who, &c)
          : ex == NB_EXW ? norm_bwd_bulk_plan<NORM_RMS, NB_EXW>(a, SL_RMSB_W, "rmsnorm_bwd", who, &c)
          : ex == NB_EX ? norm_bwd_bulk_plan<NORM_RMS, NB_EX>(a, SL_RMSB_W, "rmsnorm_bwd", who, &c)
