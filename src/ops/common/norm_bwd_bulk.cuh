@@ -6,7 +6,7 @@
  *
  * - A row of nvv 16-byte vectors is cut into C = 1, 2, 4 or 8 chunks of
  *   cv = ceil(nvv / C) vectors (softmax_bwd's sl_cuda_row_chunks), one
- *   block of NB_BLOCK threads a chunk, the C blocks of a team one thread
+ *   block of NB_BLOCK threads a chunk (NB_Q: NB_Q_BLOCK), the C blocks of a team one thread
  *   block cluster. A team owns rows team, team + nteams, ... (persistent:
  *   the grid is what the GPU holds at once, norm_bwd_grid_of), so every
  *   block owns the same columns for the whole launch.
@@ -156,8 +156,9 @@ static constexpr int norm_bwd_bulk_threads(int ex)
     return ex == NB_Q ? (int)NB_Q_BLOCK : (int)NB_BLOCK;
 }
 
-/* Two 512-thread blocks an SM on sm_90 (64 registers a thread); the other
- * architectures this file is compiled for get an empty body and no bound. */
+/* Two 512-thread blocks an SM on sm_90 (64 registers a thread; NB_Q: four
+ * of 256, 2 x NB_MINB); the other architectures this file is compiled for
+ * get an empty body and no bound. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define NB_MINB 2
 #else
@@ -165,13 +166,14 @@ static constexpr int norm_bwd_bulk_threads(int ex)
 #endif
 
 /* The configurations with three row stages (w's chunk first in the
- * third), where norm_bwd_bulk_stages3 allows: bulk_exw3 and bulk_pipe. */
+ * third), where norm_bwd_bulk_stages3 allows: bulk_exw3, bulk_pipe and
+ * bulk_q (which runs only where it allows). */
 static constexpr bool norm_bwd_bulk_three(int ex)
 {
     return ex == NB_EXW3 || ex == NB_PIPE || ex == NB_Q;
 }
 
-/* NB_EXW3: whether chunks of cv vectors of (MODE, w of ws bytes) take the
+/* NB_EXW3, NB_PIPE, NB_Q: whether chunks of cv vectors of (MODE, w of ws bytes) take the
  * three-stage kernel (6 cv x 16 bytes of dynamic shared memory a block, w's
  * chunk in the third stage), else bulk_exw's two-stage one. Three stages
  * need w in registers for the launch (rmsnorm; layernorm with 16-bit w:
@@ -683,9 +685,11 @@ static __global__ void __launch_bounds__(norm_bwd_bulk_threads(EX), EX == NB_Q ?
 }
 
 /* The bulk kernel for (DT, WT) at VPT vectors a thread: 2, or 4 for f32
- * rows past 8 x NB_MAXV vectors; EX: NB_BULK, NB_EX, NB_EXW or NB_EXW3
- * (where norm_bwd_bulk_stages3 allows, else NB_EXW's kernel: E3 and E4 are
- * the configurations instantiated at 2 and 4 vectors a thread). */
+ * rows past 8 x NB_MAXV vectors; EX: NB_BULK, NB_EX, NB_EXW, NB_EXW3 or
+ * NB_PIPE (where norm_bwd_bulk_stages3 allows, else NB_EXW's kernel: E3 and
+ * E4 are the configurations instantiated at 2 and 4 vectors a thread);
+ * NB_Q: 2 vectors a thread, chunks of up to NB_Q_MAXV vectors, and false
+ * where three stages do not apply (layernorm with f32 w). */
 template <int MODE, int EX> struct norm_bwd_bulk_pick {
     template <int DT, int WT> struct at {
         static bool run(uint32_t cv, const void **fn)
@@ -722,9 +726,10 @@ template <int MODE, int EX> struct norm_bwd_bulk_pick {
 
 /* The checks and configuration of a bulk launch of op (its weight at
  * buffer iw; a checked by sl_norm_check, rows and cols > 0) by rung who
- * (EX: NB_BULK, NB_EX, NB_EXW, NB_EXW3, NB_PIPE or NB_Q): aligned (norm_fwd_aligned), sm_90 with sm_90 code loaded,
- * rows of at most 8 chunks; else SL_ERR_UNSUPPORTED, saying which. c: the
- * kernel, 512 threads, the cluster of C blocks and the shared memory of its
+ * (EX: NB_BULK, NB_EX, NB_EXW, NB_EXW3, NB_PIPE or NB_Q): aligned
+ * (norm_fwd_aligned), sm_90 with sm_90 code loaded, rows of at most 8
+ * chunks; else SL_ERR_UNSUPPORTED, saying which. c: the kernel, 512 threads
+ * (NB_Q: 256), the cluster of C blocks and the shared memory of its
  * chunk (norm_bwd_grid_of and norm_bwd_launch take it as a register
  * kernel's). */
 template <int MODE, int EX>

@@ -62,7 +62,8 @@ sl_status sl_cuda_layernorm_bwd_bulk_exw3(const sl_args *a);
 sl_status sl_cuda_layernorm_bwd_bulk_pipe(const sl_args *a);
 /* bulk_q (15_bulk_q.cu): the bulk kernel's NB_Q configuration (bulk_exw3
  * in blocks of 256, four an SM, chunks of up to 512 vectors: 16-bit rows
- * up to 32768 columns, f32 up to 16384), the same other limits. */
+ * up to 32768 columns with 16-bit w; f32 w, and so f32 rows, refused), the
+ * same other limits. */
 sl_status sl_cuda_layernorm_bwd_bulk_q(const sl_args *a);
 /* bulk (ex = 0), bulk_ex (1), bulk_exw (2), bulk_exw3 (3), bulk_pipe (4) or
  * bulk_q (5: common/norm_bwd_bulk.cuh's NB_BULK ... NB_PIPE, NB_Q),

@@ -111,9 +111,9 @@ extern "C" sl_status sl_cuda_layernorm_bwd_api(const sl_args *a)
      * there. Over 32 KiB to 64 KiB (16385-32768 16-bit columns), with w in
      * the rows' dtype, bulk_q (15_bulk_q.cu: bulk_exw3 in blocks of 256,
      * four an SM; eighteenth session, H200, event timing, one process:
-     * 1.018-1.060x bulk_exw3 at 4096 and 8192 x 24576 and 32768, bf16 and
-     * f16; at exactly 32 KiB 0.986x / 0.998x in bf16 and 1.070x in f16, so
-     * not there). */
+     * 1.018-1.063x bulk_exw3 at 4096 x 32768, 8192 x 24576 and 8192 x
+     * 32768, bf16 and f16; at exactly 32 KiB 0.986x / 0.998x / 1.034x in
+     * bf16 and 1.070x / 1.067x in f16, so not there for bf16). */
     const uint64_t row_bytes = a->shape.cols * sl_dtype_size(a->dtype);
     if (row_bytes >= (32u << 10) && norm_fwd_aligned(a)) {
         const bool w16 = norm_wdtype(a, SL_LNB_W) == a->dtype;

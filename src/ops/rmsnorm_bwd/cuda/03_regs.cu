@@ -84,13 +84,15 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
      * of 32 KiB and more first take the bulk rung (05_bulk.cu: x and dy in
      * shared memory; it refuses rows beyond 65536 columns and builds without
      * sm_90): docs/ladder.md, "The norms' backwards, seventh session". */
-    /* 16-bit aligned rows of 256 vectors (2048 columns) at >= 16384 rows:
+    /* 16-bit aligned rows of 256 vectors (2048 columns) at >= 16384 rows,
+     * w in the rows' dtype (f32 w was not measured):
      * bulk_q (15_bulk_q.cu, eighteenth session; H200, event timing, one
      * process: 1.034x / 1.055-1.061x / 1.037x this function's pick before it
      * at 16384 / 32768 / 65536 rows bf16, 1.071x f16 at 32768; 0.97x at 4096
      * rows, and behind it at 1544 and 1800 columns, so not there). */
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
-    if (es == 2 && a->shape.cols == 256 * ve && a->shape.rows >= 16384 && norm_fwd_aligned(a)) {
+    if (es == 2 && a->shape.cols == 256 * ve && a->shape.rows >= 16384 && norm_wdtype(a, SL_RMSB_W) == a->dtype &&
+        norm_fwd_aligned(a)) {
         st = sl_cuda_rmsnorm_bwd_bulk_q(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;

@@ -19,7 +19,7 @@
  *     holds 16 elements a thread in 16-bit (4 loads in flight) and ran
  *     0.85-0.89 (bench/results/h200-bwd-picks-2026-11-27.md).
  *   - f32: level at 16384 x 2^14 (regs 0.7478 ms, bulk_ex 0.7477); bulk_ex
- *     ahead from 128 KiB rows: 1.015x regs at 4096 x 2^15 and 1.064x at
+ *     ahead from 128 KiB rows: 1.016x regs at 4096 x 2^15 and 1.064x at
  *     4096 x 2^16 (eighteenth session); 1.05x at 4096 x 2^17 on an H100.
  */
 #include "sbwd.cuh"
