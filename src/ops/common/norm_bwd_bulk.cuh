@@ -747,6 +747,10 @@ static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, co
     if (!sl_cuda_row_clusters())
         return sl_fail(SL_ERR_UNSUPPORTED, "%s %s: needs sm_90 or newer (cp.async.bulk, clusters)", op, who);
     const sl_dtype wt = norm_wdtype(a, iw);
+    if (EX == NB_Q && !norm_bwd_bulk_stages3(MODE, NB_Q_MAXV, sl_dtype_size(wt)))
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "%s %s: three stages need w in registers, not f32 w read from shared memory: bulk_ex or bulk run it",
+                       op, who);
     const uint64_t nvv = a->shape.cols * es / 16;
     unsigned C = 1;
     uint32_t cv = 0;
@@ -756,10 +760,9 @@ static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, co
          (EX == NB_Q || a->dtype != SL_F32 || !sl_cuda_row_chunks(nvv, NB_MAXV_F32, 1, &C, &cv))) ||
         !NORM_DISPATCH(a->dtype, wt, pick::template at, cv, &fn))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "%s %s: a row of %llu columns is beyond 8 chunks of %d 16-byte vectors%s: regs runs it", op,
-                       who, (unsigned long long)a->shape.cols,
-                       EX == NB_Q ? (int)NB_Q_MAXV : a->dtype == SL_F32 ? (int)NB_MAXV_F32 : (int)NB_MAXV,
-                       EX == NB_Q && MODE == NORM_LN && wt == SL_F32 ? ", or f32 w (three stages need 16-bit w)" : "");
+                       "%s %s: a row of %llu columns is beyond 8 chunks of %d 16-byte vectors: regs runs it", op, who,
+                       (unsigned long long)a->shape.cols,
+                       EX == NB_Q ? (int)NB_Q_MAXV : a->dtype == SL_F32 ? (int)NB_MAXV_F32 : (int)NB_MAXV);
     sl_status st = bulk_code_ok(fn, code_cache);
     if (st != SL_OK)
         return st;
