@@ -6,8 +6,9 @@
  *
  * - A row of nvv 16-byte vectors is cut into C = 1, 2, 4 or 8 chunks of
  *   cv = ceil(nvv / C) vectors (softmax_bwd's sl_cuda_row_chunks), one
- *   block of NB_BLOCK threads a chunk (NB_Q: NB_Q_BLOCK), the C blocks of a team one thread
- *   block cluster. A team owns rows team, team + nteams, ... (persistent:
+ *   block of NB_BLOCK threads a chunk (NB_Q: NB_Q_BLOCK), the C blocks of
+ *   a team one thread block cluster. A team owns rows team, team + nteams,
+ *   ... (persistent:
  *   the grid is what the GPU holds at once, norm_bwd_grid_of), so every
  *   block owns the same columns for the whole launch.
  * - Thread 0 loads the block's chunk of x and dy (cp.async.bulk, pieces of
@@ -749,7 +750,8 @@ static sl_status norm_bwd_bulk_plan(const sl_args *a, int iw, const char *op, co
     const sl_dtype wt = norm_wdtype(a, iw);
     if (EX == NB_Q && !norm_bwd_bulk_stages3(MODE, NB_Q_MAXV, sl_dtype_size(wt)))
         return sl_fail(SL_ERR_UNSUPPORTED,
-                       "%s %s: three stages need w in registers, not f32 w read from shared memory: bulk_ex or bulk run it",
+                       "%s %s: three stages need w in registers, not f32 w read from shared memory: bulk_ex or bulk "
+                       "run it",
                        op, who);
     const uint64_t nvv = a->shape.cols * es / 16;
     unsigned C = 1;
