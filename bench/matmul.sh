@@ -18,7 +18,11 @@
 # times by graph replay do not depend on the host's load), DTYPES (f32,bf16,f16), EXPLORE
 # (1: time rung 7's other configurations), STAGES ("build cmake test
 # memcheck bench torch cli"; cmake builds the library, CLI and tests, which
-# test, memcheck and cli use), CLI_DTYPE (bf16), CLI_SHAPES (4096^3). Outputs: $OUT/matmul-out.tgz (default ./matmul-out).
+# test, memcheck and cli use; ncu profiles NCU_CASES), CLI_DTYPE (bf16), CLI_SHAPES (4096^3),
+# NCU_CASES ("wgmma:4096 cublas:4096": variant:size pairs, bf16; Nsight
+# Compute's throughput, pipe, memory, warp-state, scheduler and
+# per-instruction stall sections of one launch at the real clocks, the
+# report and its SASS-level source page kept). Outputs: $OUT/matmul-out.tgz (default ./matmul-out).
 . "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
 # Every output goes under $W; at exit they are packed into
@@ -147,5 +151,22 @@ if has memcheck; then
     timeout ${MEMCHECK_S:-120} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $TG --quick \
         > "$OUT/memcheck.txt" 2>&1; rc_mem=$?
     tail -4 "$OUT/memcheck.txt"
+fi
+if has ncu; then
+    NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    cuobjdump --dump-sass $B/08_wgmma.o 2>/dev/null | gzip > "$OUT/wgmma.sass.gz"
+    for c in ${NCU_CASES:-wgmma:4096 cublas:4096}; do
+        v=${c%%:*}; sz=${c##*:}
+        stage "ncu: $v at ${sz}^3 bf16 (the third launch: after the check, inside the timing)"
+        timeout ${NCU_S:-120} "$NCU" --clock-control none --launch-skip 2 --launch-count 1 --import-source no \
+            --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+            --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats \
+            --section SourceCounters -f -o "$OUT/ncu-$v-$sz" \
+            $B/matmul_bench --sizes $sz --dtypes bf16 --variants $v --trials 3 > "$OUT/ncu-$v-$sz.log" 2>&1
+        echo "ncu exit $?"
+        "$NCU" -i "$OUT/ncu-$v-$sz.ncu-rep" > "$OUT/ncu-$v-$sz.txt" 2>&1
+        "$NCU" -i "$OUT/ncu-$v-$sz.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$OUT/ncu-$v-$sz-sass.csv.gz"
+        grep -E "^  [a-z_]+.*\(|Duration|SM Frequency|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Registers|Stall|Issue Slots Busy|Executed Ipc A|No Eligible|Warp Cycles Per Issued" "$OUT/ncu-$v-$sz.txt" | head -40
+    done
 fi
 stage "done: cmake rc=$rc_cmake test rc=$rc_test memcheck rc=$rc_mem bench rc=$rc_bench cli rc=$rc_cli"
