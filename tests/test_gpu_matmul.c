@@ -555,10 +555,16 @@ int main(int argc, char **argv)
                                          {130, 260, 136}, {257, 513, 200}, {128, 256, 64}, {640, 768, 320},
                                          {384, 640, 1000}, {1300, 2900, 136}};
     const int ntshapes = (int)(sizeof tshapes / sizeof tshapes[0]);
+    /* the wgmma rung's TMA-store epilogue (beta = 0, C 16-byte aligned, ldc a multiple of 8): a ragged last
+     * block row (200: the second consumer warpgroup's half 8 rows deep; 100: that half wholly past M), N not
+     * a multiple of 64 (392, 72) or one 8-column box past 1024; run with ldc = n + 8, whose padding must stay
+     * untouched, and alpha -1.5, and with ldc = n */
+    static const int64_t cshapes[][3] = {{200, 392, 136}, {100, 72, 64}, {1100, 1032, 200}};
+    const int ncshapes = (int)(sizeof cshapes / sizeof cshapes[0]);
     /* issue 26, f32 (rung 10 and sl_gemm): ragged M, N, K over several 128 x 128 tiles and K splits; 300x200x777
      * splits 25 K tiles 12/13 (k2) and 6/6/6/7 (k4), the last ragged; 130x70x40 gives split 4 two ranks without
      * a K tile, 130x70x5 less than one K tile; 1030x520x64: 9 block rows (one of 6 rows); sl_gemm at 1024 x
-     * 1024 takes split 4 (K 1100), split 2 (K 1000), 64x64 (K 300) on an H200, 2048x1024x300 128x64 */
+     * 1024 takes split 2 (K 1100 and K 1000), 64x64 (K 300) on an H200, 2048x1024x300 128x64 */
     static const int64_t fshapes[][3] = {{300, 200, 777},   {130, 70, 40},      {130, 70, 5},
                                          {1030, 520, 64},   {257, 129, 1000},   {1024, 1024, 1100},
                                          {1024, 1024, 1000}, {1024, 1024, 300}, {2048, 1024, 300}};
@@ -597,6 +603,7 @@ int main(int argc, char **argv)
                 const int64_t m = xshapes[s][0], n = xshapes[s][1], k = xshapes[s][2];
                 run_case(v, SL_BF16, m, n, k, -1, 0, 1.0, 0.0);   /* C poisoned, ldc = n */
                 run_case(v, SL_F16, m, n, k, -2, 0, 0.75, -0.5);  /* ldc = n + 3 */
+                run_case(v, SL_BF16, m, n, k, 8, 0, -1.5, 0.0);   /* the TMA-store epilogue, C padded */
             }
         if (wg || !strcmp(v->name, "sl_gemm"))
             for (int d = 0; d < 3; d++) {
@@ -606,6 +613,11 @@ int main(int argc, char **argv)
                     const int64_t m = tshapes[s][0], n = tshapes[s][1], k = tshapes[s][2];
                     run_case(v, dts[d], m, n, k, -1, 0, 1.0, 0.0);
                     run_case(v, dts[d], m, n, k, -2, 0, 0.75, -0.5);
+                }
+                for (int s = 0; s < (quick ? 2 : ncshapes); s++) {
+                    const int64_t m = cshapes[s][0], n = cshapes[s][1], k = cshapes[s][2];
+                    run_case(v, dts[d], m, n, k, 8, 0, -1.5, 0.0);
+                    run_case(v, dts[d], m, n, k, -1, 0, 1.0, 0.0);
                 }
             }
         for (int d = 0; d < 3; d++) {
@@ -634,10 +646,10 @@ int main(int argc, char **argv)
         static const struct {
             int64_t m, n, k;
             int sms, cc, cfg;
-        } fpicks[] = {{1024, 1024, 1024, 132, 90, 5}, {2048, 2048, 2048, 132, 90, 1}, {4096, 4096, 4096, 132, 90, 1},
-                      {1024, 1024, 1100, 132, 90, 5}, {1024, 1024, 1000, 132, 90, 4}, {1024, 1024, 300, 132, 90, 3},
-                      {2048, 1024, 300, 132, 90, 2},  {1536, 1536, 4096, 132, 90, 1}, {1024, 1024, 1024, 108, 80, 2},
-                      {4096, 4096, 14336, 132, 90, 1}};
+        } fpicks[] = {{1024, 1024, 1024, 132, 90, 4}, {2048, 2048, 2048, 132, 90, 4}, {4096, 4096, 4096, 132, 90, 4},
+                      {1024, 1024, 1100, 132, 90, 4}, {1024, 1024, 1000, 132, 90, 4}, {1024, 1024, 300, 132, 90, 3},
+                      {2048, 1024, 300, 132, 90, 2},  {1536, 1536, 4096, 132, 90, 4}, {1024, 1024, 1024, 108, 80, 2},
+                      {4096, 4096, 14336, 132, 90, 4}, {2048, 2048, 1000, 132, 90, 1}, {4096, 4096, 1024, 108, 80, 1}};
         for (size_t i = 0; i < sizeof fpicks / sizeof fpicks[0]; i++) {
             const int got = sl_cuda_mm_simt_pick(fpicks[i].m, fpicks[i].n, fpicks[i].k, fpicks[i].sms, fpicks[i].cc);
             cases++;

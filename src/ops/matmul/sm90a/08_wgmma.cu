@@ -26,6 +26,17 @@
  *  - epilogue straight from the accumulators: alpha acc + beta c rounded
  *    once into the dtype, two adjacent columns per 4-byte store where C
  *    allows, bounds-checked; grouped block order (8 block rows) for L2.
+ *    Nineteenth session: where beta = 0 and C suits TMA (16-byte aligned,
+ *    ldc a multiple of 8) in the configurations of one tile a CTA without
+ *    multicast (1, 2, 11-13), each consumer warp writes its 16 rows,
+ *    rounded, into the idle stage memory in the 128-byte swizzled layout
+ *    (conflict-free 4-byte stores) and stores them with TMA boxes of 16 x
+ *    64, which clip at C's edges. ncu at 4096^3 had put 12.9% of the warps'
+ *    stall samples in the old epilogue (~2,300 instructions a thread, a
+ *    bounds check and a branch per pair) with the tensor pipe idle; after
+ *    it, 2.1%. Configuration 1 against cuBLAS in the same process (graph
+ *    replay): 0.80 -> 0.96 at 2048^3, 0.84 -> 0.87-0.94 at 4096^3, 0.945
+ *    -> 0.99 at 8192^3 (bench/results/h200-gemm-tstore-2026-11-28.md).
  * Arithmetic intensity: to L2 2 BM BN / ((BM + BN) 2 B) = 85.3 flop/B
  * (128 x 256, bf16); shared memory: wgmma reads the A (16 KiB) and B
  * (32 KiB) of a slice once per consumer warpgroup, 2 x 128 x 256 x 64
@@ -78,6 +89,7 @@
 #include "bulk_copy.cuh" /* st.async and the split cluster barrier (src/ops/common; sm_90 only) */
 
 #include <atomic>
+#include <cstring>
 
 #ifndef SL_MM_WGMMA_SM90A
 #define SL_MM_WGMMA_SM90A 0 /* CMakeLists.txt: 1 when this file is compiled for sm_90a */
@@ -127,6 +139,7 @@ std::atomic<unsigned long long> g_launches{0};
 
 #if MM_WGMMA_DEVICE /* the device helpers exist in the sm_90a pass only (unused elsewhere) */
 constexpr int BBOX_BYTES = BK * 64 * 2; /* 8 KiB: one 64 (K) x 64 (N) box of B */
+constexpr int CBOX_BYTES = 16 * 64 * 2; /* 2 KiB: one 16 x 64 box of C, a warp's (the TMA-store epilogue) */
 
 /* ---- device helpers (PTX ISA 8.x: mbarrier, cp.async.bulk.tensor, wgmma) ---- */
 __device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count)
@@ -294,6 +307,31 @@ __device__ __forceinline__ void store_pair(Ts *c, int64_t ldc, int64_t m, int64_
         mm_store(c, ldc, i, j + 1, v1, alpha, beta);
 }
 
+__device__ __forceinline__ void st_shared_u32(uint32_t at, uint32_t v)
+{
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at), "r"(v) : "memory");
+}
+/* 2-D TMA store of one box from shared memory at src to coordinates (c0 innermost, c1); the parts of the box
+ * outside the tensor are not written. Then the bulk group's commit, and the wait until its reads of shared
+ * memory are done (the memory may then be freed or reused). */
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, uint32_t src, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(src), "r"(c0), "r"(c1)
+                 : "memory");
+}
+__device__ __forceinline__ void tma_store_drain(void)
+{
+    asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+/* two values rounded once into the dtype, packed as C holds them (the lower column in the low half) */
+template <class Ts> __device__ __forceinline__ uint32_t pack_pair(float v0, float v1)
+{
+    Ts o[2] = {mm_from_f32<Ts>(v0), mm_from_f32<Ts>(v1)};
+    return *reinterpret_cast<const uint32_t *>(o);
+}
+
 /* Grouped tile order (L2 reuse): G = 8 / MC block rows (whole multicast groups) sweep the block columns
  * together; tile id of gx block columns and gy block rows (groups) -> (block column, block row or group). */
 template <int MC> __device__ __forceinline__ int2 tile_at(int id, int gx, int gy)
@@ -338,8 +376,9 @@ template <int MC> __device__ __forceinline__ int2 tile_at(int id, int gx, int gy
  * before it exits; nothing is read remotely. */
 template <class Ts, int BN, int SPLIT, int MC, int PERSIST, bool EX>
 __global__ void __launch_bounds__(NT, 1)
-    mm_wgmma_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUtensorMap tmb, int64_t m,
-                    int64_t n, int64_t k, Ts *c, int64_t ldc, float alpha, float beta, int pair)
+    mm_wgmma_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUtensorMap tmb,
+                    const __grid_constant__ CUtensorMap tmc, int64_t m, int64_t n, int64_t k, Ts *c, int64_t ldc,
+                    float alpha, float beta, int pair, int tstore)
 {
 #if MM_WGMMA_DEVICE
     static_assert(BN == 256 || BN == 128, "BN");
@@ -352,6 +391,10 @@ __global__ void __launch_bounds__(NT, 1)
     using CF = wg_cfg<BN, SPLIT, EX>;
     constexpr int STAGES = CF::STAGES, STAGE_BYTES = CF::STAGE_BYTES;
     constexpr bool CLUSTER = SPLIT * MC > 1;
+    /* the TMA-store epilogue needs idle stages after the main loop: one tile a CTA, no multicast, and a split
+     * only with the one-sided exchange (the two-barrier one sends its partials into the stages) */
+    constexpr bool TSTORE = !PERSIST && MC == 1 && (SPLIT == 1 || EX);
+    static_assert(!TSTORE || 8 * (BN / 64) * CBOX_BYTES <= STAGES * STAGE_BYTES, "the C tile fits in the stages");
     extern __shared__ unsigned char mm_wg_smem[];
     /* 128-byte swizzle: TMA boxes and descriptors want 1024-byte aligned atoms */
     const uint32_t raw = (uint32_t)__cvta_generic_to_shared(mm_wg_smem);
@@ -544,8 +587,11 @@ __global__ void __launch_bounds__(NT, 1)
                 }
             }
             if (EX) {
-                if (owner != kr)
+                if (owner != kr) {
+                    if (TSTORE && tstore) /* the owners' TMA-store epilogue waits for every consumer warp */
+                        asm volatile("bar.arrive 1, 256;\n" ::: "memory");
                     return;
+                }
                 mbar_wait(xbar + 8 * (cwarp % OWN), 0); /* phase 0: the SPLIT - 1 partials of these rows landed */
             } else {
                 mm_cluster_sync(); /* 2 */
@@ -573,6 +619,36 @@ __global__ void __launch_bounds__(NT, 1)
 
         /* accumulator layout (PTX ISA, wgmma "Matrix fragments for .m64nNk16", fp32 D): for 8-column group g,
          * d[4g], d[4g + 1] at row 16 w + lane / 4, columns 8 g + 2 (lane % 4) + {0, 1}; d[4g + 2], d[4g + 3] 8 rows lower */
+        if constexpr (TSTORE) {
+            if (tstore) {
+                /* the TMA-store epilogue (beta = 0, C 16-byte aligned with ldc a multiple of 8: the host's
+                 * choice). The stages are idle once every consumer warp is past its last wgmma (one tile a
+                 * CTA, no multicast; the one-sided split's partials arrive in a buffer of their own, and its
+                 * sending warps arrive on this barrier before they exit). Each warp writes its 16 x BN rows,
+                 * rounded, into BN / 64 boxes of 16 x 64 (2 KiB each, 128-byte swizzle: 16-byte chunk q of row
+                 * r at chunk q ^ (r % 8), so a warp's 4-byte stores, 8 rows x 16 bytes, hit 32 distinct
+                 * banks), and its lane 0 stores the boxes with the TMA, which clips what lies outside C. */
+                asm volatile("bar.sync 1, 256;\n" ::: "memory");
+                const int cwarp = cw * 4 + w;
+                const uint32_t cs = base + (uint32_t)(cwarp * (BN / 64) * CBOX_BYTES);
+#pragma unroll
+                for (int g = 0; g < BN / 8; g++) {
+                    const uint32_t at = cs + (uint32_t)((g / 8) * CBOX_BYTES + (lane / 4) * 128 +
+                                                        (((g % 8) ^ (lane / 4)) << 4) + 4 * (lane % 4));
+                    st_shared_u32(at, pack_pair<Ts>(alpha * d[4 * g], alpha * d[4 * g + 1]));
+                    st_shared_u32(at + 8 * 128, pack_pair<Ts>(alpha * d[4 * g + 2], alpha * d[4 * g + 3]));
+                }
+                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* visible to the TMA unit */
+                __syncwarp();
+                if (lane == 0) {
+#pragma unroll
+                    for (int q = 0; q < BN / 64; q++)
+                        tma_store_2d(&tmc, cs + (uint32_t)(q * CBOX_BYTES), j0 + 64 * q, i0 + 16 * cwarp);
+                    tma_store_drain();
+                }
+                continue; /* the tile loop ends: one tile a CTA */
+            }
+        }
 #pragma unroll
         for (int h = 0; h < HALVES; h++) {
             const int64_t r = (int64_t)i0 + (PP ? h : cw) * 64 + w * 16 + lane / 4;
@@ -586,7 +662,8 @@ __global__ void __launch_bounds__(NT, 1)
         }
     } /* the next tile */
 #else
-    (void)tma, (void)tmb, (void)m, (void)n, (void)k, (void)c, (void)ldc, (void)alpha, (void)beta, (void)pair;
+    (void)tma, (void)tmb, (void)tmc, (void)m, (void)n, (void)k, (void)c, (void)ldc, (void)alpha, (void)beta,
+        (void)pair, (void)tstore;
 #endif
 }
 
@@ -620,17 +697,21 @@ sl_status get_encoder(encode_tiled_fn *fn)
 
 /* A 2-D tensor map over a row-major rows x cols matrix (ld elements a row)
  * with box_cols x box_rows boxes, 128-byte swizzle, zero fill outside. */
-sl_status encode(encode_tiled_fn fn, CUtensorMap *map, sl_dtype dt, const void *base, int64_t rows, int64_t cols,
-                 int64_t ld, unsigned box_cols, unsigned box_rows)
+CUresult encode_raw(encode_tiled_fn fn, CUtensorMap *map, sl_dtype dt, const void *base, int64_t rows, int64_t cols,
+                    int64_t ld, unsigned box_cols, unsigned box_rows)
 {
     const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
     const cuuint64_t strides[1] = {(cuuint64_t)ld * 2};
     const cuuint32_t box[2] = {box_cols, box_rows};
     const cuuint32_t estr[2] = {1, 1};
-    const CUresult r = fn(map, dt == SL_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-                          const_cast<void *>(base), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                          CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return fn(map, dt == SL_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+              const_cast<void *>(base), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+sl_status encode(encode_tiled_fn fn, CUtensorMap *map, sl_dtype dt, const void *base, int64_t rows, int64_t cols,
+                 int64_t ld, unsigned box_cols, unsigned box_rows)
+{
+    const CUresult r = encode_raw(fn, map, dt, base, rows, cols, ld, box_cols, box_rows);
     if (r != CUDA_SUCCESS)
         return sl_fail(SL_ERR_CUDA, "matmul wgmma: cuTensorMapEncodeTiled failed (CUresult %d) for a %lldx%lld "
                                     "matrix, ld %lld",
@@ -668,6 +749,15 @@ sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
         st = encode(fn, &tb, p->dtype, p->b, p->k, p->n, p->ldb, 64, BK);
     if (st != SL_OK)
         return st;
+    /* the TMA-store epilogue: the configurations of one tile a CTA without a cluster, beta = 0 (C is not
+     * read), and C as TMA takes it (16-byte aligned base and row stride); otherwise the stores from
+     * registers. A C the encoder refuses takes the register path too. */
+    CUtensorMap tc;
+    memset(&tc, 0, sizeof tc);
+    int tstore = !PERSIST && MC == 1 && (SPLIT == 1 || EX) && p->beta == 0.0 && (uintptr_t)p->c % 16 == 0 &&
+                 (p->ldc * 2) % 16 == 0;
+    if (tstore && encode_raw(fn, &tc, p->dtype, p->c, p->m, p->n, p->ldc, 64, 16) != CUDA_SUCCESS)
+        tstore = 0;
     g.x *= SPLIT;
     g.y = (g.y + MC - 1) / MC * MC; /* whole multicast groups: a padding block row loads zeros, stores nothing */
     if (PERSIST) {
@@ -702,8 +792,8 @@ sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
     }
     cfg.attrs = at;
     cfg.numAttrs = na;
-    SL_CUDA_TRY(cudaLaunchKernelEx(&cfg, mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST, EX>, ta, tb, p->m, p->n, p->k, (Ts *)p->c,
-                                   p->ldc, (float)p->alpha, (float)p->beta, pair));
+    SL_CUDA_TRY(cudaLaunchKernelEx(&cfg, mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST, EX>, ta, tb, tc, p->m, p->n, p->k,
+                                   (Ts *)p->c, p->ldc, (float)p->alpha, (float)p->beta, pair, tstore));
     g_launches.fetch_add(1, std::memory_order_relaxed);
     return SL_OK;
 }
