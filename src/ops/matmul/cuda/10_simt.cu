@@ -282,21 +282,25 @@ static int sm_count(void)
     return sms;
 }
 
-/* sl_gemm's f32 rule (docs/ladder.md, "sl_gemm f32 by shape"): 128 x 128 tiles from one CTA an SM up
- * (2048^3: 256 tiles on 132 SMs); under that, on sm_90, K split over a cluster of 4 or 2, the most
- * CTAs that fit one wave of two an SM with at least 8 K tiles (256 of K) each (1024^3: 64 tiles x 4);
- * else narrower tiles: 128 x 64 if they give every SM a CTA, 64 x 64 otherwise. */
+/* sl_gemm's f32 rule (docs/ladder.md, "sl_gemm f32 by shape" and its nineteenth-session update): on
+ * sm_90, K split 2 over a cluster wherever each rank gets 16 K tiles or more (K >= 1024): by CUDA-graph
+ * replay on an H200 it was the fastest configuration or level with it at every shape tried with such K,
+ * 1024^3 to 4096^3 and 1024 x 1024 x 4096 to 4096 x 4096 x 1024 (1024^3: 1.07x cuBLAS, where split 4 ran
+ * 0.70x; bench/results/h200-gemm-f32-2026-11-28.md), except 1536^3 (split 4 1.12x split 2's speed).
+ * With less K: 128 x 128 tiles from one CTA an SM up; under that, on sm_90, K split 2 where the split
+ * CTAs fit one wave of two an SM with 8 K tiles (256 of K) each; else narrower tiles: 128 x 64 if they
+ * give every SM a CTA, 64 x 64 otherwise. */
 extern "C" int sl_cuda_mm_simt_pick(int64_t m, int64_t n, int64_t k, int sms, int cc)
 {
     if (sms < 1)
         sms = 1;
     const int64_t tm = (m + 127) / 128, t128 = tm * ((n + 127) / 128);
+    if (cc >= 90 && k >= 2 * 16 * BK)
+        return 4;
     if (t128 >= sms)
         return 1;
-    if (cc >= 90)
-        for (int s = 4; s >= 2; s /= 2)
-            if (t128 * s <= 2 * (int64_t)sms && k >= (int64_t)s * 8 * BK)
-                return s == 4 ? 5 : 4;
+    if (cc >= 90 && t128 * 2 <= 2 * (int64_t)sms && k >= 2 * 8 * BK)
+        return 4;
     return tm * ((n + 63) / 64) >= sms ? 2 : 3;
 }
 
