@@ -764,6 +764,14 @@ static int t_main(sl_ctx *ctx, sl_backend be, int big, const char *name)
             t_all(ctx, NULL, v, 0, 1, big || strcmp(v->name, "serial") != 0);
     }
     t_all(ctx, NULL, NULL, 1, 1, 1);
+    /* sl_rmsnorm_bwd's bulk_q pick (03_regs.cu): 16-bit aligned rows of
+     * exactly 2048 columns, 16384 rows or more, w in the rows' dtype; the
+     * same rows with f32 w take the pair teams */
+    static const ncase qc = {16384, 2048, 0, 0, 0, {K_RAND, K_WIDE, K_ZERO, K_HUGE}, 4};
+    for (int d = 1; be == SL_BACKEND_CUDA && !t_quick && d < 3; d++) {
+        t_bwd(ctx, NULL, t_dts[d], t_dts[d], &qc, 0);
+        t_bwd(ctx, NULL, t_dts[d], SL_F32, &qc, 0);
+    }
     t_errors(ctx);
     printf("%s: largest f32 error %.2f u (u = 2^-24 x |want|, or the bound's absolute part over its relative "
            "factor); %ld elements fail a bound 256 times tighter\n",
