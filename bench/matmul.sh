@@ -157,7 +157,7 @@ if has ncu; then
     cuobjdump --dump-sass $B/08_wgmma.o 2>/dev/null | gzip > "$OUT/wgmma.sass.gz"
     for c in ${NCU_CASES:-wgmma:4096 cublas:4096}; do
         v=${c%%:*}; sz=${c##*:}
-        stage "ncu: $v at ${sz}^3 bf16 (the third launch: after the check, inside the timing)"
+        stage "ncu: $v at ${sz}^3 bf16 (the third kernel launch of matmul_bench: no kernel filter)"
         timeout ${NCU_S:-120} "$NCU" --clock-control none --launch-skip 2 --launch-count 1 --import-source no \
             --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
             --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats \

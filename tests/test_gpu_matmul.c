@@ -19,7 +19,10 @@
  *      compute capability 9.0 device with sm_90a code, every case whose
  *      operands suit TMA (sl_cuda_mm_wgmma_applies) launches the wgmma
  *      kernel exactly once (sl_cuda_mm_wgmma_launches), every other case
- *      none (rung 7 runs). Elsewhere the wgmma rung is skipped, with why;
+ *      none (rung 7 runs). Elsewhere the wgmma rung is skipped, with why.
+ *      Its TMA-store epilogue (beta = 0, C 16-byte aligned, ldc a multiple
+ *      of 8) at ragged M and N, rows ending inside a 16-byte chunk, C's
+ *      padding checked untouched, alpha -1.5;
  *   6. issue 26: every configuration of rung 8 (wgmma_*: 128 x 128 tiles,
  *      split-K over a cluster, B multicast, PDL) at the TMA shapes, two
  *      launches of each split configuration give identical bits, and
@@ -109,7 +112,9 @@ static void fill(sl_dtype dt, void *p, size_t count, uint64_t seed)
 /* One case. off: elements the bases sit past an aligned allocation; pad:
  * extra elements per row of A, B and C; pad -1: lda and ldb rounded up to
  * multiples of 8, ldc = n (what TMA accepts, C tight); pad -2: lda and ldb
- * rounded up to multiples of 8 plus 8 and 16, ldc = n + 3 (odd). */
+ * rounded up to multiples of 8 plus 8 and 16, ldc = n + 3 (odd); pad -3:
+ * lda, ldb and ldc rounded up to multiples of 8 (C's rows end inside a
+ * 16-byte chunk where n is not a multiple of 8). */
 static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, int64_t k, int64_t pad, int off,
                      double alpha, double beta)
 {
@@ -124,6 +129,10 @@ static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, 
         p.lda = ru8(k) + 8;
         p.ldb = ru8(n) + 16;
         p.ldc = n + 3;
+    } else if (pad == -3) {
+        p.lda = ru8(k);
+        p.ldb = ru8(n);
+        p.ldc = ru8(n);
     }
     const size_t na = (size_t)((m - 1) * p.lda + k) + (size_t)off, nb = (size_t)((k - 1) * p.ldb + n) + (size_t)off,
                  nc = (size_t)((m - 1) * p.ldc + n) + (size_t)off;
@@ -556,10 +565,11 @@ int main(int argc, char **argv)
                                          {384, 640, 1000}, {1300, 2900, 136}};
     const int ntshapes = (int)(sizeof tshapes / sizeof tshapes[0]);
     /* the wgmma rung's TMA-store epilogue (beta = 0, C 16-byte aligned, ldc a multiple of 8): a ragged last
-     * block row (200: the second consumer warpgroup's half 8 rows deep; 100: that half wholly past M), N not
-     * a multiple of 64 (392, 72) or one 8-column box past 1024; run with ldc = n + 8, whose padding must stay
-     * untouched, and alpha -1.5, and with ldc = n */
-    static const int64_t cshapes[][3] = {{200, 392, 136}, {100, 72, 64}, {1100, 1032, 200}};
+     * block row (200: its second consumer warpgroup 8 rows deep, warps wholly past M; 100: its last warp
+     * wholly past M), N not a multiple of 64 (392, 72) or 8 columns past 1024; run with ldc = n + 8, whose
+     * padding must stay untouched, and alpha -1.5, and with ldc = n; and 390 columns in rows of 392 (pad -3:
+     * the last 16-byte chunk of a row half C's) */
+    static const int64_t cshapes[][3] = {{200, 392, 136}, {100, 72, 64}, {1100, 1032, 200}, {130, 390, 72}};
     const int ncshapes = (int)(sizeof cshapes / sizeof cshapes[0]);
     /* issue 26, f32 (rung 10 and sl_gemm): ragged M, N, K over several 128 x 128 tiles and K splits; 300x200x777
      * splits 25 K tiles 12/13 (k2) and 6/6/6/7 (k4), the last ragged; 130x70x40 gives split 4 two ranks without
@@ -616,6 +626,10 @@ int main(int argc, char **argv)
                 }
                 for (int s = 0; s < (quick ? 2 : ncshapes); s++) {
                     const int64_t m = cshapes[s][0], n = cshapes[s][1], k = cshapes[s][2];
+                    if (n % 8) { /* C's rows end inside a 16-byte chunk: the TMA clips at n, not at the chunk */
+                        run_case(v, dts[d], m, n, k, -3, 0, -1.5, 0.0);
+                        continue;
+                    }
                     run_case(v, dts[d], m, n, k, 8, 0, -1.5, 0.0);
                     run_case(v, dts[d], m, n, k, -1, 0, 1.0, 0.0);
                 }

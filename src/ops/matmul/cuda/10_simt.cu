@@ -41,7 +41,10 @@
  * of the main loop's instructions) at 2048^3 and up; at 1024^3 the fill:
  * 128x128 tiles are 64 CTAs (a quarter of the 264 slots of two an SM),
  * split 4 makes 256 (a wave), each with 8 K tiles: predicted >= 0.70 x
- * cublasSgemm (docs/ladder.md, "sl_gemm f32 by shape").
+ * cublasSgemm (docs/ladder.md, "sl_gemm f32 by shape"). Measured by graph
+ * replay in the nineteenth session, split 2 (128 CTAs of 16 K tiles) ran
+ * 1.075x cublasSgemm there and split 4 0.705x; sl_gemm now splits 2 ways
+ * (sl_cuda_mm_simt_pick).
  * Any M, N, K >= 1, any leading dimensions; B's 16-byte copies where rows
  * are whole 16-byte chunks (mm_cp16_ok), 4-byte ones otherwise.
  */
@@ -286,10 +289,11 @@ static int sm_count(void)
  * sm_90, K split 2 over a cluster wherever each rank gets 16 K tiles or more (K >= 1024): by CUDA-graph
  * replay on an H200 it was the fastest configuration or level with it at every shape tried with such K,
  * 1024^3 to 4096^3 and 1024 x 1024 x 4096 to 4096 x 4096 x 1024 (1024^3: 1.07x cuBLAS, where split 4 ran
- * 0.70x; bench/results/h200-gemm-f32-2026-11-28.md), except 1536^3 (split 4 1.12x split 2's speed).
- * With less K: 128 x 128 tiles from one CTA an SM up; under that, on sm_90, K split 2 where the split
- * CTAs fit one wave of two an SM with 8 K tiles (256 of K) each; else narrower tiles: 128 x 64 if they
- * give every SM a CTA, 64 x 64 otherwise. */
+ * 0.70x; bench/results/h200-gemm-f32-2026-11-28.md), except 1536^3 (split 4 1.12x, 128 x 64 split 2
+ * 1.07x split 2's speed). Larger M N with long K (4096 x 4096 x 14336) follows the trend, unmeasured.
+ * With less K: 128 x 128 tiles from one CTA an SM up; under that, on sm_90, K split 2 (the split CTAs
+ * then fit one wave of two an SM) where each has 8 K tiles (256 of K); else narrower tiles: 128 x 64
+ * if they give every SM a CTA, 64 x 64 otherwise. */
 extern "C" int sl_cuda_mm_simt_pick(int64_t m, int64_t n, int64_t k, int sms, int cc)
 {
     if (sms < 1)
@@ -299,7 +303,7 @@ extern "C" int sl_cuda_mm_simt_pick(int64_t m, int64_t n, int64_t k, int sms, in
         return 4;
     if (t128 >= sms)
         return 1;
-    if (cc >= 90 && t128 * 2 <= 2 * (int64_t)sms && k >= 2 * 8 * BK)
+    if (cc >= 90 && k >= 2 * 8 * BK)
         return 4;
     return tm * ((n + 63) / 64) >= sms ? 2 : 3;
 }

@@ -34,7 +34,7 @@
  *    64, which clip at C's edges. ncu at 4096^3 had put 12.9% of the warps'
  *    stall samples in the old epilogue (~2,300 instructions a thread, a
  *    bounds check and a branch per pair) with the tensor pipe idle; after
- *    it, 2.1%. Configuration 1 against cuBLAS in the same process (graph
+ *    its first form (boxes of 64 rows a warpgroup), 2.1%. Configuration 1 against cuBLAS in the same process (graph
  *    replay): 0.80 -> 0.96 at 2048^3, 0.84 -> 0.87-0.94 at 4096^3, 0.945
  *    -> 0.99 at 8192^3 (bench/results/h200-gemm-tstore-2026-11-28.md).
  * Arithmetic intensity: to L2 2 BM BN / ((BM + BN) 2 B) = 85.3 flop/B
@@ -419,7 +419,8 @@ __global__ void __launch_bounds__(NT, 1)
     const int wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
-        /* the tensor maps (kernel parameters) into the TMA unit's cache before the first copy needs them */
+        /* A's and B's tensor maps (kernel parameters) into the TMA unit's cache before the first copy needs
+         * them (C's is used once, at the end) */
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tma)) : "memory");
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tmb)) : "memory");
         for (int s = 0; s < STAGES; s++) {
