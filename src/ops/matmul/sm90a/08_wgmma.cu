@@ -89,7 +89,6 @@
 #include "bulk_copy.cuh" /* st.async and the split cluster barrier (src/ops/common; sm_90 only) */
 
 #include <atomic>
-#include <cstring>
 
 #ifndef SL_MM_WGMMA_SM90A
 #define SL_MM_WGMMA_SM90A 0 /* CMakeLists.txt: 1 when this file is compiled for sm_90a */
@@ -136,6 +135,14 @@ template <int BN, int SPLIT, bool EX> struct wg_cfg {
 };
 
 std::atomic<unsigned long long> g_launches{0};
+
+/* The configurations that can take the TMA-store epilogue: the stages must be idle after the main loop, so
+ * one tile a CTA, no multicast, and a split only with the one-sided exchange (the two-barrier one sends its
+ * partials into the stages). The kernel's TSTORE and the host's choice both ask this. */
+constexpr bool tstore_cfg(int split, int mc, int persist, bool ex)
+{
+    return !persist && mc == 1 && (split == 1 || ex);
+}
 
 #if MM_WGMMA_DEVICE /* the device helpers exist in the sm_90a pass only (unused elsewhere) */
 constexpr int BBOX_BYTES = BK * 64 * 2; /* 8 KiB: one 64 (K) x 64 (N) box of B */
@@ -283,6 +290,12 @@ MM_WG_TY(__nv_bfloat16, "bf16", 128)
 MM_WG_TY(__half, "f16", 128)
 #undef MM_WG_TY
 
+/* two values rounded once into the dtype, packed as C holds them (the lower column in the low half) */
+template <class Ts> __device__ __forceinline__ uint32_t pack_pair(float v0, float v1)
+{
+    Ts o[2] = {mm_from_f32<Ts>(v0), mm_from_f32<Ts>(v1)};
+    return *reinterpret_cast<const uint32_t *>(o);
+}
 /* Two adjacent entries (i, j), (i, j + 1) of C: one 4-byte store where both
  * are inside and C's rows allow it (pair = 1), else one at a time. */
 template <class Ts>
@@ -298,8 +311,7 @@ __device__ __forceinline__ void store_pair(Ts *c, int64_t ldc, int64_t m, int64_
             a0 = fmaf(beta, mm_to_f32(at[0]), a0);
             a1 = fmaf(beta, mm_to_f32(at[1]), a1);
         }
-        Ts o[2] = {mm_from_f32<Ts>(a0), mm_from_f32<Ts>(a1)};
-        *reinterpret_cast<uint32_t *>(at) = *reinterpret_cast<const uint32_t *>(o);
+        *reinterpret_cast<uint32_t *>(at) = pack_pair<Ts>(a0, a1);
         return;
     }
     mm_store(c, ldc, i, j, v0, alpha, beta);
@@ -325,13 +337,6 @@ __device__ __forceinline__ void tma_store_drain(void)
 {
     asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
-/* two values rounded once into the dtype, packed as C holds them (the lower column in the low half) */
-template <class Ts> __device__ __forceinline__ uint32_t pack_pair(float v0, float v1)
-{
-    Ts o[2] = {mm_from_f32<Ts>(v0), mm_from_f32<Ts>(v1)};
-    return *reinterpret_cast<const uint32_t *>(o);
-}
-
 /* Grouped tile order (L2 reuse): G = 8 / MC block rows (whole multicast groups) sweep the block columns
  * together; tile id of gx block columns and gy block rows (groups) -> (block column, block row or group). */
 template <int MC> __device__ __forceinline__ int2 tile_at(int id, int gx, int gy)
@@ -391,9 +396,7 @@ __global__ void __launch_bounds__(NT, 1)
     using CF = wg_cfg<BN, SPLIT, EX>;
     constexpr int STAGES = CF::STAGES, STAGE_BYTES = CF::STAGE_BYTES;
     constexpr bool CLUSTER = SPLIT * MC > 1;
-    /* the TMA-store epilogue needs idle stages after the main loop: one tile a CTA, no multicast, and a split
-     * only with the one-sided exchange (the two-barrier one sends its partials into the stages) */
-    constexpr bool TSTORE = !PERSIST && MC == 1 && (SPLIT == 1 || EX);
+    constexpr bool TSTORE = tstore_cfg(SPLIT, MC, PERSIST, EX);
     static_assert(!TSTORE || 8 * (BN / 64) * CBOX_BYTES <= STAGES * STAGE_BYTES, "the C tile fits in the stages");
     extern __shared__ unsigned char mm_wg_smem[];
     /* 128-byte swizzle: TMA boxes and descriptors want 1024-byte aligned atoms */
@@ -750,12 +753,11 @@ sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
         st = encode(fn, &tb, p->dtype, p->b, p->k, p->n, p->ldb, 64, BK);
     if (st != SL_OK)
         return st;
-    /* the TMA-store epilogue: the configurations of one tile a CTA without a cluster, beta = 0 (C is not
-     * read), and C as TMA takes it (16-byte aligned base and row stride); otherwise the stores from
-     * registers. A C the encoder refuses takes the register path too. */
-    CUtensorMap tc;
-    memset(&tc, 0, sizeof tc);
-    int tstore = !PERSIST && MC == 1 && (SPLIT == 1 || EX) && p->beta == 0.0 && (uintptr_t)p->c % 16 == 0 &&
+    /* the TMA-store epilogue: its configurations (tstore_cfg), beta = 0 (C is not read), and C as TMA takes
+     * it (16-byte aligned base and row stride); otherwise the stores from registers. A C the encoder refuses
+     * takes the register path too. */
+    CUtensorMap tc{};
+    int tstore = tstore_cfg(SPLIT, MC, PERSIST, EX) && p->beta == 0.0 && (uintptr_t)p->c % 16 == 0 &&
                  (p->ldc * 2) % 16 == 0;
     if (tstore && encode_raw(fn, &tc, p->dtype, p->c, p->m, p->n, p->ldc, 64, 16) != CUDA_SUCCESS)
         tstore = 0;
