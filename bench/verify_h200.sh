@@ -31,7 +31,10 @@
 #   ROW_OPS       the ops of the small `streamlab run` check (the row ops);
 #   PEERS="ops"   last, bench/row_peers.py --ops "ops" (needs the peers staged:
 #                 ../shared/peers/README.md, source .peers2/activate.sh first)
-#                 into $OUT/row_peers.{json,md}, cut at PEERS_S seconds.
+#                 into $OUT/row_peers.{json,md}, cut at PEERS_S seconds;
+#                 PEERS_ARGS more of its arguments (e.g. "--dtypes f32,bf16
+#                 --sides streamlab,torch --shapes 128x1024,128x2048": torch
+#                 alone needs no staged peers).
 # Each stage has its own time limit so that a slow stage cannot take the
 # call's budget. From the repository root:
 #   run(kind="nvidia-h200", carry=[".deps"], command="bash bench/verify_h200.sh", timeout_s=360)
@@ -169,7 +172,7 @@ if [ "${OVERHEAD:-0}" = 1 ]; then
 fi
 if [ -n "${PEERS:-}" ]; then
     stage "row ops beside their peers: $PEERS"
-    timeout "${PEERS_S:-240}" python3 bench/row_peers.py --ops "$PEERS" --json "$OUT/row_peers.json" \
+    timeout "${PEERS_S:-240}" python3 bench/row_peers.py --ops "$PEERS" ${PEERS_ARGS:-} --json "$OUT/row_peers.json" \
         --md "$OUT/row_peers.md" > "$W/row_peers.log" 2>&1
     echo "row_peers exit $? (124: cut at ${PEERS_S:-240} s; the files hold the cases finished)"
     grep -vE "^\|" "$W/row_peers.log" | tail -5
