@@ -20,9 +20,13 @@
  *      operands suit TMA (sl_cuda_mm_wgmma_applies) launches the wgmma
  *      kernel exactly once (sl_cuda_mm_wgmma_launches), every other case
  *      none (rung 7 runs). Elsewhere the wgmma rung is skipped, with why.
- *      Its TMA-store epilogue (beta = 0, C 16-byte aligned, ldc a multiple
- *      of 8) at ragged M and N, rows ending inside a 16-byte chunk, C's
- *      padding checked untouched, alpha -1.5;
+ *      Its TMA-store epilogue (beta = 0, C 16-byte aligned, ldc and N
+ *      multiples of 8) at ragged M and N, rows ending inside a 16-byte
+ *      chunk (the register epilogue then: a TMA store would write past N), C's
+ *      padding checked untouched, alpha -1.5; each wgmma launch takes that
+ *      epilogue exactly where the rule (tstore_expected) says it must
+ *      (sl_cuda_mm_wgmma_tstore_launches: a failed tensor-map encode falls
+ *      back to the register epilogue, which would otherwise pass unseen);
  *   6. issue 26: every configuration of rung 8 (wgmma_*: 128 x 128 tiles,
  *      split-K over a cluster, B multicast, PDL) at the TMA shapes, two
  *      launches of each split configuration give identical bits, and
@@ -74,6 +78,7 @@
 
 static int fails, cases;
 static int g_cc;          /* compute capability of device 0 */
+static int g_tstore_cases; /* cases that took the TMA-store epilogue, as the test expected */
 static int g_sms;         /* its SMs (sl_cuda_mm_simt_pick's argument) */
 static sl_ctx *g_ctx;     /* a CUDA context for sl_gemm */
 
@@ -107,6 +112,31 @@ static void fill(sl_dtype dt, void *p, size_t count, uint64_t seed)
         const double u = (double)(sl_rand_bits(seed, i) >> 40) * 0x1p-24 * 2.0 - 1.0;
         sl_dtype_store(dt, p, i, (float)u);
     }
+}
+
+/* Whether a wgmma launch of variant name must take the TMA-store epilogue (08_wgmma.cu): the
+ * configurations with one tile a CTA, no multicast and no two-barrier split (1: wgmma, wgmma_pdl; 2:
+ * wgmma_n128; 11-13: the one-sided exchanges; 14-16: 128 x 64, and A multicast to a pair of block columns,
+ * whose cluster barrier after the main loop leaves the stages idle; sl_gemm's and wgmma_auto's pick among
+ * them), beta 0, C on
+ * 16 bytes, ldc and N multiples of 8 elements (a TMA store writes whole 16-byte chunks: a row ending inside
+ * one would be written past N, which the pad -3 cases catch). Written here from the rule, not asked of the
+ * kernel's code. */
+static bool tstore_expected(const char *name, const sl_mm *p)
+{
+    if (p->beta != 0.0 || (uintptr_t)p->c % 16 != 0 || p->ldc % 8 != 0 || p->n % 8 != 0)
+        return false;
+    if (!strcmp(name, "sl_gemm") || !strcmp(name, "wgmma_auto")) {
+        const int c = sl_cuda_mm_wgmma_pick(p->m, p->n, p->k, g_sms);
+        return c == 1 || c == 2 || c >= 11;
+    }
+    static const char *const yes[] = {"wgmma", "wgmma_pdl", "wgmma_n128", "wgmma_n128_k2_ex", "wgmma_n128_k4_ex",
+                                      "wgmma_k2_ex", "wgmma_n128_k2_ex_pdl", "wgmma_n64", "wgmma_n64_pdl", "wgmma_n64_ma2",
+                                      "wgmma_n64_ma2_pdl", "wgmma_n128_ma2"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        if (!strcmp(name, yes[i]))
+            return true;
+    return false;
 }
 
 /* One case. off: elements the bases sit past an aligned allocation; pad:
@@ -170,7 +200,8 @@ static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, 
     const bool wg_rung = !strncmp(v->name, "wgmma", 5) || (!strcmp(v->name, "sl_gemm") && dt != SL_F32);
     const bool wg_here = sl_cuda_mm_wgmma_built() && g_cc == 90;
     const bool wg_want = wg_rung && wg_here && sl_cuda_mm_wgmma_applies(&p, NULL) == SL_OK;
-    const unsigned long long wg0 = sl_cuda_mm_wgmma_launches();
+    const unsigned long long wg0 = sl_cuda_mm_wgmma_launches(), ts0 = sl_cuda_mm_wgmma_tstore_launches();
+    const bool ts_want = wg_want && tstore_expected(v->name, &p);
     /* f32 sl_gemm: rung 9 (small) under 32 tiles of 128 x 128, else rung 10's configuration by the rule */
     const bool simt_api = !strcmp(v->name, "sl_gemm") && dt == SL_F32 && g_cc >= 80;
     const int simt_want = simt_api && ((m + 127) / 128) * ((n + 127) / 128) >= 32
@@ -181,7 +212,8 @@ static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, 
         simt0[c] = sl_cuda_mm_simt_launches(c);
     sl_status st = v->launch(&p);
     cudaError_t ce = cudaDeviceSynchronize();
-    const unsigned long long wg_ran = sl_cuda_mm_wgmma_launches() - wg0;
+    const unsigned long long wg_ran = sl_cuda_mm_wgmma_launches() - wg0,
+                             ts_ran = sl_cuda_mm_wgmma_tstore_launches() - ts0;
     int simt_ran = 0, simt_cfg = 0;
     for (int c = 1; c < 7; c++)
         if (sl_cuda_mm_simt_launches(c) != simt0[c]) {
@@ -205,6 +237,13 @@ static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, 
         fprintf(stderr, "FAIL %s: %llu wgmma launches, expected %d\n", what, wg_ran, wg_want ? 1 : 0);
         fails++;
     }
+    if (st == SL_OK && ce == cudaSuccess && ts_ran != (ts_want ? 1u : 0u)) {
+        fprintf(stderr, "FAIL %s: %llu launches with the TMA-store epilogue, expected %d\n", what, ts_ran,
+                ts_want ? 1 : 0);
+        fails++;
+    }
+    if (ts_want)
+        g_tstore_cases++;
     if (st != SL_OK || ce != cudaSuccess) {
         fprintf(stderr, "FAIL %s: %s / %s\n", what, sl_last_error(), cudaGetErrorString(ce));
         fails++;
@@ -564,11 +603,12 @@ int main(int argc, char **argv)
                                          {130, 260, 136}, {257, 513, 200}, {128, 256, 64}, {640, 768, 320},
                                          {384, 640, 1000}, {1300, 2900, 136}};
     const int ntshapes = (int)(sizeof tshapes / sizeof tshapes[0]);
-    /* the wgmma rung's TMA-store epilogue (beta = 0, C 16-byte aligned, ldc a multiple of 8): a ragged last
+    /* the wgmma rung's TMA-store epilogue (beta = 0, C 16-byte aligned, ldc and N multiples of 8): a ragged last
      * block row (200: its second consumer warpgroup 8 rows deep, warps wholly past M; 100: its last warp
      * wholly past M), N not a multiple of 64 (392, 72) or 8 columns past 1024; run with ldc = n + 8, whose
      * padding must stay untouched, and alpha -1.5, and with ldc = n; and 390 columns in rows of 392 (pad -3:
-     * the last 16-byte chunk of a row half C's) */
+     * the last 16-byte chunk of a row half C's: the register epilogue must take it, since a TMA store writes
+     * the chunk whole; the twentieth session's first run found the padding written) */
     static const int64_t cshapes[][3] = {{200, 392, 136}, {100, 72, 64}, {1100, 1032, 200}, {130, 390, 72}};
     const int ncshapes = (int)(sizeof cshapes / sizeof cshapes[0]);
     /* issue 26, f32 (rung 10 and sl_gemm): ragged M, N, K over several 128 x 128 tiles and K splits; 300x200x777
@@ -681,8 +721,10 @@ int main(int argc, char **argv)
         static const struct {
             int64_t m, n, k;
             int cfg;
-        } picks[] = {{1024, 1024, 1024, 11}, {2048, 2048, 2048, 1}, {4096, 4096, 4096, 1}, {8192, 8192, 8192, 1},
-                     {4096, 4096, 14336, 1}, {4096, 14336, 4096, 1}, {384, 640, 1000, 12}, {512, 512, 512, 2}};
+        } picks[] = {{1024, 1024, 1024, 14}, {2048, 2048, 2048, 1}, {4096, 4096, 4096, 1}, {8192, 8192, 8192, 1},
+                     {4096, 4096, 14336, 1}, {4096, 14336, 4096, 1}, {384, 640, 1000, 12}, {512, 512, 512, 14},
+                     {768, 768, 768, 14},     {2048, 512, 512, 14},   {1536, 1536, 1536, 1}, {1280, 1280, 1280, 2},
+                     {1024, 4096, 4096, 1},   {256, 4096, 4096, 11}};
         for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
             const int got = sl_cuda_mm_wgmma_pick(picks[i].m, picks[i].n, picks[i].k, 132);
             cases++;
@@ -693,6 +735,14 @@ int main(int argc, char **argv)
             }
         }
         printf("ok   sl_gemm's configuration by shape (sl_cuda_mm_wgmma_pick)\n");
+    }
+    if (sl_cuda_mm_wgmma_built() && g_cc == 90) {
+        /* the TMA-store cases above exist on every device where the wgmma kernel runs: none taken is a failure */
+        if (g_tstore_cases == 0) {
+            fprintf(stderr, "FAIL: no case took the TMA-store epilogue\n");
+            fails++;
+        } else
+            printf("ok   %d cases took the TMA-store epilogue, each as the rule says\n", g_tstore_cases);
     }
     if (!quick)
         check_can_fail();

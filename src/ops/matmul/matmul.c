@@ -247,6 +247,11 @@ MM_ADAPT(cuda_wgmma_n128_k2_ex, sl_cuda_mm_wgmma_n128_k2_ex)
 MM_ADAPT(cuda_wgmma_n128_k4_ex, sl_cuda_mm_wgmma_n128_k4_ex)
 MM_ADAPT(cuda_wgmma_k2_ex, sl_cuda_mm_wgmma_k2_ex)
 MM_ADAPT(cuda_wgmma_n128_k2_ex_pdl, sl_cuda_mm_wgmma_n128_k2_ex_pdl)
+MM_ADAPT(cuda_wgmma_n64, sl_cuda_mm_wgmma_n64)
+MM_ADAPT(cuda_wgmma_n64_pdl, sl_cuda_mm_wgmma_n64_pdl)
+MM_ADAPT(cuda_wgmma_n64_ma2, sl_cuda_mm_wgmma_n64_ma2)
+MM_ADAPT(cuda_wgmma_n64_ma2_pdl, sl_cuda_mm_wgmma_n64_ma2_pdl)
+MM_ADAPT(cuda_wgmma_n128_ma2, sl_cuda_mm_wgmma_n128_ma2)
 
 /* what sl_gemm runs on a CUDA context: simt (f32: rung 10, its block tile
  * and K split by shape, sl_cuda_mm_simt_pick; issue 26) and best (bf16,
@@ -378,6 +383,12 @@ static const sl_variant variants[] = {
           moved128x256),
     MM_WG("wgmma_n128_k2_ex_pdl", cuda_wgmma_n128_k2_ex_pdl, "wgmma_n128_k2_ex with programmatic dependent launch",
           moved128),
+    MM_WG("wgmma_n64", cuda_wgmma_n64, "128x64 tiles (wgmma m64n64k16, 8 stages of 24 KiB)", moved128x64),
+    MM_WG("wgmma_n64_pdl", cuda_wgmma_n64_pdl, "wgmma_n64 with programmatic dependent launch", moved128x64),
+    MM_WG("wgmma_n64_ma2", cuda_wgmma_n64_ma2, "128x64 tiles, A multicast by TMA to the 2 block columns of a cluster "
+          "(each CTA loads half of A)", moved128),
+    MM_WG("wgmma_n64_ma2_pdl", cuda_wgmma_n64_ma2_pdl, "wgmma_n64_ma2 with programmatic dependent launch", moved128),
+    MM_WG("wgmma_n128_ma2", cuda_wgmma_n128_ma2, "128x128 tiles, A multicast to 2 block columns", moved128x256),
     MM_WG("wgmma_auto", cuda_wgmma_auto, "rung 8's configuration by shape (sl_cuda_mm_wgmma_pick): sl_gemm's path",
           moved128x256),
 #undef MM_WG

@@ -71,8 +71,10 @@ sl_status sl_cuda_mm_best_cfg(const sl_mm *p, int cfg); /* 07 with configuration
  * >= 2^31) and is SL_ERR_UNSUPPORTED on other devices or builds;
  * _applies says whether the wgmma kernel itself would run (SL_OK) or why
  * not (SL_ERR_UNSUPPORTED, *why); _launches counts its kernel launches in
- * this process (the test checks sl_gemm really runs it); _built: 1 when the
- * build holds sm_90a code. */
+ * this process (the test checks sl_gemm really runs it), _tstore_launches
+ * those of them that took the TMA-store epilogue (the test checks that a
+ * failed tensor-map encode does not fall back to the register epilogue
+ * unseen); _built: 1 when the build holds sm_90a code. */
 sl_status sl_cuda_mm_wgmma(const sl_mm *p);
 /* Rung 8's configurations (issue 26): block tile 128 x BN, K split over
  * SPLIT CTAs of a thread-block cluster whose partial tiles are summed in a
@@ -87,15 +89,18 @@ sl_status sl_cuda_mm_wgmma(const sl_mm *p);
  * under the other's main loop); 11, 12, 13: as 3, 4, 5 with the one-sided
  * exchange (each partial st.async into a receive buffer of the owner's
  * own, completing the owning warp's mbarrier: no cluster barrier around
- * the exchange; the same sums, the same bits); 0: sl_cuda_mm_wgmma_pick's
- * choice (what sl_gemm runs).
+ * the exchange; the same sums, the same bits); 14: 128 x 64 (wgmma
+ * m64n64k16, 8 stages); 15: 128 x 64 with A multicast by TMA to the 2
+ * block columns of a cluster (each CTA loads half of A: 16 of 24 KiB a
+ * slice from L2); 16: 128 x 128 with A multicast likewise; 0:
+ * sl_cuda_mm_wgmma_pick's choice (what sl_gemm runs).
  * Same dispatch rules as sl_cuda_mm_wgmma. _cfg_grid: as _cfg, with the
  * persistent grid capped at ctas CTAs (0: one per SM; the tests use small
  * caps so that each CTA walks many tiles). */
 #define SL_MM_WGMMA_PDL 0x100 /* or'd into cfg: programmatic dependent launch (griddepcontrol) */
 sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg);
 sl_status sl_cuda_mm_wgmma_cfg_grid(const sl_mm *p, int cfg, int ctas);
-int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms); /* the cfg (1 .. 5) for a shape on sms SMs */
+int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms); /* the cfg (1, 2, 5, 11, 12, 15) on sms SMs */
 sl_status sl_cuda_mm_wgmma_auto(const sl_mm *p);      /* cfg 0, PDL for grids of one wave at most: sl_gemm's path */
 sl_status sl_cuda_mm_wgmma_pdl(const sl_mm *p);       /* cfg 1 | SL_MM_WGMMA_PDL */
 sl_status sl_cuda_mm_wgmma_mc2_pdl(const sl_mm *p);   /* cfg 6 | SL_MM_WGMMA_PDL */
@@ -114,8 +119,14 @@ sl_status sl_cuda_mm_wgmma_n128_k2_ex(const sl_mm *p); /* cfg 11 */
 sl_status sl_cuda_mm_wgmma_n128_k4_ex(const sl_mm *p); /* cfg 12 */
 sl_status sl_cuda_mm_wgmma_k2_ex(const sl_mm *p);      /* cfg 13 */
 sl_status sl_cuda_mm_wgmma_n128_k2_ex_pdl(const sl_mm *p); /* cfg 11 | SL_MM_WGMMA_PDL */
+sl_status sl_cuda_mm_wgmma_n64(const sl_mm *p);        /* cfg 14 */
+sl_status sl_cuda_mm_wgmma_n64_pdl(const sl_mm *p);    /* cfg 14 | SL_MM_WGMMA_PDL */
+sl_status sl_cuda_mm_wgmma_n64_ma2(const sl_mm *p);    /* cfg 15 */
+sl_status sl_cuda_mm_wgmma_n64_ma2_pdl(const sl_mm *p); /* cfg 15 | SL_MM_WGMMA_PDL */
+sl_status sl_cuda_mm_wgmma_n128_ma2(const sl_mm *p);   /* cfg 16 */
 sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
 unsigned long long sl_cuda_mm_wgmma_launches(void);
+unsigned long long sl_cuda_mm_wgmma_tstore_launches(void);
 int sl_cuda_mm_wgmma_built(void);
 sl_status sl_cuda_mm_small(const sl_mm *p);     /* 09: 16x32 tiles, K split over 8 warps: skinny f32 shapes (issue 19) */
 /* 10: the f32 SIMT product with its tiling by shape (issue 26): rung 5's

@@ -27,7 +27,9 @@
  *    once into the dtype, two adjacent columns per 4-byte store where C
  *    allows, bounds-checked; grouped block order (8 block rows) for L2.
  *    Nineteenth session: where beta = 0 and C suits TMA (16-byte aligned,
- *    ldc a multiple of 8) in the configurations of one tile a CTA without
+ *    ldc and N multiples of 8: a TMA store writes whole 16-byte chunks, so
+ *    a row ending inside one would be written past N; the twentieth
+ *    session's test caught it at N = 390) in the configurations of one tile a CTA without
  *    multicast (1, 2, 11-13), each consumer warp writes its 16 rows,
  *    rounded, into the idle stage memory in the 128-byte swizzled layout
  *    (conflict-free 4-byte stores) and stores them with TMA boxes of 16 x
@@ -113,20 +115,21 @@ constexpr int P_NONE = 0, P_COOP = 1, P_PINGPONG = 2;
 constexpr int SMEM_MAX = 232448; /* 227 KiB: the most dynamic shared memory an sm_90 CTA may have */
 
 /* One configuration of the kernel's shared memory: block tile 128 x BN
- * (BN = 256 or 128), K split over SPLIT CTAs of a cluster (partial tiles
+ * (BN = 256, 128 or 64), K split over SPLIT CTAs of a cluster (partial tiles
  * summed through distributed shared memory), EX: the split's one-sided
  * exchange, which receives the peers' partials in a buffer of its own
  * (RED bytes after the stages: OWN owned consumer warps x SPLIT - 1 peers
  * x FRAG, one warp's partial) and one mbarrier per owned warp. Stages: 4
- * of 48 KiB (BN = 256) or 6 of 32 KiB (BN = 128), fewer where they and
+ * of 48 KiB (BN = 256), 6 of 32 KiB (BN = 128) or 8 of 24 KiB (BN = 64),
+ * fewer where they and
  * the receive buffer would pass 227 KiB. */
 template <int BN, int SPLIT, bool EX> struct wg_cfg {
-    static constexpr int B_BYTES = BK * BN * 2;            /* 32 / 16 KiB: BN / 64 boxes side by side in N */
+    static constexpr int B_BYTES = BK * BN * 2;            /* 32 / 16 / 8 KiB: BN / 64 boxes side by side in N */
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  /* what one stage's full barrier expects */
     static constexpr int OWN = EX ? 8 / SPLIT : 0;         /* consumer warps (16 rows each) a K rank owns */
     static constexpr int FRAG = 32 * (BN / 2) * 4;          /* one warp's partial: 32 lanes x BN / 2 floats */
     static constexpr int RED = EX ? OWN * (SPLIT - 1) * FRAG : 0;
-    static constexpr int STAGES_MAX = BN == 256 ? 4 : 6;
+    static constexpr int STAGES_MAX = BN == 256 ? 4 : BN == 128 ? 6 : 8; /* 192 KiB of stages */
     static constexpr int FIT = (SMEM_MAX - 1024 - 256 - RED) / STAGE_BYTES; /* 256: room for the barriers */
     static constexpr int STAGES = FIT < STAGES_MAX ? FIT : STAGES_MAX;
     /* stages, receive buffer, full + empty + ping-pong's turn + EX's barriers, 1024-byte alignment slack */
@@ -135,10 +138,13 @@ template <int BN, int SPLIT, bool EX> struct wg_cfg {
 };
 
 std::atomic<unsigned long long> g_launches{0};
+std::atomic<unsigned long long> g_tstore_launches{0}; /* those of them that took the TMA-store epilogue */
 
 /* The configurations that can take the TMA-store epilogue: the stages must be idle after the main loop, so
- * one tile a CTA, no multicast, and a split only with the one-sided exchange (the two-barrier one sends its
- * partials into the stages). The kernel's TSTORE and the host's choice both ask this. */
+ * one tile a CTA, no B multicast (left as measured), and a split only with the one-sided exchange (the
+ * two-barrier one sends its partials into the stages). A's multicast (MA, never split) takes it: its cluster
+ * barrier after the main loop leaves no copy or remote arrival pending. The kernel's TSTORE and the host's
+ * choice both ask this. */
 constexpr bool tstore_cfg(int split, int mc, int persist, bool ex)
 {
     return !persist && mc == 1 && (split == 1 || ex);
@@ -225,7 +231,7 @@ __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
 
 /* d (64 x N fp32, this thread's N / 2) += A (64 x 16, K-major) B (16 x N,
  * N-major: imm-trans-b = 1), both through descriptors; accumulate = 0:
- * d = A B (scale-d, PTX ISA wgmma.mma_async). N = 256 or 128. */
+ * d = A B (scale-d, PTX ISA wgmma.mma_async). N = 256, 128 or 64. */
 #define MM_WGMMA_N256(TY)                                                                          \
     "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                     \
     "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY "\n{"                                      \
@@ -247,6 +253,13 @@ __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63" \
     "},\n%64, %65, p, 1, 1, 0, 1;\n}\n"
+
+#define MM_WGMMA_N64(TY)                                                                           \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                     \
+    "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY "\n{"                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
+    "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31" \
+    "},\n%32, %33, p, 1, 1, 0, 1;\n}\n"
 
 #define WGMMA_OPS256 \
     "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
@@ -276,6 +289,12 @@ __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
     "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
     "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
 
+#define WGMMA_OPS64 \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+
 template <class Ts, int N> struct mm_wg_ty;
 #define MM_WG_TY(TS, TY, N)                                                                     \
     template <> struct mm_wg_ty<TS, N> {                                                        \
@@ -288,6 +307,8 @@ MM_WG_TY(__nv_bfloat16, "bf16", 256)
 MM_WG_TY(__half, "f16", 256)
 MM_WG_TY(__nv_bfloat16, "bf16", 128)
 MM_WG_TY(__half, "f16", 128)
+MM_WG_TY(__nv_bfloat16, "bf16", 64)
+MM_WG_TY(__half, "f16", 64)
 #undef MM_WG_TY
 
 /* two values rounded once into the dtype, packed as C holds them (the lower column in the low half) */
@@ -379,14 +400,15 @@ template <int MC> __device__ __forceinline__ int2 tile_at(int id, int gx, int gy
  * remote store) only says that every peer's mbarriers exist. Every CTA
  * owns rows, so every CTA waits until all bytes sent to it have landed
  * before it exits; nothing is read remotely. */
-template <class Ts, int BN, int SPLIT, int MC, int PERSIST, bool EX>
+template <class Ts, int BN, int SPLIT, int MC, int PERSIST, bool EX, int MA>
 __global__ void __launch_bounds__(NT, 1)
     mm_wgmma_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUtensorMap tmb,
                     const __grid_constant__ CUtensorMap tmc, int64_t m, int64_t n, int64_t k, Ts *c, int64_t ldc,
                     float alpha, float beta, int pair, int tstore)
 {
 #if MM_WGMMA_DEVICE
-    static_assert(BN == 256 || BN == 128, "BN");
+    static_assert(BN == 256 || BN == 128 || BN == 64, "BN");
+    static_assert(MA == 1 || (MA == 2 && SPLIT == 1 && MC == 1 && !PERSIST), "A multicast: one tile a CTA, no split");
     static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4, "SPLIT");
     static_assert(MC == 1 || MC == 2, "MC");
     static_assert(!PERSIST || SPLIT * MC == 1, "the persistent grid has no clusters");
@@ -395,7 +417,7 @@ __global__ void __launch_bounds__(NT, 1)
     static_assert(!EX || (SPLIT > 1 && MC == 1 && !PERSIST), "the one-sided exchange: split K, no multicast");
     using CF = wg_cfg<BN, SPLIT, EX>;
     constexpr int STAGES = CF::STAGES, STAGE_BYTES = CF::STAGE_BYTES;
-    constexpr bool CLUSTER = SPLIT * MC > 1;
+    constexpr bool CLUSTER = SPLIT * MC * MA > 1;
     constexpr bool TSTORE = tstore_cfg(SPLIT, MC, PERSIST, EX);
     static_assert(!TSTORE || 8 * (BN / 64) * CBOX_BYTES <= STAGES * STAGE_BYTES, "the C tile fits in the stages");
     extern __shared__ unsigned char mm_wg_smem[];
@@ -409,12 +431,13 @@ __global__ void __launch_bounds__(NT, 1)
                    xbar = turn + 16;
     const int kr = SPLIT > 1 ? (int)(blockIdx.x % SPLIT) : 0;
     const int mr = MC > 1 ? (int)(blockIdx.y % MC) : 0;
+    const int ar = MA > 1 ? (int)(blockIdx.x % MA) : 0; /* MA: which block column of the A-sharing pair */
 
     /* the tiles (block columns gx, block rows or multicast groups gy) in grouped order: tile id's place is
      * tile_at(id); this CTA's tiles are id0, id0 + step, ... below id_end (one tile unless PERSIST) */
-    const int gx = PERSIST ? (int)((n + BN - 1) / BN) : (int)gridDim.x / SPLIT;
+    const int gx = PERSIST ? (int)((n + BN - 1) / BN) : (int)gridDim.x / (SPLIT * MA); /* MA: pairs of columns */
     const int gy = PERSIST ? (int)((m + BM - 1) / BM) : (int)gridDim.y / MC;
-    const int id0 = PERSIST ? (int)blockIdx.x : (int)(blockIdx.y / MC) * gx + (int)(blockIdx.x / SPLIT);
+    const int id0 = PERSIST ? (int)blockIdx.x : (int)(blockIdx.y / MC) * gx + (int)(blockIdx.x / (SPLIT * MA));
     const int id_end = PERSIST ? gx * gy : id0 + 1, step = PERSIST ? (int)gridDim.x : 1;
     /* this CTA's K range: slices [kb, kb + kt) of the kt_all, split evenly over the SPLIT ranks */
     const int kt_all = (int)((k + BK - 1) / BK);
@@ -429,7 +452,7 @@ __global__ void __launch_bounds__(NT, 1)
         for (int s = 0; s < STAGES; s++) {
             mbar_init(bars + 8 * s, 1);                      /* the producer's arrive.expect_tx */
             /* one arrival per consumer warp of the MC group (ping-pong: of the one warpgroup that owns the slice) */
-            mbar_init(bars + 8 * (STAGES + s), PP ? 4 : 2 * 4 * MC);
+            mbar_init(bars + 8 * (STAGES + s), PP ? 4 : 2 * 4 * MC * MA);
         }
         if (PP) {
             mbar_init(turn, 4); /* warpgroup 1's turn: one arrival per warp of warpgroup 2 */
@@ -446,7 +469,7 @@ __global__ void __launch_bounds__(NT, 1)
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     }
     __syncthreads();
-    if (MC > 1)
+    if (MC > 1 || MA > 1)
         mm_cluster_sync(); /* the group's barriers exist before any multicast or remote arrival reaches them */
     if (EX) /* the split barrier: arrive now (thread 0's fence above releases the mbarrier set-up), wait before
              * the first remote store, long after every peer has arrived */
@@ -466,14 +489,19 @@ __global__ void __launch_bounds__(NT, 1)
             int it = 0;
             for (int id = id0; id < id_end; id += step) {
                 const int2 tl = tile_at<MC>(id, gx, gy);
-                const int i0 = (tl.y * MC + mr) * BM, j0 = tl.x * BN;
+                const int i0 = (tl.y * MC + mr) * BM, j0 = (tl.x * MA + ar) * BN;
                 for (int t = 0; t < kt; t++, it++) {
                     const int s = it % STAGES, kc = (kb + t) * BK;
                     if (it >= STAGES)
                         mbar_wait(bars + 8 * (STAGES + s), (unsigned)((it / STAGES - 1) & 1));
                     const uint32_t full = bars + 8 * s, sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
                     mbar_expect_tx(full, STAGE_BYTES);
-                    tma_load_2d(sa, &tma, kc, i0, full);
+                    if (MA == 1)
+                        tma_load_2d(sa, &tma, kc, i0, full);
+                    else /* the pair shares A: each CTA fetches its 64-row half (A's map has boxes of 64 rows)
+                          * into both; the half starts 8 KiB in, on a 1024-byte swizzle atom, so the layout is
+                          * the whole box's */
+                        tma_load_2d_mc(sa + ar * (BM / 2) * 128, &tma, kc, i0 + ar * (BM / 2), full, 0x3);
                     if (MC == 1) {
 #pragma unroll
                         for (int q = 0; q < BN / 64; q++)
@@ -513,7 +541,7 @@ __global__ void __launch_bounds__(NT, 1)
     /* j: the tile's place among this CTA's tiles; it: the CTA's slice counter (as the producer's) */
     for (int j = PP ? cw : 0; id0 + j * step < id_end; j += JSTEP) {
         const int2 tl = tile_at<MC>(id0 + j * step, gx, gy);
-        const int i0 = (tl.y * MC + mr) * BM, j0 = tl.x * BN;
+        const int i0 = (tl.y * MC + mr) * BM, j0 = (tl.x * MA + ar) * BN;
         int it = j * kt;
         if (PP && j > 0) /* the other warpgroup has issued tile j - 1's last wgmma (its phase (j - 1) / 2) */
             mbar_wait(turn + 8 * cw, (unsigned)(((j - 1) / 2) & 1));
@@ -543,6 +571,8 @@ __global__ void __launch_bounds__(NT, 1)
                 mbar_arrive(e);
                 if (MC > 1) /* and the other CTA of the group, whose multicast also fills this stage */
                     mbar_arrive_cluster(mm_map_rank(e, (unsigned)(kr + (1 - mr) * SPLIT)));
+                if (MA > 1) /* likewise for A's pair (cluster (2, 1, 1): rank = ar) */
+                    mbar_arrive_cluster(mm_map_rank(e, (unsigned)(1 - ar)));
             }
         }
         if (PP && lane == 0) /* the other warpgroup's turn: its next tile's main loop overlaps this one's drain */
@@ -625,13 +655,14 @@ __global__ void __launch_bounds__(NT, 1)
          * d[4g], d[4g + 1] at row 16 w + lane / 4, columns 8 g + 2 (lane % 4) + {0, 1}; d[4g + 2], d[4g + 3] 8 rows lower */
         if constexpr (TSTORE) {
             if (tstore) {
-                /* the TMA-store epilogue (beta = 0, C 16-byte aligned with ldc a multiple of 8: the host's
-                 * choice). The stages are idle once every consumer warp is past its last wgmma (one tile a
+                /* the TMA-store epilogue (beta = 0, C 16-byte aligned with ldc and N multiples of 8: the
+                 * host's choice). The stages are idle once every consumer warp is past its last wgmma (one tile a
                  * CTA, no multicast; the one-sided split's partials arrive in a buffer of their own, and its
                  * sending warps arrive on this barrier before they exit). Each warp writes its 16 x BN rows,
                  * rounded, into BN / 64 boxes of 16 x 64 (2 KiB each, 128-byte swizzle: 16-byte chunk q of row
                  * r at chunk q ^ (r % 8), so a warp's 4-byte stores, 8 rows x 16 bytes, hit 32 distinct
-                 * banks), and its lane 0 stores the boxes with the TMA, which clips what lies outside C. */
+                 * banks), and its lane 0 stores the boxes with the TMA, which clips what lies outside C at
+                 * 16-byte granularity in N (hence N a multiple of 8) and by rows in M. */
                 asm volatile("bar.sync 1, 256;\n" ::: "memory");
                 const int cwarp = cw * 4 + w;
                 const uint32_t cs = base + (uint32_t)(cwarp * (BN / 64) * CBOX_BYTES);
@@ -733,7 +764,7 @@ int sm_count(void)
 
 /* ctas: PERSIST's grid, at most this many CTAs (0: one per SM); the grid is never larger than the tile
  * count, so every CTA has a tile */
-template <class Ts, int BN, int SPLIT, int MC, int PERSIST, bool EX>
+template <class Ts, int BN, int SPLIT, int MC, int PERSIST, bool EX, int MA = 1>
 sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
 {
     constexpr size_t SMEM = wg_cfg<BN, SPLIT, EX>::SMEM;
@@ -742,27 +773,31 @@ sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
     dim3 g;
     if (st == SL_OK)
         st = mm_grid(p, BM, BN, "matmul wgmma", &g);
-    if (st == SL_OK && ((uint64_t)g.x * SPLIT > 0x7fffffffu || (g.y + MC - 1) / MC * MC > 65535u ||
+    if (st == SL_OK && ((uint64_t)g.x * SPLIT * MA > 0x7fffffffu || (g.y + MC - 1) / MC * MC > 65535u ||
                         (PERSIST && (uint64_t)g.x * g.y >= 0x40000000u)))
         st = sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: %lldx%lld needs too large a grid", (long long)p->m,
                      (long long)p->n);
     CUtensorMap ta, tb;
     if (st == SL_OK)
-        st = encode(fn, &ta, p->dtype, p->a, p->m, p->k, p->lda, BK, BM);
+        st = encode(fn, &ta, p->dtype, p->a, p->m, p->k, p->lda, BK, BM / MA); /* MA: each CTA loads half of A */
     if (st == SL_OK)
         st = encode(fn, &tb, p->dtype, p->b, p->k, p->n, p->ldb, 64, BK);
     if (st != SL_OK)
         return st;
     /* the TMA-store epilogue: its configurations (tstore_cfg), beta = 0 (C is not read), and C as TMA takes
-     * it (16-byte aligned base and row stride); otherwise the stores from registers. A C the encoder refuses
-     * takes the register path too. */
+     * it (16-byte aligned base and row stride) with rows of whole 16-byte chunks: a TMA store writes a
+     * chunk that straddles the tensor's inner extent whole (measured: N = 390 wrote columns 390-391 of
+     * ldc = 392; triton-lang/triton issue 11583 reports the same), so N % 8 != 0 would write past C's rows.
+     * Otherwise the stores from registers. A C the encoder refuses takes the register path too. */
     CUtensorMap tc{};
     int tstore = tstore_cfg(SPLIT, MC, PERSIST, EX) && p->beta == 0.0 && (uintptr_t)p->c % 16 == 0 &&
-                 (p->ldc * 2) % 16 == 0;
+                 (p->ldc * 2) % 16 == 0 && (p->n * 2) % 16 == 0;
     if (tstore && encode_raw(fn, &tc, p->dtype, p->c, p->m, p->n, p->ldc, 64, 16) != CUDA_SUCCESS)
         tstore = 0;
     g.x *= SPLIT;
     g.y = (g.y + MC - 1) / MC * MC; /* whole multicast groups: a padding block row loads zeros, stores nothing */
+    g.x = (g.x + MA - 1) / MA * MA; /* whole A pairs: a padding block column loads its half of A for its pair,
+                                     * B's zeros, and stores nothing */
     if (PERSIST) {
         /* one CTA per SM (192 KiB of shared memory each), or fewer where there are fewer tiles */
         const uint64_t tiles = (uint64_t)g.x * g.y;
@@ -772,7 +807,7 @@ sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
         g = dim3((unsigned)P, 1, 1);
     }
     const int pair = ((uintptr_t)p->c % 4 == 0) && (p->ldc % 2 == 0);
-    SL_CUDA_TRY(cudaFuncSetAttribute(mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST, EX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    SL_CUDA_TRY(cudaFuncSetAttribute(mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST, EX, MA>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)SMEM));
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = g;
@@ -781,9 +816,9 @@ sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
     cfg.stream = (cudaStream_t)p->stream;
     cudaLaunchAttribute at[2];
     unsigned na = 0;
-    if (SPLIT * MC > 1) {
+    if (SPLIT * MC * MA > 1) {
         at[na].id = cudaLaunchAttributeClusterDimension;
-        at[na].val.clusterDim.x = SPLIT;
+        at[na].val.clusterDim.x = SPLIT * MA;
         at[na].val.clusterDim.y = MC;
         at[na].val.clusterDim.z = 1;
         na++;
@@ -795,9 +830,11 @@ sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
     }
     cfg.attrs = at;
     cfg.numAttrs = na;
-    SL_CUDA_TRY(cudaLaunchKernelEx(&cfg, mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST, EX>, ta, tb, tc, p->m, p->n, p->k,
+    SL_CUDA_TRY(cudaLaunchKernelEx(&cfg, mm_wgmma_kernel<Ts, BN, SPLIT, MC, PERSIST, EX, MA>, ta, tb, tc, p->m, p->n, p->k,
                                    (Ts *)p->c, p->ldc, (float)p->alpha, (float)p->beta, pair, tstore));
     g_launches.fetch_add(1, std::memory_order_relaxed);
+    if (tstore)
+        g_tstore_launches.fetch_add(1, std::memory_order_relaxed);
     return SL_OK;
 }
 
@@ -805,12 +842,13 @@ sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
  * over SPLIT CTAs of a cluster, B multicast to MC block rows, the
  * persistent schedule, the split's one-sided exchange (ex). */
 struct wg_conf {
-    int bn, split, mc, persist, ex;
+    int bn, split, mc, persist, ex, ma;
 };
-constexpr wg_conf CONFS[] = {{0, 0, 0, 0, 0},   {256, 1, 1, 0, 0}, {128, 1, 1, 0, 0}, {128, 2, 1, 0, 0},
-                             {128, 4, 1, 0, 0}, {256, 2, 1, 0, 0}, {256, 1, 2, 0, 0}, {128, 1, 2, 0, 0},
-                             {256, 1, 1, 1, 0}, {128, 1, 1, 1, 0}, {128, 1, 1, 2, 0}, {128, 2, 1, 0, 1},
-                             {128, 4, 1, 0, 1}, {256, 2, 1, 0, 1}};
+constexpr wg_conf CONFS[] = {{0, 0, 0, 0, 0, 1},   {256, 1, 1, 0, 0, 1}, {128, 1, 1, 0, 0, 1}, {128, 2, 1, 0, 0, 1},
+                             {128, 4, 1, 0, 0, 1}, {256, 2, 1, 0, 0, 1}, {256, 1, 2, 0, 0, 1}, {128, 1, 2, 0, 0, 1},
+                             {256, 1, 1, 1, 0, 1}, {128, 1, 1, 1, 0, 1}, {128, 1, 1, 2, 0, 1}, {128, 2, 1, 0, 1, 1},
+                             {128, 4, 1, 0, 1, 1}, {256, 2, 1, 0, 1, 1}, {64, 1, 1, 0, 0, 1},  {64, 1, 1, 0, 0, 2},
+                             {128, 1, 1, 0, 0, 2}};
 constexpr int NCONF = (int)(sizeof CONFS / sizeof CONFS[0]);
 
 template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int ctas)
@@ -829,6 +867,9 @@ template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int c
     case 11: return wgmma_launch<Ts, 128, 2, 1, P_NONE, true>(p, pdl, 0);
     case 12: return wgmma_launch<Ts, 128, 4, 1, P_NONE, true>(p, pdl, 0);
     case 13: return wgmma_launch<Ts, 256, 2, 1, P_NONE, true>(p, pdl, 0);
+    case 14: return wgmma_launch<Ts, 64, 1, 1, P_NONE, false>(p, pdl, 0);
+    case 15: return wgmma_launch<Ts, 64, 1, 1, P_NONE, false, 2>(p, pdl, 0);
+    case 16: return wgmma_launch<Ts, 128, 1, 1, P_NONE, false, 2>(p, pdl, 0);
     default: return sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: no configuration %d", cfg);
     }
 }
@@ -853,7 +894,14 @@ template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int c
  * 1.02-1.06x for every 128-wide split at 1024^3-2048^3 (H200, graph
  * replay, bench/results/h200-gemm-splitk-2026-11-27.md); the 256-wide split's
  * (13) measured no faster than 5's, so the cost model is unchanged
- * (docs/ladder.md, "Split-K with a one-sided exchange"). */
+ * (docs/ladder.md, "Split-K with a one-sided exchange"). Twentieth session:
+ * 128 x 64 tiles (cfg 14, cuBLAS's tile at 1024^3) join the candidates at
+ * 0.40 of a slice (fitted 0.28-0.40 from their times against the old
+ * picks' at 512^3-1024^3, where they ran 0.97-1.07x cuBLAS with PDL
+ * against 0.73-0.88x; docs/ladder.md, "128 x 64 tiles"); where A's or B's
+ * rows are not whole 128-byte lines the launcher takes the same tile with
+ * A multicast (15) instead (1000^3: 0.93x against 14's 0.77x). 128 x 128
+ * with A multicast (16) is left out, measured no faster than 2. */
 extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)
 {
     if (sms < 1)
@@ -865,11 +913,11 @@ extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)
     double best_cost = 0;
     for (int c = 1; c < NCONF; c++) {
         const wg_conf f = CONFS[c];
-        if (f.mc != 1 || f.persist || f.ex || (f.split > 1 && kt < 4 * f.split))
+        if (f.mc != 1 || f.persist || f.ex || (f.split > 1 && kt < 4 * f.split) || ((f.ma != 1 || f.bn == 64) && c != 14))
             continue;
-        const int64_t ctas = tm * ((n + f.bn - 1) / f.bn) * f.split;
+        const int64_t ctas = tm * (((n + f.bn - 1) / f.bn + f.ma - 1) / f.ma * f.ma) * f.split;
         const double waves = (double)((ctas + sms - 1) / sms);
-        const double slice = f.bn == 256 ? 1.0 : 0.52;
+        const double slice = f.bn == 256 ? 1.0 : f.bn == 128 ? 0.52 : 0.40;
         const double cost =
             waves * ((double)kt / f.split * slice + 4.6 + (f.split > 1 ? 3.6 * f.bn / 128.0 : 0.0));
         if (c == 1 || cost < best_cost) {
@@ -888,6 +936,11 @@ extern "C" int sl_cuda_mm_wgmma_built(void)
 extern "C" unsigned long long sl_cuda_mm_wgmma_launches(void)
 {
     return g_launches.load(std::memory_order_relaxed);
+}
+
+extern "C" unsigned long long sl_cuda_mm_wgmma_tstore_launches(void)
+{
+    return g_tstore_launches.load(std::memory_order_relaxed);
 }
 
 extern "C" sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why)
@@ -939,7 +992,12 @@ extern "C" sl_status sl_cuda_mm_wgmma_cfg_grid(const sl_mm *p, int cfg, int ctas
          * partial wave lets the next grid's CTAs in early; docs/ladder.md) */
         const int sms = sm_count();
         cfg = sl_cuda_mm_wgmma_pick(p->m, p->n, p->k, sms);
-        const int64_t grid = ((p->m + BM - 1) / BM) * ((p->n + CONFS[cfg].bn - 1) / CONFS[cfg].bn) * CONFS[cfg].split;
+        /* 128 x 64 over rows that are not whole 128-byte lines (lda or ldb not a multiple of 64): with half
+         * of A's boxes a CTA, A multicast to the pair (measured 0.93x cuBLAS at 1000^3, without it 0.77x) */
+        if (cfg == 14 && (p->lda % 64 != 0 || p->ldb % 64 != 0))
+            cfg = 15;
+        const wg_conf f = CONFS[cfg];
+        const int64_t grid = ((p->m + BM - 1) / BM) * (((p->n + f.bn - 1) / f.bn + f.ma - 1) / f.ma * f.ma) * f.split;
         pdl = pdl && grid <= sms;
     }
     return p->dtype == SL_BF16 ? wgmma_run<__nv_bfloat16>(p, cfg, pdl, ctas) : wgmma_run<__half>(p, cfg, pdl, ctas);
@@ -983,3 +1041,11 @@ extern "C" sl_status sl_cuda_mm_wgmma_n128_k2_ex_pdl(const sl_mm *p)
 {
     return sl_cuda_mm_wgmma_cfg(p, 11 | SL_MM_WGMMA_PDL);
 }
+extern "C" sl_status sl_cuda_mm_wgmma_n64(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 14); }
+extern "C" sl_status sl_cuda_mm_wgmma_n64_pdl(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 14 | SL_MM_WGMMA_PDL); }
+extern "C" sl_status sl_cuda_mm_wgmma_n64_ma2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 15); }
+extern "C" sl_status sl_cuda_mm_wgmma_n64_ma2_pdl(const sl_mm *p)
+{
+    return sl_cuda_mm_wgmma_cfg(p, 15 | SL_MM_WGMMA_PDL);
+}
+extern "C" sl_status sl_cuda_mm_wgmma_n128_ma2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 16); }
