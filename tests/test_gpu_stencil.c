@@ -1,6 +1,6 @@
 /*
  * The stencil op on the GPU (issue 11): every CUDA variant of the op (the
- * l1, smem, regwin, regwin4 and regwin2 rungs, the api entry) and
+ * l1, smem, regwin, regwin4, regwin2 and tma rungs, the api entry) and
  * sl_stencil2d() against the op's CPU reference, bit for bit, at odd shapes
  * (1 x 1, one row, one column, grids smaller than the radius, sizes that
  * are not multiples of any block or strip, ld > cols) and radii 1, 4 and 16
@@ -12,6 +12,12 @@
  * keep their poison. Then the errors on a CUDA context: radius 0 and 17, in
  * place, overlap, a host pointer, NULL. Skips (exit 77) without a GPU; run
  * under compute-sanitizer memcheck by bench/stencil_h200.sh.
+ *
+ * The tma rung (06_tma.cu) takes only what its tensor map and its 4-column
+ * halo can: where this file's own statement of its rule (tma_takes) says
+ * it cannot, it must refuse with SL_ERR_UNSUPPORTED, name itself, and
+ * leave the output unwritten; elsewhere it must run and match like every
+ * rung, and on an sm_90 device it must take cases at every R <= 4.
  */
 #include "gpu_common.h"
 
@@ -34,8 +40,26 @@ static const shape_case shapes[] = {{1, 1, 1},       {1, 300, 300},   {300, 1, 1
                                     {2000, 259, 260}, {5, 4, 4},
                                     /* issue 26 (regwin2): odd cols with an even ld (a partial float2 at
                                      * the right edge), one row, one column with an even ld */
-                                    {1000, 777, 778}, {1, 1000, 1000}, {1000, 1, 2}, {3, 9, 10}};
+                                    {1000, 777, 778}, {1, 1000, 1000}, {1000, 1, 2}, {3, 9, 10},
+                                    /* issue 26 item 4 (tma: 32 x 128 tiles, ld a multiple of 4 so that
+                                     * it takes them): ragged last tiles in both dimensions, grids
+                                     * smaller than one tile, whole tiles, cols ending inside the right
+                                     * halo chunk (125..127), 1 x N and N x 1, many tiles */
+                                    {33, 129, 132}, {95, 383, 384}, {31, 127, 128}, {7, 9, 12},
+                                    {64, 256, 256}, {40, 126, 128}, {65, 125, 132}, {1, 517, 520},
+                                    {1, 3, 4}, {300, 1, 4}, {97, 2, 8}, {1025, 1029, 1032}};
 enum { FIRST_R14_SHAPE = 14 }; /* shapes from here on run R = 1..4 and 16 */
+
+static int g_cc;                      /* the device's compute capability, 10 x major + minor */
+static int g_tma_took[5], g_tma_refused; /* tma's cases taken (by radius 1..4) and refused */
+
+/* Whether the tma rung can take a case: an sm_90 device, R <= 4, in and
+ * out 16-byte aligned, and rows of whole 16-byte chunks (ld a multiple of
+ * 4: the tensor map's row stride and the float4 stores). */
+static bool tma_takes(int R, const float *in, const float *out, size_t ld)
+{
+    return g_cc >= 90 && R <= 4 && (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0 && ld % 4 == 0;
+}
 
 /* One variant (NULL: sl_stencil2d) at one shape and radius; returns wrong
  * elements (or SIZE_MAX on a failed call). */
@@ -61,6 +85,21 @@ static size_t stencil_case(sl_ctx *ctx, const sl_variant *v, const shape_case *s
     } else {
         st = sl_stencil2d(ctx, s->rows, s->cols, s->ld, R, dx, dy, ctx->stream);
     }
+    if (v && strcmp(v->name, "tma") == 0 && !tma_takes(R, dx, dy, s->ld)) {
+        /* refused, with a reason that names the rung, and nothing written */
+        g_tma_refused++;
+        CHECK(st == SL_ERR_UNSUPPORTED, "tma %zux%zu ld %zu R=%d: must refuse (status %d)", s->rows, s->cols, s->ld, R,
+              (int)st);
+        CHECK(strstr(sl_last_error(), "tma") != NULL, "tma: the refusal names the rung: %s", sl_last_error());
+        if (ctx->ops->sync(ctx) != SL_OK || cudaMemcpy(hy, dy, len * 4, cudaMemcpyDeviceToHost) != cudaSuccess)
+            return SIZE_MAX;
+        size_t touched = 0;
+        for (size_t e = 0; e < len; e++)
+            touched += hy[e] != POISON;
+        return touched;
+    }
+    if (v && strcmp(v->name, "tma") == 0 && st == SL_OK)
+        g_tma_took[R]++;
     if (st == SL_OK)
         st = ctx->ops->sync(ctx);
     CHECK(st == SL_OK, "%s %zux%zu R=%d: %s: %s", case_name(v), s->rows, s->cols, R, sl_status_string(st),
@@ -161,13 +200,16 @@ static void test_shapes(sl_ctx *ctx)
     }
 }
 
-/* The special values over a grid with an odd cols and an even ld, at
- * R = 1..4 and 16. */
+/* The special values over a grid with an odd cols and an even ld, and
+ * again with ld a multiple of 4 (the tma rung takes it: its boundary zeros
+ * come from the tensor map's fill, and NaN and inf travel through the bulk
+ * copy), at R = 1..4 and 16. */
 static void test_values(sl_ctx *ctx)
 {
-    static const shape_case s = {300, 517, 518};
+    static const shape_case s = {300, 517, 518}, s4 = {300, 517, 520};
     static const int radii[] = {1, 2, 3, 4, 16};
     stencil_grid(ctx, "values: ", &s, radii, 5, fill_special, 977);
+    stencil_grid(ctx, "values: ", &s4, radii, 5, fill_special, 978);
 }
 
 static void test_errors(sl_ctx *ctx)
@@ -204,9 +246,15 @@ int main(void)
     sl_ctx *ctx = gpu_open_or_skip("test_gpu_stencil");
     if (!ctx)
         return SKIP;
+    g_cc = 10 * ctx->info.cc_major + ctx->info.cc_minor;
     test_shapes(ctx);
     test_values(ctx);
     test_errors(ctx);
+    printf("test_gpu_stencil: tma took %d / %d / %d / %d cases at R = 1 / 2 / 3 / 4, refused %d (sm_%d)\n",
+           g_tma_took[1], g_tma_took[2], g_tma_took[3], g_tma_took[4], g_tma_refused, g_cc);
+    if (g_cc >= 90)
+        for (int R = 1; R <= 4; R++)
+            CHECK(g_tma_took[R] > 0, "tma took no case at R = %d on sm_%d", R, g_cc);
     sl_ctx_destroy(ctx);
     return check_exit("test_gpu_stencil");
 }

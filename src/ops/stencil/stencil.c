@@ -178,6 +178,20 @@ static sl_traffic moved_regwin(const sl_shape *s, sl_dtype dt)
     return t;
 }
 
+/* tma (cuda/06_tma.cu): each 32 x 128 tile loads a (32 + 2R) x 136 box
+ * (its halo rows and one 16-byte chunk of halo columns a side) from L2;
+ * the halo rows and columns were read from DRAM by the neighbouring tiles,
+ * started a few microseconds before or after in the same band of tile
+ * rows, so DRAM sees the compulsory bytes (moved_in_l2) and L2 serves
+ * reads x (32 + 2R) x 136 / (32 x 128) (edges aside). */
+static sl_traffic moved_tma(const sl_shape *s, sl_dtype dt)
+{
+    sl_traffic t = traffic(s, dt, dt);
+    const double R = sl_stencil_radius(s);
+    t.rd_bytes *= (32.0 + 2.0 * R) * 136.0 / (32.0 * 128.0);
+    return t;
+}
+
 /* The CLI's check (exit 2): the radius, the shape's k, in 1..16. */
 static bool shape_ok(const sl_shape *s, char *why, size_t len)
 {
@@ -230,6 +244,14 @@ static const sl_variant variants[] = {
      .launch = SL_CUDA_FN(sl_cuda_stencil_regwin2), .attrs = SL_CUDA_FN(sl_cuda_stencil_regwin2_attrs),
      .moved = moved_regwin, .loads_in_flight = 5, .access_bytes = 8, .elems_per_thread = 2,
      .smem_bytes_per_elem = 4 + 4 * 2, .insts_per_elem = 18},
+    {.name = "tma", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "one 32 x 128 tile a block, its (32 + 2R) x 136 input box (halos included) by one 2-D bulk tensor "
+                  "copy (TMA; out-of-bounds zero fill is the boundary rule), a register window down 8 rows a warp "
+                  "from shared memory, float4 stores, tiles in row order (sm_90, 16-byte rows, R <= 4)",
+     .source = "ours (issue 26, item 4); seed 004 (Little's law)",
+     .launch = SL_CUDA_FN(sl_cuda_stencil_tma), .attrs = SL_CUDA_FN(sl_cuda_stencil_tma_attrs),
+     .moved = moved_tma, .moved_in_l2 = true, .async_reads = true, .loads_in_flight = 10, .access_bytes = 16,
+     .elems_per_thread = 4, .smem_bytes_per_elem = 5 + 16, .insts_per_elem = 20},
     {.name = "sl_stencil2d", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_stencil2d(): by radius, regwin2 at R = 3, 4, regwin4_d8 at R = 2, else regwin4 (each "
                   "regwin for rows it cannot vectorize)",

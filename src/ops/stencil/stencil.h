@@ -72,6 +72,7 @@ SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin4)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin4_d8)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin2)
+SL_DECLARE_LAUNCHER(sl_cuda_stencil_tma)
 sl_status sl_cuda_stencil_api(const sl_args *x);
 
 #ifdef __cplusplus

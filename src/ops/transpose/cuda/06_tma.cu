@@ -48,9 +48,8 @@
  * (0.91-0.93 x copy in f32), since the DRAM write pattern is vec's.
  */
 #include "transpose.cuh"
-#include "bulk.cuh" /* bulk_copy.cuh's mbarrier and bulk-group wrappers, bulk_code_ok */
-
-#include <cudaTypedefs.h>
+#include "bulk.cuh"       /* bulk_copy.cuh's mbarrier and bulk-group wrappers, bulk_code_ok */
+#include "tensor_map.cuh" /* tma_load_2d, tma_store_2d, the host-side encoder */
 
 enum { TB = 128 }; /* threads a block */
 
@@ -69,24 +68,6 @@ template <int E> struct tp_tma_tile {
     static_assert(TB % TC == 0 && (QS * V) % 8 == 0 && EPR / V == 8, "the gather's swizzle term is per thread");
     static_assert(TR <= 256 && TC <= 256, "a box dimension is at most 256 elements");
 };
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-static __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem_u32(dst)),
-                 "l"((uint64_t)(uintptr_t)map), "r"(x), "r"(y), "r"(smem_u32(bar))
-                 : "memory");
-}
-
-static __device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, int x, int y, const void *src)
-{
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
-                     (uint64_t)(uintptr_t)map),
-                 "r"(x), "r"(y), "r"(smem_u32(src))
-                 : "memory");
-}
-#endif
 
 /* Byte offset of element (r, c) of a tile stored as boxes of 128-byte rows:
  * box c / EPR holds columns [c0, c0 + EPR) of all `nrows` rows, 128-byte
@@ -180,47 +161,16 @@ static __global__ void __launch_bounds__(TB, E == 2 ? 6 : 8)
 
 /* ---- the host side ---------------------------------------------------- */
 
-/* cuTensorMapEncodeTiled from the driver the runtime loaded (the 12.0 ABI),
- * looked up once per process. */
-static sl_status tp_encode_fn(PFN_cuTensorMapEncodeTiled_v12000 *fn)
-{
-    static PFN_cuTensorMapEncodeTiled_v12000 cached;
-    PFN_cuTensorMapEncodeTiled_v12000 f = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
-    if (!f) {
-        void *p = NULL;
-        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
-#else
-        cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q);
-#endif
-        if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !p)
-            return sl_fail(SL_ERR_UNSUPPORTED, "transpose tma: the driver has no cuTensorMapEncodeTiled (%s)",
-                           e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
-        f = (PFN_cuTensorMapEncodeTiled_v12000)p;
-        __atomic_store_n(&cached, f, __ATOMIC_RELEASE);
-    }
-    *fn = f;
-    return SL_OK;
-}
-
 /* A row-major matrix of `rows` rows of `cols` elements, `stride` bytes
  * apart, read or written in boxes of box_c x box_r elements, 128B swizzle. */
-static sl_status tp_encode(PFN_cuTensorMapEncodeTiled_v12000 enc, CUtensorMap *map, int es, void *base, uint64_t rows,
-                           uint64_t cols, uint64_t stride, uint32_t box_c, uint32_t box_r, const char *which)
+static sl_status tp_encode(sl_tmap_encode_fn enc, CUtensorMap *map, int es, void *base, uint64_t rows, uint64_t cols,
+                           uint64_t stride, uint32_t box_c, uint32_t box_r, const char *which)
 {
     const CUtensorMapDataType dt = es == 2   ? CU_TENSOR_MAP_DATA_TYPE_UINT16
                                    : es == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
                                              : CU_TENSOR_MAP_DATA_TYPE_INT64;
-    const cuuint64_t dims[2] = {cols, rows}, strides[1] = {stride};
-    const cuuint32_t box[2] = {box_c, box_r}, estr[2] = {1, 1};
-    const CUresult r = enc(map, dt, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS)
-        return sl_fail(SL_ERR_UNSUPPORTED, "transpose tma: cuTensorMapEncodeTiled refused the %s map (CUresult %d)",
-                       which, (int)r);
-    return SL_OK;
+    return tmap_encode_2d(enc, map, dt, base, rows, cols, stride, box_c, box_r, CU_TENSOR_MAP_SWIZZLE_128B,
+                          "transpose tma", which);
 }
 
 template <int E> static sl_status launch_tma(const sl_args *x, uint32_t band_req, const char *who)
@@ -253,8 +203,8 @@ template <int E> static sl_status launch_tma(const sl_args *x, uint32_t band_req
     tp_geom g = tp_geom();
     if ((st = tp_geometry(x, S::TR, S::TC, who, &g)) != SL_OK)
         return st;
-    PFN_cuTensorMapEncodeTiled_v12000 enc;
-    if ((st = tp_encode_fn(&enc)) != SL_OK)
+    sl_tmap_encode_fn enc = NULL;
+    if ((st = tmap_encoder(&enc, "transpose tma")) != SL_OK)
         return st;
     CUtensorMap tin, tout;
     if ((st = tp_encode(enc, &tin, E, x->buf[0], rows, cols, ld * E, S::EPR, S::TR, "input")) != SL_OK ||
