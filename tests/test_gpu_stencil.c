@@ -98,7 +98,7 @@ static size_t stencil_case(sl_ctx *ctx, const sl_variant *v, const shape_case *s
             touched += hy[e] != POISON;
         return touched;
     }
-    if (v && strcmp(v->name, "tma") == 0 && st == SL_OK)
+    if (v && strcmp(v->name, "tma") == 0 && st == SL_OK && R >= 1 && R <= 4)
         g_tma_took[R]++;
     if (st == SL_OK)
         st = ctx->ops->sync(ctx);

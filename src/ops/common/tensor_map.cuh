@@ -14,7 +14,11 @@
  * base, global strides multiples of 16 bytes below 2^40, box dimensions of
  * 1..256 elements with the inner one a multiple of 16 bytes; out-of-bounds
  * box elements load as zero with CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE and are
- * not written by a store).
+ * not written by a store, except that a store writes whole 16-byte chunks:
+ * a chunk straddling the inner extent is written whole, past the row, so a
+ * store map's inner extent must be a multiple of 16 bytes; measured in the
+ * matmul rung at N = 390, docs/ladder.md "sl_gemm, twentieth session";
+ * triton-lang/triton issue 11583).
  */
 #ifndef SL_TENSOR_MAP_CUH
 #define SL_TENSOR_MAP_CUH

@@ -100,7 +100,9 @@ sl_status sl_cuda_mm_wgmma(const sl_mm *p);
 #define SL_MM_WGMMA_PDL 0x100 /* or'd into cfg: programmatic dependent launch (griddepcontrol) */
 sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg);
 sl_status sl_cuda_mm_wgmma_cfg_grid(const sl_mm *p, int cfg, int ctas);
-int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms); /* the cfg (1, 2, 5, 11, 12, 15) on sms SMs */
+/* the cfg (1, 2, 5, 11, 12 or 14) for a shape on sms SMs; sl_gemm's launcher runs 15 for 14 where lda or ldb
+ * is not a multiple of 64 */
+int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms);
 sl_status sl_cuda_mm_wgmma_auto(const sl_mm *p);      /* cfg 0, PDL for grids of one wave at most: sl_gemm's path */
 sl_status sl_cuda_mm_wgmma_pdl(const sl_mm *p);       /* cfg 1 | SL_MM_WGMMA_PDL */
 sl_status sl_cuda_mm_wgmma_mc2_pdl(const sl_mm *p);   /* cfg 6 | SL_MM_WGMMA_PDL */

@@ -22,7 +22,9 @@
  *    after the XOR: no conflicts either.
  *  - Edges: the tensor maps clip. Out-of-bounds box elements load as zero
  *    (and still count in the mbarrier's transaction bytes), out-of-bounds
- *    elements of a store box are not written; the kernel has no edge code.
+ *    elements of a store box are not written (at 16-byte granularity: the
+ *    launcher's rule that rows x size is a multiple of 16 bytes keeps every
+ *    straddling chunk out); the kernel has no edge code.
  *  - Order: tiles in bands of `band` tile rows, down the band first, as in
  *    rung 5; band 1 is row order (tma), band >= tiles_r column order
  *    (tma_col: the resident blocks write whole output rows in sequence and
