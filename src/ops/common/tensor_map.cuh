@@ -2,7 +2,8 @@
  * tensor_map.cuh - 2-D bulk tensor copies (TMA, sm_90): the device-side
  * loads and stores through a tensor map (cp.async.bulk.tensor.2d) and the
  * host-side encoding of the map (cuTensorMapEncodeTiled), shared by the
- * transpose's and the stencil's TMA rungs (06_tma.cu in each).
+ * transpose's and the stencil's TMA rungs (06_tma.cu in each) and the
+ * matmul's wgmma rung (its host side; its device copies are its own).
  *
  * The encoder is reached through the runtime's driver entry point
  * (cudaGetDriverEntryPointByVersion, the 12.0 ABI of the function), so the
@@ -83,16 +84,25 @@ static inline sl_status tmap_encoder(sl_tmap_encode_fn *fn, const char *who)
 
 /* A row-major matrix of `rows` rows of `cols` elements of type dt, rows
  * `stride` bytes apart, moved in boxes of box_c x box_r elements with the
- * given swizzle; out-of-bounds elements load as zero. SL_ERR_UNSUPPORTED
- * (naming `who` and `which`) where the encoder refuses it. */
+ * given swizzle; out-of-bounds elements load as zero. The encoder's own
+ * result: for a caller with a fallback, which records no error. */
+static inline CUresult tmap_encode_2d_raw(sl_tmap_encode_fn enc, CUtensorMap *map, CUtensorMapDataType dt,
+                                          void *base, uint64_t rows, uint64_t cols, uint64_t stride, uint32_t box_c,
+                                          uint32_t box_r, CUtensorMapSwizzle swizzle)
+{
+    const cuuint64_t dims[2] = {cols, rows}, strides[1] = {stride};
+    const cuuint32_t box[2] = {box_c, box_r}, estr[2] = {1, 1};
+    return enc(map, dt, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+/* As tmap_encode_2d_raw; SL_ERR_UNSUPPORTED (naming `who` and `which`)
+ * where the encoder refuses the map. */
 static inline sl_status tmap_encode_2d(sl_tmap_encode_fn enc, CUtensorMap *map, CUtensorMapDataType dt, void *base,
                                        uint64_t rows, uint64_t cols, uint64_t stride, uint32_t box_c, uint32_t box_r,
                                        CUtensorMapSwizzle swizzle, const char *who, const char *which)
 {
-    const cuuint64_t dims[2] = {cols, rows}, strides[1] = {stride};
-    const cuuint32_t box[2] = {box_c, box_r}, estr[2] = {1, 1};
-    const CUresult r = enc(map, dt, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUresult r = tmap_encode_2d_raw(enc, map, dt, base, rows, cols, stride, box_c, box_r, swizzle);
     if (r != CUDA_SUCCESS)
         return sl_fail(SL_ERR_UNSUPPORTED, "%s: cuTensorMapEncodeTiled refused the %s map (CUresult %d)", who, which,
                        (int)r);

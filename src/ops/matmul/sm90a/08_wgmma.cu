@@ -85,10 +85,10 @@
  * elements: TMA's rule for global addresses and strides) and extents below
  * 2^31 (TMA coordinates are int32); otherwise it runs rung 7 (`best`).
  */
-#include <cuda.h> /* CUtensorMap and its enums only: no -lcuda, the encoder comes from the runtime */
 
 #include "../cuda/mm_common.cuh"
-#include "bulk_copy.cuh" /* st.async and the split cluster barrier (src/ops/common; sm_90 only) */
+#include "bulk_copy.cuh"  /* st.async and the split cluster barrier (src/ops/common; sm_90 only) */
+#include "tensor_map.cuh" /* the host's encoder (tmap_encoder, tmap_encode_2d_raw): no -lcuda */
 
 #include <atomic>
 
@@ -704,46 +704,17 @@ __global__ void __launch_bounds__(NT, 1)
 
 /* ---- host ------------------------------------------------------------------------- */
 
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                    const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-/* cuTensorMapEncodeTiled from the driver the runtime loaded (no -lcuda). */
-sl_status get_encoder(encode_tiled_fn *fn)
-{
-    static encode_tiled_fn cached = nullptr;
-    static sl_status cached_st = SL_OK;
-    static std::atomic<int> state{0}; /* 0 not yet, 1 done */
-    if (state.load(std::memory_order_acquire) == 0) {
-        void *f = nullptr;
-        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
-        if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !f)
-            cached_st = sl_fail(SL_ERR_UNSUPPORTED, "matmul wgmma: the driver has no cuTensorMapEncodeTiled (%s)",
-                                cudaGetErrorString(e));
-        cached = (encode_tiled_fn)f;
-        state.store(1, std::memory_order_release);
-    }
-    if (cached_st != SL_OK || !cached)
-        return cached_st != SL_OK ? cached_st : sl_fail(SL_ERR_UNSUPPORTED, "matmul wgmma: no tensor-map encoder");
-    *fn = cached;
-    return SL_OK;
-}
-
-/* A 2-D tensor map over a row-major rows x cols matrix (ld elements a row)
- * with box_cols x box_rows boxes, 128-byte swizzle, zero fill outside. */
-CUresult encode_raw(encode_tiled_fn fn, CUtensorMap *map, sl_dtype dt, const void *base, int64_t rows, int64_t cols,
+/* A 2-D tensor map over a row-major rows x cols matrix of 16-bit elements
+ * (ld elements a row) with box_cols x box_rows boxes, 128-byte swizzle,
+ * zero fill outside (tensor_map.cuh). */
+CUresult encode_raw(sl_tmap_encode_fn fn, CUtensorMap *map, sl_dtype dt, const void *base, int64_t rows, int64_t cols,
                     int64_t ld, unsigned box_cols, unsigned box_rows)
 {
-    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    const cuuint64_t strides[1] = {(cuuint64_t)ld * 2};
-    const cuuint32_t box[2] = {box_cols, box_rows};
-    const cuuint32_t estr[2] = {1, 1};
-    return fn(map, dt == SL_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-              const_cast<void *>(base), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return tmap_encode_2d_raw(fn, map, dt == SL_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                              const_cast<void *>(base), (uint64_t)rows, (uint64_t)cols, (uint64_t)ld * 2, box_cols,
+                              box_rows, CU_TENSOR_MAP_SWIZZLE_128B);
 }
-sl_status encode(encode_tiled_fn fn, CUtensorMap *map, sl_dtype dt, const void *base, int64_t rows, int64_t cols,
+sl_status encode(sl_tmap_encode_fn fn, CUtensorMap *map, sl_dtype dt, const void *base, int64_t rows, int64_t cols,
                  int64_t ld, unsigned box_cols, unsigned box_rows)
 {
     const CUresult r = encode_raw(fn, map, dt, base, rows, cols, ld, box_cols, box_rows);
@@ -768,8 +739,8 @@ template <class Ts, int BN, int SPLIT, int MC, int PERSIST, bool EX, int MA = 1>
 sl_status wgmma_launch(const sl_mm *p, bool pdl, int ctas)
 {
     constexpr size_t SMEM = wg_cfg<BN, SPLIT, EX>::SMEM;
-    encode_tiled_fn fn = nullptr;
-    sl_status st = get_encoder(&fn);
+    sl_tmap_encode_fn fn = nullptr;
+    sl_status st = tmap_encoder(&fn, "matmul wgmma");
     dim3 g;
     if (st == SL_OK)
         st = mm_grid(p, BM, BN, "matmul wgmma", &g);
@@ -851,6 +822,13 @@ constexpr wg_conf CONFS[] = {{0, 0, 0, 0, 0, 1},   {256, 1, 1, 0, 0, 1}, {128, 1
                              {128, 1, 1, 0, 0, 2}};
 constexpr int NCONF = (int)(sizeof CONFS / sizeof CONFS[0]);
 
+/* The CTAs configuration f launches over an m x n C: block rows x block columns (whole A pairs) x the K split
+ * (the launcher's grid before the persistent cap; the pick's and the PDL rule's count) */
+constexpr int64_t conf_ctas(const wg_conf &f, int64_t m, int64_t n)
+{
+    return (m + BM - 1) / BM * (((n + f.bn - 1) / f.bn + f.ma - 1) / f.ma * f.ma) * f.split;
+}
+
 template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int ctas)
 {
     switch (cfg) {
@@ -916,7 +894,7 @@ extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)
         const wg_conf f = CONFS[c];
         if (f.mc != 1 || f.persist || f.ex || (f.split > 1 && kt < 4 * f.split) || ((f.ma != 1 || f.bn == 64) && c != 14))
             continue;
-        const int64_t ctas = tm * (((n + f.bn - 1) / f.bn + f.ma - 1) / f.ma * f.ma) * f.split;
+        const int64_t ctas = conf_ctas(f, m, n);
         const double waves = (double)((ctas + sms - 1) / sms);
         const double slice = f.bn == 256 ? 1.0 : f.bn == 128 ? 0.52 : 0.40;
         const double cost =
@@ -997,9 +975,7 @@ extern "C" sl_status sl_cuda_mm_wgmma_cfg_grid(const sl_mm *p, int cfg, int ctas
          * of A's boxes a CTA, A multicast to the pair (measured 0.93x cuBLAS at 1000^3, without it 0.77x) */
         if (cfg == 14 && (p->lda % 64 != 0 || p->ldb % 64 != 0))
             cfg = 15;
-        const wg_conf f = CONFS[cfg];
-        const int64_t grid = ((p->m + BM - 1) / BM) * (((p->n + f.bn - 1) / f.bn + f.ma - 1) / f.ma * f.ma) * f.split;
-        pdl = pdl && grid <= sms;
+        pdl = pdl && conf_ctas(CONFS[cfg], p->m, p->n) <= sms;
     }
     return p->dtype == SL_BF16 ? wgmma_run<__nv_bfloat16>(p, cfg, pdl, ctas) : wgmma_run<__half>(p, cfg, pdl, ctas);
 }
