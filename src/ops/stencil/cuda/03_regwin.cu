@@ -159,10 +159,21 @@ extern "C" sl_status sl_cuda_stencil_regwin_attrs(sl_dtype dt, sl_kernel_attrs *
  * regwin4_d8 (0.892 against 0.853), R = 1 and above 4 regwin4 (R = 1:
  * 0.857-0.863 for all three). Each falls back as its rung does: regwin2
  * to regwin for rows not 8-byte aligned, regwin4 and regwin4_d8 to regwin
- * for rows not 16-byte aligned (docs/ladder.md). */
+ * for rows not 16-byte aligned (docs/ladder.md). Twentieth session: R = 1
+ * at 2^26 points and more takes tma (06_tma.cu; 0.905-0.916 of the copy
+ * against regwin4's 0.843-0.849, two rounds,
+ * bench/results/h200-stencil-tma-2026-11-28.md), which refuses below
+ * sm_90, for pointers not 16-byte aligned and ld not a multiple of 4:
+ * then regwin4 as before. At R = 2-4 tma measured within 1.5% of the
+ * picks (behind at R = 4), so they stay; smaller grids are unmeasured. */
 extern "C" sl_status sl_cuda_stencil_api(const sl_args *x)
 {
     const int r = sl_stencil_radius(&x->shape);
+    if (r == 1 && x->shape.rows * x->shape.cols >= (1ull << 26)) {
+        const sl_status st = sl_cuda_stencil_tma(x);
+        if (st != SL_ERR_UNSUPPORTED)
+            return st;
+    }
     if (r == 3 || r == 4)
         return sl_cuda_stencil_regwin2(x);
     if (r == 2)
