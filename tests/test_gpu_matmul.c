@@ -26,7 +26,9 @@
  *      padding checked untouched, alpha -1.5; each wgmma launch takes that
  *      epilogue exactly where the rule (tstore_expected) says it must
  *      (sl_cuda_mm_wgmma_tstore_launches: a failed tensor-map encode falls
- *      back to the register epilogue, which would otherwise pass unseen);
+ *      back to the register epilogue, which would otherwise pass unseen),
+ *      and sl_gemm runs the configuration its rule names, 14 and 15 both
+ *      reached (sl_cuda_mm_wgmma_cfg_launches);
  *   6. issue 26: every configuration of rung 8 (wgmma_*: 128 x 128 tiles,
  *      split-K over a cluster, B multicast, PDL) at the TMA shapes, two
  *      launches of each split configuration give identical bits, and
@@ -122,6 +124,19 @@ static void fill(sl_dtype dt, void *p, size_t count, uint64_t seed)
  * 16 bytes, ldc and N multiples of 8 elements (a TMA store writes whole 16-byte chunks: a row ending inside
  * one would be written past N, which the pad -3 cases catch). Written here from the rule, not asked of the
  * kernel's code. */
+/* The configuration sl_gemm (and wgmma_auto) must run, as this test states
+ * the launcher's rule: the pick, then 128 x 64 (14) with A multicast (15)
+ * where A's or B's rows are not whole 128-byte lines (lda or ldb % 64);
+ * 0 for the variants that name their configuration. */
+static int cfg_expected(const char *name, const sl_mm *p)
+{
+    if (strcmp(name, "sl_gemm") && strcmp(name, "wgmma_auto"))
+        return 0;
+    const int c = sl_cuda_mm_wgmma_pick(p->m, p->n, p->k, g_sms);
+    return c == 14 && (p->lda % 64 != 0 || p->ldb % 64 != 0) ? 15 : c;
+}
+static unsigned g_cfg_cases[32]; /* cases by the configuration sl_gemm ran (observed) */
+
 static bool tstore_expected(const char *name, const sl_mm *p)
 {
     if (p->beta != 0.0 || (uintptr_t)p->c % 16 != 0 || p->ldc % 8 != 0 || p->n % 8 != 0)
@@ -202,6 +217,8 @@ static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, 
     const bool wg_want = wg_rung && wg_here && sl_cuda_mm_wgmma_applies(&p, NULL) == SL_OK;
     const unsigned long long wg0 = sl_cuda_mm_wgmma_launches(), ts0 = sl_cuda_mm_wgmma_tstore_launches();
     const bool ts_want = wg_want && tstore_expected(v->name, &p);
+    const int cfg_want = wg_want ? cfg_expected(v->name, &p) : 0;
+    const unsigned long long cfg0 = sl_cuda_mm_wgmma_cfg_launches(cfg_want);
     /* f32 sl_gemm: rung 9 (small) under 32 tiles of 128 x 128, else rung 10's configuration by the rule */
     const bool simt_api = !strcmp(v->name, "sl_gemm") && dt == SL_F32 && g_cc >= 80;
     const int simt_want = simt_api && ((m + 127) / 128) * ((n + 127) / 128) >= 32
@@ -241,6 +258,13 @@ static void run_case(const sl_mm_variant *v, sl_dtype dt, int64_t m, int64_t n, 
         fprintf(stderr, "FAIL %s: %llu launches with the TMA-store epilogue, expected %d\n", what, ts_ran,
                 ts_want ? 1 : 0);
         fails++;
+    }
+    if (cfg_want && st == SL_OK && ce == cudaSuccess) {
+        if (sl_cuda_mm_wgmma_cfg_launches(cfg_want) - cfg0 != 1) {
+            fprintf(stderr, "FAIL %s: sl_gemm's rule names configuration %d, which did not run\n", what, cfg_want);
+            fails++;
+        } else
+            g_cfg_cases[cfg_want]++; /* observed */
     }
     if (ts_want && ts_ran == 1 && st == SL_OK && ce == cudaSuccess)
         g_tstore_cases++; /* observed, where the rule expected it */
@@ -743,6 +767,18 @@ int main(int argc, char **argv)
             fails++;
         } else
             printf("ok   %d cases took the TMA-store epilogue, each as the rule says\n", g_tstore_cases);
+        /* sl_gemm's 128 x 64 tile both ways: rows of whole 128-byte lines (14) and not (15, A multicast) */
+        if (g_cfg_cases[14] == 0 || g_cfg_cases[15] == 0) {
+            fprintf(stderr, "FAIL: sl_gemm ran configuration 14 in %u cases and 15 in %u: the test must reach both\n",
+                    g_cfg_cases[14], g_cfg_cases[15]);
+            fails++;
+        } else {
+            printf("ok   sl_gemm ran the configuration its rule names in every case:");
+            for (int c = 0; c < 32; c++)
+                if (g_cfg_cases[c])
+                    printf(" %d x%u", c, g_cfg_cases[c]);
+            printf("\n");
+        }
     }
     if (!quick)
         check_can_fail();

@@ -74,7 +74,10 @@ sl_status sl_cuda_mm_best_cfg(const sl_mm *p, int cfg); /* 07 with configuration
  * this process (the test checks sl_gemm really runs it), _tstore_launches
  * those of them that took the TMA-store epilogue (the test checks that a
  * failed tensor-map encode does not fall back to the register epilogue
- * unseen); _built: 1 when the build holds sm_90a code. */
+ * unseen), _cfg_launches(c) those that ran configuration c (after
+ * sl_gemm's rule and the launcher's 14 -> 15 switch: the test checks which
+ * one ran; 0 for c out of range); _built: 1 when the build holds sm_90a
+ * code. */
 sl_status sl_cuda_mm_wgmma(const sl_mm *p);
 /* Rung 8's configurations (issue 26): block tile 128 x BN, K split over
  * SPLIT CTAs of a thread-block cluster whose partial tiles are summed in a
@@ -129,6 +132,7 @@ sl_status sl_cuda_mm_wgmma_n128_ma2(const sl_mm *p);   /* cfg 16 */
 sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
 unsigned long long sl_cuda_mm_wgmma_launches(void);
 unsigned long long sl_cuda_mm_wgmma_tstore_launches(void);
+unsigned long long sl_cuda_mm_wgmma_cfg_launches(int cfg);
 int sl_cuda_mm_wgmma_built(void);
 sl_status sl_cuda_mm_small(const sl_mm *p);     /* 09: 16x32 tiles, K split over 8 warps: skinny f32 shapes (issue 19) */
 /* 10: the f32 SIMT product with its tiling by shape (issue 26): rung 5's

@@ -829,6 +829,9 @@ constexpr int64_t conf_ctas(const wg_conf &f, int64_t m, int64_t n)
     return (m + BM - 1) / BM * (((n + f.bn - 1) / f.bn + f.ma - 1) / f.ma * f.ma) * f.split;
 }
 
+/* launches by configuration, as sl_gemm's rule resolved it (sl_cuda_mm_wgmma_cfg_launches) */
+std::atomic<unsigned long long> g_cfg_launches[NCONF];
+
 template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int ctas)
 {
     switch (cfg) {
@@ -922,6 +925,11 @@ extern "C" unsigned long long sl_cuda_mm_wgmma_tstore_launches(void)
     return g_tstore_launches.load(std::memory_order_relaxed);
 }
 
+extern "C" unsigned long long sl_cuda_mm_wgmma_cfg_launches(int cfg)
+{
+    return cfg >= 0 && cfg < NCONF ? g_cfg_launches[cfg].load(std::memory_order_relaxed) : 0;
+}
+
 extern "C" sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why)
 {
     const char *no = nullptr;
@@ -977,7 +985,10 @@ extern "C" sl_status sl_cuda_mm_wgmma_cfg_grid(const sl_mm *p, int cfg, int ctas
             cfg = 15;
         pdl = pdl && conf_ctas(CONFS[cfg], p->m, p->n) <= sms;
     }
-    return p->dtype == SL_BF16 ? wgmma_run<__nv_bfloat16>(p, cfg, pdl, ctas) : wgmma_run<__half>(p, cfg, pdl, ctas);
+    st = p->dtype == SL_BF16 ? wgmma_run<__nv_bfloat16>(p, cfg, pdl, ctas) : wgmma_run<__half>(p, cfg, pdl, ctas);
+    if (st == SL_OK)
+        g_cfg_launches[cfg].fetch_add(1, std::memory_order_relaxed);
+    return st;
 }
 
 extern "C" sl_status sl_cuda_mm_wgmma_cfg(const sl_mm *p, int cfg)
