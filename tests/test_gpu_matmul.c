@@ -147,7 +147,7 @@ static bool tstore_expected(const char *name, const sl_mm *p)
     }
     static const char *const yes[] = {"wgmma", "wgmma_pdl", "wgmma_n128", "wgmma_n128_k2_ex", "wgmma_n128_k4_ex",
                                       "wgmma_k2_ex", "wgmma_n128_k2_ex_pdl", "wgmma_n64", "wgmma_n64_pdl", "wgmma_n64_ma2",
-                                      "wgmma_n64_ma2_pdl", "wgmma_n128_ma2"};
+                                      "wgmma_n64_ma2_pdl", "wgmma_n128_ma2", "wgmma_n192"};
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         if (!strcmp(name, yes[i]))
             return true;
@@ -747,8 +747,9 @@ int main(int argc, char **argv)
             int cfg;
         } picks[] = {{1024, 1024, 1024, 14}, {2048, 2048, 2048, 1}, {4096, 4096, 4096, 1}, {8192, 8192, 8192, 1},
                      {4096, 4096, 14336, 1}, {4096, 14336, 4096, 1}, {384, 640, 1000, 12}, {512, 512, 512, 14},
-                     {768, 768, 768, 14},     {2048, 512, 512, 14},   {1536, 1536, 1536, 1}, {1280, 1280, 1280, 2},
-                     {1024, 4096, 4096, 1},   {256, 4096, 4096, 11}};
+                     {768, 768, 768, 14},     {2048, 512, 512, 14},   {1536, 1536, 1536, 17}, {1280, 1280, 1280, 2},
+                     {1024, 4096, 4096, 1},   {256, 4096, 4096, 11},
+                     {3072, 3072, 3072, 17}, {2560, 2560, 2560, 1}, {1792, 1792, 1792, 1}};
         for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
             const int got = sl_cuda_mm_wgmma_pick(picks[i].m, picks[i].n, picks[i].k, 132);
             cases++;

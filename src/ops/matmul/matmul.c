@@ -60,6 +60,7 @@ static sl_traffic moved128(const sl_shape *s, sl_dtype dt) { return tiled(s, dt,
 static sl_traffic moved128x64(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 64); }
 static sl_traffic moved64(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 64, 64); }
 static sl_traffic moved128x256(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 256); }
+static sl_traffic moved128x192(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 128, 192); }
 /* B multicast to 2 block rows: B read once per 256 rows of C */
 static sl_traffic moved256x256(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 256, 256); }
 static sl_traffic moved256x128(const sl_shape *s, sl_dtype dt) { return tiled(s, dt, 256, 128); }
@@ -252,6 +253,7 @@ MM_ADAPT(cuda_wgmma_n64_pdl, sl_cuda_mm_wgmma_n64_pdl)
 MM_ADAPT(cuda_wgmma_n64_ma2, sl_cuda_mm_wgmma_n64_ma2)
 MM_ADAPT(cuda_wgmma_n64_ma2_pdl, sl_cuda_mm_wgmma_n64_ma2_pdl)
 MM_ADAPT(cuda_wgmma_n128_ma2, sl_cuda_mm_wgmma_n128_ma2)
+MM_ADAPT(cuda_wgmma_n192, sl_cuda_mm_wgmma_n192)
 
 /* what sl_gemm runs on a CUDA context: simt (f32: rung 10, its block tile
  * and K split by shape, sl_cuda_mm_simt_pick; issue 26) and best (bf16,
@@ -389,6 +391,7 @@ static const sl_variant variants[] = {
           "(each CTA loads half of A)", moved128),
     MM_WG("wgmma_n64_ma2_pdl", cuda_wgmma_n64_ma2_pdl, "wgmma_n64_ma2 with programmatic dependent launch", moved128),
     MM_WG("wgmma_n128_ma2", cuda_wgmma_n128_ma2, "128x128 tiles, A multicast to 2 block columns", moved128x256),
+    MM_WG("wgmma_n192", cuda_wgmma_n192, "128x192 tiles (wgmma m64n192k16, 5 stages of 40 KiB)", moved128x192),
     MM_WG("wgmma_auto", cuda_wgmma_auto, "rung 8's configuration by shape (sl_cuda_mm_wgmma_pick): sl_gemm's path",
           moved128x256),
 #undef MM_WG

@@ -130,6 +130,10 @@ const sl_mm_variant sl_mm_variants[] = {
      128, 32.0, "wgmma_n64_ma2 with programmatic dependent launch", "as wgmma_n64_ma2, less the launch gap"},
     {"wgmma_n128_ma2", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_n128_ma2), 128, 256,
      42.7, "128x128 tiles, clusters of 2 block columns, A multicast by TMA", "L2 at 85 flop/B, fill"},
+    {"wgmma_n192", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_n192), 128, 192, 48.0,
+     "128x192 tiles (wgmma m64n192k16, 5 stages of 40 KiB): 4/3 the CTAs of 128x256, for the shapes whose "
+     "128x256 tile count falls just past a wave (1536^3: 72 tiles, 96 here, on 132 SMs; issue 26)",
+     "L2 (77 flop/B): 40 KiB a slice"},
     {"wgmma_auto", SL_BACKEND_CUDA, SL_KIND_RUNG, SL_MM_TENSOR, T16, MM_CUDA(sl_cuda_mm_wgmma_auto), 128, 256, 51.2,
      "rung 8's configuration chosen by shape (sl_cuda_mm_wgmma_pick): what sl_gemm runs on sm_90 (issue 26)",
      "the chosen configuration's (roofline shown for 128x256)"},

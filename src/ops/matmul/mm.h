@@ -129,6 +129,7 @@ sl_status sl_cuda_mm_wgmma_n64_pdl(const sl_mm *p);    /* cfg 14 | SL_MM_WGMMA_P
 sl_status sl_cuda_mm_wgmma_n64_ma2(const sl_mm *p);    /* cfg 15 */
 sl_status sl_cuda_mm_wgmma_n64_ma2_pdl(const sl_mm *p); /* cfg 15 | SL_MM_WGMMA_PDL */
 sl_status sl_cuda_mm_wgmma_n128_ma2(const sl_mm *p);   /* cfg 16 */
+sl_status sl_cuda_mm_wgmma_n192(const sl_mm *p);       /* cfg 17 */
 sl_status sl_cuda_mm_wgmma_applies(const sl_mm *p, const char **why);
 unsigned long long sl_cuda_mm_wgmma_launches(void);
 unsigned long long sl_cuda_mm_wgmma_tstore_launches(void);

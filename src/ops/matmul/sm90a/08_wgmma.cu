@@ -129,7 +129,7 @@ template <int BN, int SPLIT, bool EX> struct wg_cfg {
     static constexpr int OWN = EX ? 8 / SPLIT : 0;         /* consumer warps (16 rows each) a K rank owns */
     static constexpr int FRAG = 32 * (BN / 2) * 4;          /* one warp's partial: 32 lanes x BN / 2 floats */
     static constexpr int RED = EX ? OWN * (SPLIT - 1) * FRAG : 0;
-    static constexpr int STAGES_MAX = BN == 256 ? 4 : BN == 128 ? 6 : 8; /* 192 KiB of stages */
+    static constexpr int STAGES_MAX = BN == 256 ? 4 : BN == 192 ? 5 : BN == 128 ? 6 : 8; /* 192-200 KiB of stages */
     static constexpr int FIT = (SMEM_MAX - 1024 - 256 - RED) / STAGE_BYTES; /* 256: room for the barriers */
     static constexpr int STAGES = FIT < STAGES_MAX ? FIT : STAGES_MAX;
     /* stages, receive buffer, full + empty + ping-pong's turn + EX's barriers, 1024-byte alignment slack */
@@ -231,7 +231,7 @@ __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
 
 /* d (64 x N fp32, this thread's N / 2) += A (64 x 16, K-major) B (16 x N,
  * N-major: imm-trans-b = 1), both through descriptors; accumulate = 0:
- * d = A B (scale-d, PTX ISA wgmma.mma_async). N = 256, 128 or 64. */
+ * d = A B (scale-d, PTX ISA wgmma.mma_async). N = 256, 192, 128 or 64. */
 #define MM_WGMMA_N256(TY)                                                                          \
     "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                     \
     "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY "\n{"                                      \
@@ -244,6 +244,17 @@ __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
     "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111," \
     "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127" \
     "},\n%128, %129, p, 1, 1, 0, 1;\n}\n"
+
+#define MM_WGMMA_N192(TY)                                                                          \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                                     \
+    "wgmma.mma_async.sync.aligned.m64n192k16.f32." TY "." TY "\n{"                                      \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
+    "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31," \
+    "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63," \
+    "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79," \
+    "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95" \
+    "},\n%96, %97, p, 1, 1, 0, 1;\n}\n"
 
 #define MM_WGMMA_N128(TY)                                                                          \
     "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                     \
@@ -279,6 +290,20 @@ __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr)
     "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
     "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
+#define WGMMA_OPS192 \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+
 #define WGMMA_OPS128 \
     "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
     "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
@@ -305,6 +330,8 @@ template <class Ts, int N> struct mm_wg_ty;
     };
 MM_WG_TY(__nv_bfloat16, "bf16", 256)
 MM_WG_TY(__half, "f16", 256)
+MM_WG_TY(__nv_bfloat16, "bf16", 192)
+MM_WG_TY(__half, "f16", 192)
 MM_WG_TY(__nv_bfloat16, "bf16", 128)
 MM_WG_TY(__half, "f16", 128)
 MM_WG_TY(__nv_bfloat16, "bf16", 64)
@@ -407,7 +434,8 @@ __global__ void __launch_bounds__(NT, 1)
                     float alpha, float beta, int pair, int tstore)
 {
 #if MM_WGMMA_DEVICE
-    static_assert(BN == 256 || BN == 128 || BN == 64, "BN");
+    static_assert(BN == 256 || BN == 192 || BN == 128 || BN == 64, "BN");
+    static_assert(BN / 64 % MC == 0, "B multicast: whole boxes a CTA of the group");
     static_assert(MA == 1 || (MA == 2 && SPLIT == 1 && MC == 1 && !PERSIST), "A multicast: one tile a CTA, no split");
     static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4, "SPLIT");
     static_assert(MC == 1 || MC == 2, "MC");
@@ -819,7 +847,7 @@ constexpr wg_conf CONFS[] = {{0, 0, 0, 0, 0, 1},   {256, 1, 1, 0, 0, 1}, {128, 1
                              {128, 4, 1, 0, 0, 1}, {256, 2, 1, 0, 0, 1}, {256, 1, 2, 0, 0, 1}, {128, 1, 2, 0, 0, 1},
                              {256, 1, 1, 1, 0, 1}, {128, 1, 1, 1, 0, 1}, {128, 1, 1, 2, 0, 1}, {128, 2, 1, 0, 1, 1},
                              {128, 4, 1, 0, 1, 1}, {256, 2, 1, 0, 1, 1}, {64, 1, 1, 0, 0, 1},  {64, 1, 1, 0, 0, 2},
-                             {128, 1, 1, 0, 0, 2}};
+                             {128, 1, 1, 0, 0, 2}, {192, 1, 1, 0, 0, 1}};
 constexpr int NCONF = (int)(sizeof CONFS / sizeof CONFS[0]);
 
 /* The CTAs configuration f launches over an m x n C: block rows x block columns (whole A pairs) x the K split
@@ -851,6 +879,7 @@ template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int c
     case 14: return wgmma_launch<Ts, 64, 1, 1, P_NONE, false>(p, pdl, 0);
     case 15: return wgmma_launch<Ts, 64, 1, 1, P_NONE, false, 2>(p, pdl, 0);
     case 16: return wgmma_launch<Ts, 128, 1, 1, P_NONE, false, 2>(p, pdl, 0);
+    case 17: return wgmma_launch<Ts, 192, 1, 1, P_NONE, false>(p, pdl, 0);
     default: return sl_fail(SL_ERR_INVALID_ARG, "matmul wgmma: no configuration %d", cfg);
     }
 }
@@ -883,25 +912,37 @@ template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int c
  * rows are not whole 128-byte lines the launcher takes the same tile with
  * A multicast (15) instead (1000^3: 0.93x against 14's 0.77x). 128 x 128
  * with A multicast (16) is left out: 12% behind 1 at 4096^3, within 1-3%
- * of 2. */
+ * of 2. Twenty-first session: 128 x 192 tiles (17) at 0.80 of a slice
+ * (fitted from its time against 1's at 1536^3, one wave each, 0.84, and
+ * 3072^3, three waves each, 0.79-0.81; predicted 0.76), also from one
+ * full wave of 128 x 256 tiles up, where the wave count decides and 17
+ * must cost 5% less than 1 (a margin for a cost fitted at two shapes):
+ * 1536^3 (72 tiles of 128 x 256 against 96), 2304^3 and 3072^3 (288, 2.2
+ * waves, against 384, 2.9) take it (0.81x, 0.92-1.09x and 0.89-0.91x
+ * cuBLAS, where 1 ran 0.65x, 0.74-0.83x and 0.71-0.74x in the same
+ * processes; bench/results/h200-gemm-n192-2026-11-29.md);
+ * 2048^3, 4096^3, 5120^3 and 8192^3 stay with 1 (at 2048^3-5120^3 17 ran
+ * 1.05-1.48x 1's time). */
 extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)
 {
     if (sms < 1)
         sms = 1;
     const int64_t tm = (m + BM - 1) / BM, kt = (k + BK - 1) / BK;
+    const auto cost_of = [&](const wg_conf &f) {
+        const int64_t ctas = conf_ctas(f, m, n);
+        const double waves = (double)((ctas + sms - 1) / sms);
+        const double slice = f.bn == 256 ? 1.0 : f.bn == 192 ? 0.80 : f.bn == 128 ? 0.52 : 0.40;
+        return waves * ((double)kt / f.split * slice + 4.6 + (f.split > 1 ? 3.6 * f.bn / 128.0 : 0.0));
+    };
     if (tm * ((n + 255) / 256) >= sms)
-        return 1;
+        return cost_of(CONFS[17]) < 0.95 * cost_of(CONFS[1]) ? 17 : 1; /* 5%: the model is not fitted there */
     int best = 1;
     double best_cost = 0;
     for (int c = 1; c < NCONF; c++) {
         const wg_conf f = CONFS[c];
         if (f.mc != 1 || f.persist || f.ex || (f.split > 1 && kt < 4 * f.split) || ((f.ma != 1 || f.bn == 64) && c != 14))
             continue;
-        const int64_t ctas = conf_ctas(f, m, n);
-        const double waves = (double)((ctas + sms - 1) / sms);
-        const double slice = f.bn == 256 ? 1.0 : f.bn == 128 ? 0.52 : 0.40;
-        const double cost =
-            waves * ((double)kt / f.split * slice + 4.6 + (f.split > 1 ? 3.6 * f.bn / 128.0 : 0.0));
+        const double cost = cost_of(f);
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;
@@ -1037,3 +1078,4 @@ extern "C" sl_status sl_cuda_mm_wgmma_n64_ma2_pdl(const sl_mm *p)
     return sl_cuda_mm_wgmma_cfg(p, 15 | SL_MM_WGMMA_PDL);
 }
 extern "C" sl_status sl_cuda_mm_wgmma_n128_ma2(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 16); }
+extern "C" sl_status sl_cuda_mm_wgmma_n192(const sl_mm *p) { return sl_cuda_mm_wgmma_cfg(p, 17); }
