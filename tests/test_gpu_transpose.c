@@ -8,7 +8,7 @@
  * Exits 77 (skipped) without a GPU. STREAMLAB_TEST_QUICK=1 (for
  * compute-sanitizer) keeps every variant, dtype and path but fewer shapes.
  *
- * The TMA rungs (tma, tma_col: 06_tma.cu) take only what a tensor map can
+ * The TMA rungs (tma, tma_col, tma_col2: 06_tma.cu) take only what a tensor map can
  * describe; where this file's own statement of those rules (tma_takes)
  * says they cannot, they must refuse with SL_ERR_UNSUPPORTED and leave the
  * output unwritten, and on an sm_90 device they must take and pass some
@@ -198,7 +198,7 @@ int main(void)
             }
         }
     }
-    CHECK(ran == 15, "naive, tile32, pad33, swizzle, the six vec rungs, the two tma rungs, cublas, the api row and "
+    CHECK(ran == 16, "naive, tile32, pad33, swizzle, the six vec rungs, the three tma rungs, cublas, the api row and "
                      "sl_transpose ran (%d)",
           ran);
     /* per dtype at least the 1000 x 777 (ld 784), 4096 x 33, 776 x 1, 8 x 1

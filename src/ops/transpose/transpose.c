@@ -175,6 +175,13 @@ static const sl_variant variants[] = {
      .attrs = SL_CUDA_FN(sl_cuda_transpose_tma_col_attrs), .loads_in_flight = 1, .access_bytes = 16,
      .elems_per_thread = 32, .smem_bytes_per_elem = 8, .smem_conflict_ways = 1, .async_reads = true,
      .insts_per_elem = 2},
+    {.name = "tma_col2", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "tma_col with tiles twice as wide (f32 64 x 128, 32 KiB, 256 threads): input rows read in 512-byte "
+                  "pieces",
+     .source = "ours (issue 26 item 3: the strided read side in longer pieces)",
+     .launch = SL_CUDA_FN(sl_cuda_transpose_tma_col2), .attrs = SL_CUDA_FN(sl_cuda_transpose_tma_col2_attrs),
+     .loads_in_flight = 1, .access_bytes = 16, .elems_per_thread = 32, .smem_bytes_per_elem = 8,
+     .smem_conflict_ways = 1, .async_reads = true, .insts_per_elem = 2},
     {.name = "sl_transpose", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_transpose(): tma_col for 4-byte elements at 2^26 and more on sm_90, else vec for 2- and "
                   "4-byte elements where 16-byte accesses fit, else pad33",

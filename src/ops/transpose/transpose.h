@@ -38,6 +38,7 @@ SL_DECLARE_LAUNCHER(sl_cuda_transpose_vec_big)
 /* The TMA rung (06_tma.cu): sm_90, tensor-map strides of 16 bytes. */
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_tma)
 SL_DECLARE_LAUNCHER(sl_cuda_transpose_tma_col)
+SL_DECLARE_LAUNCHER(sl_cuda_transpose_tma_col2)
 sl_status sl_cuda_transpose_cublas(const sl_args *x);
 sl_status sl_cuda_transpose_api(const sl_args *x);
 

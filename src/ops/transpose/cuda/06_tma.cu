@@ -48,18 +48,28 @@
  *
  * Expectation: docs/ladder.md, "TMA tiles (issue 26, item 3)": vec's pace
  * (0.91-0.93 x copy in f32), since the DRAM write pattern is vec's.
+ *
+ * tma_col2 (twenty-first session): tma_col with tiles twice as wide (W =
+ * 2: f32 64 x 128, 2-byte 128 x 128, f64 64 x 64; 32 KiB, 256 threads, the
+ * same 8 vectors a thread and the same registers). What changes is the
+ * read side of the column walk: each input row is read in 512-byte pieces
+ * (f32; 256 before), so the strided side opens half as many DRAM pages a
+ * byte. The write side stays whole output rows in sequence (a tile column
+ * of output is written by the blocks walking down it). Blocks a SM: 4 (f32,
+ * registers: 56 x 256 threads), 128 KiB of tile loads in flight (144 KiB
+ * at W = 1), still ~3 x the ~45 KiB the H200 needs a SM.
  */
 #include "transpose.cuh"
 #include "bulk.cuh"       /* bulk_copy.cuh's mbarrier and bulk-group wrappers, bulk_code_ok */
 #include "tensor_map.cuh" /* tma_load_2d, tma_store_2d, the host-side encoder */
 
-enum { TB = 128 }; /* threads a block */
-
-/* The tile per element size E: TR rows x TC columns of the input, 16 KiB. */
-template <int E> struct tp_tma_tile {
+/* The tile per element size E and width W (1: tma, tma_col; 2: tma_col2):
+ * TR rows x TC columns of the input, W x 16 KiB, TB = W x 128 threads. */
+template <int E, int W> struct tp_tma_tile {
     enum {
+        TB = 128 * W,
         TR = E == 2 ? 128 : 64,
-        TC = E == 8 ? 32 : 64,
+        TC = (E == 8 ? 32 : 64) * W,
         EPR = 128 / E, /* elements in a 128-byte box row */
         V = 16 / E,    /* elements in a 16-byte vector */
         BYTES = TR * TC * E,
@@ -69,6 +79,7 @@ template <int E> struct tp_tma_tile {
     static_assert(TR % EPR == 0 && TC % EPR == 0 && TC % 32 == 0 && NV * V * TB == TR * TC, "tile shape");
     static_assert(TB % TC == 0 && (QS * V) % 8 == 0 && EPR / V == 8, "the gather's swizzle term is per thread");
     static_assert(TR <= 256 && TC <= 256, "a box dimension is at most 256 elements");
+    static_assert(BYTES <= 48 * 1024, "static shared memory");
 };
 
 /* Byte offset of element (r, c) of a tile stored as boxes of 128-byte rows:
@@ -82,15 +93,22 @@ template <int E> static __device__ __forceinline__ uint32_t tp_tma_at(int r, int
     return (uint32_t)(b * nrows * 128 + r * 128 + ((((cc / V) ^ (r & 7))) << 4) + (cc % V) * E);
 }
 
-template <int E>
-static __global__ void __launch_bounds__(TB, E == 2 ? 6 : 8)
+/* Blocks a SM the registers are bounded for: W = 1 as measured (f32 and
+ * f64 56 registers, 9 blocks; 2-byte 78, 6); W = 2 the same registers a
+ * thread at twice the threads. */
+template <int E, int W> struct tp_tma_occ {
+    enum { MIN = W == 1 ? (E == 2 ? 6 : 8) : (E == 2 ? 3 : 4) };
+};
+
+template <int E, int W>
+static __global__ void __launch_bounds__(tp_tma_tile<E, W>::TB, tp_tma_occ<E, W>::MIN)
     tp_tma(const __grid_constant__ CUtensorMap tin, const __grid_constant__ CUtensorMap tout, uint32_t tiles_r,
            uint32_t tiles_c, uint32_t band)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    typedef tp_tma_tile<E> S;
+    typedef tp_tma_tile<E, W> S;
     typedef typename tp_word<E>::type T;
-    enum { TR = S::TR, TC = S::TC, EPR = S::EPR, V = S::V };
+    enum { TR = S::TR, TC = S::TC, EPR = S::EPR, V = S::V, TB = S::TB };
     union vec {
         uint4 u;
         T e[V];
@@ -175,9 +193,9 @@ static sl_status tp_encode(sl_tmap_encode_fn enc, CUtensorMap *map, int es, void
                           "transpose tma", which);
 }
 
-template <int E> static sl_status launch_tma(const sl_args *x, uint32_t band_req, const char *who)
+template <int E, int W> static sl_status launch_tma(const sl_args *x, uint32_t band_req, const char *who)
 {
-    typedef tp_tma_tile<E> S;
+    typedef tp_tma_tile<E, W> S;
     static int code_cache[SL_MAX_DEVICES], carveout_set[SL_MAX_DEVICES];
     const uint64_t rows = x->shape.rows, cols = x->shape.cols, ld = x->shape.ld;
     if (rows == 0 || cols == 0)
@@ -189,7 +207,7 @@ template <int E> static sl_status launch_tma(const sl_args *x, uint32_t band_req
     if (cc < 90)
         return sl_fail(SL_ERR_UNSUPPORTED, "transpose %s: needs sm_90 or newer (TMA tensor copies); this device is sm_%d",
                        who, cc);
-    if ((st = bulk_code_ok((const void *)tp_tma<E>, code_cache)) != SL_OK)
+    if ((st = bulk_code_ok((const void *)tp_tma<E, W>, code_cache)) != SL_OK)
         return st;
     if ((uintptr_t)x->buf[0] % 16 || (uintptr_t)x->buf[1] % 16)
         return sl_fail(SL_ERR_UNSUPPORTED, "transpose %s: a tensor map needs 16-byte-aligned in and out (%p, %p)", who,
@@ -215,11 +233,11 @@ template <int E> static sl_status launch_tma(const sl_args *x, uint32_t band_req
     /* 9 blocks a SM (registers bind first) need ~153 KB of shared memory:
      * ask for the largest carve-out rather than rely on the default (once
      * per device: the setting stays with the kernel) */
-    if ((st = sl_cuda_func_attr_once((const void *)tp_tma<E>, cudaFuncAttributePreferredSharedMemoryCarveout,
+    if ((st = sl_cuda_func_attr_once((const void *)tp_tma<E, W>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                      cudaSharedmemCarveoutMaxShared, carveout_set)) != SL_OK)
         return st;
     const uint32_t band = band_req < g.tiles_r ? band_req : g.tiles_r;
-    tp_tma<E><<<g.grid, TB, 0, (cudaStream_t)x->stream>>>(tin, tout, g.tiles_r, g.tiles_c, band);
+    tp_tma<E, W><<<g.grid, S::TB, 0, (cudaStream_t)x->stream>>>(tin, tout, g.tiles_r, g.tiles_c, band);
     SL_CUDA_LAUNCHED();
     return SL_OK;
 }
@@ -232,9 +250,11 @@ template <int E> static sl_status launch_tma(const sl_args *x, uint32_t band_req
     default: return sl_fail(SL_ERR_UNSUPPORTED, "transpose tma: no kernel for %s", sl_dtype_name(DT)); \
     }
 
-#define TP_TMA_ATTRS(E) sl_cuda_kernel_attrs((const void *)tp_tma<E>, TB, 0, out)
-#define TP_TMA_CALL_ROW(E) launch_tma<E>(x, 1, "tma")
-#define TP_TMA_CALL_COL(E) launch_tma<E>(x, 0xffffffffu, "tma_col")
+#define TP_TMA_ATTRS(E) sl_cuda_kernel_attrs((const void *)tp_tma<E, 1>, tp_tma_tile<E, 1>::TB, 0, out)
+#define TP_TMA_ATTRS2(E) sl_cuda_kernel_attrs((const void *)tp_tma<E, 2>, tp_tma_tile<E, 2>::TB, 0, out)
+#define TP_TMA_CALL_ROW(E) launch_tma<E, 1>(x, 1, "tma")
+#define TP_TMA_CALL_COL(E) launch_tma<E, 1>(x, 0xffffffffu, "tma_col")
+#define TP_TMA_CALL_COL2(E) launch_tma<E, 2>(x, 0xffffffffu, "tma_col2")
 
 extern "C" sl_status sl_cuda_transpose_tma(const sl_args *x)
 {
@@ -251,4 +271,12 @@ extern "C" sl_status sl_cuda_transpose_tma_col(const sl_args *x)
 extern "C" sl_status sl_cuda_transpose_tma_col_attrs(sl_dtype dt, sl_kernel_attrs *out)
 {
     TP_TMA_SIZES(dt, TP_TMA_ATTRS)
+}
+extern "C" sl_status sl_cuda_transpose_tma_col2(const sl_args *x)
+{
+    TP_TMA_SIZES(x->dtype, TP_TMA_CALL_COL2)
+}
+extern "C" sl_status sl_cuda_transpose_tma_col2_attrs(sl_dtype dt, sl_kernel_attrs *out)
+{
+    TP_TMA_SIZES(dt, TP_TMA_ATTRS2)
 }
