@@ -48,6 +48,8 @@ static void t_bulk_long1(sl_ctx *ctx, const sl_variant *v,
         {2, 32768, 0, 0, 0, {K_RAND}, 1},
         {3, 65536, 0, 0, 0, {K_RAND, K_WIDE}, 2},
         {3, 40008, 0, 0, 0, {K_RAND, K_NAN}, 2}, /* an uneven last chunk */
+        {5, 24576, 0, 0, 0, {K_RAND, K_WIDE}, 2}, /* regs_cl: a cluster of 6 blocks of 512 vectors (16-bit) */
+        {3, 20008, 0, 0, 0, {K_RAND, K_NAN}, 2},  /* regs_cl: 5 blocks of 501 vectors, the last of 497 */
         {3, 16384, 1, 1, 0, {K_RAND}, 1}, /* misaligned: refused */
         {3, 16383, 0, 0, 0, {K_RAND}, 1}, /* not whole vectors: refused */
         {4, 16384, 0, 0, 1, {K_RAND}, 1}, /* in place (dx = dy) */
@@ -92,13 +94,17 @@ static void t_bulk_long1(sl_ctx *ctx, const sl_variant *v,
 }
 
 /* t_bulk_long1 for every backward bulk rung of op (bulk, bulk_ex,
- * bulk_exw, bulk_exw3, bulk_pipe: every rung named bulk*). */
+ * bulk_exw, bulk_exw3, bulk_pipe: every rung named bulk*) and layernorm_bwd's
+ * regs_cl (its clusters of 1-8 blocks at 4096-32768 columns, its register
+ * ring over the odd row counts and the 2-team rounds, its refusals of the
+ * 40008- and 65536-column rows, f32 rows and f32 w). */
 static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
                         void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
 {
     for (int k = 0; k < op->nvariants; k++)
         if (op->variants[k].backend == SL_BACKEND_CUDA && op->variants[k].kind == SL_KIND_RUNG &&
-            op->variants[k].launch && t_bwd_bulk_rung(op->variants[k].name))
+            op->variants[k].launch &&
+            (t_bwd_bulk_rung(op->variants[k].name) || t_bwd_rcl_rung(op->variants[k].name)))
             t_bulk_long1(ctx, &op->variants[k], bwd);
 }
 

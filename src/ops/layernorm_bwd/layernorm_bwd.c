@@ -331,6 +331,15 @@ static const sl_variant variants[] = {
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_bulk_q), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 5.4f},
+    {.name = "regs_cl", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "the row in registers between its two passes, no shared-memory staging: a cluster of 1-8 blocks "
+                  "of 256 a row (two 16-byte vectors of x and dy a thread), persistent clusters walking rows with "
+                  "the next two rows' loads in flight in a register ring, both sums one-sided through DSMEM, w "
+                  "widened once, dw and db in registers (aligned launches, sm_90, bf16 / f16 rows up to 32768 "
+                  "columns with w in their dtype; issue 32, nineteenth session, not yet measured)",
+     .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_regs_cl), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .insts_per_elem = 5.0f},
     {.name = "sl_layernorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_layernorm_bwd(): aligned rows of 32 KiB and more (sm_90) bulk (f32), bulk_exw "
                   "(16-bit rows of 128 KiB and more), bulk_q (16-bit rows over 32 KiB to 64 KiB with 16-bit w), "

@@ -65,6 +65,13 @@ sl_status sl_cuda_layernorm_bwd_bulk_pipe(const sl_args *a);
  * up to 32768 columns with 16-bit w; f32 w, and so f32 rows, refused), the
  * same other limits. */
 sl_status sl_cuda_layernorm_bwd_bulk_q(const sl_args *a);
+/* regs_cl (16_regs_cl.cu): the row in registers between its two passes
+ * (no shared-memory staging), split over a cluster of 1-8 blocks of 256
+ * (two vectors a thread), persistent clusters walking rows with two rows'
+ * loads in flight, the row sums through DSMEM (cluster_x1.cuh), dw and db
+ * in registers: aligned bf16 / f16 rows of at most 32768 columns with w in
+ * the rows' dtype, sm_90; else SL_ERR_UNSUPPORTED. */
+sl_status sl_cuda_layernorm_bwd_regs_cl(const sl_args *a);
 /* bulk (ex = 0), bulk_ex (1), bulk_exw (2), bulk_exw3 (3), bulk_pipe (4) or
  * bulk_q (5: common/norm_bwd_bulk.cuh's NB_BULK ... NB_PIPE, NB_Q),
  * who naming the rung in messages: defined once, in 05_bulk.cu. */
