@@ -414,7 +414,7 @@ static void ln_bwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, c
         if (st == SL_OK && nm->sync())
             st = SL_ERR_CUDA_FAULT;
         const void *bufs[] = {X.p, DY.p, W.p, MU.p, RS.p, dx, DW.p, DB.p};
-        if (t_bwd_refused(ctx, v, st, dt, N, t_bwd_aligned(dt, N, bufs, 8), wt == SL_F32, what))
+        if (t_bwd_refused(ctx, v, st, dt, N, t_bwd_aligned(dt, N, bufs, 8), wt == SL_F32, wt == SL_F32, what))
             goto out;
         CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
         if (st != SL_OK)

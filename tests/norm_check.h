@@ -127,11 +127,12 @@ static inline int t_bwd_bulk_rung(const char *name)
     return strncmp(name, "bulk", 4) == 0;
 }
 
-/* layernorm_bwd's regs_cl (16_regs_cl.cu, nineteenth session): the row in
- * registers across a cluster of 1-8 blocks of 512 vectors; it must run
- * every aligned bf16 / f16 launch with w in the rows' dtype and rows of at
- * most 32768 columns on sm_90, and refuse every other launch (f32 rows,
- * f32 w, misaligned, longer rows, before sm_90). */
+/* regs_cl of layernorm_bwd and rmsnorm_bwd (their 16_regs_cl.cu,
+ * common/norm_bwd_rcl.cuh; nineteenth session): the row in registers
+ * across a cluster of 1-8 blocks of 512 vectors; it must run every aligned
+ * bf16 / f16 launch with w in the rows' dtype and rows of at most 32768
+ * columns on sm_90, and refuse every other launch (f32 rows, f32 w,
+ * misaligned, longer rows, before sm_90). */
 static inline int t_bwd_rcl_rung(const char *name)
 {
     return strcmp(name, "regs_cl") == 0;
@@ -162,11 +163,11 @@ static inline int t_bwd_aligned(sl_dtype dt, size_t cols, const void *const *buf
  * launch before sm_90 (cp.async.bulk) and rows past 65536 columns (8
  * chunks); bulk_q (15_bulk_q.cu) the same and rows past 8 x 512 vectors
  * (64 KiB), and, f32w (layernorm with f32 w: its three stages need w in
- * registers), every launch; layernorm_bwd's regs_cl (t_bwd_rcl_rung) the
- * unaligned launches, those before sm_90, f32 rows, f32 w and rows past
- * 32768 columns, and no other. */
+ * registers), every launch; regs_cl (t_bwd_rcl_rung, both ops) the
+ * unaligned launches, those before sm_90, f32 rows, w32 (w in f32, either
+ * op) and rows past 32768 columns, and no other. */
 static inline int t_bwd_refused(const sl_ctx *ctx, const sl_variant *v, sl_status st, sl_dtype dt, size_t cols,
-                                int al, int f32w, const char *what)
+                                int al, int f32w, int w32, const char *what)
 {
     if (!v || (!t_bwd_regs_rung(v->name) && !t_bwd_bulk_rung(v->name)))
         return 0;
@@ -174,7 +175,7 @@ static inline int t_bwd_refused(const sl_ctx *ctx, const sl_variant *v, sl_statu
     if (strncmp(v->name, "aligned", 7) != 0 && !bulk && !rcl)
         return st == SL_ERR_UNSUPPORTED;
     const int q = bulk && strcmp(v->name, "bulk_q") == 0;
-    const int must = rcl    ? !al || ctx->info.cc_major < 9 || dt == SL_F32 || f32w || cols > 32768
+    const int must = rcl    ? !al || ctx->info.cc_major < 9 || dt == SL_F32 || w32 || cols > 32768
                      : bulk ? !al || ctx->info.cc_major < 9 || cols > 65536 ||
                                   (q && (f32w || cols * sl_dtype_size(dt) > 8u * 512u * 16u))
                             : !al || (ctx->info.cc_major < 9 && cols / (16 / sl_dtype_size(dt)) > 1024);
@@ -554,7 +555,7 @@ static void t_bwd(sl_ctx *ctx, const sl_variant *v, sl_dtype dt, sl_dtype wt, co
         if (st == SL_OK && nm->sync())
             st = SL_ERR_CUDA_FAULT;
         const void *bufs[] = {X.p, DY.p, W.p, RS.p, dx, DW.p};
-        if (t_bwd_refused(ctx, v, st, dt, N, t_bwd_aligned(dt, N, bufs, 6), 0, what))
+        if (t_bwd_refused(ctx, v, st, dt, N, t_bwd_aligned(dt, N, bufs, 6), 0, wt == SL_F32, what))
             goto out;
         CHECK(st == SL_OK, "%s: %s", what, sl_last_error());
         if (st != SL_OK)

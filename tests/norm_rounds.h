@@ -94,10 +94,13 @@ static void t_bulk_long1(sl_ctx *ctx, const sl_variant *v,
 }
 
 /* t_bulk_long1 for every backward bulk rung of op (bulk, bulk_ex,
- * bulk_exw, bulk_exw3, bulk_pipe: every rung named bulk*) and layernorm_bwd's
- * regs_cl (its clusters of 1-8 blocks at 4096-32768 columns, its register
- * ring over the odd row counts and the 2-team rounds, its refusals of the
- * 40008- and 65536-column rows, f32 rows and f32 w). */
+ * bulk_exw, bulk_exw3, bulk_pipe: every rung named bulk*) and regs_cl
+ * (layernorm_bwd's and rmsnorm_bwd's: its clusters of 1-8 blocks at
+ * 4096-32768 columns, its register ring (3 rows layernorm, 4 rmsnorm) over
+ * the odd row counts, the 2-team rounds (259 / 258 and 513 / 512 rows a
+ * team: every residue of 3 and of 4) and the ramp's teams of 1-5 rows
+ * (fewer rows than the ring, and one past it), its refusals of the 40008-
+ * and 65536-column rows, f32 rows and f32 w). */
 static void t_bulk_long(sl_ctx *ctx, const sl_op_desc *op,
                         void (*bwd)(sl_ctx *, const sl_variant *, sl_dtype, sl_dtype, const ncase *, int))
 {

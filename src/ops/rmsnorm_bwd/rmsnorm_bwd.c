@@ -324,6 +324,16 @@ static const sl_variant variants[] = {
      .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_bulk_q), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .smem_bytes_per_elem = 16, .insts_per_elem = 3.4f},
+    {.name = "regs_cl", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_RUNG,
+     .technique = "the row in registers between its two passes, no shared-memory staging: a cluster of 1-8 blocks "
+                  "of 256 a row (two 16-byte vectors of x and dy a thread), persistent clusters walking rows with "
+                  "the next three rows' loads in flight in a register ring, the sum one-sided through DSMEM, w "
+                  "widened once, dw in registers (layernorm_bwd's regs_cl, common/norm_bwd_rcl.cuh; aligned "
+                  "launches, sm_90, bf16 / f16 rows up to 32768 columns with w in their dtype; issue 32, "
+                  "nineteenth session, not yet measured)",
+     .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_regs_cl), .workspace_shape = workspace,
+     .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
+     .elems_per_thread = 16, .insts_per_elem = 3.0f},
     {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
      .technique = "public sl_rmsnorm_bwd(): 16-bit aligned rows of 2048 columns at >= 16384 rows, w in their dtype, bulk_q; "
                   "aligned rows of 32 KiB and more bulk (sm_90); 16-bit aligned rows of "

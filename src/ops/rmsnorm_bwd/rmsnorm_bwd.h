@@ -64,6 +64,14 @@ sl_status sl_cuda_rmsnorm_bwd_bulk_pipe(const sl_args *a);
  * in blocks of 256, four an SM, chunks of up to 512 vectors: 16-bit rows
  * up to 32768 columns, f32 up to 16384), the same other limits. */
 sl_status sl_cuda_rmsnorm_bwd_bulk_q(const sl_args *a);
+/* regs_cl (16_regs_cl.cu): the row in registers between its two passes
+ * (no shared-memory staging), split over a cluster of 1-8 blocks of 256
+ * (two vectors a thread), persistent clusters walking rows with three rows'
+ * loads in flight, the row sum through DSMEM (cluster_x1.cuh), dw in
+ * registers (layernorm_bwd's regs_cl, common/norm_bwd_rcl.cuh): aligned
+ * bf16 / f16 rows of at most 32768 columns with w in the rows' dtype,
+ * sm_90; else SL_ERR_UNSUPPORTED. */
+sl_status sl_cuda_rmsnorm_bwd_regs_cl(const sl_args *a);
 /* bulk (ex = 0), bulk_ex (1), bulk_exw (2), bulk_exw3 (3), bulk_pipe (4) or
  * bulk_q (5: common/norm_bwd_bulk.cuh's NB_BULK ... NB_PIPE, NB_Q),
  * who naming the rung in messages: defined once, in 05_bulk.cu. */
