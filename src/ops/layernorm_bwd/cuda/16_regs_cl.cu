@@ -96,7 +96,12 @@
  *   cols and ld whole vectors), bf16 or f16 rows with w in the rows'
  *   dtype, rows of at most 8 x 512 vectors (32768 columns), sm_90 code on
  *   a cluster-capable device; else SL_ERR_UNSUPPORTED with the reason.
- *   Not the public function's pick (it waits for a GPU measurement).
+ *   Not the public function's pick.
+ * Measured (H200, twenty-first session, bench/results/h200-norm-bwd-rcl-2026-11-29.md):
+ *   refuted. bf16 0.579-0.615 of the copy at 4096 x 32768, 8192 x 24576
+ *   and 8192 x 16384, 22-25% slower than bulk_q (0.745-0.791); likely short
+ *   of loads in flight (3 rows in registers: 32-64 KiB a SM; not profiled).
+ *   Kept as a measured rung: it shares its template with rmsnorm_bwd's.
  * The kernel's body and the host's limits moved to common/norm_bwd_rcl.cuh
  * (norm_bwd_rcl<DT, NORM_LN, 3>, norm_bwd_rcl_plan) when rmsnorm_bwd took
  * the same design (its 16_regs_cl.cu): the same PTX for this kernel, the

@@ -100,7 +100,14 @@
  *   cols and ld whole vectors), bf16 or f16 rows with w in the rows' dtype,
  *   rows of at most 8 x 512 vectors (32768 columns), sm_90 code on a
  *   cluster-capable device; else SL_ERR_UNSUPPORTED with the reason.
- *   Not the public function's pick (it waits for a GPU measurement).
+ *   Not the public function's pick.
+ * Measured (H200, twenty-first session, bench/results/h200-norm-bwd-rcl-2026-11-29.md;
+ *   bf16, fraction of the copy, against the public function in the same
+ *   process): 4096 x 32768 0.854-0.859 against 0.824-0.832 (3.3-3.5%
+ *   faster), 8192 x 16384 0.867-0.868 against 0.853-0.860 (1-1.6%),
+ *   32768 x 16384 0.878-0.881 against bulk's 0.920-0.923 (slower), 32768 x
+ *   4096 0.858-0.862 against 0.922-0.934 (slower). Within the prediction's
+ *   low end at the first two, under it at the others; one call, so no pick.
  */
 #include "norm_bwd_rcl.cuh"
 #include "rmsnorm_bwd.cuh"

@@ -57,7 +57,11 @@
  * byte. The write side stays whole output rows in sequence (a tile column
  * of output is written by the blocks walking down it). Blocks a SM: 4 (f32,
  * registers: 56 x 256 threads), 128 KiB of tile loads in flight (144 KiB
- * at W = 1), still ~3 x the ~45 KiB the H200 needs a SM.
+ * at W = 1), still ~3 x the ~45 KiB the H200 needs a SM. Measured (H200,
+ * bench/results/h200-transpose-col2-2026-11-29.md): level with tma_col
+ * (0.938-0.946 of the copy against 0.945-0.949 at 8192^2 and 16384^2;
+ * predicted 0.96-0.97): the read side does not pay by piece length. Not
+ * picked.
  */
 #include "transpose.cuh"
 #include "bulk.cuh"       /* bulk_copy.cuh's mbarrier and bulk-group wrappers, bulk_code_ok */
