@@ -23,6 +23,9 @@
  * radius: two outputs a thread at R = 3 and 4 (`regwin2`), four with 8
  * rows loaded ahead at R = 2 (`regwin4_d8`), four at R = 1 and above 4
  * (`regwin4`), each falling back to one output a thread for rows it
- * cannot vectorize (docs/ladder.md, "The 2-D stencil"; issue 26). */
+ * cannot vectorize; at R = 1 from 2^26 points on sm_90, the bulk-copied
+ * tile with its halo (`tma`: 16-byte-aligned in and out, ld a multiple of
+ * 4; regwin4 where it refuses) (docs/ladder.md, "The 2-D stencil"; issue
+ * 26). */
 sl_status sl_stencil2d(sl_ctx *ctx, size_t rows, size_t cols, size_t ld, int radius, const float *in, float *out,
                        void *stream);

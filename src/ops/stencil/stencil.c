@@ -253,8 +253,8 @@ static const sl_variant variants[] = {
      .moved = moved_tma, .moved_in_l2 = true, .async_reads = true, .loads_in_flight = 10, .access_bytes = 16,
      .elems_per_thread = 4, .smem_bytes_per_elem = 5 + 16, .insts_per_elem = 20},
     {.name = "sl_stencil2d", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_stencil2d(): by radius, regwin2 at R = 3, 4, regwin4_d8 at R = 2, else regwin4 (each "
-                  "regwin for rows it cannot vectorize)",
+     .technique = "public sl_stencil2d(): by radius, regwin2 at R = 3, 4, regwin4_d8 at R = 2, tma at R = 1 from 2^26 "
+                  "points on sm_90, else regwin4 (each regwin for rows it cannot vectorize)",
      .source = "issues 11, 26",
      .launch = SL_CUDA_FN(sl_cuda_stencil_api), .moved = moved_regwin, .loads_in_flight = 5, .access_bytes = 16,
      .elems_per_thread = 4, .smem_bytes_per_elem = 4 + 4 * 3, .insts_per_elem = 12},
