@@ -128,7 +128,7 @@ static inline int t_bwd_bulk_rung(const char *name)
 }
 
 /* regs_cl of layernorm_bwd and rmsnorm_bwd (their 16_regs_cl.cu,
- * common/norm_bwd_rcl.cuh; nineteenth session): the row in registers
+ * common/norm_bwd_rcl.cuh; twenty-first session): the row in registers
  * across a cluster of 1-8 blocks of 512 vectors; it must run every aligned
  * bf16 / f16 launch with w in the rows' dtype and rows of at most 32768
  * columns on sm_90, and refuse every other launch (f32 rows, f32 w,

@@ -336,7 +336,7 @@ static const sl_variant variants[] = {
                   "of 256 a row (two 16-byte vectors of x and dy a thread), persistent clusters walking rows with "
                   "the next two rows' loads in flight in a register ring, both sums one-sided through DSMEM, w "
                   "widened once, dw and db in registers (aligned launches, sm_90, bf16 / f16 rows up to 32768 "
-                  "columns with w in their dtype; issue 32, nineteenth session, not yet measured)",
+                  "columns with w in their dtype; issue 32, twenty-first session; measured slower than bulk_q, h200-norm-bwd-rcl-2026-11-29)",
      .source = LNB_SRC, .launch = SL_CUDA_FN(sl_cuda_layernorm_bwd_regs_cl), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .insts_per_elem = 5.0f},

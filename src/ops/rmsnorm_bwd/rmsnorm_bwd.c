@@ -330,7 +330,7 @@ static const sl_variant variants[] = {
                   "the next three rows' loads in flight in a register ring, the sum one-sided through DSMEM, w "
                   "widened once, dw in registers (layernorm_bwd's regs_cl, common/norm_bwd_rcl.cuh; aligned "
                   "launches, sm_90, bf16 / f16 rows up to 32768 columns with w in their dtype; issue 32, "
-                  "nineteenth session, not yet measured)",
+                  "twenty-first session; measured, not picked: h200-norm-bwd-rcl-2026-11-29)",
      .source = RMSB_SRC, .launch = SL_CUDA_FN(sl_cuda_rmsnorm_bwd_regs_cl), .workspace_shape = workspace,
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .insts_per_elem = 3.0f},

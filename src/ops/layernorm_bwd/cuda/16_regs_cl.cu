@@ -99,7 +99,7 @@
  *   Not the public function's pick.
  * Measured (H200, twenty-first session, bench/results/h200-norm-bwd-rcl-2026-11-29.md):
  *   refuted. bf16 0.579-0.615 of the copy at 4096 x 32768, 8192 x 24576
- *   and 8192 x 16384, 22-25% slower than bulk_q (0.745-0.791); likely short
+ *   and 8192 x 16384: 27-35% more time than bulk_q (0.745-0.791); likely short
  *   of loads in flight (3 rows in registers: 32-64 KiB a SM; not profiled).
  *   Kept as a measured rung: it shares its template with rmsnorm_bwd's.
  * The kernel's body and the host's limits moved to common/norm_bwd_rcl.cuh

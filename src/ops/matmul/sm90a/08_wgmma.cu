@@ -47,7 +47,8 @@
  * pipeline hides TMA latency, with the L2 roof (85 flop/B x 7.66 TB/s =
  * 654 TFLOP/s) just above the 0.70 x cuBLAS bar; no cluster multicast.
  * Configurations (issue 26; the kernel is a template over them): block
- * tile 128 x BN (BN = 256, or 128 with wgmma m64n128k16 and 6 stages), K
+ * tile 128 x BN (BN = 256; 192, 128 or 64 with wgmma m64nBNk16 and 5, 6 or
+ * 8 stages), K
  * split over SPLIT = 1, 2 or 4 CTAs of a cluster (each K rank sends the
  * rows it does not own to their owner's idle stage memory with
  * st.shared::cluster; the owner sums the partials in rank order: no
@@ -115,12 +116,13 @@ constexpr int P_NONE = 0, P_COOP = 1, P_PINGPONG = 2;
 constexpr int SMEM_MAX = 232448; /* 227 KiB: the most dynamic shared memory an sm_90 CTA may have */
 
 /* One configuration of the kernel's shared memory: block tile 128 x BN
- * (BN = 256, 128 or 64), K split over SPLIT CTAs of a cluster (partial tiles
+ * (BN = 256, 192, 128 or 64), K split over SPLIT CTAs of a cluster (partial tiles
  * summed through distributed shared memory), EX: the split's one-sided
  * exchange, which receives the peers' partials in a buffer of its own
  * (RED bytes after the stages: OWN owned consumer warps x SPLIT - 1 peers
  * x FRAG, one warp's partial) and one mbarrier per owned warp. Stages: 4
- * of 48 KiB (BN = 256), 6 of 32 KiB (BN = 128) or 8 of 24 KiB (BN = 64),
+ * of 48 KiB (BN = 256), 5 of 40 KiB (192), 6 of 32 KiB (128) or 8 of 24
+ * KiB (64),
  * fewer where they and
  * the receive buffer would pass 227 KiB. */
 template <int BN, int SPLIT, bool EX> struct wg_cfg {
@@ -857,7 +859,8 @@ constexpr int64_t conf_ctas(const wg_conf &f, int64_t m, int64_t n)
     return (m + BM - 1) / BM * (((n + f.bn - 1) / f.bn + f.ma - 1) / f.ma * f.ma) * f.split;
 }
 
-/* launches by configuration, as sl_gemm's rule resolved it (sl_cuda_mm_wgmma_cfg_launches) */
+/* launches by configuration, every launch of the rung: sl_gemm's after its rule resolved the configuration,
+ * and each named variant's (sl_cuda_mm_wgmma_cfg_launches) */
 std::atomic<unsigned long long> g_cfg_launches[NCONF];
 
 template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int ctas)
@@ -914,13 +917,15 @@ template <class Ts> sl_status wgmma_run(const sl_mm *p, int cfg, bool pdl, int c
  * with A multicast (16) is left out: 12% behind 1 at 4096^3, within 1-3%
  * of 2. Twenty-first session: 128 x 192 tiles (17) at 0.80 of a slice
  * (fitted from its time against 1's at 1536^3, one wave each, 0.84, and
- * 3072^3, three waves each, 0.79-0.81; predicted 0.76), also from one
- * full wave of 128 x 256 tiles up, where the wave count decides and 17
- * must cost 5% less than 1 (a margin for a cost fitted at two shapes):
- * 1536^3 (72 tiles of 128 x 256 against 96), 2304^3 and 3072^3 (288, 2.2
- * waves, against 384, 2.9) take it (0.81x, 0.92-1.09x and 0.89-0.91x
- * cuBLAS, where 1 ran 0.65x, 0.74-0.83x and 0.71-0.74x in the same
- * processes; bench/results/h200-gemm-n192-2026-11-29.md);
+ * 3072^3, three waves each, 0.79-0.81, less the fixed 4.6; predicted
+ * 0.76): a candidate of the cost model below one wave of 128 x 256 tiles
+ * like the others (1536^3: 72 tiles of 128 x 256 against 96 of 128 x 192;
+ * also 1472^3-1728^3), and from one full wave up, where it must cost 5%
+ * less than 1 (a margin for a cost fitted at two shapes): 2304^3 and
+ * 3072^3 (288 tiles, 2.2 waves, against 384, 2.9) take it. 1536^3,
+ * 2304^3, 3072^3: 0.81x, 0.92-1.09x and 0.89-0.91x cuBLAS, where 1 ran
+ * 0.65x, 0.74-0.83x and 0.71-0.74x in the same processes
+ * (bench/results/h200-gemm-n192-2026-11-29.md);
  * 2048^3, 4096^3, 5120^3 and 8192^3 stay with 1 (at 2048^3-5120^3 17 ran
  * 1.05-1.48x 1's time). */
 extern "C" int sl_cuda_mm_wgmma_pick(int64_t m, int64_t n, int64_t k, int sms)

@@ -1,6 +1,6 @@
 /*
  * rmsnorm backward rung 17 (regs_cl): layernorm_bwd's regs_cl (its
- * 16_regs_cl.cu, nineteenth session) ported to the rmsnorm backward: the
+ * 16_regs_cl.cu, twenty-first session) ported to the rmsnorm backward: the
  * row held in registers between its two passes, split across a
  * thread-block cluster, persistent clusters walking rows with the next
  * rows' loads in flight in a register ring. The kernel's body is shared
@@ -103,11 +103,13 @@
  *   Not the public function's pick.
  * Measured (H200, twenty-first session, bench/results/h200-norm-bwd-rcl-2026-11-29.md;
  *   bf16, fraction of the copy, against the public function in the same
- *   process): 4096 x 32768 0.854-0.859 against 0.824-0.832 (3.3-3.5%
- *   faster), 8192 x 16384 0.867-0.868 against 0.853-0.860 (1-1.6%),
- *   32768 x 16384 0.878-0.881 against bulk's 0.920-0.923 (slower), 32768 x
- *   4096 0.858-0.862 against 0.922-0.934 (slower). Within the prediction's
- *   low end at the first two, under it at the others; one call, so no pick.
+ *   process): 4096 x 32768 0.854-0.859 against 0.824-0.832 (3.2-3.5%
+ *   less time), 8192 x 16384 0.867-0.868 against 0.853-0.860 (1-1.6%),
+ *   32768 x 16384 0.878-0.881 against the public function's (bulk)
+ *   0.920-0.923 (slower), 32768 x 4096 0.858-0.862 against 0.922-0.934
+ *   (slower). Fractions: inside the prediction's ranges but for 32768 x
+ *   4096 (under); speed against the public function under its prediction
+ *   at 32768 x 16384 and 32768 x 4096. One call, so no pick.
  */
 #include "norm_bwd_rcl.cuh"
 #include "rmsnorm_bwd.cuh"

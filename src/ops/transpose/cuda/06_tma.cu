@@ -60,7 +60,8 @@
  * at W = 1), still ~3 x the ~45 KiB the H200 needs a SM. Measured (H200,
  * bench/results/h200-transpose-col2-2026-11-29.md): level with tma_col
  * (0.938-0.946 of the copy against 0.945-0.949 at 8192^2 and 16384^2;
- * predicted 0.96-0.97): the read side does not pay by piece length. Not
+ * predicted 0.960-0.975 and 0.960-0.970): the read side does not pay by
+ * piece length. Not
  * picked.
  */
 #include "transpose.cuh"
