@@ -34,7 +34,8 @@
 #define SL_NORM_BWD_CUH
 
 #include "norm_fwd.cuh"
-#include "rmsnorm_bwd.h" /* sl_norm_dw_partials, SL_NORM_DW_ROWS */
+#include "layernorm_bwd.h" /* norm_bwd_run_ln: SL_LNB_*, sl_layernorm_bwd_ws */
+#include "rmsnorm_bwd.h" /* sl_norm_dw_partials, SL_NORM_DW_ROWS, SL_RMSB_* */
 
 #include <mutex>
 
@@ -814,6 +815,42 @@ static inline sl_status norm_bwd_launch(const norm_bwd_cfg *c, const norm_bwd_gr
     SL_CUDA_TRY(cudaLaunchKernelExC(&cfg, c->fn, params));
     SL_CUDA_LAUNCHED();
     return SL_OK;
+}
+
+/* A planned rmsnorm_bwd launch, the part every rung shares after its plan
+ * c: the grid, the workspace's check (the dw partials), the kernel and the
+ * fp64 finish of dw (deterministic). */
+static inline sl_status norm_bwd_run_rms(const sl_args *a, const norm_bwd_cfg *c, const char *who)
+{
+    const uint64_t rows = a->shape.rows, cols = a->shape.cols;
+    norm_bwd_geo g = {a->buf[SL_RMSB_X], a->buf[SL_RMSB_DY], a->buf[SL_RMSB_W], NULL,
+                      (const float *)a->buf[SL_RMSB_RSTD], a->buf[SL_RMSB_DX], (float *)a->workspace, NULL,
+                      rows, cols, a->shape.ld ? a->shape.ld : cols, 0};
+    const norm_bwd_grid gr = norm_bwd_grid_of(c, rows, cols);
+    if (a->workspace_bytes < gr.P * cols * sizeof(float))
+        return sl_fail(SL_ERR_INVALID_ARG, "rmsnorm_bwd %s: workspace of %zu bytes for %llu dw partials of %llu", who,
+                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)cols);
+    const sl_status st = norm_bwd_launch(c, &gr, &g, a->stream);
+    return st != SL_OK ? st
+                       : sl_cuda_norm_dw_finish(g.part, gr.P, cols, a->buf[SL_RMSB_DW], norm_wdtype(a, SL_RMSB_W),
+                                                a->stream);
+}
+
+/* The same for layernorm_bwd: dw and db partials, and their finish. */
+static inline sl_status norm_bwd_run_ln(const sl_args *a, const norm_bwd_cfg *c, const char *who)
+{
+    const uint64_t rows = a->shape.rows, cols = a->shape.cols, Pm = sl_norm_dw_partials(rows, cols);
+    const norm_bwd_grid gr = norm_bwd_grid_of(c, rows, cols);
+    if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || gr.P > Pm)
+        return sl_fail(SL_ERR_INVALID_ARG, "layernorm_bwd %s: workspace of %zu bytes for %llu partials of %llu", who,
+                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)cols);
+    norm_bwd_geo g = {a->buf[SL_LNB_X], a->buf[SL_LNB_DY], a->buf[SL_LNB_W], (const float *)a->buf[SL_LNB_MEAN],
+                      (const float *)a->buf[SL_LNB_RSTD], a->buf[SL_LNB_DX], (float *)a->workspace,
+                      (float *)a->workspace + Pm * cols, rows, cols, a->shape.ld ? a->shape.ld : cols, 0};
+    const sl_status st = norm_bwd_launch(c, &gr, &g, a->stream);
+    return st != SL_OK ? st
+                       : sl_cuda_norm_dwdb_finish(g.part, g.partb, gr.P, cols, a->buf[SL_LNB_DW], a->buf[SL_LNB_DB],
+                                                  norm_wdtype(a, SL_LNB_W), a->stream);
 }
 
 #endif /* SL_NORM_BWD_CUH */

@@ -51,18 +51,7 @@ extern "C" sl_status sl_cuda_layernorm_bwd_bulk_rung(const sl_args *a, int ex, c
                        : norm_bwd_bulk_plan<NORM_LN, NB_BULK>(a, SL_LNB_W, "layernorm_bwd", who, &c);
     if (st != SL_OK)
         return st;
-    const uint64_t rows = a->shape.rows, cols = a->shape.cols, Pm = sl_norm_dw_partials(rows, cols);
-    const norm_bwd_grid gr = norm_bwd_grid_of(&c, rows, cols);
-    if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || gr.P > Pm)
-        return sl_fail(SL_ERR_INVALID_ARG, "layernorm_bwd %s: workspace of %zu bytes for %llu partials of %llu", who,
-                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)cols);
-    norm_bwd_geo g = {a->buf[SL_LNB_X], a->buf[SL_LNB_DY], a->buf[SL_LNB_W], (const float *)a->buf[SL_LNB_MEAN],
-                      (const float *)a->buf[SL_LNB_RSTD], a->buf[SL_LNB_DX], (float *)a->workspace,
-                      (float *)a->workspace + Pm * cols, rows, cols, a->shape.ld ? a->shape.ld : cols, 0};
-    if ((st = norm_bwd_launch(&c, &gr, &g, a->stream)) != SL_OK)
-        return st;
-    return sl_cuda_norm_dwdb_finish(g.part, g.partb, gr.P, cols, a->buf[SL_LNB_DW], a->buf[SL_LNB_DB],
-                                    norm_wdtype(a, SL_LNB_W), a->stream);
+    return norm_bwd_run_ln(a, &c, who);
 }
 
 extern "C" sl_status sl_cuda_layernorm_bwd_bulk(const sl_args *a)

@@ -130,21 +130,9 @@ extern "C" sl_status sl_cuda_layernorm_bwd_regs_cl(const sl_args *a)
     sl_status st = sl_norm_check(a, SL_LNB_W, "layernorm_bwd", who);
     if (st != SL_OK || a->shape.rows == 0 || a->shape.cols == 0)
         return st;
-    const sl_dtype wt = norm_wdtype(a, SL_LNB_W);
     norm_bwd_cfg c = {};
     if ((st = norm_bwd_rcl_plan(a, SL_LNB_W, "layernorm_bwd", who, (const void *)ln_bwd_regs_cl<SL_BF16>,
                                 (const void *)ln_bwd_regs_cl<SL_F16>, code_cache, &c)) != SL_OK)
         return st;
-    const uint64_t rows = a->shape.rows, cols = a->shape.cols, Pm = sl_norm_dw_partials(rows, cols);
-    const norm_bwd_grid gr = norm_bwd_grid_of(&c, rows, cols);
-    if (a->workspace_bytes < sl_layernorm_bwd_ws(rows, cols) || gr.P > Pm)
-        return sl_fail(SL_ERR_INVALID_ARG, "layernorm_bwd %s: workspace of %zu bytes for %llu partials of %llu", who,
-                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)cols);
-    norm_bwd_geo g = {a->buf[SL_LNB_X], a->buf[SL_LNB_DY], a->buf[SL_LNB_W], (const float *)a->buf[SL_LNB_MEAN],
-                      (const float *)a->buf[SL_LNB_RSTD], a->buf[SL_LNB_DX], (float *)a->workspace,
-                      (float *)a->workspace + Pm * cols, rows, cols, a->shape.ld ? a->shape.ld : cols, 0};
-    if ((st = norm_bwd_launch(&c, &gr, &g, a->stream)) != SL_OK)
-        return st;
-    return sl_cuda_norm_dwdb_finish(g.part, g.partb, gr.P, cols, a->buf[SL_LNB_DW], a->buf[SL_LNB_DB], wt,
-                                    a->stream);
+    return norm_bwd_run_ln(a, &c, who);
 }

@@ -64,15 +64,7 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_bulk_rung(const sl_args *a, int ex, con
                        : norm_bwd_bulk_plan<NORM_RMS, NB_BULK>(a, SL_RMSB_W, "rmsnorm_bwd", who, &c);
     if (st != SL_OK)
         return st;
-    const rmsb_geo r = rmsb_geo_of(a, 0);
-    norm_bwd_geo g = {r.x, r.dy, r.w, NULL, r.rstd, r.dx, r.part, NULL, r.rows, r.cols, r.ld, 0};
-    const norm_bwd_grid gr = norm_bwd_grid_of(&c, g.rows, g.cols);
-    if (a->workspace_bytes < gr.P * g.cols * sizeof(float))
-        return sl_fail(SL_ERR_INVALID_ARG, "rmsnorm_bwd %s: workspace of %zu bytes for %llu dw partials of %llu", who,
-                       a->workspace_bytes, (unsigned long long)gr.P, (unsigned long long)g.cols);
-    if ((st = norm_bwd_launch(&c, &gr, &g, a->stream)) != SL_OK)
-        return st;
-    return sl_cuda_norm_dw_finish(g.part, gr.P, g.cols, a->buf[SL_RMSB_DW], norm_wdtype(a, SL_RMSB_W), a->stream);
+    return norm_bwd_run_rms(a, &c, who);
 }
 
 extern "C" sl_status sl_cuda_rmsnorm_bwd_bulk(const sl_args *a)
