@@ -20,6 +20,7 @@
  * rung, and on an sm_90 device it must take cases at every R <= 4.
  */
 #include "gpu_common.h"
+#include "stencil.h" /* sl_cuda_stencil_tma_launches */
 
 #include <math.h>
 
@@ -264,8 +265,14 @@ static void test_api_big(sl_ctx *ctx)
     ra.out[1] = want;
     sl_op_stencil.reference(&ra);
     for (int off = 0; off < 2; off++) {
+        const unsigned long long tma0 = sl_cuda_stencil_tma_launches();
         const size_t bad = stencil_case(ctx, NULL, &s, 1, hx, dx + off, dy + off, hy, want, len, guard);
         CHECK(bad == 0, "sl_stencil2d %zux%zu R=1 offset %d: %zu elements wrong", s.rows, s.cols, off, bad);
+        /* the pick (stencil.c): tma from 2^26 points on sm_90 and newer when in and out are 16-byte aligned,
+         * regwin4 where it refuses (4 bytes off) */
+        const unsigned long long took = sl_cuda_stencil_tma_launches() - tma0, want_tma = off == 0 && g_cc >= 90;
+        CHECK(took == want_tma, "sl_stencil2d %zux%zu R=1 offset %d on sm_%d: the tma rung ran %llu times, expected %llu",
+              s.rows, s.cols, off, g_cc, took, want_tma);
     }
     cudaFree(dx);
     cudaFree(dy);

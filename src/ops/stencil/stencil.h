@@ -73,6 +73,9 @@ SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin4)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin4_d8)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_regwin2)
 SL_DECLARE_LAUNCHER(sl_cuda_stencil_tma)
+/* kernels the tma rung launched in this process (CUDA builds only); the
+ * tests use it to see which rung sl_stencil2d ran */
+unsigned long long sl_cuda_stencil_tma_launches(void);
 sl_status sl_cuda_stencil_api(const sl_args *x);
 
 #ifdef __cplusplus
