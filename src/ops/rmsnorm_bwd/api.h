@@ -33,7 +33,8 @@
  * offset modulo 16 bytes (rows of a multiple of 16 bytes) take the
  * register kernels, or on sm_90 the shared-memory (bulk) ones for rows
  * of 32 KiB and more and for 16-bit rows of 2048 columns at 16384 rows
- * and more (rows up to 2^16 elements; docs/ladder.md has the picks);
+ * and more (rows up to 2^16 elements; 16-bit rows over 32 KiB with w in
+ * their dtype in blocks of 256; docs/ladder.md has the picks);
  * others, a block per row with scalar loads and a second pass for dw.
  * Errors: those of this header; w_dtype other than dtype or SL_F32
  * (SL_ERR_UNSUPPORTED), a workspace below the size query or NULL with a

@@ -335,8 +335,8 @@ static const sl_variant variants[] = {
      .moved = moved_regs, .static_partition = true, .loads_in_flight = 8, .access_bytes = 16,
      .elems_per_thread = 16, .insts_per_elem = 3.0f},
     {.name = "sl_rmsnorm_bwd", .backend = SL_BACKEND_CUDA, .kind = SL_KIND_API,
-     .technique = "public sl_rmsnorm_bwd(): 16-bit aligned rows of 2048 columns at >= 16384 rows, w in their dtype, bulk_q; "
-                  "aligned rows of 32 KiB and more bulk (sm_90); 16-bit aligned rows of "
+     .technique = "public sl_rmsnorm_bwd(): 16-bit aligned rows of 2048 columns at >= 16384 rows, and of 16385-32768 "
+                  "columns, w in their dtype, bulk_q; aligned rows of 32 KiB and more bulk (sm_90); 16-bit aligned rows of "
                   "129-256 vectors at >= 1024 rows aligned_pfx (pair teams); else by row length in 16-byte vectors, "
                   "regs_pf (16-bit, >= 1024 rows: <= 128, 1025-2048), regs (129-256, 513-1024) or regs_sm (257-512, "
                   "> 1024), in aligned's form for aligned launches, where x, dy, dx share one offset for every row "

@@ -99,10 +99,11 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
     }
     /* 16-bit aligned rows over 32 KiB up to 64 KiB (16385-32768 columns),
      * w in the rows' dtype: bulk_q, as sl_layernorm_bwd takes there
-     * (twenty-second session; H200, event timing, one process, two runs:
-     * 0.790-0.803 of the copy against bulk's 0.544-0.551 at 32768 x 32768,
-     * level at 4096 x 32768, 0.834 against 0.833-0.848;
-     * bench/results/h200-norm-bwd-m32k-2026-11-29.md). */
+     * (twenty-second session; H200, event timing, one process a run:
+     * 0.790-0.803 of the copy against bulk's 0.544-0.556 at 32768 x 32768
+     * in four runs, 0.907-0.909 / 0.890-0.891 against 0.901-0.902 /
+     * 0.886-0.887 at 24576 / 16384 x 32768, level at 4096 x 32768, 0.834
+     * against 0.833-0.848; bench/results/h200-norm-bwd-m32k-2026-11-29.md). */
     if (es == 2 && a->shape.cols * es > (32u << 10) && a->shape.cols * es <= (64u << 10) &&
         norm_wdtype(a, SL_RMSB_W) == a->dtype && norm_fwd_aligned(a)) {
         st = sl_cuda_rmsnorm_bwd_bulk_q(a);
