@@ -622,8 +622,8 @@ int main(int argc, char **argv)
     /* shapes for the TMA paths: ragged M, N, K over several blocks (128 x 256) and K slices (64) */
     /* issue 26: 384x640x1000 has 16 K slices (the last ragged): sl_gemm splits K 4 ways there; 1300x2900x136
      * has an odd number of block rows (the multicast configurations' last cluster has a padding row); 3x5x7
-     * and 1x8x8 give the split configurations K ranges with no slice at all; sl_gemm takes 128 x 192 tiles (17)
- * at 1536x1536x64 (96 tiles, one K slice) */
+     * and 1x8x8 give the split configurations K ranges with no slice at all; sl_gemm takes 128 x 192 tiles
+     * (17) at 1536x1536x64 (96 tiles, one K slice) */
     static const int64_t tshapes[][3] = {{1, 8, 8},       {3, 5, 7},       {129, 257, 72},  {64, 64, 64},
                                          {130, 260, 136}, {257, 513, 200}, {128, 256, 64}, {640, 768, 320},
                                          {384, 640, 1000}, {1300, 2900, 136}, {1536, 1536, 64}};
