@@ -28,9 +28,13 @@ Key = tuple[str, str, str, str]
 
 
 def shape_text(row: dict) -> str:
+    """The shape as `streamlab run --shape` takes it: ROWSxCOLS[xK][:LD],
+    the row stride only where the rows are padded (ld > cols)."""
     s = row.get("shape") or {}
     k = f"x{s['k']}" if s.get("k") else ""  # matmul's K, the stencil's radius
-    return f"{s.get('rows', 1)}x{s.get('cols', row.get('n'))}{k}"
+    cols = s.get("cols", row.get("n"))
+    ld = f":{s['ld']}" if s.get("ld") and s["ld"] != cols else ""
+    return f"{s.get('rows', 1)}x{cols}{k}{ld}"
 
 
 def load(path: str) -> dict[Key, tuple[float, float | None, bool]]:

@@ -82,6 +82,15 @@ python3 bench/ab_summary.py "$T/abk" > "$T/abk.md" || fail "ab_summary.py (k) ex
 grep -q "| stencil | f32 | 8x8x1 | regwin | 1/1 | 1000.00 | 1000.00 |" "$T/abk.md" &&
     grep -q "| stencil | f32 | 8x8x4 | regwin | 1/1 | 4000.00 | 4000.00 |" "$T/abk.md" ||
     fail "ab_summary.py merged two radii of one shape: $(cat "$T/abk.md")"
+# padded rows (ld > cols) are another shape: their own row, over their own copy
+mkdir -p "$T/abl"
+for s in a b; do
+    printf '{"results": [{"op": "rmsnorm_bwd", "variant": "copy", "technique": "copy kernel of x into dx", "dtype": "bf16", "status": "ok", "shape": {"rows": 8, "cols": 64, "ld": 64}, "time_ms": {"median": 1.0}, "gbs": 100.0}, {"op": "rmsnorm_bwd", "variant": "bulk", "dtype": "bf16", "status": "ok", "shape": {"rows": 8, "cols": 64, "ld": 64}, "time_ms": {"median": 2.0}, "gbs": 50.0}, {"op": "rmsnorm_bwd", "variant": "copy", "technique": "copy kernel of x into dx", "dtype": "bf16", "status": "ok", "shape": {"rows": 8, "cols": 64, "ld": 72}, "time_ms": {"median": 1.0}, "gbs": 80.0}, {"op": "rmsnorm_bwd", "variant": "bulk", "dtype": "bf16", "status": "ok", "shape": {"rows": 8, "cols": 64, "ld": 72}, "time_ms": {"median": 3.0}, "gbs": 40.0}]}\n' > "$T/abl/$s-1.json"
+done
+python3 bench/ab_summary.py "$T/abl" > "$T/abl.md" || fail "ab_summary.py (ld) exits $?"
+grep -q "| rmsnorm_bwd | bf16 | 8x64 | bulk | 1/1 | 2000.00 | 2000.00 | 1.000 | 0.500 | 0.500 |" "$T/abl.md" &&
+    grep -q "| rmsnorm_bwd | bf16 | 8x64:72 | bulk | 1/1 | 3000.00 | 3000.00 | 1.000 | 0.500 | 0.500 |" "$T/abl.md" ||
+    fail "ab_summary.py merged padded and unpadded rows of one shape: $(cat "$T/abl.md")"
 # an op with only the cudaMemcpy ceiling (transpose): fractions over it,
 # starred; a variant only B has (A_LACKS) printed with "-" for A
 mkdir -p "$T/abt"
