@@ -268,9 +268,10 @@ static void test_api_big(sl_ctx *ctx)
         const unsigned long long tma0 = sl_cuda_stencil_tma_launches();
         const size_t bad = stencil_case(ctx, NULL, &s, 1, hx, dx + off, dy + off, hy, want, len, guard);
         CHECK(bad == 0, "sl_stencil2d %zux%zu R=1 offset %d: %zu elements wrong", s.rows, s.cols, off, bad);
-        /* the pick (stencil.c): tma from 2^26 points on sm_90 and newer when in and out are 16-byte aligned,
-         * regwin4 where it refuses (4 bytes off) */
-        const unsigned long long took = sl_cuda_stencil_tma_launches() - tma0, want_tma = off == 0 && g_cc >= 90;
+        /* the pick (03_regwin.cu): tma at R = 1 from 2^26 points where it takes the case, regwin4 where it
+         * refuses (4 bytes off) */
+        const unsigned long long took = sl_cuda_stencil_tma_launches() - tma0,
+                                 want_tma = tma_takes(1, dx + off, dy + off, s.ld);
         CHECK(took == want_tma, "sl_stencil2d %zux%zu R=1 offset %d on sm_%d: the tma rung ran %llu times, expected %llu",
               s.rows, s.cols, off, g_cc, took, want_tma);
     }

@@ -84,33 +84,29 @@ extern "C" sl_status sl_cuda_rmsnorm_bwd_api(const sl_args *a)
      * of 32 KiB and more first take the bulk rung (05_bulk.cu: x and dy in
      * shared memory; it refuses rows beyond 65536 columns and builds without
      * sm_90): docs/ladder.md, "The norms' backwards, seventh session". */
-    /* 16-bit aligned rows of 256 vectors (2048 columns) at >= 16384 rows,
-     * w in the rows' dtype (f32 w was not measured):
-     * bulk_q (15_bulk_q.cu, eighteenth session; H200, event timing, one
-     * process: 1.034x / 1.055-1.061x / 1.037x this function's pick before it
-     * at 16384 / 32768 / 65536 rows bf16, 1.071x f16 at 32768; 0.97x at 4096
-     * rows, and behind it at 1544 and 1800 columns, so not there). */
+    /* bulk_q (15_bulk_q.cu), for 16-bit aligned rows with w in the rows'
+     * dtype (f32 w was not measured), at two row lengths:
+     * - 256 vectors (2048 columns) at >= 16384 rows (eighteenth session;
+     *   H200, event timing, one process: 1.034x / 1.055-1.061x / 1.037x
+     *   this function's pick before it at 16384 / 32768 / 65536 rows bf16,
+     *   1.071x f16 at 32768; 0.97x at 4096 rows, and behind it at 1544 and
+     *   1800 columns, so not there);
+     * - over 32 KiB up to 64 KiB (16385-32768 columns), as sl_layernorm_bwd
+     *   takes there (twenty-second session; H200, event timing, one process
+     *   a run: 0.790-0.803 of the copy against bulk's 0.544-0.556 at 32768 x
+     *   32768 in four runs, 0.907-0.909 / 0.890-0.891 against 0.901-0.902 /
+     *   0.886-0.887 at 24576 / 16384 x 32768, level at 4096 x 32768, 0.834
+     *   against 0.833-0.848; bench/results/h200-norm-bwd-m32k-2026-11-29.md). */
     const size_t es = sl_dtype_size(a->dtype), ve = 16 / es;
-    if (es == 2 && a->shape.cols == 256 * ve && a->shape.rows >= 16384 && norm_wdtype(a, SL_RMSB_W) == a->dtype &&
-        norm_fwd_aligned(a)) {
+    const uint64_t row_bytes = a->shape.cols * es;
+    if (es == 2 && norm_wdtype(a, SL_RMSB_W) == a->dtype && norm_fwd_aligned(a) &&
+        ((a->shape.cols == 256 * ve && a->shape.rows >= 16384) ||
+         (row_bytes > (32u << 10) && row_bytes <= (64u << 10)))) {
         st = sl_cuda_rmsnorm_bwd_bulk_q(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
     }
-    /* 16-bit aligned rows over 32 KiB up to 64 KiB (16385-32768 columns),
-     * w in the rows' dtype: bulk_q, as sl_layernorm_bwd takes there
-     * (twenty-second session; H200, event timing, one process a run:
-     * 0.790-0.803 of the copy against bulk's 0.544-0.556 at 32768 x 32768
-     * in four runs, 0.907-0.909 / 0.890-0.891 against 0.901-0.902 /
-     * 0.886-0.887 at 24576 / 16384 x 32768, level at 4096 x 32768, 0.834
-     * against 0.833-0.848; bench/results/h200-norm-bwd-m32k-2026-11-29.md). */
-    if (es == 2 && a->shape.cols * es > (32u << 10) && a->shape.cols * es <= (64u << 10) &&
-        norm_wdtype(a, SL_RMSB_W) == a->dtype && norm_fwd_aligned(a)) {
-        st = sl_cuda_rmsnorm_bwd_bulk_q(a);
-        if (st != SL_ERR_UNSUPPORTED)
-            return st;
-    }
-    if (a->shape.cols * es >= (32u << 10) && norm_fwd_aligned(a)) {
+    if (row_bytes >= (32u << 10) && norm_fwd_aligned(a)) {
         st = sl_cuda_rmsnorm_bwd_bulk(a);
         if (st != SL_ERR_UNSUPPORTED)
             return st;
