@@ -48,5 +48,5 @@ sl_status sl_layernorm_bwd(sl_ctx *ctx, sl_dtype dtype, sl_dtype w_dtype, size_t
                            void *db, void *workspace, size_t workspace_bytes, void *stream);
 
 /* Bytes of workspace sl_layernorm_bwd needs for rows x cols (any dtype, any
- * device): 2 x min(rows, max(ceil(rows / 256), 2^22 / cols)) x cols x 4. */
+ * device): 2 x min(rows, ceil(rows / 256) + 2^22 / cols) x cols x 4. */
 size_t sl_layernorm_bwd_workspace(size_t rows, size_t cols);

@@ -46,5 +46,5 @@ sl_status sl_rmsnorm_bwd(sl_ctx *ctx, sl_dtype dtype, sl_dtype w_dtype, size_t r
                          size_t workspace_bytes, void *stream);
 
 /* Bytes of workspace sl_rmsnorm_bwd needs for rows x cols (any dtype, any
- * device): min(rows, max(ceil(rows / 256), 2^22 / cols)) x cols x 4. */
+ * device): min(rows, ceil(rows / 256) + 2^22 / cols) x cols x 4. */
 size_t sl_rmsnorm_bwd_workspace(size_t rows, size_t cols);

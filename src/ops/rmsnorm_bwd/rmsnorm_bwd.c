@@ -164,8 +164,15 @@ uint64_t sl_norm_dw_partials(uint64_t rows, uint64_t cols)
 {
     if (rows == 0 || cols == 0)
         return 0;
+    /* least: one partial row a SL_NORM_DW_ROWS rows; room: 16 MiB of them.
+     * Their sum, not their larger: p teams flushing every SL_NORM_DW_ROWS of
+     * their rows form p ceil(ceil(rows / p) / SL_NORM_DW_ROWS) <= least + p
+     * rows, so any p up to room fits. With the larger alone, where
+     * least = room (32768 x 32768, 65536 x 16384) only the p that divide it
+     * fitted, and norm_bwd_grid_of cut the teams to a power of two
+     * (docs/ladder.md, "a cliff at 2^30 elements"). */
     const uint64_t least = (rows + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS, room = ((uint64_t)1 << 22) / cols;
-    const uint64_t p = least > room ? least : room;
+    const uint64_t p = least + room;
     return p < rows ? p : rows;
 }
 

@@ -17,10 +17,11 @@ extern "C" {
 
 enum { SL_RMSB_X = 0, SL_RMSB_DY = 1, SL_RMSB_W = 2, SL_RMSB_RSTD = 3, SL_RMSB_DX = 4, SL_RMSB_DW = 5 };
 
-/* The dw partials: P rows of cols f32 sums, P = min(rows, max(ceil(rows /
- * SL_NORM_DW_ROWS), 2^22 / cols)): every partial covers at most
- * SL_NORM_DW_ROWS rows, and the workspace stays under 16 MiB unless rows /
- * 256 x cols does not. A rung forms at most this many. */
+/* The dw partials: P rows of cols f32 sums, P = min(rows, ceil(rows /
+ * SL_NORM_DW_ROWS) + 2^22 / cols): every partial covers at most
+ * SL_NORM_DW_ROWS rows, and the 2^22 / cols more (16 MiB) leave any team
+ * count up to 2^22 / cols room for its last, partly filled flush. A rung
+ * forms at most this many. */
 uint64_t sl_norm_dw_partials(uint64_t rows, uint64_t cols);
 size_t sl_norm_dw_workspace(uint64_t rows, uint64_t cols);
 
