@@ -752,6 +752,32 @@ static void t_errors(sl_ctx *ctx)
           sl_rmsnorm_bwd_workspace(32768, 65536));
     CHECK(sl_rmsnorm_bwd_workspace(3, 1000) == (size_t)3 * 1000 * 4, "workspace 3x1000: %zu",
           sl_rmsnorm_bwd_workspace(3, 1000));
+    /* The partials must hold any team count p up to 2^22 / cols (16 MiB of
+     * them): p teams flushing every SL_NORM_DW_ROWS of their ceil(rows / p)
+     * rows form p ceil(ceil(rows / p) / 256) partial rows. With the larger of
+     * ceil(rows / 256) and 2^22 / cols alone, 32768 x 32768 held only the p
+     * dividing 128, and the GPU grid fell from 62 teams to 32 (the cliff at
+     * 2^30 elements, docs/ladder.md). */
+    {
+        static const uint64_t R[] = {1, 255, 256, 257, 4096, 24576, 32768, 32769, 65536, 100003};
+        static const uint64_t C[] = {1000, 1024, 4096, 16384, 32768, 65536, 131072};
+        for (size_t i = 0; i < sizeof R / sizeof R[0]; i++)
+            for (size_t j = 0; j < sizeof C / sizeof C[0]; j++) {
+                const uint64_t rows = R[i], cols = C[j], P = sl_norm_dw_partials(rows, cols);
+                uint64_t top = ((uint64_t)1 << 22) / cols;
+                top = top < rows ? top : rows;
+                top = top < 2048 ? top : 2048;
+                for (uint64_t p = 1; p <= top; p++) {
+                    const uint64_t per = (rows + p - 1) / p, need = p * ((per + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS);
+                    if (need > P) {
+                        CHECK(0, "dw partials %llu x %llu: %llu teams need %llu rows, %llu given",
+                              (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)p,
+                              (unsigned long long)need, (unsigned long long)P);
+                        break;
+                    }
+                }
+            }
+    }
 out:
     nb_free(&X);
     nb_free(&W);
