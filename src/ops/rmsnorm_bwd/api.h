@@ -9,7 +9,7 @@
  * Shapes and units: x, dy, dx rows x cols, row-major, contiguous; w, dw
  * cols elements. rows = 0 or cols = 0 is a no-op (dw is not written).
  * Workspace: the dw partials, sl_rmsnorm_bwd_workspace(rows, cols) bytes
- * (under 16 MiB unless rows x cols / 64 is more): pass a buffer of the
+ * (about 16 MiB + rows x cols / 64 bytes): pass a buffer of the
  * context's device of at least that size (no allocation in the call: safe
  * under CUDA graph capture), or NULL and 0 to use a buffer the context
  * owns (allocated, or grown, on first use: not inside a graph capture).
