@@ -23,8 +23,9 @@
 #                 in the same call that checks it); TIMING2 a second one;
 #   BUILD         the build directory (build-verify); BUILD=build-ab from
 #                 bench/ab_h200.sh's PRE reuses the candidate's build there;
-#   MEMCHECK_S    each memcheck's time limit (50 s); MEMCHECK_PAR=1 runs them
-#                 at once (compute-sanitizer is CPU-bound); CTEST_S the GPU tests' (90 s),
+#   MEMCHECK_S    each memcheck's time limit (200 s); MEMCHECK_PAR=1 runs them
+#                 at once (compute-sanitizer is CPU-bound); CTEST_S the GPU tests' (300 s:
+#                 test_gpu_rmsnorm and test_gpu_layernorm take ~120 s each on an H200),
 #                 CTEST_J how many at once (1); PYTEST_S pytest's (150 s);
 #                 PYTEST=0 leaves step 3 out (a kernel change that the
 #                 package's tests do not reach; say so where its result is used);
@@ -36,7 +37,9 @@
 #                 --sides streamlab,torch --shapes 128x1024,128x2048": torch
 #                 alone needs no staged peers).
 # Each stage has its own time limit so that a slow stage cannot take the
-# call's budget. From the repository root:
+# call's budget. A stage cut at its limit (exit 124) is named as such, not
+# as a pass, and the script exits 1 when the build, a GPU test, a memcheck
+# or pytest failed or was cut (the last line lists which), 0 otherwise. From the repository root:
 #   run(kind="nvidia-h200", carry=[".deps"], command="bash bench/verify_h200.sh", timeout_s=360)
 # Outputs under $OUT: verify.log (this output) and verify-out.tgz (the logs).
 . "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
@@ -48,6 +51,17 @@ t0=$(date +%s)
 exec > >(tee "$OUT/verify.log") 2>&1
 trap 'tar czf "$OUT/verify-out.tgz" -C "$W" . 2>/dev/null' EXIT
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+failed=""
+# check NAME RC LIMIT: note a failed (or cut) check for the last line
+check() {
+    [ "$2" = 0 ] && return 0
+    if [ "$2" = 124 ]; then
+        echo "$1: cut at its time limit ($3 s) before it ended: not a pass"
+        failed="$failed $1(cut)"
+    else
+        failed="$failed $1(exit $2)"
+    fi
+}
 TESTS=${TESTS-"test_gpu_rmsnorm test_gpu_softmax_bwd test_gpu_xent test_gpu_softmax test_gpu_bits test_gpu_graph test_gpu_transpose test_api_only"}  # TESTS="" builds and runs none
 MEMCHECK=${MEMCHECK-"test_gpu_rmsnorm test_gpu_softmax_bwd test_gpu_xent"}  # MEMCHECK="" runs none
 export PYTHONUNBUFFERED=1
@@ -76,8 +90,10 @@ echo "build exit $rc"
 if [ -n "$TESTS" ]; then
     stage "GPU tests"
     pattern=$(echo $TESTS | sed 's/ /|/g')
-    timeout ${CTEST_S:-90} ctest -j ${CTEST_J:-1} --test-dir $B -R "^($pattern)\$" --output-on-failure > "$W/ctest.log" 2>&1
-    echo "ctest exit $?"
+    timeout ${CTEST_S:-300} ctest -j ${CTEST_J:-1} --test-dir $B -R "^($pattern)\$" --output-on-failure > "$W/ctest.log" 2>&1
+    rc=$?
+    echo "ctest exit $rc"
+    check ctest $rc ${CTEST_S:-300}
     grep -E "Test +#|tests passed|tests failed" "$W/ctest.log"
 else
     stage "GPU tests: none (TESTS=\"\")"
@@ -86,7 +102,9 @@ fi
 stage "the new row ops through streamlab run (every output checked against fp64)"
 timeout 40 $B/streamlab run --op ${ROW_OPS:-rmsnorm,rmsnorm_bwd,softmax_bwd,xent,xent_fwd} --dtype f32,bf16 \
     --shape 1000x4096,77x50257 --trials 3 --warmup 1 --quiet > "$W/run.txt" 2>&1
-echo "run exit $?"
+rc=$?
+echo "run exit $rc"
+check run $rc 40
 tail -3 "$W/run.txt"
 
 for tv in TIMING TIMING2; do
@@ -94,7 +112,9 @@ for tv in TIMING TIMING2; do
     stage "timing: streamlab run ${!tv}"
     f=$(echo $tv | tr A-Z a-z)
     timeout 150 $B/streamlab run ${!tv} --json "$OUT/$f.json" --md "$OUT/$f.md" > "$W/$f.txt" 2>&1
-    echo "$tv exit $?"
+    rc=$?
+    echo "$tv exit $rc"
+    check $tv $rc 150
     grep -vE "^ +[a-z]" "$W/$f.txt" | tail -40
 done
 
@@ -138,10 +158,11 @@ fi
 # memcheck is CPU-bound: MEMCHECK_PAR=1 runs the tests at once (each its own
 # time limit), one after the other otherwise
 mc_one() {
-    env $QUICK_ENV timeout ${MEMCHECK_S:-50} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$1 > "$W/memcheck-$1.log" 2>&1
+    env $QUICK_ENV timeout ${MEMCHECK_S:-200} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$1 > "$W/memcheck-$1.log" 2>&1
 }
 mc_report() {
     echo "memcheck $1 exit: $2"
+    check "memcheck-$1" $2 ${MEMCHECK_S:-200}
     grep -E "ERROR SUMMARY|LEAK SUMMARY" "$W/memcheck-$1.log" | tail -2
 }
 if [ "${MEMCHECK_PAR:-0}" = 1 ] && [ -n "$MEMCHECK" ]; then
@@ -164,7 +185,9 @@ else
 fi
 stage "pytest's result"
 wait $py_pid
-echo "pytest exit $?"
+rc=$?
+echo "pytest exit $rc"
+check pytest $rc ${PYTEST_S:-150}
 [ "${PYTEST:-1}" = 0 ] || grep -E "passed|failed|^FAILED|^ERROR" "$W/pytest.txt" | tail -12
 if [ "${OVERHEAD:-0}" = 1 ]; then
     stage "per-call overhead (bench/py_bench.py --overhead-only)"
@@ -178,3 +201,8 @@ if [ -n "${PEERS:-}" ]; then
     grep -vE "^\|" "$W/row_peers.log" | tail -5
 fi
 stage "done"
+if [ -n "$failed" ]; then
+    echo "verify: FAILED:$failed"
+    exit 1
+fi
+echo "verify: every check that ran passed"
