@@ -16,7 +16,8 @@
 #   ROUNDS how many turns each (3); RUN_S each run's time limit (120 s)
 #   PRE   a command run in B first (e.g. its GPU tests: `BUILD=$AB_BUILD_B bash
 #         bench/verify_h200.sh`, which adds the tests to B's build; with B=.
-#         that is build-ab)
+#         that is build-ab); the runs go on after a failed PRE, and the
+#         script then ends with exit 1 and a line saying so
 # Build directories stay at the repository root (build-ab for the root
 # checkout, build-ab-<name> for .wt/<name>), which a warm machine keeps
 # between calls; bench/keep_mtimes.py makes a second call rebuild only
@@ -73,7 +74,8 @@ done
 if [ -n "${PRE:-}" ]; then
     stage "PRE in B: $PRE"
     (cd "$B" && eval "$PRE")
-    echo "PRE exit $?"
+    pre_rc=$?
+    echo "PRE exit $pre_rc"
 fi
 # side_args SIDE ARGS: ARGS, with A_LACKS's names left out of the
 # --variants list on side A
@@ -105,3 +107,8 @@ done
 stage "summary"
 python3 bench/ab_summary.py "$OUT" | tee "$OUT/ab.md"
 stage "done"
+# the timings above stand either way; a failed PRE (B's tests) is the last word
+if [ "${pre_rc:-0}" != 0 ]; then
+    echo "ab: PRE failed (exit $pre_rc): B's checks did not pass; its log is above"
+    exit 1
+fi
