@@ -39,8 +39,9 @@
 # Each stage has its own time limit so that a slow stage cannot take the
 # call's budget. A stage cut at its limit (exit 124) is named as such, not
 # as a pass, and the script exits 1 when the build, a GPU test, a memcheck
-# or pytest failed or was cut (the last line lists which), 0 otherwise. From the repository root:
-#   run(kind="nvidia-h200", carry=[".deps"], command="bash bench/verify_h200.sh", timeout_s=360)
+# or pytest failed or was cut (the last line lists which), 0 otherwise.
+# From the repository root (the default tests take ~400 s with the build):
+#   run(kind="nvidia-h200", carry=[".deps"], command="bash bench/verify_h200.sh", timeout_s=600)
 # Outputs under $OUT: verify.log (this output) and verify-out.tgz (the logs).
 . "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
 set -uo pipefail
