@@ -40,7 +40,8 @@
 # call's budget. A stage cut at its limit (exit 124) is named as such, not
 # as a pass, and the script exits 1 when the build, a GPU test, a memcheck
 # or pytest failed or was cut (the last line lists which), 0 otherwise.
-# From the repository root (the default tests take ~400 s with the build):
+# From the repository root (the call's limit at its most: test_gpu_rmsnorm alone
+# takes ~120 s, and the default tests run one at a time):
 #   run(kind="nvidia-h200", carry=[".deps"], command="bash bench/verify_h200.sh", timeout_s=600)
 # Outputs under $OUT: verify.log (this output) and verify-out.tgz (the logs).
 . "$(dirname "${BASH_SOURCE[0]}")/_help.sh"
