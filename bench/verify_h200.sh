@@ -54,6 +54,7 @@ exec > >(tee "$OUT/verify.log") 2>&1
 trap 'tar czf "$OUT/verify-out.tgz" -C "$W" . 2>/dev/null' EXIT
 stage() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 failed=""
+CTEST_S=${CTEST_S:-300} MEMCHECK_S=${MEMCHECK_S:-200} # the stages' limits (header)
 # check NAME RC LIMIT: note a failed (or cut) check for the last line
 check() {
     [ "$2" = 0 ] && return 0
@@ -92,10 +93,10 @@ echo "build exit $rc"
 if [ -n "$TESTS" ]; then
     stage "GPU tests"
     pattern=$(echo $TESTS | sed 's/ /|/g')
-    timeout ${CTEST_S:-300} ctest -j ${CTEST_J:-1} --test-dir $B -R "^($pattern)\$" --output-on-failure > "$W/ctest.log" 2>&1
+    timeout $CTEST_S ctest -j ${CTEST_J:-1} --test-dir $B -R "^($pattern)\$" --output-on-failure > "$W/ctest.log" 2>&1
     rc=$?
     echo "ctest exit $rc"
-    check ctest $rc ${CTEST_S:-300}
+    check ctest $rc $CTEST_S
     grep -E "Test +#|tests passed|tests failed" "$W/ctest.log"
 else
     stage "GPU tests: none (TESTS=\"\")"
@@ -160,11 +161,11 @@ fi
 # memcheck is CPU-bound: MEMCHECK_PAR=1 runs the tests at once (each its own
 # time limit), one after the other otherwise
 mc_one() {
-    env $QUICK_ENV timeout ${MEMCHECK_S:-200} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$1 > "$W/memcheck-$1.log" 2>&1
+    env $QUICK_ENV timeout $MEMCHECK_S compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $B/tests/$1 > "$W/memcheck-$1.log" 2>&1
 }
 mc_report() {
     echo "memcheck $1 exit: $2"
-    check "memcheck-$1" $2 ${MEMCHECK_S:-200}
+    check "memcheck-$1" $2 $MEMCHECK_S
     grep -E "ERROR SUMMARY|LEAK SUMMARY" "$W/memcheck-$1.log" | tail -2
 }
 if [ "${MEMCHECK_PAR:-0}" = 1 ] && [ -n "$MEMCHECK" ]; then

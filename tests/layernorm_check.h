@@ -648,8 +648,8 @@ static void ln_errors(sl_ctx *ctx)
     CHECK(st == SL_ERR_INVALID_ARG, "add_rmsnorm: eps = 0: %d", (int)st);
     st = sl_add_rmsnorm_fwd(ctx, SL_F32, SL_F32, 2, 8, X.p, X.p + 68, W.p, 1e-6, X.p + 128, X.p + 192, rs, NULL);
     CHECK(st == SL_ERR_OVERLAP, "add_rmsnorm: h overlapping res off by one: %d", (int)st);
-    CHECK(sl_layernorm_bwd_workspace(32768, 65536) == (size_t)2 * (128 + 64) * 65536 * 4, "ln workspace 32768x65536: %zu",
-          sl_layernorm_bwd_workspace(32768, 65536));
+    CHECK(sl_layernorm_bwd_workspace(32768, 65536) == (size_t)2 * (128 + 64) * 65536 * 4,
+          "ln workspace 32768x65536: %zu", sl_layernorm_bwd_workspace(32768, 65536));
     CHECK(sl_layernorm_bwd_workspace(3, 1000) == (size_t)2 * 3 * 1000 * 4, "ln workspace 3x1000: %zu",
           sl_layernorm_bwd_workspace(3, 1000));
 out:

@@ -754,7 +754,7 @@ static void t_errors(sl_ctx *ctx)
           sl_rmsnorm_bwd_workspace(3, 1000));
     /* The partials must hold any team count p up to 2^22 / cols (16 MiB of
      * them): p teams flushing every SL_NORM_DW_ROWS of their ceil(rows / p)
-     * rows form p ceil(ceil(rows / p) / 256) partial rows. With the larger of
+     * rows form p ceil(ceil(rows / p) / SL_NORM_DW_ROWS) partial rows. With the larger of
      * ceil(rows / 256) and 2^22 / cols alone, 32768 x 32768 held only the p
      * dividing 128, and the GPU grid fell from 62 teams to 32 (the cliff at
      * 2^30 elements, docs/ladder.md). */
@@ -768,7 +768,8 @@ static void t_errors(sl_ctx *ctx)
                 top = top < rows ? top : rows;
                 top = top < 2048 ? top : 2048;
                 for (uint64_t p = 1; p <= top; p++) {
-                    const uint64_t per = (rows + p - 1) / p, need = p * ((per + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS);
+                    const uint64_t per = (rows + p - 1) / p;
+                    const uint64_t need = p * ((per + SL_NORM_DW_ROWS - 1) / SL_NORM_DW_ROWS);
                     if (need > P) {
                         CHECK(0, "dw partials %llu x %llu: %llu teams need %llu rows, %llu given",
                               (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)p,
